@@ -1,0 +1,283 @@
+/* phasor_rt.h: what the MPI wrappers (pmpi/) call into; everything here is hot-path safe.
+ *
+ * A wrapper does:
+ *     phasor_thread_t *th = phasor_enter();
+ *     if (!th) return PMPI_X(...);                       // not recording, or re-entered
+ *     uint64_t t0 = phasor_now();
+ *     int rc = PMPI_X(...);
+ *     uint64_t t1 = phasor_now();
+ *     plog_event_t *ev = phasor_event_begin(th, PLOG_CALL_MPI_X, t0, t1, rc, max_extras);
+ *     if (ev) { ...fill fields, append extras...; phasor_event_end(th, ev, extras_used); }
+ *     phasor_leave(th);
+ *     return rc;
+ * No locks, no malloc, no syscalls on this path: records go into the thread's own buffer;
+ * a full buffer is encoded, compressed and written by the thread that filled it.
+ * Rule for field helpers: when rc != MPI_SUCCESS, ask MPI nothing more about the arguments
+ * (a bad handle could make the library call its error handler where the app's call did not). */
+#ifndef PHASOR_RT_H
+#define PHASOR_RT_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "phasor_clock.h"
+#include "plog_calls.h"
+#include "plog_format.h"
+
+typedef struct phasor_thread {
+    uint8_t *buf;         /* record buffer (PHASOR_BUFFER bytes) */
+    uint8_t *pos;         /* next free byte */
+    uint8_t *end;
+    int depth;            /* re-entrancy: > 0 while inside a wrapper */
+    uint16_t slot;        /* thread number in the log (0 = first thread to call MPI) */
+    uint8_t dead;         /* slot could not be set up: count, don't record */
+    uint64_t nevents;     /* events recorded by this thread */
+    uint64_t dropped;     /* events lost (buffer could not be written) */
+    uint64_t nflush;
+    /* scratch for calls that need to see request handles after MPI overwrote them */
+    MPI_Request *req_scratch;
+    MPI_Status *st_scratch;
+    int *idx_scratch;
+    size_t scratch_cap;
+} phasor_thread_t;
+
+/* Global state read on the hot path. phasor_active is 1 between a successful MPI_Init(_thread)
+ * and the start of MPI_Finalize, when the log file could be opened. */
+extern volatile int phasor_active;
+extern _Thread_local phasor_thread_t *phasor_tls;
+
+phasor_thread_t *phasor_thread_attach(void); /* first call of a thread: claim a slot */
+
+static inline phasor_thread_t *phasor_enter(void)
+{
+    if (__builtin_expect(!phasor_active, 0))
+        return NULL;
+    phasor_thread_t *th = phasor_tls;
+    if (__builtin_expect(th == NULL, 0)) {
+        th = phasor_thread_attach();
+        if (th == NULL)
+            return NULL;
+    }
+    if (th->depth++ != 0 || th->dead) {
+        th->depth--;
+        return NULL;
+    }
+    return th;
+}
+
+static inline void phasor_leave(phasor_thread_t *th) { th->depth--; }
+
+/* Slow path of phasor_event_begin: flush and retry, or cap the extras. */
+plog_event_t *phasor_event_begin_slow(phasor_thread_t *th, size_t need);
+
+/* Reserve a record with room for max_extras extra words and fill the common fields;
+ * the rest are zero / PLOG_NONE. Returns NULL only if nothing can be recorded any more. */
+static inline plog_event_t *phasor_event_begin(phasor_thread_t *th, unsigned call, uint64_t t0,
+                                               uint64_t t1, int rc, size_t max_extras)
+{
+    size_t need = sizeof(plog_event_t) + max_extras * sizeof(uint64_t);
+    plog_event_t *ev;
+    if (__builtin_expect((size_t)(th->end - th->pos) >= need, 1))
+        ev = (plog_event_t *)th->pos;
+    else if ((ev = phasor_event_begin_slow(th, need)) == NULL)
+        return NULL;
+    ev->t_start = t0;
+    ev->t_end = t1;
+    ev->bytes = 0;
+    ev->rbytes = 0;
+    ev->request = 0;
+    ev->comm = PLOG_COMM_NONE;
+    ev->peer = PLOG_NONE;
+    ev->tag = PLOG_NONE;
+    ev->root = PLOG_NONE;
+    ev->callsite = 0;
+    ev->rc = rc;
+    ev->call = (uint16_t)call;
+    ev->flags = 0;
+    ev->nextra = 0;
+    return ev;
+}
+
+/* Words of extras that fit after ev (may be fewer than asked when the buffer is small). */
+static inline size_t phasor_extras_room(const phasor_thread_t *th, const plog_event_t *ev)
+{
+    return (size_t)(th->end - (const uint8_t *)(ev + 1)) / sizeof(uint64_t);
+}
+
+static inline uint64_t *phasor_extras(plog_event_t *ev) { return (uint64_t *)(ev + 1); }
+
+static inline void phasor_event_end(phasor_thread_t *th, plog_event_t *ev, size_t nextra)
+{
+    ev->nextra = (uint32_t)nextra;
+    th->pos = (uint8_t *)(phasor_extras(ev) + nextra);
+    th->nevents++;
+}
+
+/* ---- argument translation (no MPI calls unless stated) ---- */
+
+static inline int32_t phasor_rank_arg(int r)
+{
+    if (r == MPI_ANY_SOURCE)
+        return PLOG_ANY_SOURCE;
+    if (r == MPI_PROC_NULL)
+        return PLOG_PROC_NULL;
+    return r;
+}
+
+static inline int32_t phasor_root_arg(int r)
+{
+    if (r == MPI_ROOT)
+        return PLOG_ROOT_ROOT;
+    if (r == MPI_PROC_NULL)
+        return PLOG_PROC_NULL;
+    return r;
+}
+
+static inline int32_t phasor_tag_arg(int t) { return t == MPI_ANY_TAG ? PLOG_ANY_TAG : t; }
+
+/* count x size of datatype; calls PMPI_Type_size, so only after a successful call. */
+static inline uint64_t phasor_bytes(int count, MPI_Datatype dt)
+{
+    if (count <= 0 || dt == MPI_DATATYPE_NULL)
+        return 0;
+    int sz = 0;
+    if (PMPI_Type_size(dt, &sz) != MPI_SUCCESS || sz < 0)
+        return 0;
+    return (uint64_t)count * (uint64_t)sz;
+}
+
+static inline uint64_t phasor_req_handle(const MPI_Request *r)
+{
+    uint64_t h = 0;
+    if (r != NULL && *r != MPI_REQUEST_NULL)
+        memcpy(&h, r, sizeof(*r) < sizeof(h) ? sizeof(*r) : sizeof(h));
+    return h;
+}
+
+static inline uint64_t phasor_handle_value(MPI_Request r)
+{
+    uint64_t h = 0;
+    if (r != MPI_REQUEST_NULL)
+        memcpy(&h, &r, sizeof(r) < sizeof(h) ? sizeof(r) : sizeof(h));
+    return h;
+}
+
+/* ---- communicators ---- */
+
+typedef struct phasor_comm_info {
+    uint32_t id;       /* local log id */
+    int32_t rank;      /* this process's rank in the local group */
+    int32_t size;      /* local group size */
+    int32_t rsize;     /* remote group size (intercommunicators), else 0 */
+    int32_t indegree;  /* neighbourhood collectives: sources / destinations counts */
+    int32_t outdegree;
+} phasor_comm_info_t;
+
+/* Lock-free lookup of a communicator the shim has seen; NULL if unknown. */
+const phasor_comm_info_t *phasor_comm_lookup(MPI_Comm comm);
+
+static inline uint32_t phasor_comm_id(MPI_Comm comm)
+{
+    if (comm == MPI_COMM_NULL)
+        return PLOG_COMM_NONE;
+    const phasor_comm_info_t *ci = phasor_comm_lookup(comm);
+    return ci ? ci->id : PLOG_COMM_UNKNOWN;
+}
+
+/* Register a communicator just created by a successful call (cold path: queries MPI,
+ * allocates). parent may be MPI_COMM_NULL. Returns its new local id (0 for MPI_COMM_NULL). */
+uint32_t phasor_comm_register(MPI_Comm newcomm, MPI_Comm parent, unsigned creating_call);
+/* Register the result of MPI_Comm_idup: the new handle may not be queried before the
+ * request completes, so its membership is copied from the parent. */
+uint32_t phasor_comm_register_dup(MPI_Comm newcomm, MPI_Comm parent, unsigned creating_call);
+/* Forget a communicator once it has been freed (call with the handle value it had). */
+void phasor_comm_forget(MPI_Comm comm);
+
+/* Size of the group a collective's counts arrays run over: remote size for
+ * intercommunicators, else local size. 0 if unknown. */
+static inline int phasor_comm_peers(MPI_Comm comm)
+{
+    const phasor_comm_info_t *ci = phasor_comm_lookup(comm);
+    if (!ci)
+        return 0;
+    return ci->rsize > 0 ? ci->rsize : ci->size;
+}
+
+/* ---- extras writers; each returns the number of words written ---- */
+
+/* One status entry (see plog_format.h). Call only for a status MPI really filled in. */
+static inline size_t phasor_put_status(uint64_t *x, uint64_t handle, const MPI_Status *st,
+                                       uint32_t index)
+{
+    MPI_Count n = 0;
+    uint64_t bytes = PLOG_BYTES_UNKNOWN;
+    if (PMPI_Get_elements_x(st, MPI_BYTE, &n) == MPI_SUCCESS && n != MPI_UNDEFINED && n >= 0)
+        bytes = (uint64_t)n;
+    x[0] = handle;
+    x[1] = ((uint64_t)(uint32_t)phasor_rank_arg(st->MPI_SOURCE) << 32) |
+           (uint32_t)phasor_tag_arg(st->MPI_TAG);
+    x[2] = bytes;
+    x[3] = index;
+    return PLOG_STATUS_WORDS;
+}
+
+/* Marks a status entry cancelled if MPI says so; only worth asking once any Cancel happened. */
+extern volatile int phasor_cancel_seen;
+static inline void phasor_status_cancelled(uint64_t *entry, const MPI_Status *st)
+{
+    int c = 0;
+    if (phasor_cancel_seen && PMPI_Test_cancelled(st, &c) == MPI_SUCCESS && c)
+        entry[2] |= PLOG_STATUS_CANCELLED;
+}
+
+/* Per-peer byte counts of a v/w collective: n, then counts[i] x size(types[i] or type). */
+static inline size_t phasor_put_vcounts(uint64_t *x, size_t room, int n, const int *counts,
+                                        MPI_Datatype type, const MPI_Datatype *types)
+{
+    if (counts == NULL || n <= 0 || room < 1) {
+        if (room >= 1)
+            x[0] = 0;
+        return room >= 1 ? 1 : 0;
+    }
+    size_t k = (size_t)n < room - 1 ? (size_t)n : room - 1;
+    x[0] = k;
+    int tsz = 0;
+    if (types == NULL && type != MPI_DATATYPE_NULL)
+        PMPI_Type_size(type, &tsz);
+    for (size_t i = 0; i < k; i++) {
+        int sz = tsz;
+        if (types != NULL) {
+            sz = 0;
+            if (types[i] != MPI_DATATYPE_NULL)
+                PMPI_Type_size(types[i], &sz);
+        }
+        x[1 + i] = counts[i] > 0 && sz > 0 ? (uint64_t)counts[i] * (uint64_t)sz : 0;
+    }
+    return 1 + k;
+}
+
+/* Scratch arrays for the Wait/Test families (grown rarely, never per event once large
+ * enough). Returns 0 if memory could not be had. */
+int phasor_scratch_reserve(phasor_thread_t *th, size_t n);
+
+/* Root-only arguments: true when this process's root-side arguments are significant in a
+ * rooted collective (intracommunicator: rank == root; intercommunicator: root == MPI_ROOT). */
+static inline int phasor_is_root(MPI_Comm comm, int root)
+{
+    const phasor_comm_info_t *ci = phasor_comm_lookup(comm);
+    if (!ci)
+        return 0;
+    if (ci->rsize > 0)
+        return root == MPI_ROOT;
+    return ci->rank == root;
+}
+
+static inline int phasor_is_inter(MPI_Comm comm)
+{
+    const phasor_comm_info_t *ci = phasor_comm_lookup(comm);
+    return ci && ci->rsize > 0;
+}
+
+#endif

@@ -1,0 +1,119 @@
+/* plog_codec.h: pure encode/decode of .plog payloads (no I/O, no MPI, no allocation).
+ *
+ * Shared by the writer (profiler/) and the reader (postproc/) so that both sides of the
+ * format live in one place. Every decoder checks every length against its input and
+ * returns a plog_err code instead of reading past the end. */
+#ifndef PLOG_CODEC_H
+#define PLOG_CODEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "plog_format.h"
+
+/* Error codes are stable; plog_strerror() has their one-line texts. */
+typedef enum plog_err {
+    PLOG_OK = 0,
+    PLOG_E_TRUNCATED,     /* input ends inside a field */
+    PLOG_E_BADMAGIC,      /* not a phasor log / frame */
+    PLOG_E_VERSION,       /* a format version this reader does not know */
+    PLOG_E_CRC,           /* header checksum mismatch */
+    PLOG_E_CORRUPT,       /* a value out of its range */
+    PLOG_E_TOOBIG,        /* a length over the documented limit */
+    PLOG_E_NOSPACE,       /* output buffer too small (encoder side) */
+    PLOG_E_ZSTD,          /* zstd refused the payload */
+    PLOG_E_IO,            /* read/write failure (set by callers) */
+    PLOG_E_NOMEM,         /* allocation failure (set by callers) */
+    PLOG_E_MISSING,       /* a file or rank is missing (set by callers) */
+    PLOG_E_USAGE,         /* bad argument (set by callers) */
+    PLOG_E__COUNT
+} plog_err_t;
+
+const char *plog_strerror(plog_err_t e);
+
+uint32_t plog_crc32(const void *data, size_t len);
+
+/* ---- varints (LEB128) and zigzag ---- */
+static inline uint64_t plog_zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
+static inline int64_t plog_unzigzag(uint64_t u) { return (int64_t)(u >> 1) ^ -(int64_t)(u & 1); }
+
+typedef struct plog_wcur {
+    uint8_t *p, *end;
+    int overflow; /* set when a write did not fit; the cursor stops advancing */
+} plog_wcur_t;
+
+typedef struct plog_rcur {
+    const uint8_t *p, *end;
+    plog_err_t err; /* first error seen; reads after an error return 0 */
+} plog_rcur_t;
+
+void plog_put_varint(plog_wcur_t *w, uint64_t v);
+void plog_put_bytes(plog_wcur_t *w, const void *src, size_t n);
+uint64_t plog_get_varint(plog_rcur_t *r);
+/* A varint that must be <= max (else PLOG_E_CORRUPT). */
+uint64_t plog_get_varint_max(plog_rcur_t *r, uint64_t max);
+
+/* ---- file header ---- */
+/* Serialise header + key=value strings into out (header_len and CRC filled in).
+ * kv is a sequence of NUL-terminated "key=value" strings, kv_len bytes in all. */
+plog_err_t plog_header_encode(plog_file_header_t *h, const char *kv, size_t kv_len,
+                              uint8_t *out, size_t cap, size_t *out_len);
+/* Validate a header read from the start of a file; *kv/*kv_len point into buf. */
+plog_err_t plog_header_decode(const uint8_t *buf, size_t len, plog_file_header_t *h,
+                              const char **kv, size_t *kv_len);
+
+/* ---- frame envelope ---- */
+void plog_frame_header_seal(plog_frame_header_t *fh); /* fills magic and header_crc */
+plog_err_t plog_frame_header_check(const plog_frame_header_t *fh);
+
+/* ---- EVENTS payload (columnar; see doc/log-format.md) ----
+ * records: n events laid out as in the shim's buffer: each plog_event_t followed by its
+ * nextra uint64 words, 8-byte aligned, times already in ns. */
+size_t plog_events_encode_bound(size_t records_len);
+plog_err_t plog_events_encode(const uint8_t *records, size_t records_len, uint32_t n,
+                              uint8_t *out, size_t cap, size_t *out_len);
+
+#define PLOG_NCOLS 15
+typedef struct plog_events_dec {
+    plog_rcur_t col[PLOG_NCOLS];
+    uint32_t n, i;
+    uint64_t prev_start;
+    uint64_t prev_req;
+} plog_events_dec_t;
+
+plog_err_t plog_events_dec_init(plog_events_dec_t *d, const uint8_t *payload, size_t len,
+                                uint32_t n_expected);
+/* Next event: fills *ev and up to extras_cap words into extras (ev->nextra says how many
+ * the event has; more than extras_cap is PLOG_E_TOOBIG). Returns PLOG_OK, or an error;
+ * *done is set after the last event (and the columns were consumed exactly). */
+plog_err_t plog_events_dec_next(plog_events_dec_t *d, plog_event_t *ev, uint64_t *extras,
+                                size_t extras_cap, int *done);
+
+/* ---- COMMS payload ---- */
+typedef struct plog_comm_def {
+    uint32_t id, parent;
+    uint32_t call;  /* creating call (enum plog_call), 0 for the predefined ones */
+    uint32_t kind;  /* enum plog_comm_kind */
+    uint32_t n_local, n_remote, n_topo;
+    const int32_t *local;  /* world ranks, n_local */
+    const int32_t *remote; /* world ranks, n_remote */
+    const int64_t *topo;   /* Cart: ndims, dims..., periods...; else empty */
+} plog_comm_def_t;
+
+void plog_comm_encode(plog_wcur_t *w, const plog_comm_def_t *c);
+/* Decode one definition; arrays are written into the caller's scratch (cap entries each). */
+plog_err_t plog_comm_decode(plog_rcur_t *r, plog_comm_def_t *c, int32_t *local, int32_t *remote,
+                            int64_t *topo, uint32_t cap, int32_t world_size);
+
+/* ---- CLOCKSYNC payload ---- */
+typedef struct plog_sync_sample {
+    uint32_t phase;     /* enum plog_sync_phase */
+    uint64_t local_ns;  /* local time at the middle of the best round trip */
+    int64_t offset_ns;  /* rank-0 time minus local time */
+    uint64_t rtt_ns;
+} plog_sync_sample_t;
+
+void plog_sync_encode(plog_wcur_t *w, const plog_sync_sample_t *s);
+plog_err_t plog_sync_decode(plog_rcur_t *r, plog_sync_sample_t *s);
+
+#endif
