@@ -58,7 +58,7 @@ uint64_t plog_get_varint_max(plog_rcur_t *r, uint64_t max);
  * kv is a sequence of NUL-terminated "key=value" strings, kv_len bytes in all. */
 plog_err_t plog_header_encode(plog_file_header_t *h, const char *kv, size_t kv_len,
                               uint8_t *out, size_t cap, size_t *out_len);
-/* Validate a header read from the start of a file; *kv/*kv_len point into buf. */
+/* Validate a header read from the start of a file; kv and kv_len point into buf. */
 plog_err_t plog_header_decode(const uint8_t *buf, size_t len, plog_file_header_t *h,
                               const char **kv, size_t *kv_len);
 

@@ -1,0 +1,427 @@
+/* plog_codec.c: encode/decode of .plog headers and payloads; the format's single home. */
+#include "plog_codec.h"
+
+#include <string.h>
+#include <zlib.h>
+
+static const char *const plog_err_text[PLOG_E__COUNT] = {
+    [PLOG_OK] = "no error",
+    [PLOG_E_TRUNCATED] = "data ends early",
+    [PLOG_E_BADMAGIC] = "not a phasor log (bad magic)",
+    [PLOG_E_VERSION] = "unsupported format version",
+    [PLOG_E_CRC] = "checksum mismatch",
+    [PLOG_E_CORRUPT] = "corrupt data",
+    [PLOG_E_TOOBIG] = "length over the format's limit",
+    [PLOG_E_NOSPACE] = "output buffer too small",
+    [PLOG_E_ZSTD] = "compressed payload is damaged",
+    [PLOG_E_IO] = "I/O error",
+    [PLOG_E_NOMEM] = "out of memory",
+    [PLOG_E_MISSING] = "missing file",
+    [PLOG_E_USAGE] = "bad argument",
+};
+
+const char *plog_strerror(plog_err_t e)
+{
+    if ((unsigned)e >= PLOG_E__COUNT)
+        return "unknown error";
+    return plog_err_text[e];
+}
+
+uint32_t plog_crc32(const void *data, size_t len)
+{
+    uLong c = crc32(0L, Z_NULL, 0);
+    const Bytef *p = data;
+    while (len > 0) { /* zlib takes uInt lengths */
+        uInt chunk = len > (1u << 30) ? (1u << 30) : (uInt)len;
+        c = crc32(c, p, chunk);
+        p += chunk;
+        len -= chunk;
+    }
+    return (uint32_t)c;
+}
+
+/* ---- varints ---- */
+
+void plog_put_varint(plog_wcur_t *w, uint64_t v)
+{
+    uint8_t tmp[10];
+    size_t n = 0;
+    do {
+        uint8_t b = v & 0x7f;
+        v >>= 7;
+        tmp[n++] = b | (v ? 0x80 : 0);
+    } while (v);
+    plog_put_bytes(w, tmp, n);
+}
+
+void plog_put_bytes(plog_wcur_t *w, const void *src, size_t n)
+{
+    if (w->overflow || (size_t)(w->end - w->p) < n) {
+        w->overflow = 1;
+        return;
+    }
+    memcpy(w->p, src, n);
+    w->p += n;
+}
+
+uint64_t plog_get_varint(plog_rcur_t *r)
+{
+    if (r->err)
+        return 0;
+    uint64_t v = 0;
+    for (unsigned shift = 0; shift < 64; shift += 7) {
+        if (r->p >= r->end) {
+            r->err = PLOG_E_TRUNCATED;
+            return 0;
+        }
+        uint8_t b = *r->p++;
+        if (shift == 63 && (b & 0x7e)) { /* bits beyond 64 */
+            r->err = PLOG_E_CORRUPT;
+            return 0;
+        }
+        v |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80))
+            return v;
+    }
+    r->err = PLOG_E_CORRUPT;
+    return 0;
+}
+
+uint64_t plog_get_varint_max(plog_rcur_t *r, uint64_t max)
+{
+    uint64_t v = plog_get_varint(r);
+    if (!r->err && v > max) {
+        r->err = PLOG_E_CORRUPT;
+        return 0;
+    }
+    return v;
+}
+
+/* ---- file header ---- */
+
+plog_err_t plog_header_encode(plog_file_header_t *h, const char *kv, size_t kv_len,
+                              uint8_t *out, size_t cap, size_t *out_len)
+{
+    size_t total = sizeof(*h) + kv_len;
+    if (total > cap || total > UINT32_MAX)
+        return PLOG_E_NOSPACE;
+    memcpy(h->magic, PLOG_MAGIC, 8);
+    h->version = PLOG_VERSION;
+    h->header_len = (uint32_t)total;
+    h->header_crc = 0;
+    memcpy(out, h, sizeof(*h));
+    memcpy(out + sizeof(*h), kv, kv_len);
+    uint32_t crc = plog_crc32(out, total);
+    h->header_crc = crc;
+    memcpy(out + offsetof(plog_file_header_t, header_crc), &crc, sizeof(crc));
+    *out_len = total;
+    return PLOG_OK;
+}
+
+#define PLOG_MAX_HEADER (1u << 20)
+
+plog_err_t plog_header_decode(const uint8_t *buf, size_t len, plog_file_header_t *h,
+                              const char **kv, size_t *kv_len)
+{
+    if (len < 8 || memcmp(buf, PLOG_MAGIC, 8) != 0)
+        return len < 8 && memcmp(buf, PLOG_MAGIC, len) == 0 ? PLOG_E_TRUNCATED : PLOG_E_BADMAGIC;
+    if (len < sizeof(*h))
+        return PLOG_E_TRUNCATED;
+    memcpy(h, buf, sizeof(*h));
+    if (h->version != PLOG_VERSION)
+        return PLOG_E_VERSION;
+    if (h->header_len < sizeof(*h) || h->header_len > PLOG_MAX_HEADER)
+        return PLOG_E_CORRUPT;
+    if (h->header_len > len)
+        return PLOG_E_TRUNCATED;
+    uint8_t tmp[sizeof(*h)];
+    memcpy(tmp, buf, sizeof(*h));
+    memset(tmp + offsetof(plog_file_header_t, header_crc), 0, sizeof(uint32_t));
+    uLong c = crc32(0L, Z_NULL, 0);
+    c = crc32(c, tmp, sizeof(tmp));
+    c = crc32(c, buf + sizeof(*h), (uInt)(h->header_len - sizeof(*h)));
+    if ((uint32_t)c != h->header_crc)
+        return PLOG_E_CRC;
+    if (h->rank < 0 || h->world_size <= 0 || h->rank >= h->world_size)
+        return PLOG_E_CORRUPT;
+    if (h->clock != PLOG_CLOCK_MONOTONIC && h->clock != PLOG_CLOCK_TSC)
+        return PLOG_E_CORRUPT;
+    *kv = (const char *)buf + sizeof(*h);
+    *kv_len = h->header_len - sizeof(*h);
+    if (*kv_len > 0 && (*kv)[*kv_len - 1] != '\0')
+        return PLOG_E_CORRUPT;
+    return PLOG_OK;
+}
+
+/* ---- frame envelope ---- */
+
+void plog_frame_header_seal(plog_frame_header_t *fh)
+{
+    fh->magic = PLOG_FRAME_MAGIC;
+    fh->header_crc = 0;
+    fh->header_crc = plog_crc32(fh, sizeof(*fh));
+}
+
+plog_err_t plog_frame_header_check(const plog_frame_header_t *fh)
+{
+    if (fh->magic != PLOG_FRAME_MAGIC)
+        return PLOG_E_BADMAGIC;
+    plog_frame_header_t tmp = *fh;
+    tmp.header_crc = 0;
+    if (plog_crc32(&tmp, sizeof(tmp)) != fh->header_crc)
+        return PLOG_E_CRC;
+    if (fh->raw_len > PLOG_MAX_FRAME_RAW || fh->comp_len > PLOG_MAX_FRAME_RAW + (1u << 16))
+        return PLOG_E_TOOBIG;
+    switch (fh->kind) {
+    case PLOG_FRAME_EVENTS: case PLOG_FRAME_COMMS: case PLOG_FRAME_CLOCKSYNC:
+    case PLOG_FRAME_META: case PLOG_FRAME_CALLSITES: case PLOG_FRAME_PROBE: case PLOG_FRAME_END:
+        return PLOG_OK;
+    default:
+        return PLOG_E_CORRUPT;
+    }
+}
+
+/* ---- EVENTS payload ----
+ * Columns, in this order, each a run of varints: call, start delta (zigzag vs previous
+ * start), duration (zigzag), comm, peer (zigzag), tag (zigzag), bytes, rbytes, request
+ * (0 = none, else 1 + zigzag delta vs previous non-zero request), root (zigzag), callsite,
+ * rc (zigzag), flags, nextra, extras. One column per field lets zstd see the repetition
+ * of each field on its own; the payload is: varint n, then per column varint length + bytes. */
+enum { COL_CALL, COL_DSTART, COL_DUR, COL_COMM, COL_PEER, COL_TAG, COL_BYTES, COL_RBYTES,
+       COL_REQ, COL_ROOT, COL_CALLSITE, COL_RC, COL_FLAGS, COL_NEXTRA, COL_EXTRAS };
+
+size_t plog_events_encode_bound(size_t records_len)
+{
+    /* a 72-byte event is at most 14 varints of 10 bytes; an 8-byte extra at most 10 */
+    return records_len * 2 + 16 + PLOG_NCOLS * 10;
+}
+
+static int events_walk(const uint8_t **p, const uint8_t *end, const plog_event_t **ev,
+                       const uint64_t **extras)
+{
+    if ((size_t)(end - *p) < sizeof(plog_event_t))
+        return 0;
+    *ev = (const plog_event_t *)*p;
+    *extras = (const uint64_t *)(*ev + 1);
+    size_t sz = sizeof(plog_event_t) + (size_t)(*ev)->nextra * sizeof(uint64_t);
+    if ((size_t)(end - *p) < sz)
+        return 0;
+    *p += sz;
+    return 1;
+}
+
+static void encode_column(plog_wcur_t *w, int col, const uint8_t *records, size_t len,
+                          uint32_t n)
+{
+    const uint8_t *p = records, *end = records + len;
+    const plog_event_t *ev;
+    const uint64_t *x;
+    uint64_t prev_start = 0, prev_req = 0;
+    for (uint32_t i = 0; i < n && events_walk(&p, end, &ev, &x); i++) {
+        switch (col) {
+        case COL_CALL: plog_put_varint(w, ev->call); break;
+        case COL_DSTART:
+            plog_put_varint(w, plog_zigzag((int64_t)(ev->t_start - prev_start)));
+            prev_start = ev->t_start;
+            break;
+        case COL_DUR: plog_put_varint(w, plog_zigzag((int64_t)(ev->t_end - ev->t_start))); break;
+        case COL_COMM: plog_put_varint(w, ev->comm); break;
+        case COL_PEER: plog_put_varint(w, plog_zigzag(ev->peer)); break;
+        case COL_TAG: plog_put_varint(w, plog_zigzag(ev->tag)); break;
+        case COL_BYTES: plog_put_varint(w, ev->bytes); break;
+        case COL_RBYTES: plog_put_varint(w, ev->rbytes); break;
+        case COL_REQ:
+            if (ev->request == 0) {
+                plog_put_varint(w, 0);
+            } else {
+                plog_put_varint(w, 1 + plog_zigzag((int64_t)(ev->request - prev_req)));
+                prev_req = ev->request;
+            }
+            break;
+        case COL_ROOT: plog_put_varint(w, plog_zigzag(ev->root)); break;
+        case COL_CALLSITE: plog_put_varint(w, ev->callsite); break;
+        case COL_RC: plog_put_varint(w, plog_zigzag(ev->rc)); break;
+        case COL_FLAGS: plog_put_varint(w, ev->flags); break;
+        case COL_NEXTRA: plog_put_varint(w, ev->nextra); break;
+        case COL_EXTRAS:
+            for (uint32_t k = 0; k < ev->nextra; k++)
+                plog_put_varint(w, x[k]);
+            break;
+        }
+    }
+}
+
+plog_err_t plog_events_encode(const uint8_t *records, size_t records_len, uint32_t n,
+                              uint8_t *out, size_t cap, size_t *out_len)
+{
+    plog_wcur_t w = {out, out + cap, 0};
+    plog_put_varint(&w, n);
+    for (int c = 0; c < PLOG_NCOLS; c++) {
+        /* Reserve a 5-byte length (columns stay < 4 GiB), encode, then back-fill it. */
+        uint8_t *lenpos = w.p;
+        plog_put_bytes(&w, "\x80\x80\x80\x80\x00", 5);
+        uint8_t *start = w.p;
+        encode_column(&w, c, records, records_len, n);
+        if (w.overflow)
+            return PLOG_E_NOSPACE;
+        uint64_t clen = (uint64_t)(w.p - start);
+        for (int k = 0; k < 5; k++)
+            lenpos[k] = (uint8_t)(((clen >> (7 * k)) & 0x7f) | (k < 4 ? 0x80 : 0));
+    }
+    if (w.overflow)
+        return PLOG_E_NOSPACE;
+    *out_len = (size_t)(w.p - out);
+    return PLOG_OK;
+}
+
+plog_err_t plog_events_dec_init(plog_events_dec_t *d, const uint8_t *payload, size_t len,
+                                uint32_t n_expected)
+{
+    memset(d, 0, sizeof(*d));
+    plog_rcur_t r = {payload, payload + len, PLOG_OK};
+    uint64_t n = plog_get_varint(&r);
+    if (r.err)
+        return r.err;
+    if (n != n_expected)
+        return PLOG_E_CORRUPT;
+    for (int c = 0; c < PLOG_NCOLS; c++) {
+        uint64_t clen = plog_get_varint(&r);
+        if (r.err)
+            return r.err;
+        if (clen > (uint64_t)(r.end - r.p))
+            return PLOG_E_TRUNCATED;
+        d->col[c] = (plog_rcur_t){r.p, r.p + clen, PLOG_OK};
+        r.p += clen;
+    }
+    if (r.p != r.end)
+        return PLOG_E_CORRUPT;
+    d->n = (uint32_t)n;
+    return PLOG_OK;
+}
+
+static int32_t get_i32(plog_rcur_t *r)
+{
+    int64_t v = plog_unzigzag(plog_get_varint(r));
+    if (!r->err && (v < INT32_MIN || v > INT32_MAX))
+        r->err = PLOG_E_CORRUPT;
+    return (int32_t)v;
+}
+
+plog_err_t plog_events_dec_next(plog_events_dec_t *d, plog_event_t *ev, uint64_t *extras,
+                                size_t extras_cap, int *done)
+{
+    *done = 0;
+    if (d->i == d->n) {
+        for (int c = 0; c < PLOG_NCOLS; c++)
+            if (d->col[c].p != d->col[c].end)
+                return PLOG_E_CORRUPT;
+        *done = 1;
+        return PLOG_OK;
+    }
+    plog_rcur_t *col = d->col;
+    memset(ev, 0, sizeof(*ev));
+    ev->call = (uint16_t)plog_get_varint_max(&col[COL_CALL], UINT16_MAX);
+    ev->t_start = d->prev_start + (uint64_t)plog_unzigzag(plog_get_varint(&col[COL_DSTART]));
+    d->prev_start = ev->t_start;
+    int64_t dur = plog_unzigzag(plog_get_varint(&col[COL_DUR]));
+    ev->t_end = ev->t_start + (uint64_t)dur;
+    ev->comm = (uint32_t)plog_get_varint_max(&col[COL_COMM], UINT32_MAX);
+    ev->peer = get_i32(&col[COL_PEER]);
+    ev->tag = get_i32(&col[COL_TAG]);
+    ev->bytes = plog_get_varint(&col[COL_BYTES]);
+    ev->rbytes = plog_get_varint(&col[COL_RBYTES]);
+    uint64_t rq = plog_get_varint(&col[COL_REQ]);
+    if (rq != 0) {
+        ev->request = d->prev_req + (uint64_t)plog_unzigzag(rq - 1);
+        d->prev_req = ev->request;
+    }
+    ev->root = get_i32(&col[COL_ROOT]);
+    ev->callsite = (uint32_t)plog_get_varint_max(&col[COL_CALLSITE], UINT32_MAX);
+    ev->rc = get_i32(&col[COL_RC]);
+    ev->flags = (uint16_t)plog_get_varint_max(&col[COL_FLAGS], UINT16_MAX);
+    ev->nextra = (uint32_t)plog_get_varint_max(&col[COL_NEXTRA], UINT32_MAX);
+    for (int c = 0; c < COL_EXTRAS; c++)
+        if (col[c].err)
+            return col[c].err;
+    if (dur < 0 && ev->t_end > ev->t_start) /* wrapped: negative duration */
+        return PLOG_E_CORRUPT;
+    if (ev->nextra > extras_cap)
+        return PLOG_E_TOOBIG;
+    for (uint32_t k = 0; k < ev->nextra; k++)
+        extras[k] = plog_get_varint(&col[COL_EXTRAS]);
+    if (col[COL_EXTRAS].err)
+        return col[COL_EXTRAS].err;
+    d->i++;
+    return PLOG_OK;
+}
+
+/* ---- COMMS payload ---- */
+
+void plog_comm_encode(plog_wcur_t *w, const plog_comm_def_t *c)
+{
+    plog_put_varint(w, c->id);
+    plog_put_varint(w, c->parent);
+    plog_put_varint(w, c->call);
+    plog_put_varint(w, c->kind);
+    plog_put_varint(w, c->n_local);
+    for (uint32_t i = 0; i < c->n_local; i++)
+        plog_put_varint(w, (uint32_t)c->local[i]);
+    plog_put_varint(w, c->n_remote);
+    for (uint32_t i = 0; i < c->n_remote; i++)
+        plog_put_varint(w, (uint32_t)c->remote[i]);
+    plog_put_varint(w, c->n_topo);
+    for (uint32_t i = 0; i < c->n_topo; i++)
+        plog_put_varint(w, plog_zigzag(c->topo[i]));
+}
+
+plog_err_t plog_comm_decode(plog_rcur_t *r, plog_comm_def_t *c, int32_t *local, int32_t *remote,
+                            int64_t *topo, uint32_t cap, int32_t world_size)
+{
+    memset(c, 0, sizeof(*c));
+    c->id = (uint32_t)plog_get_varint_max(r, UINT32_MAX);
+    c->parent = (uint32_t)plog_get_varint_max(r, UINT32_MAX);
+    c->call = (uint32_t)plog_get_varint_max(r, UINT16_MAX);
+    c->kind = (uint32_t)plog_get_varint_max(r, PLOG_COMMK_DIST_GRAPH);
+    c->n_local = (uint32_t)plog_get_varint_max(r, (uint64_t)world_size);
+    if (r->err)
+        return r->err;
+    if (c->n_local > cap || c->id == PLOG_COMM_NONE || c->kind == 0)
+        return PLOG_E_CORRUPT;
+    for (uint32_t i = 0; i < c->n_local; i++)
+        local[i] = (int32_t)plog_get_varint_max(r, (uint64_t)world_size - 1);
+    c->n_remote = (uint32_t)plog_get_varint_max(r, (uint64_t)world_size);
+    if (r->err)
+        return r->err;
+    if (c->n_remote > cap)
+        return PLOG_E_CORRUPT;
+    for (uint32_t i = 0; i < c->n_remote; i++)
+        remote[i] = (int32_t)plog_get_varint_max(r, (uint64_t)world_size - 1);
+    c->n_topo = (uint32_t)plog_get_varint_max(r, cap);
+    if (r->err)
+        return r->err;
+    for (uint32_t i = 0; i < c->n_topo; i++)
+        topo[i] = plog_unzigzag(plog_get_varint(r));
+    c->local = local;
+    c->remote = remote;
+    c->topo = topo;
+    return r->err;
+}
+
+/* ---- CLOCKSYNC payload ---- */
+
+void plog_sync_encode(plog_wcur_t *w, const plog_sync_sample_t *s)
+{
+    plog_put_varint(w, s->phase);
+    plog_put_varint(w, s->local_ns);
+    plog_put_varint(w, plog_zigzag(s->offset_ns));
+    plog_put_varint(w, s->rtt_ns);
+}
+
+plog_err_t plog_sync_decode(plog_rcur_t *r, plog_sync_sample_t *s)
+{
+    s->phase = (uint32_t)plog_get_varint_max(r, PLOG_SYNC_FINALIZE);
+    s->local_ns = plog_get_varint(r);
+    s->offset_ns = plog_unzigzag(plog_get_varint(r));
+    s->rtt_ns = plog_get_varint(r);
+    return r->err;
+}
