@@ -1,0 +1,55 @@
+/* wrappers_lifecycle.c: the wrappers that start and end a rank's log, and Pcontrol.
+ * They drive the runtime (phasor_internal.h) rather than just recording an event. */
+#include <stdarg.h>
+
+#include "phasor_internal.h"
+
+int MPI_Init(int *argc, char ***argv)
+{
+    if (phasor_disabled_by_env())
+        return PMPI_Init(argc, argv);
+    phasor_clock_init();
+    uint64_t t0 = phasor_now();
+    int rc = PMPI_Init(argc, argv);
+    uint64_t t1 = phasor_now();
+    phasor_start(PLOG_CALL_MPI_Init, t0, t1, rc, -1, -1);
+    return rc;
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    if (phasor_disabled_by_env())
+        return PMPI_Init_thread(argc, argv, required, provided);
+    phasor_clock_init();
+    uint64_t t0 = phasor_now();
+    int rc = PMPI_Init_thread(argc, argv, required, provided);
+    uint64_t t1 = phasor_now();
+    phasor_start(PLOG_CALL_MPI_Init_thread, t0, t1, rc, required,
+                 rc == MPI_SUCCESS ? *provided : -1);
+    return rc;
+}
+
+int MPI_Finalize(void)
+{
+    uint64_t t0 = phasor_now();
+    phasor_finish_begin();
+    int rc = PMPI_Finalize();
+    phasor_finish_end(t0, phasor_now(), rc);
+    return rc;
+}
+
+int MPI_Abort(MPI_Comm comm, int errorcode)
+{
+    phasor_on_abort(phasor_now(), errorcode, comm);
+    return PMPI_Abort(comm, errorcode);
+}
+
+/* MPI_Pcontrol is variadic; the level is all MPI defines, and all phasor records (as the
+ * event's tag). Phasor keeps recording whatever the level: markers, not switches. */
+int MPI_Pcontrol(const int level, ...)
+{
+    uint64_t t0 = phasor_now();
+    int rc = PMPI_Pcontrol(level);
+    phasor_record_pcontrol(t0, phasor_now(), level);
+    return rc;
+}

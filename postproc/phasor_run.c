@@ -1,0 +1,243 @@
+/* phasor_run.c: `phasor run [options] -- <launcher> <args>`: preload the shim into every rank.
+ *
+ * The shim must reach the ranks, not the launcher: Open MPI's mpirun forwards nothing to
+ * remote daemons unless told with -x, and MPICH's Hydra takes -genv. So phasor inserts the
+ * launcher's own forwarding options right after its name, and sets the variables in its own
+ * environment too (for launchers it does not know, and for local ranks), then execs. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "phasor_cmd.h"
+
+#ifndef PHASOR_LIBDIR
+#define PHASOR_LIBDIR "/usr/local/lib"
+#endif
+
+enum launcher { L_UNKNOWN, L_OPENMPI, L_MPICH };
+
+static void run_usage(FILE *f)
+{
+    fprintf(f,
+            "usage: phasor run [-o DIR] [--lib PATH] [--dry-run] -- LAUNCHER [ARGS...]\n"
+            "\n"
+            "Run an MPI job with every rank recorded by libphasor.so.\n"
+            "\n"
+            "  -o, --output DIR  directory for the rank logs (default: phasor-DATE-TIME-PID)\n"
+            "      --lib PATH    libphasor.so to preload (default: next to this phasor, or\n"
+            "                    " PHASOR_LIBDIR ")\n"
+            "      --dry-run     print the command that would run, and exit\n"
+            "  -h, --help        this text\n"
+            "\n"
+            "Open MPI's mpirun/mpiexec and MPICH's Hydra get the shim and every PHASOR_*\n"
+            "variable forwarded to all ranks (-x / -genv); other launchers inherit them.\n"
+            "Example: phasor run -o logs -- mpirun -np 4 ./app\n");
+}
+
+static int file_exists(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* Find libphasor.so: build tree (.libs next to the binary or its libtool wrapper), an
+ * installed tree (../lib), then the configured libdir. */
+static int find_lib(char *out, size_t cap)
+{
+    const char *env = getenv("PHASOR_LIB");
+    if (env && *env) {
+        snprintf(out, cap, "%s", env);
+        return file_exists(out);
+    }
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = '\0';
+            const char *rel[] = {"libphasor.so", ".libs/libphasor.so", "../lib/libphasor.so",
+                                 "../.libs/libphasor.so"};
+            for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+                snprintf(out, cap, "%s/%s", exe, rel[i]);
+                char real[PATH_MAX];
+                if (file_exists(out) && realpath(out, real)) {
+                    snprintf(out, cap, "%s", real);
+                    return 1;
+                }
+            }
+        }
+    }
+    snprintf(out, cap, "%s/libphasor.so", PHASOR_LIBDIR);
+    return file_exists(out);
+}
+
+/* Ask the launcher what it is; its --version output names the implementation. */
+static enum launcher detect_launcher(const char *prog)
+{
+    char cmd[PATH_MAX + 64];
+    snprintf(cmd, sizeof(cmd), "'%s' --version 2>&1", prog);
+    if (strchr(prog, '\'') != NULL)
+        return L_UNKNOWN;
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return L_UNKNOWN;
+    char line[512];
+    enum launcher l = L_UNKNOWN;
+    while (fgets(line, sizeof(line), p)) {
+        if (strstr(line, "Open MPI") || strstr(line, "OpenRTE") || strstr(line, "open-mpi"))
+            l = L_OPENMPI;
+        else if (strstr(line, "HYDRA") || strstr(line, "Hydra") || strstr(line, "MPICH"))
+            l = L_MPICH;
+    }
+    pclose(p);
+    return l;
+}
+
+extern char **environ;
+
+int phasor_cmd_run(int argc, char **argv)
+{
+    const char *outdir = NULL, *lib_arg = NULL;
+    int dry = 0, i;
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--") == 0) {
+            i++;
+            break;
+        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            run_usage(stdout);
+            return 0;
+        } else if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && i + 1 < argc) {
+            outdir = argv[++i];
+        } else if (strcmp(a, "--lib") == 0 && i + 1 < argc) {
+            lib_arg = argv[++i];
+        } else if (strcmp(a, "--dry-run") == 0) {
+            dry = 1;
+        } else if (a[0] == '-') {
+            fprintf(stderr, "phasor run: unknown option '%s'\n", a);
+            run_usage(stderr);
+            return 2;
+        } else {
+            break; /* the launcher, without a -- before it */
+        }
+    }
+    if (i >= argc) {
+        fprintf(stderr, "phasor run: no launcher command given\n");
+        run_usage(stderr);
+        return 2;
+    }
+
+    char lib[PATH_MAX];
+    if (lib_arg) {
+        if (!realpath(lib_arg, lib) || !file_exists(lib)) {
+            fprintf(stderr, "phasor run: %s: no such library\n", lib_arg);
+            return 1;
+        }
+    } else if (!find_lib(lib, sizeof(lib))) {
+        fprintf(stderr, "phasor run: cannot find libphasor.so (looked next to this program "
+                        "and in %s); give --lib PATH or set PHASOR_LIB\n", PHASOR_LIBDIR);
+        return 1;
+    }
+
+    char dir[PATH_MAX];
+    if (outdir) {
+        snprintf(dir, sizeof(dir), "%s", outdir);
+    } else {
+        time_t now = time(NULL);
+        struct tm tm;
+        localtime_r(&now, &tm);
+        char stamp[32];
+        strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+        snprintf(dir, sizeof(dir), "phasor-%s-%ld", stamp, (long)getpid());
+    }
+    /* Ranks may start in another working directory: hand them an absolute path. */
+    if (dir[0] != '/') {
+        char cwd[PATH_MAX], tmp[PATH_MAX];
+        if (!getcwd(cwd, sizeof(cwd))) {
+            fprintf(stderr, "phasor run: cannot read the working directory: %s\n",
+                    strerror(errno));
+            return 1;
+        }
+        if ((size_t)snprintf(tmp, sizeof(tmp), "%s/%s", cwd, dir) >= sizeof(tmp)) {
+            fprintf(stderr, "phasor run: output path too long\n");
+            return 2;
+        }
+        memcpy(dir, tmp, sizeof(dir));
+    }
+
+    const char *old = getenv("LD_PRELOAD");
+    char preload[2 * PATH_MAX + 2];
+    if (old && *old)
+        snprintf(preload, sizeof(preload), "%s:%s", lib, old);
+    else
+        snprintf(preload, sizeof(preload), "%s", lib);
+    setenv("PHASOR_DIR", dir, 1);
+
+    char **cmd = argv + i;
+    int ncmd = argc - i;
+    enum launcher l = detect_launcher(cmd[0]);
+
+    /* new argv: launcher, forwarding options, the rest */
+    int nvars = 0;
+    for (char **e = environ; *e; e++)
+        nvars++;
+    char **nv = calloc((size_t)(ncmd + 3 * nvars + 8), sizeof(char *));
+    if (!nv) {
+        fprintf(stderr, "phasor run: out of memory\n");
+        return 1;
+    }
+    int k = 0;
+    nv[k++] = cmd[0];
+    if (l == L_OPENMPI) {
+        static char ldp[2 * PATH_MAX + 16];
+        snprintf(ldp, sizeof(ldp), "LD_PRELOAD=%s", preload);
+        nv[k++] = "-x";
+        nv[k++] = ldp;
+        for (char **e = environ; *e; e++) {
+            if (strncmp(*e, "PHASOR_", 7) != 0)
+                continue;
+            nv[k++] = "-x";
+            nv[k++] = strndup(*e, (size_t)(strchr(*e, '=') - *e));
+        }
+    } else if (l == L_MPICH) {
+        nv[k++] = "-genv";
+        nv[k++] = "LD_PRELOAD";
+        nv[k++] = preload;
+        for (char **e = environ; *e; e++) {
+            if (strncmp(*e, "PHASOR_", 7) != 0)
+                continue;
+            const char *eq = strchr(*e, '=');
+            nv[k++] = "-genv";
+            nv[k++] = strndup(*e, (size_t)(eq - *e));
+            nv[k++] = (char *)(eq + 1);
+        }
+    } else {
+        /* Unknown launcher: it and everything it starts inherit the preload. */
+        setenv("LD_PRELOAD", preload, 1);
+    }
+    for (int j = 1; j < ncmd; j++)
+        nv[k++] = cmd[j];
+    nv[k] = NULL;
+
+    if (dry) {
+        printf("PHASOR_DIR=%s", dir);
+        if (l == L_UNKNOWN)
+            printf(" LD_PRELOAD=%s", preload);
+        for (int j = 0; j < k; j++)
+            printf(" %s", nv[j]);
+        printf("\n");
+        return 0;
+    }
+    fflush(NULL);
+    execvp(nv[0], nv);
+    fprintf(stderr, "phasor run: cannot run '%s': %s\n", nv[0], strerror(errno));
+    return errno == ENOENT ? 127 : 126;
+}

@@ -1,0 +1,30 @@
+/* phasor_internal.h: what the runtime's own files share; wrappers use phasor_rt.h only,
+ * except the lifecycle wrappers (Init, Finalize, Abort, Pcontrol) that drive the runtime. */
+#ifndef PHASOR_INTERNAL_H
+#define PHASOR_INTERNAL_H
+
+#include <mpi.h>
+
+#include "phasor_rt.h"
+#include "plog_codec.h"
+
+extern int phasor_world_rank, phasor_world_size;
+extern MPI_Comm phasor_private_comm; /* dup of MPI_COMM_WORLD: the shim's own traffic */
+
+/* Lifecycle, called by pmpi/wrappers_lifecycle.c. t0/t1 are raw stamps around the PMPI call. */
+void phasor_start(unsigned call, uint64_t t0, uint64_t t1, int rc, int required, int provided);
+void phasor_finish_begin(void);                    /* before PMPI_Finalize: sync, stop threads */
+void phasor_finish_end(uint64_t t0, uint64_t t1, int rc); /* after PMPI_Finalize: write, close */
+void phasor_on_abort(uint64_t t0, int errorcode, MPI_Comm comm); /* best effort before PMPI_Abort */
+void phasor_record_pcontrol(uint64_t t0, uint64_t t1, int level);
+int phasor_disabled_by_env(void);
+
+/* Communicator table (phasor_comm.c). */
+int phasor_comm_table_init(void); /* registers WORLD (id 1) and SELF (id 2) */
+/* Queue a definition for the next frame written (phasor_rt.c; takes the writer lock). */
+void phasor_queue_comm_def(const plog_comm_def_t *c);
+
+/* Clock alignment (phasor_clocksync.c): min-RTT ping-pong with rank 0 on the private comm. */
+void phasor_clocksync(unsigned phase, plog_sync_sample_t *out);
+
+#endif
