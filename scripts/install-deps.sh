@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# install-deps.sh: install, from Debian's archive, whatever phasor's build and tests need and
+# the machine lacks. Usage: scripts/install-deps.sh [--mpi=openmpi|mpich] [--quiet]
+set -euo pipefail
+
+mpi=openmpi
+quiet=0
+for a in "$@"; do
+  case "$a" in
+    --mpi=openmpi|--mpi=mpich) mpi=${a#--mpi=} ;;
+    --quiet) quiet=1 ;;
+    -h|--help) sed -n '2,3p' "$0"; exit 0 ;;
+    *) echo "install-deps.sh: unknown option '$a'" >&2; exit 2 ;;
+  esac
+done
+
+pkgs=(build-essential autoconf automake libtool autoconf-archive pkgconf python3
+      libzstd-dev zlib1g-dev libcriterion-dev zstd)
+case "$mpi" in
+  openmpi) pkgs+=(openmpi-bin libopenmpi-dev) ;;
+  mpich) pkgs+=(mpich libmpich-dev) ;;
+esac
+
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then SUDO=sudo; else
+    echo "install-deps.sh: missing Debian packages: ${missing[*]} (run as root to install them)" >&2
+    exit 1
+  fi
+else
+  SUDO=
+fi
+[ $quiet -eq 1 ] || echo "install-deps.sh: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq >/dev/null
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# test.sh: install what is missing, build, run every test; last line: "N passed, M failed".
+# Usage: scripts/test.sh [--mpi=openmpi|mpich] [--no-asan] [--unit-only]
+#   --mpi=NAME   MPI library to build and run against (default: openmpi, Debian's default)
+#   --no-asan    skip the AddressSanitizer+UBSan build of the unit tests
+#   --unit-only  skip the MPI integration runs
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+mpi=openmpi
+asan=1
+mpitests=1
+for a in "$@"; do
+  case "$a" in
+    --mpi=openmpi|--mpi=mpich) mpi=${a#--mpi=} ;;
+    --no-asan) asan=0 ;;
+    --unit-only) mpitests=0 ;;
+    -h|--help) sed -n '2,6p' "$0"; exit 0 ;;
+    *) echo "test.sh: unknown option '$a'" >&2; exit 2 ;;
+  esac
+done
+
+"$top/scripts/install-deps.sh" --mpi="$mpi" || { echo "test.sh: dependencies missing"; echo "0 passed, 1 failed"; exit 1; }
+
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+case "$mpi" in
+  openmpi) mpicc=$(command -v mpicc.openmpi || command -v mpicc) ;;
+  mpich) mpicc=$(command -v mpicc.mpich) ;;
+esac
+
+passed=0
+failed=0
+failures=()
+record() { # name status
+  if [ "$2" -eq 0 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); failures+=("$1"); fi
+}
+# Add the counts a runner printed on its own "N passed, M failed" / Criterion synthesis line.
+count_from() { # name logfile status
+  local line p f
+  line=$(grep -E '^(.*: )?[0-9]+ passed, [0-9]+ failed' "$2" | tail -1)
+  if [ -n "$line" ]; then
+    p=$(grep -oE '[0-9]+ passed' <<<"$line" | grep -oE '[0-9]+')
+    f=$(grep -oE '[0-9]+ failed' <<<"$line" | grep -oE '[0-9]+')
+    passed=$((passed + p)); failed=$((failed + f))
+    [ "$f" -eq 0 ] && [ "$3" -ne 0 ] && { failed=$((failed + 1)); failures+=("$1 (exit $3)"); }
+    [ "$f" -gt 0 ] && failures+=("$1")
+    return
+  fi
+  line=$(grep -E 'Synthesis: Tested: [0-9]+' "$2" | tail -1)
+  if [ -n "$line" ]; then
+    p=$(sed -E 's/.*Passing: ([0-9]+).*/\1/' <<<"$line")
+    f=$(sed -E 's/.*Failing: ([0-9]+) \| Crashing: ([0-9]+).*/\1 \2/' <<<"$line")
+    f=$(( ${f% *} + ${f#* } ))
+    passed=$((passed + p)); failed=$((failed + f))
+    [ "$f" -gt 0 ] && failures+=("$1")
+    [ "$f" -eq 0 ] && [ "$3" -ne 0 ] && { failed=$((failed + 1)); failures+=("$1 (exit $3)"); }
+    return
+  fi
+  record "$1" "$3"
+}
+
+run_step() { # name command...
+  local name=$1; shift
+  local log; log=$(mktemp)
+  echo "== $name"
+  "$@" >"$log" 2>&1
+  local st=$?
+  cat "$log"
+  count_from "$name" "$log" $st
+  rm -f "$log"
+}
+
+build() { # dir configure-args...
+  local dir=$1; shift
+  echo "== build $dir ($*)"
+  if ! "$top/scripts/build.sh" "$dir" "$@"; then
+    record "build $dir" 1
+    return 1
+  fi
+  make -C "$dir" -j"$(nproc)" check TESTS= >"$dir/check-build.out" 2>&1 \
+    || { tail -40 "$dir/check-build.out"; record "build tests $dir" 1; return 1; }
+  record "build $dir" 0
+}
+
+bdir="$top/build/$mpi"
+if build "$bdir" --enable-werror MPICC="$mpicc"; then
+  for t in "$bdir"/tests/unit/test_*; do
+    [ -x "$t" ] && [ -f "$t" ] || continue
+    run_step "unit $(basename "$t")" "$t" --jobs=2
+  done
+  [ -x "$top/tests/unit/cli_dump.sh" ] && run_step "cli dump" "$top/tests/unit/cli_dump.sh" "$bdir/phasor" "$top/tests/data"
+  [ $mpitests -eq 1 ] && run_step "mpi integration ($mpi)" "$bdir/tests/mpi/run_mpi_tests.sh"
+fi
+
+if [ $asan -eq 1 ]; then
+  adir="$top/build/asan-$mpi"
+  if build "$adir" --enable-werror --enable-sanitizers MPICC="$mpicc"; then
+    export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+    for t in "$adir"/tests/unit/test_*; do
+      [ -x "$t" ] && [ -f "$t" ] || continue
+      run_step "asan+ubsan $(basename "$t")" "$t" --jobs=2
+    done
+  fi
+fi
+
+echo
+[ ${#failures[@]} -gt 0 ] && printf 'failed: %s\n' "${failures[@]}"
+echo "test.sh: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
