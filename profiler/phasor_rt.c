@@ -45,8 +45,8 @@ typedef struct job {
 
 volatile int phasor_active;
 volatile int phasor_cancel_seen;
-_Thread_local phasor_thread_t *phasor_tls;
-static _Thread_local phasor_thread_t tls_dead = {.dead = 1};
+PHASOR_TLS phasor_thread_t *phasor_tls;
+static PHASOR_TLS phasor_thread_t tls_dead = {.dead = 1};
 
 int phasor_world_rank, phasor_world_size;
 MPI_Comm phasor_private_comm = MPI_COMM_NULL;

@@ -46,7 +46,11 @@ typedef struct phasor_thread {
 /* Global state read on the hot path. phasor_active is 1 between a successful MPI_Init(_thread)
  * and the start of MPI_Finalize, when the log file could be opened. */
 extern volatile int phasor_active;
-extern _Thread_local phasor_thread_t *phasor_tls;
+/* initial-exec: a plain %fs-relative load instead of a __tls_get_addr call per MPI call.
+ * Safe for a preloaded library (loaded at start-up, static TLS) and small enough to fit
+ * glibc's surplus static TLS if the shim is ever dlopen()ed. */
+#define PHASOR_TLS _Thread_local __attribute__((tls_model("initial-exec")))
+extern PHASOR_TLS phasor_thread_t *phasor_tls;
 
 phasor_thread_t *phasor_thread_attach(void); /* first call of a thread: claim a slot */
 
