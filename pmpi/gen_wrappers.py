@@ -292,7 +292,8 @@ WRAPPERS_C = string.Template('''\
  * pmpi/wrappers_special.c; Init, Finalize, Abort and Pcontrol in pmpi/wrappers_lifecycle.c. */
 #include "phasor_rt.h"
 
-/* ---- helpers shared by the wrappers below (extras writers check room, set TRUNCATED) ---- */
+/* ---- helpers shared by the wrappers below (extras writers check room, set TRUNCATED);
+ * all static inline so that a spec without a user of one still compiles with -Werror ---- */
 
 /* Communicator id and PLOG_F_INTER, with a single table lookup (same rules as
  * phasor_comm_id / phasor_is_inter). */
@@ -334,7 +335,7 @@ static inline int pmpi_outdegree(MPI_Comm comm)
 }
 
 /* Bytes of this rank's own entry of a counts array (rank in the local group). */
-static uint64_t pmpi_own_bytes(MPI_Comm comm, const int *counts, MPI_Datatype type)
+static inline uint64_t pmpi_own_bytes(MPI_Comm comm, const int *counts, MPI_Datatype type)
 {
     const phasor_comm_info_t *ci = phasor_comm_lookup(comm);
     if (!ci || counts == NULL || ci->rank < 0 || ci->rank >= ci->size)
@@ -384,7 +385,8 @@ static inline size_t pmpi_put_handle(plog_event_t *ev, uint64_t *x, size_t room,
 /* STATUS list of one entry for a status MPI filled in (blocking receive or probe). Nothing
  * here can have been cancelled, and MPICH leaves a probe status's cancelled bit as it was:
  * no phasor_status_cancelled. */
-static size_t pmpi_put_status1(plog_event_t *ev, uint64_t *x, size_t room, const MPI_Status *st)
+static inline size_t pmpi_put_status1(plog_event_t *ev, uint64_t *x, size_t room,
+                                      const MPI_Status *st)
 {
     if (room < 1 + PLOG_STATUS_WORDS) {
         ev->flags |= PLOG_F_TRUNCATED;
@@ -398,9 +400,9 @@ static size_t pmpi_put_status1(plog_event_t *ev, uint64_t *x, size_t room, const
 
 /* VSEND/VRECV list of n per-peer byte counts; *sum gets the total over all n peers even
  * when the list had to be cut. types == NULL: every peer uses type. */
-static size_t pmpi_put_vlist(plog_event_t *ev, uint64_t *x, size_t room, unsigned flag, int n,
-                             const int *counts, MPI_Datatype type, const MPI_Datatype *types,
-                             uint64_t *sum)
+static inline size_t pmpi_put_vlist(plog_event_t *ev, uint64_t *x, size_t room, unsigned flag,
+                                    int n, const int *counts, MPI_Datatype type,
+                                    const MPI_Datatype *types, uint64_t *sum)
 {
     uint64_t total = 0;
     for (int i = 0; counts != NULL && i < n; i++)
