@@ -378,7 +378,7 @@ static inline size_t pmpi_put_handle(plog_event_t *ev, uint64_t *x, size_t room,
     }
     x[0] = 1;
     x[1] = h;
-    ev->flags |= PLOG_F_HANDLES;
+    ev->flags |= PLOG_F_HANDLES | PLOG_F_MESSAGE;
     return 2;
 }
 
@@ -427,9 +427,7 @@ WRAPPER = string.Template('''
 $ret $name($params)
 {
     phasor_thread_t *th = phasor_enter();
-    if (!th)
-        return P$name($args);
-${before}    uint64_t t0 = phasor_now();
+${passthrough}${before}    uint64_t t0 = phasor_now();
     int rc = P$name($call_args);
     uint64_t t1 = phasor_now();
 ${after}    plog_event_t *ev = phasor_event_begin($begin_args);
@@ -458,6 +456,7 @@ class WrapperGen:
         self.before, self.after, self.fill, self.extras, self.on_ok = [], [], [], [], []
         self.max_const, self.max_terms = 0, []
         self.uses = set()  # locals of 'after' we must declare
+        self.passthrough_register = None
         clash = LOCALS & {p.name for p in call.params}
         if clash:
             raise SpecError(f'{call.name}: parameter name(s) {sorted(clash)} clash with '
@@ -591,7 +590,10 @@ class WrapperGen:
             if not c.get(field_):  # the list's sum is the field unless the line says otherwise
                 self.on_ok.append(f'            ev->{field_} = {sumvar};')
         if 'newcomm' in d_of:
-            # register even when no event can be recorded: later calls must know the comm
+            # register even when no event can be recorded (nested call, thread over the
+            # budget): later calls of other threads must know the comm
+            self.passthrough_register = (f'phasor_comm_register(*{c.one("newcomm")}, '
+                                         f'{self.comm()}, PLOG_CALL_{c.name});')
             self.after.append(f'    const uint32_t new_id =\n        ok ? phasor_comm_register('
                               f'*{c.one("newcomm")}, {self.comm()}, PLOG_CALL_{c.name}) : 0;')
             self.uses.add('ok')
@@ -648,10 +650,17 @@ class WrapperGen:
         max_extras = ' + '.join(terms) or '0'
 
         names = [p.name for p in c.params]
-        return WRAPPER.substitute(
+        args = wrap_list(names, len(c.name) + 17)
+        if self.passthrough_register:
+            passthrough = (f'    if (!th) {{\n        int rc = P{c.name}({wrap_list(names, len(c.name) + 23)});\n'
+                           f'        if (rc == MPI_SUCCESS && phasor_active)\n'
+                           f'            {self.passthrough_register}\n'
+                           f'        return rc;\n    }}\n')
+        else:
+            passthrough = f'    if (!th)\n        return P{c.name}({args});\n'
+        return WRAPPER.substitute(passthrough=passthrough,
             id=c.id, name=c.name, cls=c.cls, ret=c.ret,
             params=wrap_list([p.decl for p in c.params] or ['void'], len(c.ret + c.name) + 2),
-            args=wrap_list(names, len(c.name) + 17),
             call_args=wrap_list(call_args, len(c.name) + 15),
             before=''.join(line + '\n' for line in self.before),
             after=''.join(line + '\n' for line in after),

@@ -493,8 +493,12 @@ int MPI_Cancel(MPI_Request *request)
 int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
     phasor_thread_t *th = phasor_enter();
-    if (!th)
-        return PMPI_Comm_idup(comm, newcomm, request);
+    if (!th) {
+        int rc = PMPI_Comm_idup(comm, newcomm, request);
+        if (rc == MPI_SUCCESS && phasor_active)
+            phasor_comm_register_dup(*newcomm, comm, PLOG_CALL_MPI_Comm_idup);
+        return rc;
+    }
     uint64_t t0 = phasor_now();
     int rc = PMPI_Comm_idup(comm, newcomm, request);
     uint64_t t1 = phasor_now();
@@ -522,15 +526,21 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
     return rc;
 }
 
-/* Comm_free and Comm_disconnect (inlined: one wrapper frame like every other): record the id the communicator had, then drop it from the
- * table -- unless another thread has meanwhile registered a new communicator that MPI gave
- * the recycled handle value (its id then differs). */
+/* Comm_free and Comm_disconnect (inlined: one wrapper frame like every other): record the
+ * id the communicator had, then drop it from the table -- unless another thread has
+ * meanwhile registered a new communicator that MPI gave the recycled handle value (its id
+ * then differs). Forgotten even when the call is not recorded, like constructors register. */
 static inline __attribute__((always_inline)) int
 pmpi_comm_destroy(MPI_Comm *comm, unsigned call, int (*destroy)(MPI_Comm *))
 {
     phasor_thread_t *th = phasor_enter();
-    if (!th)
-        return destroy(comm);
+    if (!th) {
+        const MPI_Comm was = comm ? *comm : MPI_COMM_NULL;
+        int rc = destroy(comm);
+        if (rc == MPI_SUCCESS && was != MPI_COMM_NULL && phasor_active)
+            phasor_comm_forget(was);
+        return rc;
+    }
     const MPI_Comm saved = comm ? *comm : MPI_COMM_NULL;
     plog_event_t probe = {0};
     pmpi_set_comm(&probe, saved);

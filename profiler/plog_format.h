@@ -106,8 +106,12 @@ enum plog_event_flags {
     PLOG_F_VRECV = 1u << 6,     /* n, then n per-peer receive byte counts */
     PLOG_F_NEWCOMM = 1u << 7,   /* one word: local id of the communicator created (0: NULL) */
     PLOG_F_TRUNCATED = 1u << 8, /* extras did not fit the buffer and were cut */
-    PLOG_F_INTER = 1u << 9      /* communicator is an intercommunicator: peers are remote ranks */
+    PLOG_F_INTER = 1u << 9,     /* communicator is an intercommunicator: peers are remote ranks */
+    PLOG_F_MESSAGE = 1u << 10   /* the HANDLES list holds one MPI_Message (Mprobe, Improbe,
+                                 * Mrecv, Imrecv), not requests: links a receive to its probe */
 };
+/* HANDLES lists of the Wait family (Waitany, Waitall, Waitsome) hold the caller's whole input
+ * array in order, MPI_REQUEST_NULL as 0, so a status entry's index points into it. */
 
 /* A status entry: what a completion or receive really matched.
  *   w0: request handle completed (0 for blocking calls)
