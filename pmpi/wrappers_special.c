@@ -206,7 +206,7 @@ int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Stat
     uint64_t t1 = phasor_now();
     const int done = rc == MPI_SUCCESS && *index != MPI_UNDEFINED;
     const size_t st_words = done ? 1 + PLOG_STATUS_WORDS : 0;
-    const size_t h_words = saved ? 1 + (size_t)count : 0;
+    const size_t h_words = saved && rc != MPI_SUCCESS ? 1 + (size_t)count : 0;
     plog_event_t *ev =
         phasor_event_begin(th, PLOG_CALL_MPI_Waitany, t0, t1, rc, h_words + st_words);
     if (ev) {
@@ -214,7 +214,8 @@ int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Stat
         size_t room = phasor_extras_room(th, ev), nx = 0;
         if (count > 0 && !saved)
             ev->flags |= PLOG_F_TRUNCATED; /* no memory to keep the handles */
-        nx += pmpi_put_handles(ev, x, room, saved, count, st_words);
+        if (rc != MPI_SUCCESS)
+            nx += pmpi_put_handles(ev, x, room, saved, count, st_words);
         if (done) {
             MPI_Request h = saved && *index >= 0 && *index < count ? saved[*index]
                                                                    : MPI_REQUEST_NULL;
@@ -279,7 +280,7 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
     const int done = rc == MPI_SUCCESS && saved;
     const size_t nactive = done ? pmpi_count_active(saved, count) : 0;
     const size_t st_words = nactive ? 1 + nactive * PLOG_STATUS_WORDS : 0;
-    const size_t h_words = saved ? 1 + (size_t)count : 0;
+    const size_t h_words = saved && rc != MPI_SUCCESS ? 1 + (size_t)count : 0;
     plog_event_t *ev =
         phasor_event_begin(th, PLOG_CALL_MPI_Waitall, t0, t1, rc, h_words + st_words);
     if (ev) {
@@ -287,7 +288,8 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
         size_t room = phasor_extras_room(th, ev), nx = 0;
         if (count > 0 && !saved)
             ev->flags |= PLOG_F_TRUNCATED;
-        nx += pmpi_put_handles(ev, x, room, saved, count, st_words);
+        if (rc != MPI_SUCCESS)
+            nx += pmpi_put_handles(ev, x, room, saved, count, st_words);
         if (done)
             nx = pmpi_put_all_statuses(ev, x, room, nx, saved, count, sts, nactive);
         phasor_event_end(th, ev, nx);
@@ -348,7 +350,7 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
     const int nout = rc == MPI_SUCCESS && saved && *outcount != MPI_UNDEFINED && *outcount > 0
                          ? *outcount : 0;
     const size_t st_words = nout ? 1 + (size_t)nout * PLOG_STATUS_WORDS : 0;
-    const size_t h_words = saved ? 1 + (size_t)incount : 0;
+    const size_t h_words = saved && rc != MPI_SUCCESS ? 1 + (size_t)incount : 0;
     plog_event_t *ev =
         phasor_event_begin(th, PLOG_CALL_MPI_Waitsome, t0, t1, rc, h_words + st_words);
     if (ev) {
@@ -356,7 +358,8 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
         size_t room = phasor_extras_room(th, ev), nx = 0;
         if (incount > 0 && !saved)
             ev->flags |= PLOG_F_TRUNCATED;
-        nx += pmpi_put_handles(ev, x, room, saved, incount, st_words);
+        if (rc != MPI_SUCCESS)
+            nx += pmpi_put_handles(ev, x, room, saved, incount, st_words);
         if (nout)
             nx = pmpi_put_some_statuses(ev, x, room, nx, saved, incount, nout,
                                         array_of_indices, sts);

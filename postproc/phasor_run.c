@@ -66,12 +66,12 @@ static int find_lib(char *out, size_t cap)
             const char *rel[] = {"libphasor.so", ".libs/libphasor.so", "../lib/libphasor.so",
                                  "../.libs/libphasor.so"};
             for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
-                snprintf(out, cap, "%s/%s", exe, rel[i]);
+                if ((size_t)snprintf(out, cap, "%s/%s", exe, rel[i]) >= cap)
+                    continue;
                 char real[PATH_MAX];
-                if (file_exists(out) && realpath(out, real)) {
-                    snprintf(out, cap, "%s", real);
+                if (file_exists(out) && realpath(out, real) &&
+                    (size_t)snprintf(out, cap, "%s", real) < cap)
                     return 1;
-                }
             }
         }
     }

@@ -10,6 +10,8 @@
 
 #include <stdint.h>
 #include <time.h>
+
+#include "plog_codec.h"
 #if defined(__x86_64__)
 #include <x86intrin.h>
 #endif
@@ -33,23 +35,13 @@ static inline uint64_t phasor_now(void)
     return phasor_mono_ns();
 }
 
-/* Linear map raw -> ns, fitted between two (raw, ns) samples taken at init and at flush. */
-typedef struct phasor_clock_map {
-    uint64_t raw0, ns0;
-    double ns_per_tick; /* 1.0 for the monotonic clock */
-} phasor_clock_map_t;
+/* Linear map raw -> ns (plog_time_map_t, applied by the encoder), fitted between two
+ * (raw, ns) samples taken at init and at write time; identity for the monotonic clock. */
+typedef plog_time_map_t phasor_clock_map_t;
 
 /* Decide the clock source (reads PHASOR_CLOCK and the kernel clocksource). */
 void phasor_clock_init(void);
 /* Map fitted from the init sample to a fresh sample taken now. */
 void phasor_clock_map_now(phasor_clock_map_t *map);
-
-static inline uint64_t phasor_clock_to_ns(const phasor_clock_map_t *map, uint64_t raw)
-{
-    if (map->ns_per_tick == 1.0)
-        return raw;
-    int64_t d = (int64_t)(raw - map->raw0);
-    return map->ns0 + (uint64_t)(int64_t)((double)d * map->ns_per_tick);
-}
 
 #endif

@@ -155,7 +155,7 @@ static void read_config(int rank)
     memset(&cfg, 0, sizeof(cfg));
     cfg.buffer = DEFAULT_BUFFER;
     cfg.max_threads = 256;
-    cfg.level = 3;
+    cfg.level = 1;
     cfg.file_mode = 0600;
     const char *q = getenv("PHASOR_QUIET");
     cfg.quiet = q && *q && strcmp(q, "0") != 0;
@@ -179,7 +179,7 @@ static void read_config(int rank)
         if (parse_int(v, 1, 19, &l))
             cfg.level = (int)l;
         else if (rank == 0)
-            warn("PHASOR_ZSTD_LEVEL=%s is not a number from 1 to 19; using 3", v);
+            warn("PHASOR_ZSTD_LEVEL=%s is not a number from 1 to 19; using 1", v);
     }
     if ((v = getenv("PHASOR_WRITER")) && *v) {
         if (strcmp(v, "inline") == 0)
@@ -238,14 +238,9 @@ static void write_events_locked(unsigned thread, uint8_t *buf, size_t len, uint3
     flush_comms_locked();
     phasor_clock_map_t map;
     phasor_clock_map_now(&map);
-    for (uint8_t *p = buf; p < buf + len;) {
-        plog_event_t *ev = (plog_event_t *)p;
-        ev->t_start = phasor_clock_to_ns(&map, ev->t_start);
-        ev->t_end = phasor_clock_to_ns(&map, ev->t_end);
-        p += sizeof(*ev) + (size_t)ev->nextra * sizeof(uint64_t);
-    }
     size_t out = 0;
-    if (plog_events_encode(buf, len, n, enc_buf, enc_cap, &out) != PLOG_OK) {
+    if (plog_events_encode_mapped(buf, len, n, phasor_clock_use_tsc ? &map : NULL, enc_buf,
+                                  enc_cap, &out) != PLOG_OK) {
         dropped_events += n; /* cannot happen with enc_cap from the bound; counted anyway */
         return;
     }

@@ -193,7 +193,7 @@ enum { COL_CALL, COL_DSTART, COL_DUR, COL_COMM, COL_PEER, COL_TAG, COL_BYTES, CO
 size_t plog_events_encode_bound(size_t records_len)
 {
     /* a 72-byte event is at most 14 varints of 10 bytes; an 8-byte extra at most 10 */
-    return records_len * 2 + 16 + PLOG_NCOLS * 10;
+    return records_len * 2 + 16 + PLOG_NCOLS * 5;
 }
 
 static int events_walk(const uint8_t **p, const uint8_t *end, const plog_event_t **ev,
@@ -210,67 +210,103 @@ static int events_walk(const uint8_t **p, const uint8_t *end, const plog_event_t
     return 1;
 }
 
-static void encode_column(plog_wcur_t *w, int col, const uint8_t *records, size_t len,
-                          uint32_t n)
+/* Unchecked varint store: callers guarantee 10 bytes of room. */
+static inline uint8_t *put_varint_raw(uint8_t *p, uint64_t v)
 {
-    const uint8_t *p = records, *end = records + len;
-    const plog_event_t *ev;
-    const uint64_t *x;
-    uint64_t prev_start = 0, prev_req = 0;
-    for (uint32_t i = 0; i < n && events_walk(&p, end, &ev, &x); i++) {
-        switch (col) {
-        case COL_CALL: plog_put_varint(w, ev->call); break;
-        case COL_DSTART:
-            plog_put_varint(w, plog_zigzag((int64_t)(ev->t_start - prev_start)));
-            prev_start = ev->t_start;
-            break;
-        case COL_DUR: plog_put_varint(w, plog_zigzag((int64_t)(ev->t_end - ev->t_start))); break;
-        case COL_COMM: plog_put_varint(w, ev->comm); break;
-        case COL_PEER: plog_put_varint(w, plog_zigzag(ev->peer)); break;
-        case COL_TAG: plog_put_varint(w, plog_zigzag(ev->tag)); break;
-        case COL_BYTES: plog_put_varint(w, ev->bytes); break;
-        case COL_RBYTES: plog_put_varint(w, ev->rbytes); break;
-        case COL_REQ:
-            if (ev->request == 0) {
-                plog_put_varint(w, 0);
-            } else {
-                plog_put_varint(w, 1 + plog_zigzag((int64_t)(ev->request - prev_req)));
-                prev_req = ev->request;
-            }
-            break;
-        case COL_ROOT: plog_put_varint(w, plog_zigzag(ev->root)); break;
-        case COL_CALLSITE: plog_put_varint(w, ev->callsite); break;
-        case COL_RC: plog_put_varint(w, plog_zigzag(ev->rc)); break;
-        case COL_FLAGS: plog_put_varint(w, ev->flags); break;
-        case COL_NEXTRA: plog_put_varint(w, ev->nextra); break;
-        case COL_EXTRAS:
-            for (uint32_t k = 0; k < ev->nextra; k++)
-                plog_put_varint(w, x[k]);
-            break;
-        }
+    if (__builtin_expect(v < 0x80, 1)) { /* most fields of most events */
+        *p = (uint8_t)v;
+        return p + 1;
     }
+    while (v >= 0x80) {
+        *p++ = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    *p++ = (uint8_t)v;
+    return p;
 }
 
 plog_err_t plog_events_encode(const uint8_t *records, size_t records_len, uint32_t n,
                               uint8_t *out, size_t cap, size_t *out_len)
 {
-    plog_wcur_t w = {out, out + cap, 0};
-    plog_put_varint(&w, n);
-    for (int c = 0; c < PLOG_NCOLS; c++) {
-        /* Reserve a 5-byte length (columns stay < 4 GiB), encode, then back-fill it. */
-        uint8_t *lenpos = w.p;
-        plog_put_bytes(&w, "\x80\x80\x80\x80\x00", 5);
-        uint8_t *start = w.p;
-        encode_column(&w, c, records, records_len, n);
-        if (w.overflow)
-            return PLOG_E_NOSPACE;
-        uint64_t clen = (uint64_t)(w.p - start);
-        for (int k = 0; k < 5; k++)
-            lenpos[k] = (uint8_t)(((clen >> (7 * k)) & 0x7f) | (k < 4 ? 0x80 : 0));
-    }
-    if (w.overflow)
+    return plog_events_encode_mapped(records, records_len, n, NULL, out, cap, out_len);
+}
+
+static inline uint64_t map_time(const plog_time_map_t *tm, uint64_t raw)
+{
+    if (tm == NULL)
+        return raw;
+    return tm->ns0 + (uint64_t)(int64_t)((double)(int64_t)(raw - tm->raw0) * tm->ns_per_tick);
+}
+
+plog_err_t plog_events_encode_mapped(const uint8_t *records, size_t records_len, uint32_t n,
+                                     const plog_time_map_t *tm, uint8_t *out, size_t cap,
+                                     size_t *out_len)
+{
+    /* One pass writes every column into its own worst-case region of out (10 bytes per
+     * value), then the columns are packed behind their lengths. The bound guarantees the
+     * regions fit: 14 scalar columns x 10 bytes <= 2 x 72 bytes per event. The extras
+     * count follows from the length: records_len = n x 72 + 8 x words. */
+    if (cap < plog_events_encode_bound(records_len))
         return PLOG_E_NOSPACE;
-    *out_len = (size_t)(w.p - out);
+    if (records_len < (size_t)n * sizeof(plog_event_t) ||
+        (records_len - (size_t)n * sizeof(plog_event_t)) % sizeof(uint64_t) != 0)
+        return PLOG_E_CORRUPT;
+    const size_t nev = n;
+    const size_t nwords = (records_len - (size_t)n * sizeof(plog_event_t)) / sizeof(uint64_t);
+    const size_t head = 16 + PLOG_NCOLS * 5; /* n and the column lengths, packed later */
+    uint8_t *col[PLOG_NCOLS], *cur[PLOG_NCOLS];
+    uint8_t *base = out + head;
+    for (int c = 0; c < PLOG_NCOLS; c++) {
+        col[c] = cur[c] = base;
+        base += (c == COL_EXTRAS ? nwords : nev) * 10;
+    }
+    if (base > out + cap)
+        return PLOG_E_NOSPACE;
+
+    const uint8_t *p = records, *end = records + records_len;
+    const plog_event_t *ev;
+    const uint64_t *x;
+    uint64_t prev_start = 0, prev_req = 0;
+    uint32_t i;
+    for (i = 0; i < n && events_walk(&p, end, &ev, &x); i++) {
+        const uint64_t t_start = map_time(tm, ev->t_start), t_end = map_time(tm, ev->t_end);
+        cur[COL_CALL] = put_varint_raw(cur[COL_CALL], ev->call);
+        cur[COL_DSTART] = put_varint_raw(cur[COL_DSTART],
+                                         plog_zigzag((int64_t)(t_start - prev_start)));
+        prev_start = t_start;
+        cur[COL_DUR] = put_varint_raw(cur[COL_DUR], plog_zigzag((int64_t)(t_end - t_start)));
+        cur[COL_COMM] = put_varint_raw(cur[COL_COMM], ev->comm);
+        cur[COL_PEER] = put_varint_raw(cur[COL_PEER], plog_zigzag(ev->peer));
+        cur[COL_TAG] = put_varint_raw(cur[COL_TAG], plog_zigzag(ev->tag));
+        cur[COL_BYTES] = put_varint_raw(cur[COL_BYTES], ev->bytes);
+        cur[COL_RBYTES] = put_varint_raw(cur[COL_RBYTES], ev->rbytes);
+        if (ev->request == 0) {
+            *cur[COL_REQ]++ = 0;
+        } else {
+            cur[COL_REQ] = put_varint_raw(cur[COL_REQ],
+                                          1 + plog_zigzag((int64_t)(ev->request - prev_req)));
+            prev_req = ev->request;
+        }
+        cur[COL_ROOT] = put_varint_raw(cur[COL_ROOT], plog_zigzag(ev->root));
+        cur[COL_CALLSITE] = put_varint_raw(cur[COL_CALLSITE], ev->callsite);
+        cur[COL_RC] = put_varint_raw(cur[COL_RC], plog_zigzag(ev->rc));
+        cur[COL_FLAGS] = put_varint_raw(cur[COL_FLAGS], ev->flags);
+        cur[COL_NEXTRA] = put_varint_raw(cur[COL_NEXTRA], ev->nextra);
+        for (uint32_t k = 0; k < ev->nextra; k++)
+            cur[COL_EXTRAS] = put_varint_raw(cur[COL_EXTRAS], x[k]);
+    }
+    if (i != n || p != end)
+        return PLOG_E_CORRUPT;
+
+    uint8_t *w = put_varint_raw(out, n);
+    for (int c = 0; c < PLOG_NCOLS; c++)
+        w = put_varint_raw(w, (uint64_t)(cur[c] - col[c]));
+    for (int c = 0; c < PLOG_NCOLS; c++) { /* regions only move down: memmove is safe */
+        size_t len = (size_t)(cur[c] - col[c]);
+        memmove(w, col[c], len);
+        w += len;
+    }
+    *out_len = (size_t)(w - out);
     return PLOG_OK;
 }
 

@@ -72,6 +72,15 @@ plog_err_t plog_frame_header_check(const plog_frame_header_t *fh);
 size_t plog_events_encode_bound(size_t records_len);
 plog_err_t plog_events_encode(const uint8_t *records, size_t records_len, uint32_t n,
                               uint8_t *out, size_t cap, size_t *out_len);
+/* Linear map applied to t_start/t_end while encoding: ns = ns0 + (raw - raw0) x ns_per_tick.
+ * Lets the shim keep raw TSC ticks in its buffers and convert in the same pass. */
+typedef struct plog_time_map {
+    uint64_t raw0, ns0;
+    double ns_per_tick;
+} plog_time_map_t;
+plog_err_t plog_events_encode_mapped(const uint8_t *records, size_t records_len, uint32_t n,
+                                     const plog_time_map_t *tm, uint8_t *out, size_t cap,
+                                     size_t *out_len);
 
 #define PLOG_NCOLS 15
 typedef struct plog_events_dec {

@@ -110,8 +110,9 @@ enum plog_event_flags {
     PLOG_F_MESSAGE = 1u << 10   /* the HANDLES list holds one MPI_Message (Mprobe, Improbe,
                                  * Mrecv, Imrecv), not requests: links a receive to its probe */
 };
-/* HANDLES lists of the Wait family (Waitany, Waitall, Waitsome) hold the caller's whole input
- * array in order, MPI_REQUEST_NULL as 0, so a status entry's index points into it. */
+/* When Waitany, Waitall or Waitsome fail, their HANDLES list holds the caller's whole input
+ * array in order (MPI_REQUEST_NULL as 0), so the reader knows what was waited for. On
+ * success the status entries alone say which handle completed and at which index. */
 
 /* A status entry: what a completion or receive really matched.
  *   w0: request handle completed (0 for blocking calls)
