@@ -1,0 +1,13 @@
+/* phasor_cmd.h: the phasor command's subcommands; each takes argv[0] = its own name and
+ * returns the process exit status (PHASOR_EXIT_*). Every subcommand answers --help. */
+#ifndef PHASOR_CMD_H
+#define PHASOR_CMD_H
+
+#define PHASOR_EXIT_OK 0    /* success */
+#define PHASOR_EXIT_INPUT 1 /* bad input: a one-line reason naming the file went to stderr */
+#define PHASOR_EXIT_USAGE 2 /* bad usage */
+
+int phasor_cmd_run(int argc, char **argv);  /* postproc/phasor_run.c */
+int phasor_cmd_dump(int argc, char **argv); /* postproc/phasor_dump.c */
+
+#endif

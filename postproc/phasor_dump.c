@@ -1,0 +1,686 @@
+/* phasor_dump.c: `phasor dump`: every decoded event of a log as text, CSV or JSON
+ * (formats: doc/dump-format.md). Output is streamed: one event in memory at a time. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "phasor_cmd.h"
+#include "plog_calls.h"
+#include "plog_reader.h"
+
+#define DUMP_JSON_VERSION 1
+
+enum dump_fmt { FMT_TEXT, FMT_CSV, FMT_JSON };
+
+/* ---- a small buffered writer (printf per field would dominate large dumps) ---- */
+
+typedef struct out {
+    FILE *f;
+    size_t n;
+    char buf[1 << 16];
+} out_t;
+
+static void o_flush(out_t *o)
+{
+    if (o->n > 0)
+        fwrite(o->buf, 1, o->n, o->f);
+    o->n = 0;
+}
+
+static void o_mem(out_t *o, const char *s, size_t len)
+{
+    if (len > sizeof(o->buf) - o->n) {
+        o_flush(o);
+        if (len > sizeof(o->buf)) {
+            fwrite(s, 1, len, o->f);
+            return;
+        }
+    }
+    memcpy(o->buf + o->n, s, len);
+    o->n += len;
+}
+
+static void o_str(out_t *o, const char *s) { o_mem(o, s, strlen(s)); }
+
+static void o_chr(out_t *o, char c)
+{
+    if (o->n == sizeof(o->buf))
+        o_flush(o);
+    o->buf[o->n++] = c;
+}
+
+static void o_u64(out_t *o, uint64_t v)
+{
+    char tmp[24];
+    size_t i = sizeof(tmp);
+    do {
+        tmp[--i] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    o_mem(o, tmp + i, sizeof(tmp) - i);
+}
+
+static void o_i64(out_t *o, int64_t v)
+{
+    if (v < 0) {
+        o_chr(o, '-');
+        o_u64(o, (uint64_t)0 - (uint64_t)v);
+    } else {
+        o_u64(o, (uint64_t)v);
+    }
+}
+
+/* bytes of a status: PLOG_BYTES_UNKNOWN prints as -1 */
+static void o_bytes(out_t *o, uint64_t v)
+{
+    if (v == PLOG_BYTES_UNKNOWN)
+        o_str(o, "-1");
+    else
+        o_u64(o, v);
+}
+
+/* A JSON string: escapes quotes, backslashes and control characters; bytes that are not
+ * UTF-8 become U+FFFD so that strict parsers accept the document. */
+static void o_jstr(out_t *o, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    o_chr(o, '"');
+    while (*p) {
+        unsigned c = *p;
+        if (c == '"' || c == '\\') {
+            o_chr(o, '\\');
+            o_chr(o, (char)c);
+            p++;
+        } else if (c < 0x20) {
+            char tmp[8];
+            snprintf(tmp, sizeof(tmp), "\\u%04x", c);
+            o_str(o, tmp);
+            p++;
+        } else if (c < 0x80) {
+            o_chr(o, (char)c);
+            p++;
+        } else {
+            size_t len = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+            size_t k = 1;
+            while (len && k < len && (p[k] & 0xc0) == 0x80)
+                k++;
+            if (len == 0 || k != len) {
+                o_str(o, "\\ufffd");
+                p++;
+            } else {
+                o_mem(o, (const char *)p, len);
+                p += len;
+            }
+        }
+    }
+    o_chr(o, '"');
+}
+
+/* ---- event fields ---- */
+
+static const char *const flag_names[] = {"inplace", "flag_true", "recvspec",  "handles",
+                                         "status",  "vsend",     "vrecv",     "newcomm",
+                                         "truncated", "inter",   "message"};
+#define N_FLAG_NAMES (sizeof(flag_names) / sizeof(flag_names[0]))
+
+static void o_flags(out_t *o, uint32_t flags, const char *sep, int json)
+{
+    int first = 1;
+    for (unsigned b = 0; b < 32; b++) {
+        if (!(flags & (1u << b)))
+            continue;
+        if (!first)
+            o_str(o, sep);
+        first = 0;
+        char tmp[16];
+        const char *name = b < N_FLAG_NAMES ? flag_names[b] : tmp;
+        if (b >= N_FLAG_NAMES)
+            snprintf(tmp, sizeof(tmp), "bit%u", b);
+        if (json)
+            o_jstr(o, name);
+        else
+            o_str(o, name);
+    }
+}
+
+static void o_list(out_t *o, const uint64_t *v, uint32_t n, const char *sep)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        if (i)
+            o_str(o, sep);
+        o_u64(o, v[i]);
+    }
+}
+
+static void o_reqids(out_t *o, const plog_rec_t *e, const char *sep)
+{
+    for (uint32_t i = 0; i < e->n_handles; i++) {
+        if (i)
+            o_str(o, sep);
+        o_u64(o, e->handles[i].id);
+    }
+}
+
+static void o_status_compact(out_t *o, const plog_rec_t *e)
+{
+    for (uint32_t i = 0; i < e->n_status; i++) {
+        const plog_rstatus_t *s = &e->status[i];
+        if (i)
+            o_chr(o, ';');
+        o_i64(o, s->source);
+        o_chr(o, ':');
+        o_i64(o, s->tag);
+        o_chr(o, ':');
+        o_bytes(o, s->bytes);
+        o_chr(o, ':');
+        o_u64(o, s->request);
+    }
+}
+
+static const char *const csv_header =
+    "rank,thread,call,start_ns,end_ns,comm,peer,tag,bytes,root,request,rbytes,rc,flags,status,"
+    "class,recv_source,recv_tag,requests,vsend,vrecv,newcomm,message\n";
+
+static void event_csv(out_t *o, const plog_rec_t *e)
+{
+    o_i64(o, e->rank);
+    o_chr(o, ',');
+    o_u64(o, e->thread);
+    o_chr(o, ',');
+    o_str(o, e->call_name);
+    o_chr(o, ',');
+    o_i64(o, e->start_ns);
+    o_chr(o, ',');
+    o_i64(o, e->end_ns);
+    o_chr(o, ',');
+    o_i64(o, e->comm);
+    o_chr(o, ',');
+    o_i64(o, e->peer);
+    o_chr(o, ',');
+    o_i64(o, e->tag);
+    o_chr(o, ',');
+    o_u64(o, e->bytes);
+    o_chr(o, ',');
+    o_i64(o, e->root);
+    o_chr(o, ',');
+    o_u64(o, e->request);
+    o_chr(o, ',');
+    o_u64(o, e->rbytes);
+    o_chr(o, ',');
+    o_i64(o, e->rc);
+    o_chr(o, ',');
+    o_flags(o, e->flags, "|", 0);
+    o_chr(o, ',');
+    o_status_compact(o, e);
+    o_chr(o, ',');
+    o_str(o, plog_class_name(e->cls));
+    o_chr(o, ',');
+    if (e->flags & PLOG_F_RECVSPEC) {
+        o_i64(o, e->recv_source);
+        o_chr(o, ',');
+        o_i64(o, e->recv_tag);
+    } else {
+        o_chr(o, ',');
+    }
+    o_chr(o, ',');
+    if (!(e->flags & PLOG_F_MESSAGE))
+        o_reqids(o, e, ";");
+    o_chr(o, ',');
+    o_list(o, e->vsend, e->n_vsend, ";");
+    o_chr(o, ',');
+    o_list(o, e->vrecv, e->n_vrecv, ";");
+    o_chr(o, ',');
+    if (e->flags & PLOG_F_NEWCOMM)
+        o_i64(o, e->newcomm);
+    o_chr(o, ',');
+    if (e->flags & PLOG_F_MESSAGE)
+        o_u64(o, e->message);
+    o_chr(o, '\n');
+}
+
+static void kv_i64(out_t *o, const char *key, int64_t v)
+{
+    o_chr(o, ' ');
+    o_str(o, key);
+    o_chr(o, '=');
+    o_i64(o, v);
+}
+
+static void event_text(out_t *o, const plog_rec_t *e)
+{
+    o_i64(o, e->rank);
+    o_chr(o, ' ');
+    o_u64(o, e->thread);
+    o_chr(o, ' ');
+    o_i64(o, e->start_ns);
+    o_chr(o, ' ');
+    o_i64(o, e->end_ns);
+    o_chr(o, ' ');
+    o_str(o, e->call_name);
+    if (e->comm != 0)
+        kv_i64(o, "comm", e->comm);
+    if (e->peer != PLOG_NONE)
+        kv_i64(o, "peer", e->peer);
+    if (e->tag != PLOG_NONE)
+        kv_i64(o, "tag", e->tag);
+    if (e->root != PLOG_NONE)
+        kv_i64(o, "root", e->root);
+    if (e->bytes != 0) {
+        o_str(o, " bytes=");
+        o_u64(o, e->bytes);
+    }
+    if (e->rbytes != 0) {
+        o_str(o, " rbytes=");
+        o_u64(o, e->rbytes);
+    }
+    if (e->request != 0) {
+        o_str(o, " req=");
+        o_u64(o, e->request);
+    }
+    if (e->rc != 0)
+        kv_i64(o, "rc", e->rc);
+    if (e->flags & PLOG_F_RECVSPEC) {
+        kv_i64(o, "recv_source", e->recv_source);
+        kv_i64(o, "recv_tag", e->recv_tag);
+    }
+    if (e->flags & PLOG_F_MESSAGE) {
+        o_str(o, " msg=");
+        o_u64(o, e->message);
+    } else if (e->n_handles) {
+        o_str(o, " requests=");
+        o_reqids(o, e, ",");
+    }
+    if (e->n_status) {
+        o_str(o, " status=");
+        o_status_compact(o, e);
+    }
+    if (e->n_vsend) {
+        o_str(o, " vsend=");
+        o_list(o, e->vsend, e->n_vsend, ",");
+    }
+    if (e->n_vrecv) {
+        o_str(o, " vrecv=");
+        o_list(o, e->vrecv, e->n_vrecv, ",");
+    }
+    if (e->flags & PLOG_F_NEWCOMM)
+        kv_i64(o, "newcomm", e->newcomm);
+    if (e->flags) {
+        o_str(o, " flags=");
+        o_flags(o, e->flags, "|", 0);
+    }
+    o_chr(o, '\n');
+}
+
+static void jkey(out_t *o, const char *key)
+{
+    o_str(o, ", \"");
+    o_str(o, key);
+    o_str(o, "\": ");
+}
+
+static void event_json(out_t *o, const plog_rec_t *e, int first)
+{
+    o_str(o, first ? "\n  {\"rank\": " : ",\n  {\"rank\": ");
+    o_i64(o, e->rank);
+    jkey(o, "thread");
+    o_u64(o, e->thread);
+    jkey(o, "call");
+    o_jstr(o, e->call_name);
+    jkey(o, "class");
+    o_jstr(o, plog_class_name(e->cls));
+    jkey(o, "start_ns");
+    o_i64(o, e->start_ns);
+    jkey(o, "end_ns");
+    o_i64(o, e->end_ns);
+    jkey(o, "comm");
+    o_i64(o, e->comm);
+    jkey(o, "peer");
+    o_i64(o, e->peer);
+    jkey(o, "tag");
+    o_i64(o, e->tag);
+    jkey(o, "bytes");
+    o_u64(o, e->bytes);
+    jkey(o, "rbytes");
+    o_u64(o, e->rbytes);
+    jkey(o, "root");
+    o_i64(o, e->root);
+    jkey(o, "request");
+    o_u64(o, e->request);
+    jkey(o, "rc");
+    o_i64(o, e->rc);
+    jkey(o, "flags");
+    o_chr(o, '[');
+    o_flags(o, e->flags, ", ", 1);
+    o_chr(o, ']');
+    if (e->flags & PLOG_F_RECVSPEC) {
+        jkey(o, "recv_source");
+        o_i64(o, e->recv_source);
+        jkey(o, "recv_tag");
+        o_i64(o, e->recv_tag);
+    }
+    if (e->flags & PLOG_F_MESSAGE) {
+        jkey(o, "message");
+        o_u64(o, e->message);
+    } else if (e->flags & PLOG_F_HANDLES) {
+        jkey(o, "requests");
+        o_chr(o, '[');
+        o_reqids(o, e, ", ");
+        o_chr(o, ']');
+    }
+    if (e->flags & PLOG_F_STATUS) {
+        jkey(o, "status");
+        o_chr(o, '[');
+        for (uint32_t i = 0; i < e->n_status; i++) {
+            const plog_rstatus_t *s = &e->status[i];
+            o_str(o, i ? ", {\"request\": " : "{\"request\": ");
+            o_u64(o, s->request);
+            jkey(o, "source");
+            o_i64(o, s->source);
+            jkey(o, "tag");
+            o_i64(o, s->tag);
+            jkey(o, "bytes");
+            o_bytes(o, s->bytes);
+            jkey(o, "index");
+            o_u64(o, s->index);
+            jkey(o, "cancelled");
+            o_str(o, s->cancelled ? "true}" : "false}");
+        }
+        o_chr(o, ']');
+    }
+    if (e->flags & PLOG_F_VSEND) {
+        jkey(o, "vsend");
+        o_chr(o, '[');
+        o_list(o, e->vsend, e->n_vsend, ", ");
+        o_chr(o, ']');
+    }
+    if (e->flags & PLOG_F_VRECV) {
+        jkey(o, "vrecv");
+        o_chr(o, '[');
+        o_list(o, e->vrecv, e->n_vrecv, ", ");
+        o_chr(o, ']');
+    }
+    if (e->flags & PLOG_F_NEWCOMM) {
+        jkey(o, "newcomm");
+        o_i64(o, e->newcomm);
+    }
+    o_chr(o, '}');
+}
+
+/* ---- run-level sections ---- */
+
+static void o_ranklist(out_t *o, const int32_t *v, uint32_t n)
+{
+    o_chr(o, '[');
+    for (uint32_t i = 0; i < n; i++) {
+        if (i)
+            o_str(o, ", ");
+        o_i64(o, v[i]);
+    }
+    o_chr(o, ']');
+}
+
+static const char *creator_name(uint32_t call)
+{
+    if (call == 0)
+        return "MPI_Init"; /* the predefined communicators */
+    const char *n = plog_call_name(call);
+    return n != NULL ? n : "unknown";
+}
+
+static uint64_t kv_u64(const plog_rank_t *rk, const char *key, uint64_t dflt)
+{
+    const char *v = plog_rank_kv(rk, key);
+    if (v == NULL || *v < '0' || *v > '9')
+        return dflt;
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(v, &end, 10);
+    return errno == 0 && *end == '\0' ? (uint64_t)x : dflt;
+}
+
+static void json_tail(out_t *o, const plog_run_t *run)
+{
+    o_str(o, "\n],\n\"comms\": [");
+    for (size_t gid = 1; gid <= plog_run_ncomms(run); gid++) {
+        const plog_gcomm_t *g = plog_run_comm(run, (int32_t)gid);
+        o_str(o, gid > 1 ? ",\n  {\"id\": " : "\n  {\"id\": ");
+        o_i64(o, g->id);
+        jkey(o, "kind");
+        o_jstr(o, plog_comm_kind_name(g->kind));
+        jkey(o, "members");
+        o_ranklist(o, g->members, g->n_members);
+        jkey(o, "remote");
+        o_ranklist(o, g->remote, g->n_remote);
+        jkey(o, "creator");
+        o_jstr(o, creator_name(g->call));
+        jkey(o, "parent");
+        o_i64(o, g->parent);
+        o_chr(o, '}');
+    }
+    o_str(o, "\n],\n\"ranks\": [");
+    int first = 1;
+    for (int32_t r = 0; r < plog_run_world_size(run); r++) {
+        const plog_rank_t *rk = plog_run_rank(run, r);
+        if (rk == NULL)
+            continue;
+        o_str(o, first ? "\n  {\"rank\": " : ",\n  {\"rank\": ");
+        first = 0;
+        o_i64(o, r);
+        const char *host = plog_rank_kv(rk, "hostname");
+        const char *lib = plog_rank_kv(rk, "mpi_library");
+        jkey(o, "hostname");
+        o_jstr(o, host ? host : "");
+        jkey(o, "pid");
+        o_i64(o, rk->hdr.pid);
+        jkey(o, "mpi_library");
+        o_jstr(o, lib ? lib : "");
+        jkey(o, "ended");
+        o_jstr(o, rk->complete ? "complete" : "truncated");
+        if (!rk->complete) {
+            jkey(o, "truncated_at");
+            o_u64(o, rk->end_offset);
+        }
+        jkey(o, "events");
+        o_u64(o, rk->n_events);
+        jkey(o, "dropped");
+        o_u64(o, kv_u64(rk, "dropped_events", 0));
+        jkey(o, "threads");
+        o_u64(o, kv_u64(rk, "threads", rk->n_threads));
+        o_chr(o, '}');
+    }
+    o_str(o, "\n],\n\"warnings\": [");
+    for (size_t i = 0; i < plog_run_nwarnings(run); i++) {
+        o_str(o, i ? ",\n  " : "\n  ");
+        o_jstr(o, plog_run_warning(run, i));
+    }
+    o_str(o, "\n]}\n");
+}
+
+static void text_tail(out_t *o, const plog_run_t *run)
+{
+    for (int32_t r = 0; r < plog_run_world_size(run); r++) {
+        const plog_rank_t *rk = plog_run_rank(run, r);
+        if (rk == NULL)
+            continue;
+        const char *host = plog_rank_kv(rk, "hostname");
+        char line[512];
+        snprintf(line, sizeof(line), "# rank %d: %s, %" PRIu64 " events, %" PRIu64
+                 " dropped, host %s, pid %" PRId64 "\n", (int)r,
+                 rk->complete ? "complete" : "truncated", rk->n_events,
+                 kv_u64(rk, "dropped_events", 0), host ? host : "?", rk->hdr.pid);
+        o_str(o, line);
+        if (!rk->complete) {
+            snprintf(line, sizeof(line), "#   %s ended early at offset %" PRIu64 "\n", rk->path,
+                     rk->end_offset);
+            o_str(o, line);
+        }
+    }
+}
+
+/* ---- the command ---- */
+
+static void dump_usage(FILE *f)
+{
+    fprintf(f,
+            "Usage: phasor dump <log-dir|rank-file> [--rank R] [--csv | --json]\n"
+            "Print every decoded event, ordered by rank then start time: ranks are world ranks,\n"
+            "times are ns since rank 0's MPI_Init (clocks aligned), communicators global ids.\n"
+            "\n"
+            "  --rank R   only the events of world rank R\n"
+            "  --csv      CSV with a header row\n"
+            "  --json     one JSON document (schema: doc/dump-format.md, version %d)\n"
+            "  -h, --help this text\n"
+            "\n"
+            "Exit status: 0 success, 1 unreadable or damaged log (the reason names the file and\n"
+            "offset), 2 bad usage. A log that ended early is read up to its last complete frame.\n",
+            DUMP_JSON_VERSION);
+}
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "phasor dump: ");
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nTry 'phasor dump --help'.\n");
+    return PHASOR_EXIT_USAGE;
+}
+
+int phasor_cmd_dump(int argc, char **argv)
+{
+    enum dump_fmt fmt = FMT_TEXT;
+    int fmt_set = 0;
+    long rank = -1;
+    static const struct option opts[] = {
+        {"rank", required_argument, NULL, 'r'}, {"csv", no_argument, NULL, 'c'},
+        {"json", no_argument, NULL, 'j'},       {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    optind = 0; /* full reinitialisation: main may have run getopt already */
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "hr:", opts, NULL)) != -1) {
+        switch (c) {
+        case 'h':
+            dump_usage(stdout);
+            return PHASOR_EXIT_OK;
+        case 'r': {
+            char *end;
+            errno = 0;
+            rank = strtol(optarg, &end, 10);
+            if (errno != 0 || *end != '\0' || end == optarg || rank < 0 || rank > INT32_MAX)
+                return usage_error("--rank needs a world rank (a number >= 0), not '%s'",
+                                   optarg);
+            break;
+        }
+        case 'c':
+        case 'j':
+            if (fmt_set && fmt != (c == 'c' ? FMT_CSV : FMT_JSON))
+                return usage_error("%s", "--csv and --json exclude each other");
+            fmt = c == 'c' ? FMT_CSV : FMT_JSON;
+            fmt_set = 1;
+            break;
+        default:
+            if (optopt == 'r')
+                return usage_error("%s", "--rank needs a value");
+            return usage_error("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind >= argc)
+        return usage_error("%s", "which log? give a log directory or a rank file");
+    if (argc - optind > 1)
+        return usage_error("unexpected argument '%s'", argv[optind + 1]);
+    const char *path = argv[optind];
+
+    plog_error_t err;
+    plog_run_t *run = NULL;
+    if (plog_run_open(path, &run, &err) != PLOG_OK) {
+        fprintf(stderr, "phasor dump: %s\n", err.msg);
+        return err.code == PLOG_E_USAGE ? PHASOR_EXIT_USAGE : PHASOR_EXIT_INPUT;
+    }
+    if (rank >= 0 && plog_run_rank(run, (int32_t)rank) == NULL) {
+        fprintf(stderr, "phasor dump: %s: no rank %ld in this log (world size %d)\n", path, rank,
+                (int)plog_run_world_size(run));
+        plog_run_close(run);
+        return PHASOR_EXIT_USAGE;
+    }
+
+    static out_t o;
+    o.f = stdout;
+    o.n = 0;
+    if (fmt == FMT_CSV) {
+        o_str(&o, csv_header);
+    } else if (fmt == FMT_JSON) {
+        o_str(&o, "{\"format\": \"phasor-dump\", \"version\": ");
+        o_i64(&o, DUMP_JSON_VERSION);
+        o_str(&o, ", \"world_size\": ");
+        o_i64(&o, plog_run_world_size(run));
+        o_str(&o, ",\n\"events\": [");
+    } else {
+        char line[4200];
+        snprintf(line, sizeof(line), "# phasor dump of %s: world size %d\n"
+                 "# rank thread start_ns end_ns call fields...\n", path,
+                 (int)plog_run_world_size(run));
+        o_str(&o, line);
+    }
+
+    int status = PHASOR_EXIT_OK, first = 1;
+    for (int32_t r = 0; r < plog_run_world_size(run) && status == PHASOR_EXIT_OK; r++) {
+        if (plog_run_rank(run, r) == NULL || (rank >= 0 && r != rank))
+            continue;
+        plog_iter_t *it = NULL;
+        if (plog_iter_open(run, r, &it, &err) != PLOG_OK) {
+            status = PHASOR_EXIT_INPUT;
+            break;
+        }
+        const plog_rec_t *e;
+        plog_err_t ie;
+        while ((ie = plog_iter_next(it, &e, &err)) == PLOG_OK && e != NULL) {
+            switch (fmt) {
+            case FMT_CSV: event_csv(&o, e); break;
+            case FMT_JSON: event_json(&o, e, first); break;
+            default: event_text(&o, e); break;
+            }
+            first = 0;
+        }
+        if (ie != PLOG_OK)
+            status = PHASOR_EXIT_INPUT;
+        plog_iter_close(it);
+    }
+    if (status != PHASOR_EXIT_OK) {
+        o_flush(&o);
+        fflush(stdout);
+        fprintf(stderr, "phasor dump: %s\n", err.msg);
+        plog_run_close(run);
+        return status;
+    }
+    if (fmt == FMT_JSON)
+        json_tail(&o, run);
+    else if (fmt == FMT_TEXT)
+        text_tail(&o, run);
+    o_flush(&o);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "phasor dump: writing the output: %s\n", strerror(errno));
+        plog_run_close(run);
+        return PHASOR_EXIT_INPUT;
+    }
+    if (fmt != FMT_JSON) {
+        for (size_t i = 0; i < plog_run_nwarnings(run); i++)
+            fprintf(stderr, "phasor dump: warning: %s\n", plog_run_warning(run, i));
+        if (fmt == FMT_CSV)
+            for (int32_t r = 0; r < plog_run_world_size(run); r++) {
+                const plog_rank_t *rk = plog_run_rank(run, r);
+                if (rk != NULL && !rk->complete)
+                    fprintf(stderr, "phasor dump: note: %s ended early at offset %" PRIu64
+                            "; its complete frames were read\n", rk->path, rk->end_offset);
+            }
+    }
+    plog_run_close(run);
+    return PHASOR_EXIT_OK;
+}

@@ -1,0 +1,81 @@
+/* phasor_main.c: the phasor command: dispatches `phasor <subcommand> ...` to its handler. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <stdio.h>
+#include <string.h>
+
+#include "phasor_cmd.h"
+#include "plog_format.h"
+
+#ifndef PACKAGE_VERSION
+#define PACKAGE_VERSION "unknown"
+#endif
+
+static const struct subcommand {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+    const char *summary;
+} subcommands[] = {
+    {"run", phasor_cmd_run, "run an MPI program under the profiler (phasor run -- mpirun ...)"},
+    {"dump", phasor_cmd_dump, "print every decoded event of a log (--rank, --csv, --json)"},
+};
+
+#define N_SUBCOMMANDS (sizeof(subcommands) / sizeof(subcommands[0]))
+
+static void usage(FILE *f)
+{
+    fprintf(f, "Usage: phasor <subcommand> [options] [arguments]\n"
+               "       phasor --help | --version\n"
+               "       phasor help <subcommand>\n\nSubcommands:\n");
+    for (size_t i = 0; i < N_SUBCOMMANDS; i++)
+        fprintf(f, "  %-10s %s\n", subcommands[i].name, subcommands[i].summary);
+    fprintf(f, "\nEach subcommand takes --help. Exit status: 0 success, 1 bad input, "
+               "2 bad usage.\n");
+}
+
+static const struct subcommand *find(const char *name)
+{
+    for (size_t i = 0; i < N_SUBCOMMANDS; i++)
+        if (strcmp(subcommands[i].name, name) == 0)
+            return &subcommands[i];
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return PHASOR_EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+        usage(stdout);
+        return PHASOR_EXIT_OK;
+    }
+    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
+        printf("phasor %s (log format %u)\n", PACKAGE_VERSION, PLOG_VERSION);
+        return PHASOR_EXIT_OK;
+    }
+    if (strcmp(cmd, "help") == 0) {
+        if (argc < 3) {
+            usage(stdout);
+            return PHASOR_EXIT_OK;
+        }
+        const struct subcommand *sc = find(argv[2]);
+        if (sc == NULL) {
+            fprintf(stderr, "phasor: unknown subcommand '%s'; try 'phasor --help'\n", argv[2]);
+            return PHASOR_EXIT_USAGE;
+        }
+        char help[] = "--help";
+        char *hargv[] = {argv[2], help, NULL};
+        return sc->fn(2, hargv);
+    }
+    const struct subcommand *sc = find(cmd);
+    if (sc == NULL) {
+        fprintf(stderr, "phasor: unknown subcommand '%s'; try 'phasor --help'\n", cmd);
+        return PHASOR_EXIT_USAGE;
+    }
+    return sc->fn(argc - 1, argv + 1);
+}
