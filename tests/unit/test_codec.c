@@ -1,0 +1,457 @@
+/* test_codec.c: plog_codec.c: varints, headers, frame envelopes, EVENTS/COMMS/CLOCKSYNC
+ * payloads round trip exactly, and every decoder refuses damaged or short input. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plog_codec.h"
+#include "plog_testgen.h"
+
+/* ---- varints ---- */
+
+static size_t put(uint8_t *buf, size_t cap, uint64_t v)
+{
+    plog_wcur_t w = {buf, buf + cap, 0};
+    plog_put_varint(&w, v);
+    cr_assert_eq(w.overflow, 0);
+    return (size_t)(w.p - buf);
+}
+
+Test(codec, varint_edges_round_trip)
+{
+    static const uint64_t v[] = {0, 1, 127, 128, 255, 16383, 16384, 2097151, 2097152,
+                                 UINT32_MAX, (uint64_t)UINT32_MAX + 1, 1ull << 35, 1ull << 56,
+                                 (1ull << 63) - 1, 1ull << 63, UINT64_MAX - 1, UINT64_MAX};
+    static const size_t len[] = {1, 1, 1, 2, 2, 2, 3, 3, 4, 5, 5, 6, 9, 9, 10, 10, 10};
+    for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+        uint8_t buf[16];
+        size_t n = put(buf, sizeof(buf), v[i]);
+        cr_assert_eq(n, len[i], "%llu took %zu bytes", (unsigned long long)v[i], n);
+        plog_rcur_t r = {buf, buf + n, PLOG_OK};
+        cr_assert_eq(plog_get_varint(&r), v[i]);
+        cr_assert_eq(r.err, PLOG_OK);
+        cr_assert_eq(r.p, buf + n);
+    }
+}
+
+Test(codec, varint_truncated)
+{
+    uint8_t buf[16];
+    size_t n = put(buf, sizeof(buf), UINT64_MAX);
+    for (size_t cut = 0; cut < n; cut++) {
+        plog_rcur_t r = {buf, buf + cut, PLOG_OK};
+        cr_assert_eq(plog_get_varint(&r), 0);
+        cr_assert_eq(r.err, PLOG_E_TRUNCATED, "cut at %zu", cut);
+    }
+}
+
+Test(codec, varint_overlong_and_too_wide)
+{
+    /* 11 continuation bytes: more than 64 bits of 7-bit groups */
+    uint8_t over[11];
+    memset(over, 0x80, sizeof(over));
+    plog_rcur_t r = {over, over + sizeof(over), PLOG_OK};
+    plog_get_varint(&r);
+    cr_assert_eq(r.err, PLOG_E_CORRUPT);
+    /* tenth byte carrying bits above bit 63 */
+    uint8_t wide[10];
+    memset(wide, 0xff, 9);
+    wide[9] = 0x02;
+    r = (plog_rcur_t){wide, wide + 10, PLOG_OK};
+    plog_get_varint(&r);
+    cr_assert_eq(r.err, PLOG_E_CORRUPT);
+    wide[9] = 0x01; /* exactly UINT64_MAX */
+    r = (plog_rcur_t){wide, wide + 10, PLOG_OK};
+    cr_assert_eq(plog_get_varint(&r), UINT64_MAX);
+    cr_assert_eq(r.err, PLOG_OK);
+}
+
+Test(codec, varint_errors_are_sticky_and_bounded)
+{
+    uint8_t buf[4] = {0x05, 0x80};
+    plog_rcur_t r = {buf, buf + 2, PLOG_OK};
+    cr_assert_eq(plog_get_varint_max(&r, 4), 0);
+    cr_assert_eq(r.err, PLOG_E_CORRUPT); /* 5 > 4 */
+    cr_assert_eq(plog_get_varint(&r), 0); /* sticky: nothing more is read */
+    r = (plog_rcur_t){buf, buf + 2, PLOG_OK};
+    cr_assert_eq(plog_get_varint_max(&r, 5), 5);
+    cr_assert_eq(plog_get_varint(&r), 0);
+    cr_assert_eq(r.err, PLOG_E_TRUNCATED);
+}
+
+Test(codec, writer_overflow_stops)
+{
+    uint8_t buf[3];
+    plog_wcur_t w = {buf, buf + sizeof(buf), 0};
+    plog_put_varint(&w, 300); /* 2 bytes */
+    cr_assert_eq(w.overflow, 0);
+    plog_put_varint(&w, 300);
+    cr_assert_eq(w.overflow, 1);
+    cr_assert_eq(w.p, buf + 2);
+    plog_put_varint(&w, 1);
+    cr_assert_eq(w.p, buf + 2, "nothing is written after an overflow");
+}
+
+Test(codec, zigzag)
+{
+    static const int64_t v[] = {0, -1, 1, -2, 2, INT32_MIN, INT32_MAX, INT64_MIN, INT64_MAX};
+    static const uint64_t z[] = {0, 1, 2, 3, 4, 0xffffffffull, 0xfffffffeull, UINT64_MAX,
+                                 UINT64_MAX - 1};
+    for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+        cr_assert_eq(plog_zigzag(v[i]), z[i]);
+        cr_assert_eq(plog_unzigzag(z[i]), v[i]);
+    }
+}
+
+/* ---- EVENTS payload ---- */
+
+typedef struct batch {
+    uint8_t *rec;
+    size_t len, cap;
+    uint32_t n;
+} batch_t;
+
+static uint64_t rnd_wide(uint64_t *s)
+{
+    /* mix of small, medium and extreme values */
+    switch (pgen_rand(s) % 6) {
+    case 0: return 0;
+    case 1: return pgen_rand(s) % 128;
+    case 2: return pgen_rand(s) % 100000;
+    case 3: return UINT64_MAX - pgen_rand(s) % 3;
+    case 4: return 1ull << (pgen_rand(s) % 64);
+    default: return pgen_rand(s);
+    }
+}
+
+static int32_t rnd_i32(uint64_t *s)
+{
+    switch (pgen_rand(s) % 5) {
+    case 0: return INT32_MIN;
+    case 1: return INT32_MAX;
+    case 2: return -(int32_t)(pgen_rand(s) % 5);
+    default: return (int32_t)(pgen_rand(s) % 5000);
+    }
+}
+
+static void batch_add(batch_t *b, uint64_t *s, uint64_t *tprev)
+{
+    uint32_t nx = pgen_rand(s) % 4 == 0 ? (uint32_t)(pgen_rand(s) % 40) : 0;
+    size_t need = sizeof(plog_event_t) + nx * sizeof(uint64_t);
+    if (b->len + need > b->cap) {
+        b->cap = (b->len + need) * 2;
+        b->rec = realloc(b->rec, b->cap);
+        cr_assert_not_null(b->rec);
+    }
+    plog_event_t *ev = (plog_event_t *)(b->rec + b->len);
+    memset(ev, 0, sizeof(*ev));
+    /* starts mostly increase, sometimes jump back (another buffer's order) */
+    uint64_t ts = pgen_rand(s) % 8 == 0 ? rnd_wide(s) : *tprev + pgen_rand(s) % 100000;
+    *tprev = ts;
+    ev->t_start = ts;
+    uint64_t dur = pgen_rand(s) % 3 == 0 ? pgen_rand(s) % (1ull << 40) : pgen_rand(s) % 1000;
+    ev->t_end = ts + dur < ts ? ts : ts + dur;
+    ev->bytes = rnd_wide(s);
+    ev->rbytes = rnd_wide(s);
+    ev->request = pgen_rand(s) % 3 == 0 ? 0 : rnd_wide(s);
+    ev->comm = (uint32_t)(pgen_rand(s) % 4 == 0 ? UINT32_MAX : pgen_rand(s) % 10);
+    ev->peer = rnd_i32(s);
+    ev->tag = rnd_i32(s);
+    ev->root = rnd_i32(s);
+    ev->callsite = (uint32_t)rnd_wide(s);
+    ev->rc = rnd_i32(s);
+    ev->call = (uint16_t)pgen_rand(s);
+    ev->flags = (uint16_t)pgen_rand(s);
+    ev->nextra = nx;
+    uint64_t *x = (uint64_t *)(ev + 1);
+    for (uint32_t k = 0; k < nx; k++)
+        x[k] = rnd_wide(s);
+    b->len += need;
+    b->n++;
+}
+
+static void check_roundtrip(const batch_t *b)
+{
+    size_t cap = plog_events_encode_bound(b->len);
+    uint8_t *out = malloc(cap);
+    size_t len = 0;
+    cr_assert_eq(plog_events_encode(b->rec, b->len, b->n, out, cap, &len), PLOG_OK);
+    plog_events_dec_t d;
+    cr_assert_eq(plog_events_dec_init(&d, out, len, b->n), PLOG_OK);
+    const uint8_t *p = b->rec;
+    uint64_t extras[64];
+    for (uint32_t i = 0; i < b->n; i++) {
+        const plog_event_t *want = (const plog_event_t *)p;
+        plog_event_t got;
+        int done = 1;
+        cr_assert_eq(plog_events_dec_next(&d, &got, extras, 64, &done), PLOG_OK, "event %u", i);
+        cr_assert_eq(done, 0);
+        cr_assert_eq(memcmp(&got, want, sizeof(got)), 0, "event %u differs", i);
+        cr_assert_eq(memcmp(extras, want + 1, want->nextra * sizeof(uint64_t)), 0,
+                     "extras of event %u differ", i);
+        p += sizeof(*want) + want->nextra * sizeof(uint64_t);
+    }
+    plog_event_t got;
+    int done = 0;
+    cr_assert_eq(plog_events_dec_next(&d, &got, extras, 64, &done), PLOG_OK);
+    cr_assert_eq(done, 1);
+    free(out);
+}
+
+Test(codec, events_random_round_trip)
+{
+    uint64_t seed = 12345;
+    for (int trial = 0; trial < 300; trial++) {
+        batch_t b = {0};
+        uint64_t t = pgen_rand(&seed) % 1000000;
+        uint32_t n = (uint32_t)(pgen_rand(&seed) % 200);
+        for (uint32_t i = 0; i < n; i++)
+            batch_add(&b, &seed, &t);
+        check_roundtrip(&b);
+        free(b.rec);
+    }
+}
+
+Test(codec, events_decoder_refuses_every_short_payload)
+{
+    uint64_t seed = 7;
+    batch_t b = {0};
+    uint64_t t = 0;
+    for (int i = 0; i < 30; i++)
+        batch_add(&b, &seed, &t);
+    size_t cap = plog_events_encode_bound(b.len);
+    uint8_t *out = malloc(cap);
+    size_t len = 0;
+    cr_assert_eq(plog_events_encode(b.rec, b.len, b.n, out, cap, &len), PLOG_OK);
+    for (size_t cut = 0; cut < len; cut++) {
+        uint8_t *copy = malloc(cut ? cut : 1); /* exact size: ASan sees any overread */
+        memcpy(copy, out, cut);
+        plog_events_dec_t d;
+        plog_err_t e = plog_events_dec_init(&d, copy, cut, b.n);
+        if (e == PLOG_OK) {
+            uint64_t x[64];
+            plog_event_t ev;
+            int done = 0;
+            for (uint32_t i = 0; i <= b.n && e == PLOG_OK && !done; i++)
+                e = plog_events_dec_next(&d, &ev, x, 64, &done);
+        }
+        cr_assert_neq(e, PLOG_OK, "a payload cut to %zu of %zu bytes decoded", cut, len);
+        free(copy);
+    }
+    /* wrong count, too little extras room */
+    plog_events_dec_t d;
+    cr_assert_eq(plog_events_dec_init(&d, out, len, b.n + 1), PLOG_E_CORRUPT);
+    free(out);
+    free(b.rec);
+}
+
+Test(codec, events_extras_cap_enforced)
+{
+    batch_t b = {0};
+    b.cap = sizeof(plog_event_t) + 10 * sizeof(uint64_t);
+    b.rec = calloc(1, b.cap);
+    plog_event_t *ev = (plog_event_t *)b.rec;
+    ev->nextra = 10;
+    b.len = b.cap;
+    b.n = 1;
+    uint8_t out[512];
+    size_t len;
+    cr_assert_eq(plog_events_encode(b.rec, b.len, 1, out, sizeof(out), &len), PLOG_OK);
+    plog_events_dec_t d;
+    cr_assert_eq(plog_events_dec_init(&d, out, len, 1), PLOG_OK);
+    uint64_t x[9];
+    plog_event_t got;
+    int done;
+    cr_assert_eq(plog_events_dec_next(&d, &got, x, 9, &done), PLOG_E_TOOBIG);
+    free(b.rec);
+}
+
+Test(codec, events_encoder_reports_small_output)
+{
+    uint64_t seed = 99;
+    batch_t b = {0};
+    uint64_t t = 0;
+    for (int i = 0; i < 50; i++)
+        batch_add(&b, &seed, &t);
+    uint8_t small[64];
+    size_t len;
+    cr_assert_eq(plog_events_encode(b.rec, b.len, b.n, small, sizeof(small), &len),
+                 PLOG_E_NOSPACE);
+    free(b.rec);
+}
+
+/* ---- file header ---- */
+
+static size_t make_header(uint8_t *buf, size_t cap)
+{
+    plog_file_header_t h;
+    memset(&h, 0, sizeof(h));
+    h.rank = 3;
+    h.world_size = 8;
+    h.pid = 4242;
+    h.clock = PLOG_CLOCK_TSC;
+    h.t_init_ns = 123456789;
+    h.realtime_init_ns = -5;
+    static const char kv[] = "hostname=a\0mpi_library=Open MPI v4.1.4";
+    size_t len = 0;
+    cr_assert_eq(plog_header_encode(&h, kv, sizeof(kv), buf, cap, &len), PLOG_OK);
+    cr_assert_eq(len, sizeof(h) + sizeof(kv));
+    return len;
+}
+
+Test(codec, header_round_trip)
+{
+    uint8_t buf[256];
+    size_t len = make_header(buf, sizeof(buf));
+    plog_file_header_t h;
+    const char *kv;
+    size_t kv_len;
+    cr_assert_eq(plog_header_decode(buf, len, &h, &kv, &kv_len), PLOG_OK);
+    cr_assert_eq(h.rank, 3);
+    cr_assert_eq(h.world_size, 8);
+    cr_assert_eq(h.pid, 4242);
+    cr_assert_eq(h.clock, PLOG_CLOCK_TSC);
+    cr_assert_eq(h.t_init_ns, 123456789);
+    cr_assert_eq(h.realtime_init_ns, -5);
+    cr_assert_eq(h.header_len, len);
+    cr_assert_str_eq(kv, "hostname=a");
+    cr_assert_str_eq(kv + strlen(kv) + 1, "mpi_library=Open MPI v4.1.4");
+    cr_assert_eq(kv_len, len - sizeof(h));
+}
+
+Test(codec, header_damage_detected)
+{
+    uint8_t buf[256];
+    size_t len = make_header(buf, sizeof(buf));
+    plog_file_header_t h;
+    const char *kv;
+    size_t kv_len;
+    for (size_t i = 0; i < len; i++)
+        for (int bit = 0; bit < 8; bit++) {
+            buf[i] ^= (uint8_t)(1u << bit);
+            cr_assert_neq(plog_header_decode(buf, len, &h, &kv, &kv_len), PLOG_OK,
+                          "flip of byte %zu bit %d went unnoticed", i, bit);
+            buf[i] ^= (uint8_t)(1u << bit);
+        }
+    for (size_t cut = 0; cut < len; cut++) {
+        plog_err_t e = plog_header_decode(buf, cut, &h, &kv, &kv_len);
+        cr_assert_eq(e, PLOG_E_TRUNCATED, "cut at %zu gave %d", cut, e);
+    }
+    buf[0] = 'X';
+    cr_assert_eq(plog_header_decode(buf, len, &h, &kv, &kv_len), PLOG_E_BADMAGIC);
+    buf[0] = 'P';
+    buf[8] = 2;
+    cr_assert_eq(plog_header_decode(buf, len, &h, &kv, &kv_len), PLOG_E_VERSION);
+}
+
+Test(codec, header_rank_range_checked)
+{
+    plog_file_header_t h;
+    memset(&h, 0, sizeof(h));
+    h.rank = 8;
+    h.world_size = 8;
+    h.clock = PLOG_CLOCK_MONOTONIC;
+    uint8_t buf[128];
+    size_t len;
+    cr_assert_eq(plog_header_encode(&h, "", 0, buf, sizeof(buf), &len), PLOG_OK);
+    const char *kv;
+    size_t kv_len;
+    cr_assert_eq(plog_header_decode(buf, len, &h, &kv, &kv_len), PLOG_E_CORRUPT);
+}
+
+/* ---- frame envelope ---- */
+
+Test(codec, frame_header_every_bit_flip_detected)
+{
+    plog_frame_header_t fh = {0};
+    fh.kind = PLOG_FRAME_EVENTS;
+    fh.thread = 3;
+    fh.comp_len = 1000;
+    fh.raw_len = 4000;
+    fh.count = 17;
+    plog_frame_header_seal(&fh);
+    cr_assert_eq(plog_frame_header_check(&fh), PLOG_OK);
+    uint8_t *p = (uint8_t *)&fh;
+    for (size_t i = 0; i < sizeof(fh); i++)
+        for (int bit = 0; bit < 8; bit++) {
+            p[i] ^= (uint8_t)(1u << bit);
+            cr_assert_neq(plog_frame_header_check(&fh), PLOG_OK, "byte %zu bit %d", i, bit);
+            p[i] ^= (uint8_t)(1u << bit);
+        }
+    fh.kind = 9; /* no such kind, even with a good CRC */
+    plog_frame_header_seal(&fh);
+    cr_assert_eq(plog_frame_header_check(&fh), PLOG_E_CORRUPT);
+    fh.kind = PLOG_FRAME_META;
+    fh.raw_len = PLOG_MAX_FRAME_RAW + 1;
+    plog_frame_header_seal(&fh);
+    cr_assert_eq(plog_frame_header_check(&fh), PLOG_E_TOOBIG);
+}
+
+/* ---- COMMS and CLOCKSYNC payloads ---- */
+
+Test(codec, comm_round_trip)
+{
+    const int32_t local[3] = {5, 1, 3}, remote[2] = {0, 7};
+    const int64_t topo[5] = {2, 3, 1, 1, -4};
+    plog_comm_def_t c = {9, 4, 250, PLOG_COMMK_INTER, 3, 2, 5, local, remote, topo};
+    uint8_t buf[256];
+    plog_wcur_t w = {buf, buf + sizeof(buf), 0};
+    plog_comm_encode(&w, &c);
+    plog_comm_encode(&w, &c);
+    size_t len = (size_t)(w.p - buf);
+    plog_rcur_t r = {buf, buf + len, PLOG_OK};
+    int32_t l[8], rm[8];
+    int64_t t[8];
+    for (int k = 0; k < 2; k++) {
+        plog_comm_def_t d;
+        cr_assert_eq(plog_comm_decode(&r, &d, l, rm, t, 8, 8), PLOG_OK);
+        cr_assert_eq(d.id, 9);
+        cr_assert_eq(d.parent, 4);
+        cr_assert_eq(d.call, 250);
+        cr_assert_eq(d.kind, PLOG_COMMK_INTER);
+        cr_assert_eq(d.n_local, 3);
+        cr_assert_eq(d.n_remote, 2);
+        cr_assert_eq(d.n_topo, 5);
+        cr_assert_arr_eq(d.local, local, sizeof(local));
+        cr_assert_arr_eq(d.remote, remote, sizeof(remote));
+        cr_assert_arr_eq(d.topo, topo, sizeof(topo));
+    }
+    cr_assert_eq(r.p, r.end);
+    /* rank 7 in a world of 7; too many members for the scratch */
+    r = (plog_rcur_t){buf, buf + len, PLOG_OK};
+    plog_comm_def_t d;
+    cr_assert_eq(plog_comm_decode(&r, &d, l, rm, t, 8, 7), PLOG_E_CORRUPT);
+    r = (plog_rcur_t){buf, buf + len, PLOG_OK};
+    cr_assert_eq(plog_comm_decode(&r, &d, l, rm, t, 2, 8), PLOG_E_CORRUPT);
+    for (size_t cut = 0; cut < len / 2; cut++) {
+        r = (plog_rcur_t){buf, buf + cut, PLOG_OK};
+        cr_assert_neq(plog_comm_decode(&r, &d, l, rm, t, 8, 8), PLOG_OK, "cut %zu", cut);
+    }
+}
+
+Test(codec, sync_round_trip)
+{
+    plog_sync_sample_t s = {PLOG_SYNC_FINALIZE, 987654321012ull, -123456789, 4321};
+    uint8_t buf[64];
+    plog_wcur_t w = {buf, buf + sizeof(buf), 0};
+    plog_sync_encode(&w, &s);
+    plog_rcur_t r = {buf, w.p, PLOG_OK};
+    plog_sync_sample_t got;
+    cr_assert_eq(plog_sync_decode(&r, &got), PLOG_OK);
+    cr_assert_eq(got.phase, s.phase);
+    cr_assert_eq(got.local_ns, s.local_ns);
+    cr_assert_eq(got.offset_ns, s.offset_ns);
+    cr_assert_eq(got.rtt_ns, s.rtt_ns);
+    buf[0] = 2; /* no phase 2 */
+    r = (plog_rcur_t){buf, w.p, PLOG_OK};
+    cr_assert_eq(plog_sync_decode(&r, &got), PLOG_E_CORRUPT);
+}
+
+Test(codec, strerror_covers_every_code)
+{
+    for (int e = 0; e < PLOG_E__COUNT; e++) {
+        cr_assert_not_null(plog_strerror((plog_err_t)e));
+        cr_assert_str_neq(plog_strerror((plog_err_t)e), "unknown error");
+    }
+    cr_assert_str_eq(plog_strerror(PLOG_E__COUNT), "unknown error");
+}

@@ -1,0 +1,1382 @@
+/* test_reader.c: plog_reader.c reads back what plog_testgen wrote, exactly; survives
+ * truncation at every byte and random damage (errors or identical output, never garbage);
+ * reports bad inputs with the right codes; links requests. */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "plog_calls.h"
+#include "plog_reader.h"
+#include "plog_testgen.h"
+
+/* ==== helpers ============================================================================ */
+
+static char *path_of(const char *dir, int rank)
+{
+    char *p = NULL;
+    cr_assert_neq(asprintf(&p, "%s/" PLOG_FILE_PATTERN, dir, rank), -1);
+    return p;
+}
+
+static plog_run_t *open_ok(const char *path)
+{
+    plog_run_t *run = NULL;
+    plog_error_t err;
+    plog_err_t e = plog_run_open(path, &run, &err);
+    cr_assert_eq(e, PLOG_OK, "open %s: %s", path, err.msg);
+    return run;
+}
+
+static int has_warning(const plog_run_t *run, const char *a, const char *b)
+{
+    for (size_t i = 0; i < plog_run_nwarnings(run); i++) {
+        const char *w = plog_run_warning(run, i);
+        if (strstr(w, a) && (b == NULL || strstr(w, b)))
+            return 1;
+    }
+    return 0;
+}
+
+/* ---- a random log with known contents ---- */
+
+#define RMAX 4
+#define NCALLS 9
+
+typedef struct xev {  /* what was written, with its extras */
+    plog_event_t ev;
+    uint64_t x[48];
+    uint16_t thread;
+} xev_t;
+
+typedef struct expect {
+    xev_t *ev[RMAX];
+    size_t n[RMAX];
+    uint64_t t_init0;
+} expect_t;
+
+static int cmp_xev(const void *a, const void *b)
+{
+    const xev_t *x = a, *y = b;
+    if (x->ev.t_start != y->ev.t_start)
+        return x->ev.t_start < y->ev.t_start ? -1 : 1;
+    return (x->thread > y->thread) - (x->thread < y->thread);
+}
+
+static int32_t pick_rank(uint64_t *s, uint32_t comm, int world)
+{
+    switch (pgen_rand(s) % 8) {
+    case 0: return PLOG_ANY_SOURCE;
+    case 1: return PLOG_PROC_NULL;
+    default: return comm == 1 ? (int32_t)(pgen_rand(s) % (uint64_t)world) : 0;
+    }
+}
+
+static void gen_random_log(const char *dir, uint64_t seed, int world, expect_t *ex)
+{
+    static const unsigned calls[NCALLS] = {
+        PLOG_CALL_MPI_Send,   PLOG_CALL_MPI_Recv,     PLOG_CALL_MPI_Bcast,
+        PLOG_CALL_MPI_Barrier, PLOG_CALL_MPI_Alltoallv, PLOG_CALL_MPI_Probe,
+        PLOG_CALL_MPI_Pcontrol, PLOG_CALL_MPI_Comm_split, PLOG_CALL_MPI_Sendrecv};
+    memset(ex, 0, sizeof(*ex));
+    ex->t_init0 = 1000000;
+    for (int r = 0; r < world; r++) {
+        pgen_rank_t g;
+        uint64_t tinit = 1000000 + 777 * (uint64_t)r;
+        cr_assert_eq(pgen_open(&g, dir, r, world, tinit), 0);
+        int32_t all[RMAX];
+        for (int k = 0; k < world; k++)
+            all[k] = k;
+        pgen_comm(&g, 1, 0, PLOG_CALL_MPI_Init, PLOG_COMMK_INTRA, all, (uint32_t)world, NULL, 0);
+        pgen_comm(&g, 2, 0, PLOG_CALL_MPI_Init, PLOG_COMMK_INTRA, &r, 1, NULL, 0);
+        pgen_flush_comms(&g);
+        pgen_sync(&g, PLOG_SYNC_INIT, tinit, 0, 10);
+        pgen_flush_sync(&g);
+        int threads = 1 + r % 3;
+        size_t per = 300 + pgen_rand(&seed) % 400;
+        ex->ev[r] = calloc(per * (size_t)threads, sizeof(xev_t));
+        for (size_t k = 0; k < per; k++) {
+            for (int th = 0; th < threads; th++) {
+                xev_t *xe = &ex->ev[r][ex->n[r]++];
+                xe->thread = (uint16_t)th;
+                plog_event_t *e = &xe->ev;
+                memset(e, 0, sizeof(*e));
+                e->call = (uint16_t)calls[pgen_rand(&seed) % NCALLS];
+                e->t_start = tinit + 16 * (k * (uint64_t)threads + (uint64_t)th);
+                e->t_end = e->t_start + pgen_rand(&seed) % 100000;
+                e->comm = (uint32_t)(pgen_rand(&seed) % 3);
+                e->peer = e->comm ? pick_rank(&seed, e->comm, world) : PLOG_NONE;
+                e->root = e->comm && pgen_rand(&seed) % 2 ? pick_rank(&seed, e->comm, world)
+                                                          : PLOG_NONE;
+                e->tag = (int32_t)(pgen_rand(&seed) % 1000) - 2;
+                e->bytes = pgen_rand(&seed) % 3 ? pgen_rand(&seed) % 100000 : pgen_rand(&seed);
+                e->rbytes = pgen_rand(&seed) % 5000;
+                e->rc = pgen_rand(&seed) % 10 == 0 ? 15 : 0;
+                e->callsite = (uint32_t)(pgen_rand(&seed) % 50);
+                uint32_t nx = 0;
+                uint64_t f = pgen_rand(&seed);
+                if (f & 1)
+                    e->flags |= PLOG_F_INPLACE;
+                if (f & 2)
+                    e->flags |= PLOG_F_FLAG_TRUE;
+                if ((f & 4) && e->comm) {
+                    e->flags |= PLOG_F_RECVSPEC;
+                    xe->x[nx++] = ((uint64_t)(uint32_t)pick_rank(&seed, e->comm, world) << 32) |
+                                  (uint32_t)(pgen_rand(&seed) % 100);
+                }
+                if ((f & 8) && (e->call == PLOG_CALL_MPI_Bcast || e->call == PLOG_CALL_MPI_Send)) {
+                    e->flags |= PLOG_F_HANDLES;
+                    uint64_t n = pgen_rand(&seed) % 4;
+                    xe->x[nx++] = n;
+                    for (uint64_t i = 0; i < n; i++)
+                        xe->x[nx++] = pgen_rand(&seed);
+                }
+                if ((f & 16) && e->comm) {
+                    e->flags |= PLOG_F_STATUS;
+                    uint64_t n = 1 + pgen_rand(&seed) % 3;
+                    xe->x[nx++] = n;
+                    for (uint64_t i = 0; i < n; i++) {
+                        int32_t src = pick_rank(&seed, e->comm, world);
+                        uint64_t bytes = pgen_rand(&seed) % 4 == 0 ? PLOG_BYTES_UNKNOWN
+                                                                   : pgen_rand(&seed) % 9999;
+                        if (pgen_rand(&seed) % 5 == 0)
+                            bytes |= PLOG_STATUS_CANCELLED;
+                        xe->x[nx++] = 0;
+                        xe->x[nx++] = ((uint64_t)(uint32_t)src << 32) | (pgen_rand(&seed) % 77);
+                        xe->x[nx++] = bytes;
+                        xe->x[nx++] = i;
+                    }
+                }
+                for (uint16_t vf = PLOG_F_VSEND; vf <= PLOG_F_VRECV; vf <<= 1)
+                    if (f & (vf << 1)) {
+                        e->flags |= vf;
+                        uint64_t n = pgen_rand(&seed) % 6;
+                        xe->x[nx++] = n;
+                        for (uint64_t i = 0; i < n; i++)
+                            xe->x[nx++] = pgen_rand(&seed) % 100000;
+                    }
+                if (f & 256) {
+                    e->flags |= PLOG_F_NEWCOMM;
+                    xe->x[nx++] = pgen_rand(&seed) % 3;
+                }
+                e->nextra = nx;
+                plog_event_t *w = pgen_event(&g, (unsigned)th, e->call, e->t_start, e->t_end);
+                uint32_t keep = w->nextra;
+                *w = *e;
+                w->nextra = keep;
+                pgen_extra(&g, (unsigned)th, xe->x, nx);
+                if (pgen_rand(&seed) % 60 == 0)
+                    cr_assert_eq(pgen_flush(&g, (unsigned)th), 0);
+                if (pgen_rand(&seed) % 500 == 0) {
+                    static const char m[] = "threads=3\0dropped_events=1";
+                    pgen_meta(&g, m, sizeof(m));
+                }
+            }
+        }
+        static const char end[] = "threads=3\0dropped_events=5\0ending=finalize";
+        cr_assert_eq(pgen_close(&g, end, sizeof(end)), 0);
+        qsort(ex->ev[r], ex->n[r], sizeof(xev_t), cmp_xev);
+    }
+}
+
+static void expect_free(expect_t *ex)
+{
+    for (int r = 0; r < RMAX; r++)
+        free(ex->ev[r]);
+}
+
+static int32_t world_of(const plog_rank_t *rk, uint32_t comm, int32_t v)
+{
+    if (v < 0)
+        return v;
+    return comm == 1 ? v : rk->rank;
+}
+
+static void check_rec(const plog_run_t *run, const plog_rec_t *e, const xev_t *xe)
+{
+    const plog_rank_t *rk = plog_run_rank(run, e->rank);
+    const plog_event_t *w = &xe->ev;
+    int32_t self_gid = plog_rank_comm(rk, 2)->gid;
+    int32_t gids[3] = {0, 1, self_gid};
+    cr_assert_eq(e->thread, xe->thread);
+    cr_assert_eq(e->call, w->call);
+    cr_assert_str_eq(e->call_name, plog_call_name(w->call));
+    cr_assert_eq(e->cls, plog_call_class(w->call));
+    cr_assert_eq(e->flags, w->flags);
+    cr_assert_eq(e->t_start, w->t_start);
+    cr_assert_eq(e->t_end, w->t_end);
+    cr_assert_eq(e->start_ns, (int64_t)(w->t_start - 1000000));
+    cr_assert_eq(e->end_ns, (int64_t)(w->t_end - 1000000));
+    cr_assert_eq(e->comm, gids[w->comm]);
+    cr_assert_eq(e->local_comm, w->comm);
+    cr_assert_eq(e->peer, world_of(rk, w->comm, w->peer));
+    cr_assert_eq(e->root, world_of(rk, w->comm, w->root));
+    cr_assert_eq(e->tag, w->tag);
+    cr_assert_eq(e->bytes, w->bytes);
+    cr_assert_eq(e->rbytes, w->rbytes);
+    cr_assert_eq(e->rc, w->rc);
+    cr_assert_eq(e->callsite, w->callsite);
+    cr_assert_eq(e->request, 0);
+    const uint64_t *x = xe->x;
+    if (w->flags & PLOG_F_RECVSPEC) {
+        cr_assert_eq(e->recv_source, world_of(rk, w->comm, (int32_t)(uint32_t)(*x >> 32)));
+        cr_assert_eq(e->recv_tag, (int32_t)(uint32_t)*x);
+        x++;
+    }
+    if (w->flags & PLOG_F_HANDLES) {
+        cr_assert_eq(e->n_handles, *x);
+        for (uint32_t i = 0; i < e->n_handles; i++) {
+            cr_assert_eq(e->handles[i].handle, x[1 + i]);
+            cr_assert_eq(e->handles[i].id, 0);
+        }
+        x += 1 + *x;
+    } else {
+        cr_assert_eq(e->n_handles, 0);
+    }
+    if (w->flags & PLOG_F_STATUS) {
+        cr_assert_eq(e->n_status, *x);
+        for (uint32_t i = 0; i < e->n_status; i++) {
+            const uint64_t *s = x + 1 + 4 * i;
+            const plog_rstatus_t *st = &e->status[i];
+            cr_assert_eq(st->source, world_of(rk, w->comm, (int32_t)(uint32_t)(s[1] >> 32)));
+            cr_assert_eq(st->tag, (int32_t)(uint32_t)s[1]);
+            cr_assert_eq(st->cancelled, (s[2] & PLOG_STATUS_CANCELLED) != 0);
+            cr_assert_eq(st->bytes, s[2] & ~PLOG_STATUS_CANCELLED);
+            cr_assert_eq(st->index, s[3]);
+            cr_assert_eq(st->request, 0);
+        }
+        x += 1 + 4 * *x;
+    } else {
+        cr_assert_eq(e->n_status, 0);
+    }
+    if (w->flags & PLOG_F_VSEND) {
+        cr_assert_eq(e->n_vsend, *x);
+        cr_assert_arr_eq(e->vsend, x + 1, *x * sizeof(uint64_t));
+        x += 1 + *x;
+    }
+    if (w->flags & PLOG_F_VRECV) {
+        cr_assert_eq(e->n_vrecv, *x);
+        cr_assert_arr_eq(e->vrecv, x + 1, *x * sizeof(uint64_t));
+        x += 1 + *x;
+    }
+    if (w->flags & PLOG_F_NEWCOMM) {
+        cr_assert_eq(e->newcomm, gids[*x]);
+        x++;
+    }
+    cr_assert_eq(x, xe->x + w->nextra);
+}
+
+Test(reader, random_log_reads_back_exactly, .timeout = 120)
+{
+    char *dir = pgen_tmpdir();
+    expect_t ex;
+    gen_random_log(dir, 2024, RMAX, &ex);
+    plog_run_t *run = open_ok(dir);
+    cr_assert_eq(plog_run_world_size(run), RMAX);
+    cr_assert_eq(plog_run_time_ref(run), 1000000);
+    for (int r = 0; r < RMAX; r++) {
+        const plog_rank_t *rk = plog_run_rank(run, r);
+        cr_assert_not_null(rk);
+        cr_assert_eq(rk->complete, 1);
+        cr_assert_eq(rk->n_events, ex.n[r]);
+        cr_assert_eq(rk->n_threads, (uint32_t)(1 + r % 3));
+        cr_assert_str_eq(plog_rank_kv(rk, "dropped_events"), "5"); /* END wins over META */
+        cr_assert_str_eq(plog_rank_kv(rk, "ending"), "finalize");
+        cr_assert_not_null(plog_rank_kv(rk, "hostname"));
+        cr_assert_null(plog_rank_kv(rk, "dropped"));
+        cr_assert_eq(rk->hdr.pid, 1000 + r);
+        plog_iter_t *it;
+        plog_error_t err;
+        cr_assert_eq(plog_iter_open(run, r, &it, &err), PLOG_OK);
+        const plog_rec_t *e;
+        size_t i = 0;
+        plog_err_t ie;
+        while ((ie = plog_iter_next(it, &e, &err)) == PLOG_OK && e != NULL) {
+            cr_assert_lt(i, ex.n[r]);
+            cr_assert_eq(e->rank, r);
+            check_rec(run, e, &ex.ev[r][i]);
+            i++;
+        }
+        cr_assert_eq(ie, PLOG_OK, "%s", err.msg);
+        cr_assert_eq(i, ex.n[r], "rank %d: read %zu of %zu events", r, i, ex.n[r]);
+        plog_iter_close(it);
+    }
+    /* all ranks merged by aligned start time */
+    plog_iter_t *it;
+    plog_error_t err;
+    cr_assert_eq(plog_iter_open(run, PLOG_ALL_RANKS, &it, &err), PLOG_OK);
+    const plog_rec_t *e;
+    size_t total = 0, want = 0, next[RMAX] = {0};
+    int64_t prev = INT64_MIN;
+    int32_t prev_rank = -1;
+    while (plog_iter_next(it, &e, &err) == PLOG_OK && e != NULL) {
+        cr_assert(e->start_ns > prev || (e->start_ns == prev && e->rank >= prev_rank));
+        check_rec(run, e, &ex.ev[e->rank][next[e->rank]++]);
+        prev = e->start_ns;
+        prev_rank = e->rank;
+        total++;
+    }
+    for (int r = 0; r < RMAX; r++)
+        want += ex.n[r];
+    cr_assert_eq(total, want);
+    plog_iter_close(it);
+    cr_assert_eq(plog_run_nwarnings(run), 0, "unexpected warning: %s", plog_run_warning(run, 0));
+    plog_run_close(run);
+    /* one file on its own */
+    char *p1 = path_of(dir, 1);
+    run = open_ok(p1);
+    cr_assert_null(plog_run_rank(run, 0));
+    cr_assert_not_null(plog_run_rank(run, 1));
+    cr_assert(has_warning(run, "rank 0's log is not read", NULL));
+    plog_run_close(run);
+    free(p1);
+    expect_free(&ex);
+    pgen_rmdir(dir);
+    free(dir);
+}
+
+Test(reader, equal_start_times_merge_by_thread)
+{
+    char *dir = pgen_tmpdir();
+    pgen_rank_t g;
+    cr_assert_eq(pgen_open(&g, dir, 0, 1, 100), 0);
+    for (unsigned th = 3; th-- > 0;)
+        for (uint64_t k = 0; k < 5; k++)
+            pgen_event(&g, th, PLOG_CALL_MPI_Barrier, 1000 + 10 * k, 1005 + 10 * k)->tag =
+                (int32_t)(th * 100 + k);
+    cr_assert_eq(pgen_close(&g, NULL, 0), 0);
+    plog_run_t *run = open_ok(dir);
+    plog_iter_t *it;
+    plog_error_t err;
+    cr_assert_eq(plog_iter_open(run, 0, &it, &err), PLOG_OK);
+    const plog_rec_t *e;
+    int i = 0;
+    while (plog_iter_next(it, &e, &err) == PLOG_OK && e != NULL) {
+        cr_assert_eq(e->thread, i % 3);
+        cr_assert_eq(e->tag, (i % 3) * 100 + i / 3);
+        i++;
+    }
+    cr_assert_eq(i, 15);
+    plog_iter_close(it);
+    plog_run_close(run);
+    pgen_rmdir(dir);
+    free(dir);
+}
+
+/* ---- a small two-rank log for the damage tests ---- */
+
+static void gen_small(const char *dir)
+{
+    for (int r = 0; r < 2; r++) {
+        pgen_rank_t g;
+        cr_assert_eq(pgen_open(&g, dir, r, 2, 5000), 0);
+        int32_t all[2] = {0, 1};
+        pgen_comm(&g, 1, 0, PLOG_CALL_MPI_Init, PLOG_COMMK_INTRA, all, 2, NULL, 0);
+        pgen_comm(&g, 2, 0, PLOG_CALL_MPI_Init, PLOG_COMMK_INTRA, &r, 1, NULL, 0);
+        pgen_flush_comms(&g);
+        pgen_sync(&g, PLOG_SYNC_INIT, 5000, r ? -20 : 0, 5);
+        pgen_flush_sync(&g);
+        for (int k = 0; k < 60; k++) {
+            unsigned th = (unsigned)(k % 2);
+            uint64_t t = 6000 + 100 * (uint64_t)k;
+            plog_event_t *e = pgen_event(&g, th, k % 3 ? PLOG_CALL_MPI_Send : PLOG_CALL_MPI_Recv,
+                                         t, t + 50);
+            e->comm = 1;
+            e->peer = 1 - r;
+            e->tag = k;
+            e->bytes = (uint64_t)k * 8;
+            if (k % 3 == 0) {
+                e->flags = PLOG_F_STATUS;
+                pgen_extra1(&g, th, 1);
+                pgen_status(&g, th, 0, 1 - r, k, (uint64_t)k * 8, 0);
+            }
+            if (k % 10 == 9)
+                pgen_flush(&g, th);
+            if (k == 30) {
+                static const char m[] = "threads=2";
+                pgen_meta(&g, m, sizeof(m));
+            }
+        }
+        pgen_sync(&g, PLOG_SYNC_FINALIZE, 20000, r ? -19 : 0, 5);
+        static const char end[] = "threads=2\0dropped_events=0";
+        cr_assert_eq(pgen_close(&g, end, sizeof(end)), 0);
+    }
+}
+
+/* Everything a run decodes to, folded into one number; or 0 with *e set on an error. */
+static uint64_t fold(uint64_t h, const void *p, size_t n)
+{
+    const uint8_t *b = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 0x100000001b3ull;
+    return h;
+}
+#define FOLD(h, v) ((h) = fold((h), &(v), sizeof(v)))
+
+static uint64_t digest_run(const char *dir, plog_err_t *e, plog_error_t *err)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    plog_run_t *run = NULL;
+    *e = plog_run_open(dir, &run, err);
+    if (*e != PLOG_OK)
+        return 0;
+    for (int32_t r = 0; r < plog_run_world_size(run) && *e == PLOG_OK; r++) {
+        const plog_rank_t *rk = plog_run_rank(run, r);
+        if (rk == NULL)
+            continue;
+        FOLD(h, rk->complete);
+        FOLD(h, rk->end_offset);
+        FOLD(h, rk->n_events);
+        FOLD(h, rk->n_comms);
+        FOLD(h, rk->clock);
+        h = fold(h, rk->kv, rk->kv_len);
+        plog_iter_t *it;
+        if ((*e = plog_iter_open(run, r, &it, err)) != PLOG_OK)
+            break;
+        const plog_rec_t *rec;
+        while ((*e = plog_iter_next(it, &rec, err)) == PLOG_OK && rec != NULL) {
+            plog_rec_t c = *rec;
+            c.call_name = NULL;
+            c.lcomm = NULL;
+            c.req = NULL;
+            c.handles = NULL;
+            c.status = NULL;
+            c.vsend = c.vrecv = NULL;
+            FOLD(h, c);
+            for (uint32_t i = 0; i < rec->n_status; i++) {
+                plog_rstatus_t s = rec->status[i];
+                s.start = NULL;
+                FOLD(h, s);
+            }
+            h = fold(h, rec->vsend, rec->n_vsend * sizeof(uint64_t));
+        }
+        plog_iter_close(it);
+    }
+    size_t nw = plog_run_nwarnings(run);
+    FOLD(h, nw);
+    plog_run_close(run);
+    return *e == PLOG_OK ? h : 0;
+}
+
+Test(reader, truncated_at_every_offset, .timeout = 300)
+{
+    char *dir = pgen_tmpdir(), *work = pgen_tmpdir();
+    gen_small(dir);
+    char *src1 = path_of(dir, 1), *src0 = path_of(dir, 0);
+    char *dst1 = path_of(work, 1), *dst0 = path_of(work, 0);
+    uint8_t *full, *r0;
+    size_t len, len0;
+    cr_assert_eq(pgen_read_file(src1, &full, &len), 0);
+    cr_assert_eq(pgen_read_file(src0, &r0, &len0), 0);
+    cr_assert_eq(pgen_write_file(dst0, r0, len0), 0);
+    /* the frames of the intact file */
+    plog_run_t *run = open_ok(dir);
+    const plog_rank_t *rk = plog_run_rank(run, 1);
+    size_t nf = rk->n_frames;
+    plog_frame_ix_t *fr = malloc(nf * sizeof(*fr));
+    memcpy(fr, rk->frames, nf * sizeof(*fr));
+    uint32_t header_len = rk->hdr.header_len;
+    /* per-thread tags in read order, to check that a cut log is a prefix per thread */
+    int tags[2][64], ntag[2] = {0, 0};
+    plog_iter_t *it;
+    plog_error_t err;
+    cr_assert_eq(plog_iter_open(run, 1, &it, &err), PLOG_OK);
+    const plog_rec_t *e;
+    while (plog_iter_next(it, &e, &err) == PLOG_OK && e != NULL)
+        tags[e->thread][ntag[e->thread]++] = e->tag;
+    plog_iter_close(it);
+    plog_run_close(run);
+
+    for (size_t cut = 0; cut <= len; cut++) {
+        cr_assert_eq(pgen_write_file(dst1, full, cut), 0);
+        plog_err_t oe = plog_run_open(work, &run, &err);
+        if (cut < header_len) {
+            cr_assert_eq(oe, PLOG_E_TRUNCATED, "cut %zu: %s", cut, err.msg);
+            cr_assert(strstr(err.msg, "rank-000001.plog") != NULL, "%s", err.msg);
+            continue;
+        }
+        cr_assert_eq(oe, PLOG_OK, "cut %zu: %s", cut, err.msg);
+        rk = plog_run_rank(run, 1);
+        uint64_t want_events = 0, want_end = cut;
+        size_t want_frames = 0;
+        for (size_t i = 0; i < nf; i++) {
+            if (fr[i].offset + sizeof(plog_frame_header_t) + fr[i].comp_len > cut) {
+                want_end = fr[i].offset;
+                break;
+            }
+            want_frames++;
+            if (fr[i].kind == PLOG_FRAME_EVENTS)
+                want_events += fr[i].count;
+        }
+        cr_assert_eq(rk->complete, cut == len, "cut %zu", cut);
+        cr_assert_eq(rk->end_offset, want_end, "cut %zu", cut);
+        cr_assert_eq(rk->n_frames, want_frames, "cut %zu", cut);
+        cr_assert_eq(rk->n_events, want_events, "cut %zu", cut);
+        cr_assert_eq(plog_iter_open(run, 1, &it, &err), PLOG_OK);
+        int seen[2] = {0, 0};
+        plog_err_t ie;
+        while ((ie = plog_iter_next(it, &e, &err)) == PLOG_OK && e != NULL) {
+            cr_assert_lt(seen[e->thread], ntag[e->thread]);
+            cr_assert_eq(e->tag, tags[e->thread][seen[e->thread]], "cut %zu", cut);
+            seen[e->thread]++;
+        }
+        cr_assert_eq(ie, PLOG_OK, "cut %zu: %s", cut, err.msg);
+        cr_assert_eq((uint64_t)(seen[0] + seen[1]), want_events, "cut %zu", cut);
+        plog_iter_close(it);
+        plog_run_close(run);
+    }
+    free(fr);
+    free(full);
+    free(r0);
+    free(src0);
+    free(src1);
+    free(dst0);
+    free(dst1);
+    pgen_rmdir(dir);
+    pgen_rmdir(work);
+    free(dir);
+    free(work);
+}
+
+/* Damage with all bytes present must be an error, or (if it touched nothing that matters)
+ * give exactly the same events: never different data. */
+Test(reader, random_damage_never_yields_garbage, .timeout = 600)
+{
+    char *dir = pgen_tmpdir();
+    gen_small(dir);
+    plog_err_t e;
+    plog_error_t err;
+    uint64_t base = digest_run(dir, &e, &err);
+    cr_assert_eq(e, PLOG_OK, "%s", err.msg);
+    uint8_t *orig[2];
+    size_t len[2];
+    char *path[2];
+    for (int r = 0; r < 2; r++) {
+        path[r] = path_of(dir, r);
+        cr_assert_eq(pgen_read_file(path[r], &orig[r], &len[r]), 0);
+    }
+    uint64_t seed = 0x5eed;
+    int errors = 0, same = 0;
+    const int trials = 3000;
+    for (int t = 0; t < trials; t++) {
+        int r = (int)(pgen_rand(&seed) % 2);
+        uint8_t *b = malloc(len[r]);
+        memcpy(b, orig[r], len[r]);
+        int nflip = t < trials / 2 ? 1 : 1 + (int)(pgen_rand(&seed) % 8);
+        for (int k = 0; k < nflip; k++) {
+            size_t off = pgen_rand(&seed) % len[r];
+            uint8_t x = (uint8_t)(1 + pgen_rand(&seed) % 255);
+            b[off] ^= x;
+        }
+        cr_assert_eq(pgen_write_file(path[r], b, len[r]), 0);
+        uint64_t d = digest_run(dir, &e, &err);
+        if (e != PLOG_OK) {
+            errors++;
+            cr_assert(strstr(err.msg, "rank-00000") != NULL, "message names no file: %s",
+                      err.msg);
+        } else {
+            cr_assert_eq(d, base, "trial %d: damage gave different data without an error", t);
+            same++;
+        }
+        free(b);
+        cr_assert_eq(pgen_write_file(path[r], orig[r], len[r]), 0);
+    }
+    cr_assert_gt(errors, trials * 9 / 10, "only %d of %d damaged logs were refused", errors,
+                 trials);
+    for (int r = 0; r < 2; r++) {
+        free(orig[r]);
+        free(path[r]);
+    }
+    pgen_rmdir(dir);
+    free(dir);
+}
+
+/* Damage plus truncation, and overwritten runs of bytes: no crash, no hang. */
+Test(reader, damaged_and_cut_never_crash, .timeout = 600)
+{
+    char *dir = pgen_tmpdir();
+    gen_small(dir);
+    char *p = path_of(dir, 0);
+    uint8_t *orig;
+    size_t len;
+    cr_assert_eq(pgen_read_file(p, &orig, &len), 0);
+    uint64_t seed = 99;
+    for (int t = 0; t < 1500; t++) {
+        uint8_t *b = malloc(len);
+        memcpy(b, orig, len);
+        size_t at = pgen_rand(&seed) % len, run = 1 + pgen_rand(&seed) % 64;
+        for (size_t k = at; k < len && k < at + run; k++)
+            b[k] = (uint8_t)pgen_rand(&seed);
+        size_t cut = pgen_rand(&seed) % 2 ? len : pgen_rand(&seed) % (len + 1);
+        cr_assert_eq(pgen_write_file(p, b, cut), 0);
+        plog_err_t e;
+        plog_error_t err;
+        digest_run(dir, &e, &err);
+        if (e != PLOG_OK)
+            cr_assert_neq(err.msg[0], '\0');
+        free(b);
+    }
+    free(orig);
+    free(p);
+    pgen_rmdir(dir);
+    free(dir);
+}
+
+/* ==== errors ============================================================================= */
+
+static plog_err_t open_err(const char *path, plog_error_t *err)
+{
+    plog_run_t *run = NULL;
+    plog_err_t e = plog_run_open(path, &run, err);
+    if (e == PLOG_OK)
+        plog_run_close(run);
+    else
+        cr_assert_null(run);
+    return e;
+}
+
+static void gen_ranks(const char *dir, int world, const int *which, int n)
+{
+    for (int i = 0; i < n; i++) {
+        pgen_rank_t g;
+        cr_assert_eq(pgen_open(&g, dir, which[i], world, 100), 0);
+        pgen_event(&g, 0, PLOG_CALL_MPI_Barrier, 200, 300);
+        cr_assert_eq(pgen_close(&g, NULL, 0), 0);
+    }
+}
+
+Test(reader, missing_rank)
+{
+    char *dir = pgen_tmpdir();
+    gen_ranks(dir, 3, (const int[]){0, 2}, 2);
+    plog_error_t err;
+    cr_assert_eq(open_err(dir, &err), PLOG_E_MISSING);
+    cr_assert(strstr(err.msg, "rank-000001.plog") != NULL, "%s", err.msg);
+    pgen_rmdir(dir);
+    free(dir);
+}
+
+Test(reader, missing_rank_zero)
+{
+    char *dir = pgen_tmpdir();
+    gen_ranks(dir, 2, (const int[]){1}, 1);
+    plog_error_t err;
+    cr_assert_eq(open_err(dir, &err), PLOG_E_MISSING);
+    cr_assert(strstr(err.msg, "rank-000000.plog") != NULL, "%s", err.msg);
+    pgen_rmdir(dir);
+    free(dir);
+}
+
+Test(reader, empty_and_absent)
+{
+    char *dir = pgen_tmpdir();
+    plog_error_t err;
+    cr_assert_eq(open_err(dir, &err), PLOG_E_MISSING);
+    cr_assert(strstr(err.msg, dir) != NULL);
+    char *nope = path_of(dir, 7);
+    cr_assert_eq(open_err(nope, &err), PLOG_E_MISSING);
+    cr_assert(strstr(err.msg, "rank-000007.plog") != NULL);
+    free(nope);
+    pgen_rmdir(dir);
+    free(dir);
+}
+
+Test(reader, inconsistent_world_sizes)
+{
+    char *dir = pgen_tmpdir();
+    gen_ranks(dir, 2, (const int[]){0}, 1);
+    gen_ranks(dir, 3, (const int[]){1}, 1);
+    plog_error_t err;
+    cr_assert_eq(open_err(dir, &err), PLOG_E_CORRUPT);
+    cr_assert(strstr(err.msg, "rank-000001.plog") != NULL, "%s", err.msg);
+    cr_assert(strstr(err.msg, "world size") != NULL, "%s", err.msg);
+    pgen_rmdir(dir);
+    free(dir);
+}
+
+Test(reader, rank_beyond_world)
+{
+    char *dir = pgen_tmpdir();
+    gen_ranks(dir, 2, (const int[]){0, 1}, 2);
+    char *extra = path_of(dir, 5);
+    pgen_rank_t g;
+    pgen_opts_t o = {100, NULL, 0, 0};
+    cr_assert_eq(pgen_open_ex(&g, extra, 5, 6, &o), 0);
+    cr_assert_eq(pgen_close(&g, NULL, 0), 0);
+    plog_error_t err;
+    cr_assert_eq(open_err(dir, &err), PLOG_E_CORRUPT);
+    cr_assert(strstr(err.msg, "rank-000005.plog") != NULL, "%s", err.msg);
+    free(extra);
+    pgen_rmdir(dir);
+    free(dir);
+}
+
+Test(reader, file_name_disagrees_with_header)
+{
+    char *dir = pgen_tmpdir();
+    char *p0 = path_of(dir, 0), *p1 = path_of(dir, 1);
+    pgen_rank_t g;
+    pgen_opts_t o = {100, NULL, 0, 0};
+    cr_assert_eq(pgen_open_ex(&g, p0, 1, 2, &o), 0); /* rank 1's header in rank 0's file */
+    cr_assert_eq(pgen_close(&g, NULL, 0), 0);
+    cr_assert_eq(pgen_open_ex(&g, p1, 1, 2, &o), 0);
+    cr_assert_eq(pgen_close(&g, NULL, 0), 0);
+    plog_error_t err;
+    cr_assert_eq(open_err(dir, &err), PLOG_E_CORRUPT);
+    cr_assert(strstr(err.msg, "rank-000000.plog") && strstr(err.msg, "header says rank 1"), "%s",
+              err.msg);
+    free(p0);
+    free(p1);
+    pgen_rmdir(dir);
+    free(dir);
+}
+
+Test(reader, wrong_version)
+{
+    char *dir = pgen_tmpdir();
+    char *p = path_of(dir, 0);
+    pgen_rank_t g;
+    pgen_opts_t o = {100, NULL, 0, 7};
+    cr_assert_eq(pgen_open_ex(&g, p, 0, 1, &o), 0);
+    cr_assert_eq(pgen_close(&g, NULL, 0), 0);
+    plog_error_t err;
+    cr_assert_eq(open_err(dir, &err), PLOG_E_VERSION);
+    cr_assert(strstr(err.msg, "rank-000000.plog: offset 8") != NULL, "%s", err.msg);
+    cr_assert(strstr(err.msg, "version 7") != NULL, "%s", err.msg);
+    cr_assert_eq(open_err(p, &err), PLOG_E_VERSION);
+    free(p);
+    pgen_rmdir(dir);
+    free(dir);
+}
+
+Test(reader, bad_magic)
+{
+    char *dir = pgen_tmpdir();
+    char *p = path_of(dir, 0);
+    cr_assert_eq(pgen_write_file(p, (const uint8_t *)"#!/bin/sh\necho not a log\n", 25), 0);
+    plog_error_t err;
+    cr_assert_eq(open_err(p, &err), PLOG_E_BADMAGIC);
+    cr_assert(strstr(err.msg, p) != NULL, "%s", err.msg);
+    cr_assert_eq(open_err(dir, &err), PLOG_E_BADMAGIC);
+    cr_assert_eq(pgen_write_file(p, (const uint8_t *)"PHASOR", 6), 0);
+    cr_assert_eq(open_err(p, &err), PLOG_E_TRUNCATED);
+    free(p);
+    pgen_rmdir(dir);
+    free(dir);
+}
+
+/* Append a hand-made frame: payload compressed as given, header fields as given. */
+static void append_frame(const char *path, unsigned kind, uint32_t count, const void *raw,
+                         size_t raw_len, uint32_t claim_raw, int checksum, int twice)
+{
+    size_t cap = ZSTD_compressBound(raw_len) * 2 + 16;
+    uint8_t *z = malloc(cap);
+    ZSTD_CCtx *c = ZSTD_createCCtx();
+    ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, checksum);
+    size_t n = ZSTD_compress2(c, z, cap, raw, raw_len);
+    cr_assert(!ZSTD_isError(n));
+    if (twice) {
+        memcpy(z + n, z, n);
+        n *= 2;
+    }
+    ZSTD_freeCCtx(c);
+    plog_frame_header_t fh = {0};
+    fh.kind = (uint16_t)kind;
+    fh.comp_len = (uint32_t)n;
+    fh.raw_len = claim_raw;
+    fh.count = count;
+    plog_frame_header_seal(&fh);
+    FILE *f = fopen(path, "ab");
+    cr_assert_not_null(f);
+    fwrite(&fh, sizeof(fh), 1, f);
+    fwrite(z, 1, n, f);
+    fclose(f);
+    free(z);
+}
+
+/* A one-rank log without END frame, plus one appended frame; returns the open result. */
+static plog_err_t open_with_frame(unsigned kind, uint32_t count, const void *raw, size_t len,
+                                  uint32_t claim, int checksum, int twice, plog_error_t *err,
+                                  uint64_t *frame_off)
+{
+    char *dir = pgen_tmpdir();
+    char *p = path_of(dir, 0);
+    pgen_rank_t g;
+    cr_assert_eq(pgen_open(&g, dir, 0, 1, 100), 0);
+    pgen_event(&g, 0, PLOG_CALL_MPI_Barrier, 200, 300);
+    pgen_abandon(&g);
+    uint8_t *b;
+    size_t flen;
+    cr_assert_eq(pgen_read_file(p, &b, &flen), 0);
+    free(b);
+    *frame_off = flen;
+    append_frame(p, kind, count, raw, len, claim, checksum, twice);
+    plog_err_t e = open_err(dir, err);
+    if (e == PLOG_OK) { /* EVENTS frames are only decoded when read */
+        plog_run_t *run = open_ok(dir);
+        plog_iter_t *it;
+        cr_assert_eq(plog_iter_open(run, 0, &it, err), PLOG_OK);
+        const plog_rec_t *rec;
+        while ((e = plog_iter_next(it, &rec, err)) == PLOG_OK && rec != NULL)
+            ;
+        plog_iter_close(it);
+        plog_run_close(run);
+    }
+    free(p);
+    pgen_rmdir(dir);
+    free(dir);
+    return e;
+}
+
+Test(reader, frame_level_errors)
+{
+    static const char kv[] = "a=1";
+    plog_error_t err;
+    uint64_t off;
+    char where[64];
+    /* decoded length differs from the header */
+    cr_assert_eq(open_with_frame(PLOG_FRAME_META, 0, kv, sizeof(kv), sizeof(kv) + 1, 1, 0, &err,
+                                 &off), PLOG_E_CORRUPT);
+    snprintf(where, sizeof(where), "offset %llu", (unsigned long long)off);
+    cr_assert(strstr(err.msg, where) && strstr(err.msg, "rank-000000.plog"), "%s", err.msg);
+    cr_assert_eq(open_with_frame(PLOG_FRAME_META, 0, kv, sizeof(kv), sizeof(kv) - 1, 1, 0, &err,
+                                 &off), PLOG_E_CORRUPT, "%s", err.msg);
+    /* no zstd checksum */
+    cr_assert_eq(open_with_frame(PLOG_FRAME_META, 0, kv, sizeof(kv), sizeof(kv), 0, 0, &err,
+                                 &off), PLOG_E_CORRUPT);
+    cr_assert(strstr(err.msg, "checksum") != NULL, "%s", err.msg);
+    /* two zstd frames in one payload */
+    cr_assert_eq(open_with_frame(PLOG_FRAME_META, 0, kv, sizeof(kv), sizeof(kv), 1, 1, &err,
+                                 &off), PLOG_E_CORRUPT);
+    /* META strings must end in NUL */
+    cr_assert_eq(open_with_frame(PLOG_FRAME_META, 0, kv, 3, 3, 1, 0, &err, &off),
+                 PLOG_E_CORRUPT);
+    /* EVENTS: count in the header differs from the payload's */
+    uint8_t ev[512];
+    plog_event_t one = {0};
+    one.t_start = 500;
+    one.t_end = 600;
+    one.call = PLOG_CALL_MPI_Barrier;
+    size_t elen;
+    cr_assert_eq(plog_events_encode((const uint8_t *)&one, sizeof(one), 1, ev, sizeof(ev), &elen),
+                 PLOG_OK);
+    cr_assert_eq(open_with_frame(PLOG_FRAME_EVENTS, 2, ev, elen, (uint32_t)elen, 1, 0, &err,
+                                 &off), PLOG_E_CORRUPT);
+    snprintf(where, sizeof(where), "offset %llu", (unsigned long long)off);
+    cr_assert(strstr(err.msg, where) != NULL, "%s", err.msg);
+    /* the same frame with the right count reads */
+    cr_assert_eq(open_with_frame(PLOG_FRAME_EVENTS, 1, ev, elen, (uint32_t)elen, 1, 0, &err,
+                                 &off), PLOG_OK, "%s", err.msg);
+    /* EVENTS whose extras disagree with the flags */
+    one.flags = PLOG_F_STATUS;
+    cr_assert_eq(plog_events_encode((const uint8_t *)&one, sizeof(one), 1, ev, sizeof(ev), &elen),
+                 PLOG_OK);
+    cr_assert_eq(open_with_frame(PLOG_FRAME_EVENTS, 1, ev, elen, (uint32_t)elen, 1, 0, &err,
+                                 &off), PLOG_E_CORRUPT);
+    cr_assert(strstr(err.msg, "extra words") != NULL, "%s", err.msg);
+    /* garbage COMMS and CLOCKSYNC payloads */
+    uint8_t junk[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+    cr_assert_eq(open_with_frame(PLOG_FRAME_COMMS, 1, junk, 6, 6, 1, 0, &err, &off),
+                 PLOG_E_CORRUPT);
+    cr_assert_eq(open_with_frame(PLOG_FRAME_CLOCKSYNC, 1, junk, 6, 6, 1, 0, &err, &off),
+                 PLOG_E_CORRUPT);
+}
+
+Test(reader, data_after_end_frame)
+{
+    char *dir = pgen_tmpdir();
+    gen_ranks(dir, 1, (const int[]){0}, 1);
+    char *p = path_of(dir, 0);
+    FILE *f = fopen(p, "ab");
+    fputs("tail", f);
+    fclose(f);
+    plog_error_t err;
+    cr_assert_eq(open_err(dir, &err), PLOG_E_CORRUPT);
+    cr_assert(strstr(err.msg, "after the end frame") != NULL, "%s", err.msg);
+    free(p);
+    pgen_rmdir(dir);
+    free(dir);
+}
+
+Test(reader, no_end_frame_reads_as_truncated)
+{
+    char *dir = pgen_tmpdir();
+    pgen_rank_t g;
+    cr_assert_eq(pgen_open(&g, dir, 0, 1, 100), 0);
+    pgen_event(&g, 0, PLOG_CALL_MPI_Barrier, 200, 300);
+    pgen_abandon(&g);
+    plog_run_t *run = open_ok(dir);
+    const plog_rank_t *rk = plog_run_rank(run, 0);
+    cr_assert_eq(rk->complete, 0);
+    cr_assert_eq(rk->end_offset, rk->file_size);
+    cr_assert_eq(rk->n_events, 1);
+    plog_run_close(run);
+    pgen_rmdir(dir);
+    free(dir);
+}
+
+/* ==== odd but readable data: reported, not fatal ========================================= */
+
+Test(reader, bad_values_are_reported)
+{
+    char *dir = pgen_tmpdir();
+    pgen_rank_t g;
+    cr_assert_eq(pgen_open(&g, dir, 0, 2, 100), 0);
+    plog_event_t *e = pgen_event(&g, 0, PLOG_CALL_MPI_Send, 200, 300);
+    e->comm = 1;
+    e->peer = 5; /* world has 2 ranks */
+    e = pgen_event(&g, 0, PLOG_CALL_MPI_Send, 400, 500);
+    e->comm = 77; /* never defined */
+    e->peer = 1;
+    e = pgen_event(&g, 0, PLOG_CALL_MPI_Send, 600, 700);
+    e->comm = PLOG_COMM_UNKNOWN;
+    e->peer = 1;
+    e = pgen_event(&g, 0, 9999, 800, 900); /* no such call */
+    e = pgen_event(&g, 0, PLOG_CALL_MPI_Send, 1000, 1100);
+    e->comm = 1;
+    e->peer = -9; /* not a special value */
+    e = pgen_event(&g, 0, PLOG_CALL_MPI_Comm_split, 1200, 1300);
+    e->comm = 1;
+    e->flags = PLOG_F_NEWCOMM;
+    pgen_extra1(&g, 0, 55); /* undefined new communicator */
+    e = pgen_event(&g, 0, PLOG_CALL_MPI_Wait, 1400, 1500);
+    e->request = 0x1234; /* no start */
+    pgen_last(&g, 0)->flags = PLOG_F_STATUS;
+    pgen_extra1(&g, 0, 1);
+    pgen_status(&g, 0, 0x1234, 1, 0, 4, 0);
+    cr_assert_eq(pgen_close(&g, NULL, 0), 0);
+    char *p = path_of(dir, 0);
+    plog_run_t *run = open_ok(p);
+    plog_iter_t *it;
+    plog_error_t err;
+    cr_assert_eq(plog_iter_open(run, 0, &it, &err), PLOG_OK);
+    const plog_rec_t *r;
+    int i = 0;
+    while (plog_iter_next(it, &r, &err) == PLOG_OK && r != NULL) {
+        switch (i++) {
+        case 0: cr_assert_eq(r->peer, PLOG_R_BADRANK); cr_assert_eq(r->comm, 1); break;
+        case 1: cr_assert_eq(r->comm, PLOG_R_COMM_UNKNOWN); cr_assert_eq(r->peer, PLOG_R_BADRANK); break;
+        case 2: cr_assert_eq(r->comm, PLOG_R_COMM_UNKNOWN); break;
+        case 3: cr_assert_str_eq(r->call_name, "unknown"); cr_assert_eq(r->cls, PLOG_CLASS_OTHER); break;
+        case 4: cr_assert_eq(r->peer, PLOG_R_BADRANK); break;
+        case 5: cr_assert_eq(r->newcomm, PLOG_R_COMM_UNKNOWN); break;
+        case 6:
+            cr_assert_eq(r->request, 0);
+            cr_assert_eq(r->n_status, 1);
+            cr_assert_eq(r->status[0].request, 0);
+            cr_assert_eq(r->status[0].source, PLOG_R_BADRANK);
+            break;
+        }
+    }
+    cr_assert_eq(i, 7);
+    plog_iter_close(it);
+    cr_assert(has_warning(run, "2 ranks could not be translated", "peer 5"));
+    cr_assert(has_warning(run, "communicator id the log does not define", "77"));
+    cr_assert(has_warning(run, "never saw created", NULL));
+    cr_assert(has_warning(run, "call id this reader does not know", "9999"));
+    cr_assert(has_warning(run, "created a communicator id", "55"));
+    cr_assert(has_warning(run, "1 request completions", "0x1234"));
+    plog_run_close(run);
+    free(p);
+    pgen_rmdir(dir);
+    free(dir);
+}
+
+/* ==== request linking ==================================================================== */
+
+typedef struct rq {
+    pgen_rank_t g;
+    char *dir;
+} rq_t;
+
+static void rq_begin(rq_t *q)
+{
+    q->dir = pgen_tmpdir();
+    cr_assert_eq(pgen_open(&q->g, q->dir, 0, 4, 100), 0);
+}
+
+static plog_event_t *rq_ev(rq_t *q, unsigned th, unsigned call, uint64_t t0, uint64_t t1,
+                           uint64_t handle)
+{
+    plog_event_t *e = pgen_event(&q->g, th, call, t0, t1);
+    e->request = handle;
+    return e;
+}
+
+static void rq_isend(rq_t *q, unsigned th, uint64_t t0, uint64_t t1, uint64_t h, int32_t peer,
+                     int32_t tag, uint64_t bytes, unsigned call)
+{
+    plog_event_t *e = rq_ev(q, th, call, t0, t1, h);
+    e->comm = 1;
+    e->peer = peer;
+    e->tag = tag;
+    e->bytes = bytes;
+}
+
+static void rq_status(rq_t *q, unsigned th, unsigned n)
+{
+    pgen_last(&q->g, th)->flags |= PLOG_F_STATUS;
+    pgen_extra1(&q->g, th, n);
+}
+
+/* Read rank 0 into a small array of copies (ids and links only). */
+typedef struct got {
+    uint16_t call;
+    uint64_t request;
+    uint64_t req_id, req_def;
+    uint16_t req_call;
+    int32_t req_peer, req_tag;
+    uint64_t req_bytes;
+    uint32_t nh, ns;
+    uint64_t message;
+    uint64_t hid[4], sid[4];
+    int32_t ssrc[4], stag[4];
+    uint64_t sbytes[4];
+    int scanc[4];
+    int32_t comm;
+} got_t;
+
+static size_t rq_read(rq_t *q, got_t *out, size_t cap, plog_run_t **runp)
+{
+    cr_assert_eq(pgen_close(&q->g, NULL, 0), 0);
+    plog_run_t *run = NULL;
+    plog_error_t err;
+    char *p = path_of(q->dir, 0);
+    cr_assert_eq(plog_run_open(p, &run, &err), PLOG_OK, "%s", err.msg);
+    free(p);
+    plog_iter_t *it;
+    cr_assert_eq(plog_iter_open(run, 0, &it, &err), PLOG_OK);
+    const plog_rec_t *r;
+    size_t n = 0;
+    while (plog_iter_next(it, &r, &err) == PLOG_OK && r != NULL) {
+        cr_assert_lt(n, cap);
+        got_t *g = &out[n++];
+        memset(g, 0, sizeof(*g));
+        g->call = r->call;
+        g->request = r->request;
+        g->message = r->message;
+        g->comm = r->comm;
+        if (r->req) {
+            g->req_id = r->req->id;
+            g->req_def = r->req->def_id;
+            g->req_call = r->req->call;
+            g->req_peer = r->req->peer;
+            g->req_tag = r->req->tag;
+            g->req_bytes = r->req->bytes;
+        }
+        g->nh = r->n_handles;
+        for (uint32_t i = 0; i < r->n_handles && i < 4; i++)
+            g->hid[i] = r->handles[i].id;
+        g->ns = r->n_status;
+        for (uint32_t i = 0; i < r->n_status && i < 4; i++) {
+            g->sid[i] = r->status[i].request;
+            g->ssrc[i] = r->status[i].source;
+            g->stag[i] = r->status[i].tag;
+            g->sbytes[i] = r->status[i].bytes;
+            g->scanc[i] = r->status[i].cancelled;
+            if (r->status[i].start)
+                cr_assert_eq(r->status[i].start->id, r->status[i].request);
+        }
+    }
+    plog_iter_close(it);
+    *runp = run;
+    return n;
+}
+
+static void rq_end(rq_t *q, plog_run_t *run)
+{
+    plog_run_close(run);
+    pgen_rmdir(q->dir);
+    free(q->dir);
+}
+
+Test(requests, isend_irecv_waitall)
+{
+    rq_t q;
+    rq_begin(&q);
+    rq_isend(&q, 0, 1000, 1100, 0xa0, 1, 5, 8, PLOG_CALL_MPI_Isend);
+    rq_isend(&q, 0, 1200, 1300, 0xa1, PLOG_ANY_SOURCE, 7, 0, PLOG_CALL_MPI_Irecv);
+    rq_ev(&q, 0, PLOG_CALL_MPI_Waitall, 1400, 1500, 0)->flags = PLOG_F_HANDLES;
+    uint64_t hs[3] = {2, 0xa0, 0xa1};
+    pgen_extra(&q.g, 0, hs, 3);
+    rq_status(&q, 0, 2);
+    pgen_status(&q.g, 0, 0xa0, 0, 0, 0, 0);
+    pgen_status(&q.g, 0, 0xa1, 3, 7, 16, 1);
+    got_t g[8];
+    plog_run_t *run;
+    size_t n = rq_read(&q, g, 8, &run);
+    cr_assert_eq(n, 3);
+    cr_assert_eq(g[0].request, 1);
+    cr_assert_eq(g[1].request, 2);
+    cr_assert_eq(g[2].request, 0, "Waitall completes two requests");
+    cr_assert_eq(g[2].nh, 2);
+    cr_assert_eq(g[2].hid[0], 1);
+    cr_assert_eq(g[2].hid[1], 2);
+    cr_assert_eq(g[2].sid[0], 1);
+    cr_assert_eq(g[2].ssrc[0], PLOG_NONE, "a send's status has no source");
+    cr_assert_eq(g[2].stag[0], PLOG_NONE);
+    cr_assert_eq(g[2].sbytes[0], PLOG_BYTES_UNKNOWN);
+    cr_assert_eq(g[2].sid[1], 2);
+    cr_assert_eq(g[2].ssrc[1], 3);
+    cr_assert_eq(g[2].stag[1], 7);
+    cr_assert_eq(g[2].sbytes[1], 16);
+    cr_assert_eq(plog_run_nwarnings(run), 0);
+    rq_end(&q, run);
+}
+
+Test(requests, reused_handles_get_new_ids)
+{
+    rq_t q;
+    rq_begin(&q);
+    for (int k = 0; k < 3; k++) {
+        uint64_t t = 1000 + 1000 * (uint64_t)k;
+        rq_isend(&q, 0, t, t + 100, 0xbeef, k, 10 + k, 4, PLOG_CALL_MPI_Isend);
+        rq_ev(&q, 0, PLOG_CALL_MPI_Wait, t + 200, t + 300, 0xbeef);
+        rq_status(&q, 0, 1);
+        pgen_status(&q.g, 0, 0xbeef, 0, 0, 0, 0);
+    }
+    got_t g[8];
+    plog_run_t *run;
+    size_t n = rq_read(&q, g, 8, &run);
+    cr_assert_eq(n, 6);
+    for (int k = 0; k < 3; k++) {
+        cr_assert_eq(g[2 * k].request, (uint64_t)k + 1);
+        cr_assert_eq(g[2 * k + 1].request, (uint64_t)k + 1);
+        cr_assert_eq(g[2 * k + 1].req_peer, k);
+        cr_assert_eq(g[2 * k + 1].req_tag, 10 + k);
+        cr_assert_eq(g[2 * k + 1].req_call, PLOG_CALL_MPI_Isend);
+    }
+    cr_assert_eq(plog_run_nwarnings(run), 0);
+    rq_end(&q, run);
+}
+
+/* Thread 0 starts H; thread 1 waits on it; thread 2's Isend began before that wait and got
+ * the recycled H only as the wait freed it (it ends later): the wait is thread 0's. */
+Test(requests, across_threads_by_time)
+{
+    rq_t q;
+    rq_begin(&q);
+    rq_isend(&q, 0, 1000, 2000, 0x77, 1, 1, 8, PLOG_CALL_MPI_Isend);
+    rq_isend(&q, 2, 2100, 4500, 0x77, 2, 2, 8, PLOG_CALL_MPI_Isend);
+    rq_ev(&q, 1, PLOG_CALL_MPI_Wait, 2500, 4000, 0x77);
+    rq_status(&q, 1, 1);
+    pgen_status(&q.g, 1, 0x77, 0, 0, 0, 0);
+    rq_ev(&q, 1, PLOG_CALL_MPI_Wait, 5000, 6000, 0x77);
+    rq_status(&q, 1, 1);
+    pgen_status(&q.g, 1, 0x77, 0, 0, 0, 0);
+    got_t g[8];
+    plog_run_t *run;
+    size_t n = rq_read(&q, g, 8, &run);
+    cr_assert_eq(n, 4);
+    cr_assert_eq(g[0].request, 1);
+    cr_assert_eq(g[1].request, 2);
+    cr_assert_eq(g[2].request, 1);
+    cr_assert_eq(g[2].req_peer, 1);
+    cr_assert_eq(g[3].request, 2);
+    cr_assert_eq(g[3].req_peer, 2);
+    cr_assert_eq(plog_run_nwarnings(run), 0);
+    rq_end(&q, run);
+}
+
+/* A completion the log lost (dropped events): the handle's next start is the one a later
+ * completion means, and the stale start is dropped, with a warning. */
+Test(requests, lost_completion_most_recent_wins)
+{
+    rq_t q;
+    rq_begin(&q);
+    rq_isend(&q, 0, 1000, 1100, 0x99, 1, 1, 8, PLOG_CALL_MPI_Isend);
+    rq_isend(&q, 0, 2000, 2100, 0x99, 2, 2, 8, PLOG_CALL_MPI_Isend);
+    rq_ev(&q, 0, PLOG_CALL_MPI_Wait, 3000, 3100, 0x99);
+    rq_status(&q, 0, 1);
+    pgen_status(&q.g, 0, 0x99, 0, 0, 0, 0);
+    rq_ev(&q, 0, PLOG_CALL_MPI_Wait, 4000, 4100, 0x99);
+    rq_status(&q, 0, 1);
+    pgen_status(&q.g, 0, 0x99, 0, 0, 0, 0);
+    got_t g[8];
+    plog_run_t *run;
+    size_t n = rq_read(&q, g, 8, &run);
+    cr_assert_eq(n, 4);
+    cr_assert_eq(g[2].request, 2, "the most recent start, not the stale one");
+    cr_assert_eq(g[2].req_peer, 2);
+    cr_assert_eq(g[3].request, 0, "the stale start was dropped");
+    cr_assert(has_warning(run, "1 request starts were never seen completing", NULL));
+    cr_assert(has_warning(run, "1 request completions", NULL));
+    rq_end(&q, run);
+}
+
+Test(requests, persistent)
+{
+    rq_t q;
+    rq_begin(&q);
+    rq_isend(&q, 0, 1000, 1100, 0xc0, 3, 9, 32, PLOG_CALL_MPI_Send_init);
+    for (int k = 0; k < 2; k++) {
+        uint64_t t = 2000 + 1000 * (uint64_t)k;
+        rq_ev(&q, 0, PLOG_CALL_MPI_Start, t, t + 100, 0xc0);
+        rq_ev(&q, 0, PLOG_CALL_MPI_Wait, t + 200, t + 300, 0xc0);
+        rq_status(&q, 0, 1);
+        pgen_status(&q.g, 0, 0xc0, 0, 0, 0, 0);
+    }
+    /* Startall on a receive one + Waitany */
+    rq_isend(&q, 0, 4000, 4100, 0xc1, PLOG_ANY_SOURCE, 4, 0, PLOG_CALL_MPI_Recv_init);
+    rq_ev(&q, 0, PLOG_CALL_MPI_Startall, 4200, 4300, 0)->flags = PLOG_F_HANDLES;
+    uint64_t hs[3] = {2, 0xc0, 0xc1};
+    pgen_extra(&q.g, 0, hs, 3);
+    rq_ev(&q, 0, PLOG_CALL_MPI_Waitany, 4400, 4500, 0)->flags = PLOG_F_HANDLES;
+    pgen_extra(&q.g, 0, hs, 3);
+    rq_status(&q, 0, 1);
+    pgen_status(&q.g, 0, 0xc1, 2, 4, 12, 1);
+    rq_ev(&q, 0, PLOG_CALL_MPI_Request_free, 5000, 5100, 0xc0);
+    rq_ev(&q, 0, PLOG_CALL_MPI_Wait, 6000, 6100, 0xc0); /* freed: nothing to complete */
+    rq_status(&q, 0, 1);
+    pgen_status(&q.g, 0, 0xc0, 0, 0, 0, 0);
+    got_t g[16];
+    plog_run_t *run;
+    size_t n = rq_read(&q, g, 16, &run);
+    cr_assert_eq(n, 10);
+    cr_assert_eq(g[0].request, 1); /* the definition */
+    cr_assert_eq(g[1].request, 2); /* first instance */
+    cr_assert_eq(g[1].req_def, 1);
+    cr_assert_eq(g[1].req_call, PLOG_CALL_MPI_Send_init);
+    cr_assert_eq(g[2].request, 2);
+    cr_assert_eq(g[2].req_peer, 3);
+    cr_assert_eq(g[2].req_bytes, 32);
+    cr_assert_eq(g[3].request, 3);
+    cr_assert_eq(g[4].request, 3);
+    cr_assert_eq(g[5].request, 4); /* Recv_init */
+    cr_assert_eq(g[6].nh, 2);
+    cr_assert_eq(g[6].hid[0], 5);
+    cr_assert_eq(g[6].hid[1], 6);
+    cr_assert_eq(g[7].request, 6, "Waitany's one completion");
+    cr_assert_eq(g[7].sid[0], 6);
+    cr_assert_eq(g[7].ssrc[0], 2);
+    cr_assert_eq(g[7].hid[0], 5);
+    cr_assert_eq(g[7].hid[1], 6);
+    cr_assert_eq(g[8].request, 5, "Request_free ends the active instance");
+    cr_assert_eq(g[9].request, 0);
+    cr_assert_eq(g[9].sid[0], 0);
+    cr_assert(has_warning(run, "1 request completions or frees matched no open request", NULL));
+    rq_end(&q, run);
+}
+
+Test(requests, test_cancel_free)
+{
+    rq_t q;
+    rq_begin(&q);
+    rq_isend(&q, 0, 1000, 1100, 0xd0, 1, 1, 8, PLOG_CALL_MPI_Irecv);
+    rq_ev(&q, 0, PLOG_CALL_MPI_Test, 1200, 1300, 0xd0); /* flag false: still open */
+    rq_ev(&q, 0, PLOG_CALL_MPI_Cancel, 1400, 1500, 0xd0);
+    plog_event_t *e = rq_ev(&q, 0, PLOG_CALL_MPI_Test, 1600, 1700, 0xd0);
+    e->flags = PLOG_F_FLAG_TRUE;
+    rq_status(&q, 0, 1);
+    pgen_status(&q.g, 0, 0xd0, 1, 1, PLOG_STATUS_CANCELLED, 0);
+    rq_ev(&q, 0, PLOG_CALL_MPI_Wait, 1800, 1900, 0xd0); /* already completed */
+    rq_status(&q, 0, 1);
+    pgen_status(&q.g, 0, 0xd0, 1, 1, 0, 0);
+    /* Isend freed without a wait, Testsome on two Irecvs (statuses only) */
+    rq_isend(&q, 0, 2000, 2100, 0xd1, 1, 1, 8, PLOG_CALL_MPI_Isend);
+    rq_ev(&q, 0, PLOG_CALL_MPI_Request_free, 2200, 2300, 0xd1);
+    rq_isend(&q, 0, 2400, 2500, 0xd2, 2, 1, 0, PLOG_CALL_MPI_Irecv);
+    rq_isend(&q, 0, 2600, 2700, 0xd3, 3, 1, 0, PLOG_CALL_MPI_Irecv);
+    rq_ev(&q, 0, PLOG_CALL_MPI_Testsome, 2800, 2900, 0);
+    rq_status(&q, 0, 2);
+    pgen_status(&q.g, 0, 0xd3, 3, 1, 5, 1);
+    pgen_status(&q.g, 0, 0xd2, 2, 1, 6, 0);
+    got_t g[16];
+    plog_run_t *run;
+    size_t n = rq_read(&q, g, 16, &run);
+    cr_assert_eq(n, 10);
+    cr_assert_eq(g[1].request, 1, "Test names its request");
+    cr_assert_eq(g[2].request, 1, "Cancel names its request");
+    cr_assert_eq(g[3].request, 1);
+    cr_assert_eq(g[3].sid[0], 1);
+    cr_assert_eq(g[3].scanc[0], 1);
+    cr_assert_eq(g[3].sbytes[0], 0);
+    cr_assert_eq(g[4].request, 0, "completed by the Test before");
+    cr_assert_eq(g[5].request, 2);
+    cr_assert_eq(g[6].request, 2, "Request_free of an Isend");
+    cr_assert_eq(g[9].sid[0], 4);
+    cr_assert_eq(g[9].ssrc[0], 3);
+    cr_assert_eq(g[9].sid[1], 3);
+    cr_assert_eq(g[9].ssrc[1], 2);
+    cr_assert(has_warning(run, "1 request completions", NULL));
+    rq_end(&q, run);
+}
+
+Test(requests, comm_idup_and_matched_probes)
+{
+    rq_t q;
+    rq_begin(&q);
+    int32_t sub[2] = {0, 3};
+    pgen_comm(&q.g, 3, 1, PLOG_CALL_MPI_Comm_split, PLOG_COMMK_INTRA, sub, 2, NULL, 0);
+    pgen_comm(&q.g, 4, 3, PLOG_CALL_MPI_Comm_idup, PLOG_COMMK_INTRA, sub, 2, NULL, 0);
+    plog_event_t *e = rq_ev(&q, 0, PLOG_CALL_MPI_Comm_idup, 1000, 1100, 0xe0);
+    e->comm = 3;
+    e->flags = PLOG_F_NEWCOMM;
+    pgen_extra1(&q.g, 0, 4);
+    rq_ev(&q, 0, PLOG_CALL_MPI_Wait, 1200, 1300, 0xe0);
+    rq_status(&q, 0, 1);
+    pgen_status(&q.g, 0, 0xe0, 0, 0, 0, 0);
+    /* Improbe on comm 3 finds rank 0 of it (world 3); Imrecv has no comm */
+    e = rq_ev(&q, 0, PLOG_CALL_MPI_Improbe, 2000, 2100, 0);
+    e->comm = 3;
+    e->peer = PLOG_ANY_SOURCE;
+    e->flags = PLOG_F_FLAG_TRUE | PLOG_F_HANDLES | PLOG_F_MESSAGE;
+    uint64_t msg[2] = {1, 0x3e};
+    pgen_extra(&q.g, 0, msg, 2);
+    rq_status(&q, 0, 1);
+    pgen_status(&q.g, 0, 0, 1, 6, 24, 0);
+    e = rq_ev(&q, 0, PLOG_CALL_MPI_Imrecv, 2200, 2300, 0xe1);
+    e->flags = PLOG_F_HANDLES | PLOG_F_MESSAGE;
+    pgen_extra(&q.g, 0, msg, 2);
+    rq_ev(&q, 0, PLOG_CALL_MPI_Wait, 2400, 2500, 0xe1);
+    rq_status(&q, 0, 1);
+    pgen_status(&q.g, 0, 0xe1, 1, 6, 24, 0);
+    got_t g[8];
+    plog_run_t *run;
+    size_t n = rq_read(&q, g, 8, &run);
+    cr_assert_eq(n, 5);
+    cr_assert_eq(g[0].request, 1);
+    cr_assert_eq(g[1].request, 1);
+    cr_assert_eq(g[2].ssrc[0], 3);
+    cr_assert_eq(g[2].message, 1);
+    cr_assert_eq(g[2].hid[0], 0, "a message handle is not a request");
+    cr_assert_eq(g[3].message, 1);
+    cr_assert_eq(g[3].request, 2);
+    cr_assert_eq(g[3].comm, g[2].comm, "Imrecv takes its probe's communicator");
+    cr_assert_eq(g[4].request, 2);
+    cr_assert_eq(g[4].ssrc[0], 3, "status source through the message's communicator");
+    cr_assert_eq(g[4].stag[0], 6);
+    cr_assert_eq(plog_run_nwarnings(run), 0, "%s", plog_run_warning(run, 0));
+    rq_end(&q, run);
+}
+
+Test(reader, read_frame_api)
+{
+    char *dir = pgen_tmpdir();
+    gen_small(dir);
+    plog_run_t *run = open_ok(dir);
+    const plog_rank_t *rk = plog_run_rank(run, 0);
+    int metas = 0;
+    for (size_t i = 0; i < rk->n_frames; i++) {
+        if (rk->frames[i].kind != PLOG_FRAME_META)
+            continue;
+        void *raw;
+        size_t len;
+        plog_error_t err;
+        cr_assert_eq(plog_rank_read_frame(rk, i, &raw, &len, &err), PLOG_OK, "%s", err.msg);
+        cr_assert_str_eq(raw, "threads=2");
+        free(raw);
+        metas++;
+    }
+    cr_assert_eq(metas, 1);
+    int n = 0;
+    for (const char *s = plog_rank_kv_next(rk, NULL); s; s = plog_rank_kv_next(rk, s))
+        n++;
+    cr_assert_eq(n, 2 + 1 + 2); /* header (hostname, mpi_library), META, END */
+    plog_run_close(run);
+    pgen_rmdir(dir);
+    free(dir);
+}
