@@ -298,11 +298,12 @@ plog_err_t plog_events_encode_mapped(const uint8_t *records, size_t records_len,
     if (i != n || p != end)
         return PLOG_E_CORRUPT;
 
+    /* Pack: n, then per column its length and bytes. The write position never passes the
+     * start of the region being moved (head covers every length varint), so memmove. */
     uint8_t *w = put_varint_raw(out, n);
-    for (int c = 0; c < PLOG_NCOLS; c++)
-        w = put_varint_raw(w, (uint64_t)(cur[c] - col[c]));
-    for (int c = 0; c < PLOG_NCOLS; c++) { /* regions only move down: memmove is safe */
+    for (int c = 0; c < PLOG_NCOLS; c++) {
         size_t len = (size_t)(cur[c] - col[c]);
+        w = put_varint_raw(w, len);
         memmove(w, col[c], len);
         w += len;
     }
