@@ -4,8 +4,13 @@ dnl (mpicc, mpicc.openmpi, mpicc.mpich); MPIRUN the launcher the tests use.
 AC_DEFUN([PHASOR_CHECK_MPI], [
   AC_ARG_VAR([MPICC], [MPI C compiler wrapper to take MPI flags from (default: mpicc)])
   AC_ARG_VAR([MPIRUN], [MPI launcher for the integration tests (default: matches MPICC)])
-  AC_PATH_PROGS([MPICC], [mpicc], [no])
-  AS_IF([test "x$MPICC" = xno], [AC_MSG_ERROR([no MPI C compiler wrapper found; set MPICC])])
+  dnl AC_PATH_PROGS would ignore a relative MPICC=mpicc.mpich: resolve it ourselves.
+  AC_MSG_CHECKING([for the MPI C compiler wrapper])
+  AS_IF([test -z "$MPICC"], [MPICC=mpicc])
+  AS_CASE([$MPICC], [/*], [], [MPICC=`command -v "$MPICC" 2>/dev/null || echo no`])
+  AS_IF([test "x$MPICC" = xno || test ! -x "$MPICC"],
+        [AC_MSG_RESULT([no]); AC_MSG_ERROR([no MPI C compiler wrapper found; set MPICC])])
+  AC_MSG_RESULT([$MPICC])
   AC_MSG_CHECKING([MPI flavour of $MPICC])
   AS_IF([$MPICC --showme:version >/dev/null 2>&1], [
       PHASOR_MPI_FLAVOUR=openmpi
