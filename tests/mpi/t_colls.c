@@ -74,7 +74,8 @@ static void gathers(void)
         mt_fill_int(w + displs[i], i + 1, i, 5);
     if (R == 0) {
         mt_fill_int(rb, 1, 0, 5);
-        MT_CHECK(MPI_Gatherv(MPI_IN_PLACE, 1, MPI_INT, rb, counts, displs, MPI_INT, 0, MPI_COMM_WORLD));
+        MT_CHECK(
+            MPI_Gatherv(MPI_IN_PLACE, 1, MPI_INT, rb, counts, displs, MPI_INT, 0, MPI_COMM_WORLD));
     } else {
         mt_fill_int(mine, R + 1, R, 5);
         MT_CHECK(MPI_Gatherv(mine, R + 1, MPI_INT, NULL, NULL, NULL, MPI_INT, 0, MPI_COMM_WORLD));
@@ -129,7 +130,8 @@ static void scatters(void)
         mt_fill_int(sb + displs[i], i + 2, i, 9);
     mt_fill_int(w, R + 2, R, 9);
     if (R == 0) {
-        MT_CHECK(MPI_Scatterv(sb, counts, displs, MPI_INT, MPI_IN_PLACE, 2, MPI_INT, 0, MPI_COMM_WORLD));
+        MT_CHECK(
+            MPI_Scatterv(sb, counts, displs, MPI_INT, MPI_IN_PLACE, 2, MPI_INT, 0, MPI_COMM_WORLD));
         mt_result_i("scatterv inplace", sb, w, 2);
     } else {
         MT_CHECK(MPI_Scatterv(NULL, NULL, NULL, MPI_INT, rb, R + 2, MPI_INT, 0, MPI_COMM_WORLD));
@@ -167,11 +169,13 @@ static void allgathers(void)
         displs[i] = total;
         total += i + 1;
     }
-    double *rd = mt_calloc((size_t)total, sizeof(double)), *wd = mt_calloc((size_t)total, sizeof(double));
+    double *rd = mt_calloc((size_t)total, sizeof(double)),
+           *wd = mt_calloc((size_t)total, sizeof(double));
     mt_fill_dbl(mine, R + 1, R, 12);
     for (int i = 0; i < P; i++)
         mt_fill_dbl(wd + displs[i], i + 1, i, 12);
-    MT_CHECK(MPI_Allgatherv(mine, R + 1, MPI_DOUBLE, rd, counts, displs, MPI_DOUBLE, MPI_COMM_WORLD));
+    MT_CHECK(
+        MPI_Allgatherv(mine, R + 1, MPI_DOUBLE, rd, counts, displs, MPI_DOUBLE, MPI_COMM_WORLD));
     mt_result_d("allgatherv", rd, wd, total);
 
     memset(rd, 0, (size_t)total * sizeof(double));
@@ -269,7 +273,8 @@ static void alltoallw(void)
         disp[j] = total;
         total += 8 * cnt[j];
     }
-    char *sb = mt_calloc((size_t)total, 1), *rb = mt_calloc((size_t)total, 1), *w = mt_calloc((size_t)total, 1);
+    char *sb = mt_calloc((size_t)total, 1), *rb = mt_calloc((size_t)total, 1),
+         *w = mt_calloc((size_t)total, 1);
     for (int j = 0; j < P; j++) {
         put_w(sb, disp[j], R, j, 18);
         put_w(w, disp[j], j, R, 18);

@@ -50,7 +50,8 @@ static void batch_a(void)
     MT_CHECK(MPI_Ibarrier(MPI_COMM_WORLD, &r[0]));
     MT_CHECK(MPI_Ibcast(bc, 4, MPI_INT, P - 1, MPI_COMM_WORLD, &r[1]));
     MT_CHECK(MPI_Igather(gs, 2, MPI_INT, g, 2, MPI_INT, P / 2, MPI_COMM_WORLD, &r[2]));
-    MT_CHECK(MPI_Igatherv(gsv, R + 1, MPI_INT, gv, counts, displs, MPI_INT, 0, MPI_COMM_WORLD, &r[3]));
+    MT_CHECK(
+        MPI_Igatherv(gsv, R + 1, MPI_INT, gv, counts, displs, MPI_INT, 0, MPI_COMM_WORLD, &r[3]));
     MT_CHECK(MPI_Iscatter(ss, 3, MPI_INT, sc, 3, MPI_INT, 1 % P, MPI_COMM_WORLD, &r[4]));
     MT_CHECK(MPI_Iscatterv(ssv, counts, displs, MPI_INT, scv, R + 1, MPI_INT, P - 1, MPI_COMM_WORLD,
                            &r[5]));
@@ -90,12 +91,14 @@ static void batch_b(void)
         wt += 8 * wc[i];
     }
     int *rag = mt_calloc((size_t)P * 2, sizeof(int)), *wag = mt_calloc((size_t)P * 2, sizeof(int));
-    int *ragv = mt_calloc((size_t)total, sizeof(int)), *wagv = mt_calloc((size_t)total, sizeof(int));
+    int *ragv = mt_calloc((size_t)total, sizeof(int)),
+        *wagv = mt_calloc((size_t)total, sizeof(int));
     int *s1 = mt_calloc((size_t)P, sizeof(int)), *r1 = mt_calloc((size_t)P, sizeof(int));
     int *w1 = mt_calloc((size_t)P, sizeof(int));
     int *sv = mt_calloc((size_t)at, sizeof(int)), *rv = mt_calloc((size_t)at, sizeof(int));
     int *wv = mt_calloc((size_t)at, sizeof(int));
-    char *sw = mt_calloc((size_t)wt, 1), *rw = mt_calloc((size_t)wt, 1), *ww = mt_calloc((size_t)wt, 1);
+    char *sw = mt_calloc((size_t)wt, 1), *rw = mt_calloc((size_t)wt, 1),
+         *ww = mt_calloc((size_t)wt, 1);
 
     mt_fill_int(ag, 2, R, 6);
     for (int i = 0; i < P; i++)
@@ -122,7 +125,8 @@ static void batch_b(void)
     }
 
     MT_CHECK(MPI_Iallgather(ag, 2, MPI_INT, rag, 2, MPI_INT, MPI_COMM_WORLD, &r[0]));
-    MT_CHECK(MPI_Iallgatherv(agv, R + 1, MPI_INT, ragv, counts, displs, MPI_INT, MPI_COMM_WORLD, &r[1]));
+    MT_CHECK(
+        MPI_Iallgatherv(agv, R + 1, MPI_INT, ragv, counts, displs, MPI_INT, MPI_COMM_WORLD, &r[1]));
     MT_CHECK(MPI_Ialltoall(s1, 1, MPI_INT, r1, 1, MPI_INT, MPI_COMM_WORLD, &r[2]));
     MT_CHECK(MPI_Ialltoallv(sv, ac, ad, MPI_INT, rv, ac, ad, MPI_INT, MPI_COMM_WORLD, &r[3]));
     MT_CHECK(MPI_Ialltoallw(sw, wc, wd, wty, rw, wc, wd, wty, MPI_COMM_WORLD, &r[4]));
@@ -220,8 +224,11 @@ static void batch_d(void)
                 wmx[k] = (i * 3) % 4 + k;
     }
     MT_CHECK(MPI_Iallreduce(MPI_IN_PLACE, mx, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &r[0]));
-    while (!flag)
+    while (!flag) {
         MT_CHECK(MPI_Test(&r[0], &flag, &st));
+        if (!flag)
+            mt_poll_pause();
+    }
     MT_EXPECT(r[0] == MPI_REQUEST_NULL, "Test left the request active");
     mt_result_i("iallreduce inplace", mx, wmx, 2);
 

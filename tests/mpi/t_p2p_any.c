@@ -6,7 +6,7 @@
  * The expected events are check_events.py's p2p_any(). */
 #include "mpitest.h"
 
-#define CAP 64   /* receive capacity in ints */
+#define CAP 64 /* receive capacity in ints */
 #define MAXP 64
 
 typedef struct got {
@@ -77,8 +77,11 @@ static void sender(int k)
         break;
     case 4:
         MT_CHECK(MPI_Isend(buf, n, MPI_INT, 0, tag, MPI_COMM_WORLD, &req));
-        while (!flag)
+        while (!flag) {
             MT_CHECK(MPI_Test(&req, &flag, &st));
+            if (!flag)
+                mt_poll_pause();
+        }
         MT_EXPECT(req == MPI_REQUEST_NULL, "Test left the request active");
         break;
     case 8:
@@ -103,7 +106,8 @@ static void collector(int k, int np)
     switch (k) {
     case 1: /* blocking, statuses */
         for (int i = 0; i < n; i++) {
-            MT_CHECK(MPI_Recv(buf[i], CAP, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st[0]));
+            MT_CHECK(MPI_Recv(buf[i], CAP, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD,
+                              &st[0]));
             g[i] = from_status(buf[i], &st[0]);
         }
         print_round(k, "recv", g, n);
@@ -118,7 +122,8 @@ static void collector(int k, int np)
         break;
     case 3: /* Irecv any/any, Waitall with statuses */
         for (int i = 0; i < n; i++)
-            MT_CHECK(MPI_Irecv(buf[i], CAP, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &r[i]));
+            MT_CHECK(MPI_Irecv(buf[i], CAP, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD,
+                               &r[i]));
         MT_CHECK(MPI_Waitall(n, r, st));
         for (int i = 0; i < n; i++)
             g[i] = from_status(buf[i], &st[i]);
@@ -149,32 +154,42 @@ static void collector(int k, int np)
         break;
     case 6: /* Irecv any/any, Testany until all are done */
         for (int i = 0; i < n; i++)
-            MT_CHECK(MPI_Irecv(buf[i], CAP, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &r[i]));
+            MT_CHECK(MPI_Irecv(buf[i], CAP, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD,
+                               &r[i]));
         while (done < n) {
             MT_CHECK(MPI_Testany(n, r, &idx, &flag, &st[0]));
             if (flag) {
                 MT_EXPECT(idx >= 0 && idx < n, "Testany index %d", idx);
                 g[done++] = from_status(buf[idx], &st[0]);
+            } else {
+                mt_poll_pause();
             }
         }
         print_round(k, "testany", g, n);
         break;
     case 7: /* Irecv any/any, Testsome with statuses ignored */
         for (int i = 0; i < n; i++)
-            MT_CHECK(MPI_Irecv(buf[i], CAP, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &r[i]));
+            MT_CHECK(MPI_Irecv(buf[i], CAP, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD,
+                               &r[i]));
         while (done < n) {
             MT_CHECK(MPI_Testsome(n, r, &out, ind, MPI_STATUSES_IGNORE));
             MT_EXPECT(out != MPI_UNDEFINED, "Testsome outcount undefined");
             for (int j = 0; j < out; j++)
                 g[done++] = from_data(buf[ind[j]]);
+            if (out == 0)
+                mt_poll_pause();
         }
         print_round(k, "testsome ignore", g, n);
         break;
     case 8: /* Irecv any/any, Testall with statuses ignored */
         for (int i = 0; i < n; i++)
-            MT_CHECK(MPI_Irecv(buf[i], CAP, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &r[i]));
-        for (flag = 0; !flag;)
+            MT_CHECK(MPI_Irecv(buf[i], CAP, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD,
+                               &r[i]));
+        for (flag = 0; !flag;) {
             MT_CHECK(MPI_Testall(n, r, &flag, MPI_STATUSES_IGNORE));
+            if (!flag)
+                mt_poll_pause();
+        }
         for (int i = 0; i < n; i++) {
             MT_EXPECT(r[i] == MPI_REQUEST_NULL, "Testall left request %d active", i);
             g[i] = from_data(buf[i]);
@@ -201,7 +216,8 @@ static void ring_wildcards(void)
     MT_EXPECT(g.src == left && g.tag == 9 && g.count == 3 && !g.bad, "Sendrecv any wrong");
 
     mt_fill_int(rb, 4, mt.rank, 10);
-    MT_CHECK(MPI_Sendrecv_replace(rb, 4, MPI_INT, right, 10, MPI_ANY_SOURCE, 10, MPI_COMM_WORLD, &st));
+    MT_CHECK(
+        MPI_Sendrecv_replace(rb, 4, MPI_INT, right, 10, MPI_ANY_SOURCE, 10, MPI_COMM_WORLD, &st));
     mt_printf("sendrecv_replace any: %d/%d/%d bad=%d\n", st.MPI_SOURCE, st.MPI_TAG,
               mt_count(&st, MPI_INT), mt_bad_int(rb, 4, left, 10));
     MT_EXPECT(st.MPI_SOURCE == left && st.MPI_TAG == 10, "Sendrecv_replace any wrong");

@@ -108,7 +108,8 @@ static void sendrecv_both(int peer)
     report("sendrecv", &st, MPI_INT, peer == MPI_PROC_NULL ? 0 : mt_bad_int(rb, 6, peer, T_SR));
     mt_fill_dbl(d, 5, mt.rank, T_SRR);
     MT_CHECK(MPI_Sendrecv_replace(d, 5, MPI_DOUBLE, peer, T_SRR, peer, T_SRR, MPI_COMM_WORLD, &st));
-    int bad = peer == MPI_PROC_NULL ? mt_bad_dbl(d, 5, mt.rank, T_SRR) : mt_bad_dbl(d, 5, peer, T_SRR);
+    int from = peer == MPI_PROC_NULL ? mt.rank : peer; /* PROC_NULL: d stays as it was */
+    int bad = mt_bad_dbl(d, 5, from, T_SRR);
     report("sendrecv_replace", &st, MPI_DOUBLE, bad);
 }
 

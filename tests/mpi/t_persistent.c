@@ -49,8 +49,11 @@ int main(int argc, char **argv)
             break;
         case 2:
             MT_CHECK(MPI_Startall(4, all));
-            while (!flag)
+            while (!flag) {
                 MT_CHECK(MPI_Testall(4, all, &flag, st));
+                if (!flag)
+                    mt_poll_pause();
+            }
             break;
         }
         /* Completion leaves a persistent request inactive, not freed. */

@@ -38,8 +38,11 @@ int main(int argc, char **argv)
     /* 2: Iprobe with a wildcard source until the message is there. */
     mt_fill_int(sb, 5, mt.rank, 41);
     MT_CHECK(MPI_Isend(sb, 5, MPI_INT, right, 41, MPI_COMM_WORLD, &sreq));
-    for (flag = 0; !flag;)
+    for (flag = 0; !flag;) {
         MT_CHECK(MPI_Iprobe(MPI_ANY_SOURCE, 41, MPI_COMM_WORLD, &flag, &st));
+        if (!flag)
+            mt_poll_pause();
+    }
     show("iprobe", &st, NULL, 0, left, 41);
     MT_CHECK(MPI_Recv(rb, CAP, MPI_INT, st.MPI_SOURCE, 41, MPI_COMM_WORLD, &st2));
     show("recv after iprobe", &st2, rb, 5, left, 41);
@@ -58,8 +61,11 @@ int main(int argc, char **argv)
     /* 4: Improbe with both wildcards until found; Imrecv + Wait. */
     mt_fill_int(sb, 7, mt.rank, 43);
     MT_CHECK(MPI_Isend(sb, 7, MPI_INT, right, 43, MPI_COMM_WORLD, &sreq));
-    for (flag = 0; !flag;)
+    for (flag = 0; !flag;) {
         MT_CHECK(MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &msg, &st));
+        if (!flag)
+            mt_poll_pause();
+    }
     show("improbe", &st, NULL, 0, left, 43);
     MT_CHECK(MPI_Imrecv(rb, CAP, MPI_INT, &msg, &rreq));
     MT_CHECK(MPI_Wait(&rreq, &st2));

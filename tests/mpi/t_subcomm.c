@@ -24,7 +24,8 @@ static MPI_Comm split_part(void)
     top = R;
     MT_CHECK(MPI_Bcast(&top, 1, MPI_INT, 0, split));
     int to = (sr + 1) % ss, from = (sr + ss - 1) % ss;
-    MT_CHECK(MPI_Sendrecv(&R, 1, MPI_INT, to, 60, &got, 1, MPI_INT, from, 60, split, MPI_STATUS_IGNORE));
+    MT_CHECK(
+        MPI_Sendrecv(&R, 1, MPI_INT, to, 60, &got, 1, MPI_INT, from, 60, split, MPI_STATUS_IGNORE));
     mt_printf("split: rank %d of %d, sum %d, top %d, from world %d\n", sr, ss, sum, top, got);
     MT_EXPECT(sum == want && top == wtop && got == wtop - 2 * from, "split: wrong results");
     return split;
@@ -54,7 +55,8 @@ static void cart_part(MPI_Comm *cart, MPI_Comm *row, MPI_Comm *col)
     MT_CHECK(MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, cart));
     MT_CHECK(MPI_Cart_sub(*cart, keep_row, row));
     MT_CHECK(MPI_Cart_sub(*cart, keep_col, col));
-    int *all = mt_calloc((size_t)dims[1], sizeof(int)), *want = mt_calloc((size_t)dims[1], sizeof(int));
+    int *all = mt_calloc((size_t)dims[1], sizeof(int)),
+        *want = mt_calloc((size_t)dims[1], sizeof(int));
     for (int j = 0; j < dims[1]; j++)
         want[j] = (R / dims[1]) * dims[1] + j;
     MT_CHECK(MPI_Allgather(&R, 1, MPI_INT, all, 1, MPI_INT, *row));

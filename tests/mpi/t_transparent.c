@@ -131,13 +131,17 @@ static void statuses(void)
     /* Tests until done on a receive; the final status is printed, not the number of tries. */
     MT_CHECK(MPI_Irecv(d, 4, MPI_INT, left, 11, MPI_COMM_WORLD, &r[0]));
     MT_CHECK(MPI_Send(b, 2, MPI_INT, right, 11, MPI_COMM_WORLD));
-    for (flag = 0; !flag;)
+    for (flag = 0; !flag;) {
         MT_CHECK(MPI_Test(&r[0], &flag, &st));
+        if (!flag)
+            mt_poll_pause();
+    }
     mt_printf("test flag %d request %s\n", flag, handle(r[0]));
     status_line("test", &st);
 
     /* A count that is not a whole number of elements: 5 bytes read as ints. */
-    MT_CHECK(MPI_Sendrecv(b, 5, MPI_BYTE, right, 12, c, 16, MPI_BYTE, left, 12, MPI_COMM_WORLD, &st));
+    MT_CHECK(
+        MPI_Sendrecv(b, 5, MPI_BYTE, right, 12, c, 16, MPI_BYTE, left, 12, MPI_COMM_WORLD, &st));
     status_line("5 bytes as ints", &st);
 }
 
@@ -158,7 +162,8 @@ static void null_requests(void)
     MT_CHECK(MPI_Waitany(2, r, &idx, &st));
     mt_printf("waitany null: index %s\n", idx == MPI_UNDEFINED ? "undefined" : "defined");
     MT_CHECK(MPI_Testany(2, r, &idx, &flag, &st));
-    mt_printf("testany null: flag %d index %s\n", flag, idx == MPI_UNDEFINED ? "undefined" : "defined");
+    mt_printf("testany null: flag %d index %s\n", flag,
+              idx == MPI_UNDEFINED ? "undefined" : "defined");
     MT_CHECK(MPI_Waitsome(2, r, &out, ind, sts));
     mt_printf("waitsome null: outcount %s\n", out == MPI_UNDEFINED ? "undefined" : "defined");
     reset(sts, 2);
