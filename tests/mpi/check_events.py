@@ -415,9 +415,14 @@ class Cursor:
         self.pos -= 1
         nid = e.get('newcomm')
         self.ev(call, newcomm=nid if members is not None else 0, **kw)
-        self.mark(gi, 'newcomm')
         if members is None:
+            self.mark(gi, 'newcomm')
             return None
+        return self.newcomm_def(gi, call, name, nid, members, kind, remote, parent)
+
+    def newcomm_def(self, gi, call, name, nid, members, kind='intra', remote=(), parent=None):
+        """Communicator nid, made by event gi, is in the comms list as described."""
+        self.mark(gi, 'newcomm')
         c = self.chk.comms.get(nid)
         if c is None:
             self.err(f"{call}: newcomm {nid} is not in the comms list", gi)
@@ -780,6 +785,16 @@ def subcomm(c, P, r, ctx):
     c.start('MPI_Irecv', 'dr', (left, 61, 4), comm=dup, peer=left, tag=61, rbytes=4)
     c.start('MPI_Isend', 'ds', comm=dup, peer=right, tag=61, bytes=4)
     c.waitall(['dr', 'ds'])
+    gi, e = c.take('MPI_Comm_idup')           # a start that creates a communicator
+    c.pos -= 1
+    c.start('MPI_Comm_idup', 'idup', newcomm=e.get('newcomm'), comm=WORLD)
+    idup = c.newcomm_def(gi, 'MPI_Comm_idup', 'idup', e.get('newcomm'), range(P), parent=WORLD)
+    c.wait('idup')
+    c.ev('MPI_Allreduce', comm=idup, bytes=4, rbytes=4)
+    c.ev('MPI_Comm_free', comm=idup)
+    node = c.newcomm('MPI_Comm_split_type', 'node', range(P), parent=WORLD, comm=WORLD)
+    c.ev('MPI_Allreduce', comm=node, bytes=4, rbytes=4)
+    c.ev('MPI_Comm_free', comm=node)
     d1 = max(d for d in range(1, P + 1) if P % d == 0 and d * d <= P)
     d0 = P // d1                      # MPI_Dims_create(P, 2): d0 >= d1, as square as can be
     cart = c.newcomm('MPI_Cart_create', 'cart', range(P), kind='cart', parent=WORLD, comm=WORLD)
@@ -945,6 +960,8 @@ def transparent(c, P, r, ctx):
               comm=WORLD)
     if r % 2 == 0:
         c.ev('MPI_Comm_free', comm=c.comm['half'])
+    c.ev('MPI_Pcontrol', tag=2)        # the level, recorded as the tag
+    c.ev('MPI_Pcontrol', tag=0)
     c.finish()
 
 

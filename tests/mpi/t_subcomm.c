@@ -1,5 +1,5 @@
-/* t_subcomm.c: communicator constructors (Comm_split with reversed keys, Comm_dup, Cart_create,
- * Cart_sub, Comm_create_group, Comm_create giving MPI_COMM_NULL on some ranks, Intercomm_create,
+/* t_subcomm.c: communicator constructors (Comm_split with reversed keys, Comm_dup, Comm_idup,
+ * Comm_split_type, Cart_create, Cart_sub, Comm_create_group, Comm_create giving MPI_COMM_NULL on some ranks, Intercomm_create,
  * Intercomm_merge), collectives and point-to-point on each, then Comm_free. Needs >= 2 ranks:
  * the even world ranks form group A, the odd ones group B. The expected events are
  * check_events.py's subcomm(). */
@@ -45,6 +45,24 @@ static MPI_Comm dup_part(void)
     mt_printf("dup: size %d, from %d\n", n, got);
     MT_EXPECT(n == P && got == left, "dup: wrong results");
     return dup;
+}
+
+/* A nonblocking dup (a request that creates a communicator) and a split by node. */
+static void idup_part(void)
+{
+    MPI_Comm idup, node;
+    MPI_Request req;
+    int one = 1, n = 0, m = 0;
+    MT_CHECK(MPI_Comm_idup(MPI_COMM_WORLD, &idup, &req));
+    MT_CHECK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    MT_EXPECT(req == MPI_REQUEST_NULL, "Comm_idup: request not null after Wait");
+    MT_CHECK(MPI_Allreduce(&one, &n, 1, MPI_INT, MPI_SUM, idup));
+    MT_CHECK(MPI_Comm_free(&idup));
+    MT_CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+    MT_CHECK(MPI_Allreduce(&one, &m, 1, MPI_INT, MPI_SUM, node));
+    MT_CHECK(MPI_Comm_free(&node));
+    mt_printf("idup: size %d; node: size %d\n", n, m);
+    MT_EXPECT(n == P && m == P, "idup/split_type: wrong sizes (one node expected)");
 }
 
 /* A 2-D cart without reordering (cart rank == world rank), its rows and columns. */
@@ -157,6 +175,7 @@ int main(int argc, char **argv)
     MPI_Comm split, dup, cart, row, col, evens, odds, inter, merged;
     split = split_part();
     dup = dup_part();
+    idup_part();
     cart_part(&cart, &row, &col);
     group_part(&evens, &odds);
     inter_part(split, &inter, &merged);

@@ -209,6 +209,10 @@ static void null_comm(void)
         MT_CHECK(MPI_Comm_free(&c));
         mt_printf("after free: %s\n", c == MPI_COMM_NULL ? "null" : "comm");
     }
+    /* MPI_Pcontrol is variadic and does nothing in MPI itself; the shim records the level. */
+    int p2 = MPI_Pcontrol(2);
+    int p0 = MPI_Pcontrol(0, "ignored");
+    mt_printf("pcontrol: %d %d\n", p2, p0);
 }
 
 int main(int argc, char **argv)
