@@ -16,8 +16,8 @@ off=(); on=(); ppoff=(); ppon=()
 for i in $(seq "$runs"); do
   off+=("$(run_mpi 1 0 - "$bdir/bench/overhead_loop" "$iters")")
   on+=("$(run_mpi 1 1 "$tmp/o$i" "$bdir/bench/overhead_loop" "$iters")")
-  ppoff+=("$(run_mpi 2 0 - "$bdir/bench/pingpong" 100000)")
-  ppon+=("$(run_mpi 2 1 "$tmp/p$i" "$bdir/bench/pingpong" 100000)")
+  ppoff+=("$(run_mpi 2 0 - "$bdir/bench/pingpong" 1000000)")
+  ppon+=("$(run_mpi 2 1 "$tmp/p$i" "$bdir/bench/pingpong" 1000000)")
 done
 m_off=$(printf '%s\n' "${off[@]}" | median)
 m_on=$(printf '%s\n' "${on[@]}" | median)

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,6 +89,8 @@ static int q_stop;
 static pthread_t writer_thread;
 static int writer_thread_running;
 static uint64_t writer_stalls;
+static cpu_set_t writer_cpus; /* CPUs no rank of this node is bound to */
+static int writer_pinned;
 
 static plog_sync_sample_t sync_init_sample;
 static uint64_t t_init_ns;
@@ -460,7 +463,7 @@ static void header_kv(kvbuf_t *kv, int required, int provided)
     }
     kv_addf(kv, "clock", "%s", phasor_clock_use_tsc ? "tsc" : "monotonic");
     kv_addf(kv, "buffer_bytes", "%zu", cfg.buffer);
-    kv_add(kv, "writer", cfg.inline_writer ? "inline" : "thread");
+    kv_add(kv, "writer", cfg.inline_writer ? "inline" : writer_pinned ? "thread-spare-cpu" : "thread");
     FILE *f = fopen("/proc/self/cmdline", "r");
     if (f) {
         char cmd[1024];
@@ -505,21 +508,50 @@ static int make_dirs(const char *path)
 
 /* A writer thread only pays off when it has a core of its own: with every core running a
  * rank that busy-polls in MPI, it preempts ranks and their peers wait (measured: ping-pong
- * on 2 ranks / 2 cores slower with the thread than with inline writes). So in auto mode
- * the thread is used when the node has more online CPUs than ranks. */
+ * on 2 ranks / 2 cores slower with the thread than with inline writes). In auto mode the
+ * ranks of a node share their CPU masks: CPUs no rank is bound to are the writer's; if
+ * there are none but the ranks float over more CPUs than there are ranks, the writer floats
+ * with them; otherwise buffers are written inline. */
 static void choose_writer(void)
 {
     if (cfg.inline_writer >= 0)
         return;
+    cfg.inline_writer = 1;
     MPI_Comm node;
-    int local = 1;
     if (PMPI_Comm_split_type(phasor_private_comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
-                             &node) == MPI_SUCCESS) {
-        PMPI_Comm_size(node, &local);
-        PMPI_Comm_free(&node);
+                             &node) != MPI_SUCCESS)
+        return;
+    int local = 1;
+    PMPI_Comm_size(node, &local);
+    cpu_set_t mine, *all = malloc(sizeof(cpu_set_t) * (size_t)local);
+    CPU_ZERO(&mine);
+    if (sched_getaffinity(0, sizeof(mine), &mine) != 0)
+        CPU_ZERO(&mine);
+    int ok = all != NULL;
+    PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, node);
+    if (ok)
+        PMPI_Allgather(&mine, sizeof(mine), MPI_BYTE, all, sizeof(mine), MPI_BYTE, node);
+    PMPI_Comm_free(&node);
+    if (!ok) {
+        free(all);
+        return;
     }
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    cfg.inline_writer = cpus > 0 && local < cpus ? 0 : 1;
+    cpu_set_t used;
+    CPU_ZERO(&used);
+    for (int i = 0; i < local; i++)
+        CPU_OR(&used, &used, &all[i]);
+    free(all);
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    CPU_ZERO(&writer_cpus);
+    for (long c = 0; c < online && c < CPU_SETSIZE; c++)
+        if (!CPU_ISSET((int)c, &used))
+            CPU_SET((int)c, &writer_cpus);
+    if (CPU_COUNT(&writer_cpus) > 0) {
+        writer_pinned = 1;
+        cfg.inline_writer = 0;
+    } else if (local < CPU_COUNT(&used)) {
+        cfg.inline_writer = 0;
+    }
 }
 
 /* All ranks agree on the directory: PHASOR_DIR, or a fresh name chosen by rank 0. */
@@ -617,8 +649,11 @@ void phasor_start(unsigned call, uint64_t t0, uint64_t t1, int rc, int required,
     write_frame_locked(PLOG_FRAME_CLOCKSYNC, 0, 1, sbuf, (size_t)(w.p - sbuf));
     pthread_mutex_unlock(&write_lock);
 
-    if (!cfg.inline_writer && pthread_create(&writer_thread, NULL, writer_main, NULL) == 0)
+    if (!cfg.inline_writer && pthread_create(&writer_thread, NULL, writer_main, NULL) == 0) {
         writer_thread_running = 1;
+        if (writer_pinned)
+            pthread_setaffinity_np(writer_thread, sizeof(writer_cpus), &writer_cpus);
+    }
 
     phasor_thread_t *th = phasor_thread_attach();
     __atomic_store_n(&phasor_active, 1, __ATOMIC_RELEASE);

@@ -211,14 +211,29 @@ static inline int phasor_comm_peers(MPI_Comm comm)
 
 /* ---- extras writers; each returns the number of words written ---- */
 
+/* Bytes a status says were received. Both libraries keep the byte count in the status
+ * itself (its layout is part of their ABI, in mpi.h); reading it directly saves a call
+ * into the library on every completion. Other MPIs ask MPI_Get_elements_x. */
+static inline uint64_t phasor_status_bytes(const MPI_Status *st)
+{
+#if defined(OPEN_MPI) && OPEN_MPI
+    return (uint64_t)st->_ucount;
+#elif defined(MPICH_VERSION)
+    return ((uint64_t)(uint32_t)(st->count_hi_and_cancelled >> 1) << 32) +
+           (uint64_t)(uint32_t)st->count_lo;
+#else
+    MPI_Count n = 0;
+    if (PMPI_Get_elements_x(st, MPI_BYTE, &n) == MPI_SUCCESS && n != MPI_UNDEFINED && n >= 0)
+        return (uint64_t)n;
+    return PLOG_BYTES_UNKNOWN;
+#endif
+}
+
 /* One status entry (see plog_format.h). Call only for a status MPI really filled in. */
 static inline size_t phasor_put_status(uint64_t *x, uint64_t handle, const MPI_Status *st,
                                        uint32_t index)
 {
-    MPI_Count n = 0;
-    uint64_t bytes = PLOG_BYTES_UNKNOWN;
-    if (PMPI_Get_elements_x(st, MPI_BYTE, &n) == MPI_SUCCESS && n != MPI_UNDEFINED && n >= 0)
-        bytes = (uint64_t)n;
+    uint64_t bytes = phasor_status_bytes(st);
     x[0] = handle;
     x[1] = ((uint64_t)(uint32_t)phasor_rank_arg(st->MPI_SOURCE) << 32) |
            (uint32_t)phasor_tag_arg(st->MPI_TAG);
