@@ -349,7 +349,7 @@ static void intern_free(intern_t *in)
 /* ==== the run ============================================================================ */
 
 enum callf { CALLF_KNOWN = 1, CALLF_TEST = 2, CALLF_ALL = 4, CALLF_GETSTATUS = 8,
-             CALLF_CANCEL = 16 };
+             CALLF_CANCEL = 16, CALLF_ARRAY = 32 };
 
 typedef struct rank_priv {
     plog_rank_t pub;
@@ -435,6 +435,9 @@ static void calls_init(plog_run_t *run)
         size_t len = strlen(name);
         if (len >= 3 && strcmp(name + len - 3, "all") == 0)
             f |= CALLF_ALL;
+        if ((len >= 3 && (strcmp(name + len - 3, "all") == 0 || strcmp(name + len - 3, "any") == 0)) ||
+            (len >= 4 && strcmp(name + len - 4, "some") == 0))
+            f |= CALLF_ARRAY;
         if (strcmp(name, "MPI_Request_get_status") == 0)
             f |= CALLF_GETSTATUS;
         if (strcmp(name, "MPI_Cancel") == 0)
@@ -1454,6 +1457,9 @@ typedef struct reqent {
     uint64_t handle;
     uint32_t next;        /* index + 1 of the next entry with the same handle */
     uint8_t inter;
+    uint8_t uncertain;    /* named by a completion that failed: it may have ended unseen */
+    uint16_t thread;      /* thread that started it */
+    uint64_t picked;      /* serial of the event that last named it (see open_choose) */
     const plog_lcomm_t *lc;
     uint64_t t_end;
     plog_reqinfo_t info;
@@ -1471,7 +1477,7 @@ static const char *const wcat_text[W__COUNT] = {
     [W_UNKNOWN_CALL] = "events have a call id this reader does not know",
     [W_CUT] = "events had their extras cut by the shim (PLOG_F_TRUNCATED)",
     [W_NEWCOMM] = "events created a communicator id the log does not define",
-    [W_ORPHAN] = "request starts were never seen completing before their handle was reused",
+    [W_ORPHAN] = "request starts were never seen completing",
 };
 
 typedef struct rstream {
@@ -1492,6 +1498,9 @@ typedef struct rstream {
     size_t npool, cappool;
     uint32_t freelist;    /* index + 1 */
     uint64_t next_id, next_msg_id;
+    uint64_t serial;      /* completion events seen (marks entries named in one event) */
+    struct stord { uint64_t index; uint32_t pos; } *ord; /* statuses in index order */
+    size_t ordcap;
     const plog_lcomm_t *lc_cache;
     /* record scratch */
     plog_rec_t rec;
@@ -1636,6 +1645,7 @@ static void rs_free(rstream_t *s)
     free(s->hv);
     free(s->sv);
     free(s->iv);
+    free(s->ord);
     free(s);
 }
 
@@ -1702,29 +1712,48 @@ static void pool_release(rstream_t *s, uint32_t i)
     s->freelist = i + 1;
 }
 
-/* The open start a completion starting at t refers to: the latest-ending one that ended by
- * t; failing that (clock granularity across threads) the earliest-ending one. */
-static uint32_t open_choose(rstream_t *s, uint64_t handle, uint64_t t)
+/* The open start a completion at time t on thread `thread` refers to. Most handles have one
+ * open start at a time, but MPI libraries give one static handle to every request that is
+ * complete at once (Open MPI's for operations on MPI_PROC_NULL, or collectives on one
+ * rank), so several can be open. Prefer, in order: a start that ended by t (a start ends
+ * before the completion that consumes it begins), one started by the completing thread
+ * (threads complete their own requests), then for a single-request call (Wait, Test) the
+ * most recent, for an array call (fifo: Waitany/all/some..., statuses taken in index
+ * order) the earliest posted, as arrays are usually filled in posting order. With none
+ * ended by t (clock granularity across threads), the earliest ending. */
+static uint32_t open_choose(rstream_t *s, uint64_t handle, uint64_t t, uint16_t thread,
+                            int fifo)
 {
     uint32_t head = 0;
     if (handle == 0 || !hm_get(&s->open, handle, &head))
         return UINT32_MAX;
-    uint32_t best = UINT32_MAX, early = UINT32_MAX;
+    uint32_t best = UINT32_MAX;
+    int best_rank = -1;
     for (uint32_t k = head; k != 0; k = s->pool[k - 1].next) {
         const reqent_t *q = &s->pool[k - 1];
-        if (q->t_end <= t && (best == UINT32_MAX || q->t_end >= s->pool[best].t_end))
-            best = k - 1;
-        if (early == UINT32_MAX || q->t_end < s->pool[early].t_end)
-            early = k - 1;
+        if (q->picked == s->serial) /* already named by this event */
+            continue;
+        int rank = (q->t_end <= t) * 2 + (q->thread == thread);
+        if (best != UINT32_MAX && rank == best_rank) {
+            const reqent_t *b = &s->pool[best];
+            int better = rank < 2           ? q->t_end < b->t_end
+                         : fifo             ? q->info.id < b->info.id
+                                            : q->info.id > b->info.id;
+            if (!better)
+                continue;
+        } else if (rank < best_rank) {
+            continue;
+        }
+        best = k - 1;
+        best_rank = rank;
     }
-    return best != UINT32_MAX ? best : early;
+    return best;
 }
 
-/* Remove entry i (open chain of its handle); drop older entries of the same handle too:
- * MPI reused the handle, so they completed unseen. */
+/* Remove entry i from the open chain of its handle. */
 static void open_close(rstream_t *s, uint32_t i)
 {
-    uint64_t handle = s->pool[i].handle, t_end = s->pool[i].t_end;
+    uint64_t handle = s->pool[i].handle;
     uint32_t head = 0;
     if (!hm_get(&s->open, handle, &head))
         return;
@@ -1732,9 +1761,6 @@ static void open_close(rstream_t *s, uint32_t i)
     for (uint32_t k = head; k != 0;) {
         uint32_t nx = s->pool[k - 1].next;
         if (k - 1 == i) {
-            pool_release(s, k - 1);
-        } else if (s->pool[k - 1].t_end < t_end) {
-            s->wcount[W_ORPHAN]++;
             pool_release(s, k - 1);
         } else {
             *link = k;
@@ -1749,15 +1775,37 @@ static void open_close(rstream_t *s, uint32_t i)
         hm_put(&s->open, handle, newhead);
 }
 
+/* Open starts kept per handle: more means completions are missing from the log (dropped
+ * events); the oldest is then given up, so memory stays bounded. */
+#define MAX_OPEN_PER_HANDLE 65536
+
 static int open_add(rstream_t *s, uint64_t handle, const plog_reqinfo_t *info,
-                    const plog_lcomm_t *lc, int inter, uint64_t t_end)
+                    const plog_lcomm_t *lc, int inter, uint64_t t_end, uint16_t thread)
 {
+    uint32_t head = 0, n = 0, oldest = UINT32_MAX;
+    hm_get(&s->open, handle, &head);
+    for (uint32_t k = head; k != 0;) {
+        uint32_t i = k - 1;
+        k = s->pool[i].next;
+        if (s->pool[i].uncertain) { /* a failed Wait named it; the library reused its handle */
+            s->wcount[W_ORPHAN]++;
+            open_close(s, i);
+            continue;
+        }
+        n++;
+        if (oldest == UINT32_MAX || s->pool[i].info.id < s->pool[oldest].info.id)
+            oldest = i;
+    }
+    if (n >= MAX_OPEN_PER_HANDLE) {
+        s->wcount[W_ORPHAN]++;
+        open_close(s, oldest);
+    }
+    head = 0;
+    hm_get(&s->open, handle, &head);
     uint32_t i = pool_new(s);
     if (i == UINT32_MAX)
         return -1;
-    uint32_t head = 0;
-    hm_get(&s->open, handle, &head);
-    s->pool[i] = (reqent_t){handle, head, (uint8_t)inter, lc, t_end, *info};
+    s->pool[i] = (reqent_t){handle, head, (uint8_t)inter, 0, thread, 0, lc, t_end, *info};
     return hm_put(&s->open, handle, i + 1);
 }
 
@@ -1862,7 +1910,7 @@ static void info_from_rec(const plog_rec_t *r, uint64_t id, plog_reqinfo_t *inf)
 
 /* A Start of persistent handle h: a new instance; returns its id (0: no definition). */
 static uint64_t start_instance(rstream_t *s, const plog_rec_t *r, uint64_t h, uint64_t t_end,
-                               plog_reqinfo_t *out)
+                               uint16_t thread, plog_reqinfo_t *out)
 {
     const reqent_t *def = pers_get(s, h);
     if (def == NULL) {
@@ -1877,7 +1925,7 @@ static uint64_t start_instance(rstream_t *s, const plog_rec_t *r, uint64_t h, ui
     inf.end_ns = r->end_ns;
     const plog_lcomm_t *lc = def->lc;
     int inter = def->inter;
-    if (open_add(s, h, &inf, lc, inter, t_end) != 0)
+    if (open_add(s, h, &inf, lc, inter, t_end, thread) != 0)
         return 0;
     *out = inf;
     return inf.id;
@@ -1913,6 +1961,27 @@ static int msg_take(rstream_t *s, uint64_t h, uint64_t *id, const plog_lcomm_t *
     pool_release(s, v - 1);
     hm_del(&s->msgs, h);
     return 1;
+}
+
+static int cmp_stord(const void *a, const void *b)
+{
+    const struct stord *x = a, *y = b;
+    if (x->index != y->index)
+        return x->index < y->index ? -1 : 1;
+    return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+/* For an event with several statuses: their positions in index order (s->ord). */
+static int order_statuses(rstream_t *s, const parts_t *p)
+{
+    if (p->ns <= 1)
+        return 0;
+    if (GROW(s->ord, s->ordcap, p->ns) != 0)
+        return -1;
+    for (uint32_t i = 0; i < p->ns; i++)
+        s->ord[i] = (struct stord){p->status[(size_t)i * PLOG_STATUS_WORDS + 3], i};
+    qsort(s->ord, p->ns, sizeof(*s->ord), cmp_stord);
+    return 0;
 }
 
 /* Decode a status entry's words (source left to the caller, which knows the communicator). */
@@ -2082,7 +2151,8 @@ static plog_err_t build_rec(rstream_t *s, tstream_t *t, plog_error_t *err)
             uint32_t i = pool_new(s);
             if (i == UINT32_MAX || hm_put(&s->pers, ev->request, i + 1) != 0)
                 return rs_error(s, PLOG_E_NOMEM, t->frame_off, err, "request table");
-            s->pool[i] = (reqent_t){ev->request, 0, (uint8_t)inter, lc, ev->t_end, s->rinfo};
+            s->pool[i] = (reqent_t){ev->request, 0, (uint8_t)inter, 0, t->thread, 0, lc,
+                                    ev->t_end, s->rinfo};
             r->request = s->rinfo.id;
             r->req = &s->rinfo;
         }
@@ -2092,14 +2162,14 @@ static plog_err_t build_rec(rstream_t *s, tstream_t *t, plog_error_t *err)
             for (uint32_t i = 0; i < p.nh; i++) {
                 if (p.handles[i] == 0)
                     continue;
-                uint64_t id = start_instance(s, r, p.handles[i], ev->t_end, &s->iv[ni]);
+                uint64_t id = start_instance(s, r, p.handles[i], ev->t_end, t->thread, &s->iv[ni]);
                 if (id != 0) {
                     s->hv[i].id = id;
                     s->hv[i].start = &s->iv[ni++];
                 }
             }
         } else if (ev->request != 0) {
-            uint64_t id = start_instance(s, r, ev->request, ev->t_end, &s->rinfo);
+            uint64_t id = start_instance(s, r, ev->request, ev->t_end, t->thread, &s->rinfo);
             if (id != 0) {
                 r->request = id;
                 r->req = &s->rinfo;
@@ -2110,7 +2180,7 @@ static plog_err_t build_rec(rstream_t *s, tstream_t *t, plog_error_t *err)
         /* Request_free ends the request (and a persistent definition); Cancel only names it */
         if (ev->request == 0)
             break;
-        uint32_t q = open_choose(s, ev->request, ev->t_start);
+        uint32_t q = open_choose(s, ev->request, ev->t_start, t->thread, 0);
         const reqent_t *def = pers_get(s, ev->request);
         if (q != UINT32_MAX || def != NULL) {
             s->rinfo = q != UINT32_MAX ? s->pool[q].info : def->info;
@@ -2128,30 +2198,42 @@ static plog_err_t build_rec(rstream_t *s, tstream_t *t, plog_error_t *err)
         break;
     }
     case PLOG_CLASS_COMPLETE: {
-        /* the inputs (Waitall's array, Wait's request): named, not yet closed */
+        /* The inputs (a failed Waitall's array, Wait's request): named, not closed; each
+         * position its own start even when a handle repeats. After a failure the library
+         * may have ended them anyway: they become uncertain (see open_add). */
+        s->serial++;
         for (uint32_t i = 0; i < p.nh; i++) {
-            uint32_t q = open_choose(s, p.handles[i], ev->t_start);
+            uint32_t q = open_choose(s, p.handles[i], ev->t_start, t->thread, 1);
             if (q != UINT32_MAX) {
+                s->pool[q].picked = s->serial;
+                s->pool[q].uncertain |= ev->rc != 0;
                 s->iv[ni] = s->pool[q].info;
                 s->hv[i].id = s->iv[ni].id;
                 s->hv[i].start = &s->iv[ni++];
             }
         }
-        uint32_t q = open_choose(s, ev->request, ev->t_start);
+        uint32_t q = open_choose(s, ev->request, ev->t_start, t->thread, 0);
         if (q != UINT32_MAX) {
+            s->pool[q].uncertain |= ev->rc != 0;
             s->rinfo = s->pool[q].info;
             r->request = s->rinfo.id;
             r->req = &s->rinfo;
         }
-        /* each status names the request it completed (a lone status of a single-request
-         * call may leave the handle 0: it is the call's request) */
-        for (uint32_t i = 0; i < p.ns; i++) {
+        /* Each status names the request it completed (a lone status of a single-request
+         * call may leave the handle 0: it is the call's request). Taken in index order; the
+         * array calls take starts sharing a handle in posting order (see open_choose). */
+        s->serial++;
+        if (order_statuses(s, &p) != 0)
+            return rs_error(s, PLOG_E_NOMEM, t->frame_off, err, "status scratch");
+        for (uint32_t j = 0; j < p.ns; j++) {
+            uint32_t i = p.ns > 1 ? s->ord[j].pos : j;
             const uint64_t *w = p.status + (size_t)i * PLOG_STATUS_WORDS;
             plog_rstatus_t *st = &s->sv[i];
             int32_t src = status_fill(st, w);
             if (st->handle == 0 && p.ns == 1)
                 st->handle = ev->request;
-            uint32_t k = open_choose(s, st->handle, ev->t_start);
+            uint32_t k = open_choose(s, st->handle, ev->t_start, t->thread,
+                                     (cflags & CALLF_ARRAY) != 0);
             if (k == UINT32_MAX) {
                 st->source = plog_lcomm_world(NULL, 0, src); /* specials pass, else bad */
                 if (st->handle != 0 && pers_get(s, st->handle) == NULL)
@@ -2160,7 +2242,7 @@ static plog_err_t build_rec(rstream_t *s, tstream_t *t, plog_error_t *err)
                             (unsigned long long)st->handle);
                 continue;
             }
-            const reqent_t *q2 = &s->pool[k];
+            reqent_t *q2 = &s->pool[k];
             s->iv[ni] = q2->info;
             st->start = &s->iv[ni++];
             st->request = q2->info.id;
@@ -2173,6 +2255,8 @@ static plog_err_t build_rec(rstream_t *s, tstream_t *t, plog_error_t *err)
             }
             if (!(cflags & CALLF_GETSTATUS))
                 open_close(s, k);
+            else
+                q2->picked = s->serial;
         }
         /* (after an error MPI may have completed some requests and not others: leave them) */
         int completes = ev->rc == 0 && !(cflags & CALLF_GETSTATUS) &&
@@ -2186,7 +2270,7 @@ static plog_err_t build_rec(rstream_t *s, tstream_t *t, plog_error_t *err)
                         r->call_name, (long long)r->start_ns, (unsigned long long)ev->request);
             if (cflags & CALLF_ALL)
                 for (uint32_t i = 0; i < p.nh; i++) {
-                    uint32_t k = open_choose(s, p.handles[i], ev->t_start);
+                    uint32_t k = open_choose(s, p.handles[i], ev->t_start, t->thread, 1);
                     if (k != UINT32_MAX)
                         open_close(s, k);
                 }
@@ -2209,7 +2293,7 @@ static plog_err_t build_rec(rstream_t *s, tstream_t *t, plog_error_t *err)
     default: /* Isend, Irecv, Ibcast..., and any other call that made a request (Comm_idup) */
         if (ev->request != 0) {
             info_from_rec(r, s->next_id++, &s->rinfo);
-            if (open_add(s, ev->request, &s->rinfo, lc, inter, ev->t_end) != 0)
+            if (open_add(s, ev->request, &s->rinfo, lc, inter, ev->t_end, t->thread) != 0)
                 return rs_error(s, PLOG_E_NOMEM, t->frame_off, err, "request table");
             r->request = s->rinfo.id;
             r->req = &s->rinfo;
@@ -2262,9 +2346,15 @@ static plog_err_t rs_next(rstream_t *s, const plog_rec_t **rec, plog_error_t *er
     return PLOG_OK;
 }
 
-/* Fold a stream's warning counters into the run. */
+/* Fold a stream's warning counters into the run. Starts still open when a complete log
+ * has been read to its end never completed as far as the log can tell. */
 static void rs_report(rstream_t *s)
 {
+    if (s->done && s->rk->complete)
+        for (size_t i = 0; i < s->open.cap; i++)
+            if (s->open.keys[i] != 0)
+                for (uint32_t k = s->open.vals[i]; k != 0; k = s->pool[k - 1].next)
+                    s->wcount[W_ORPHAN]++;
     for (int c = 0; c < W__COUNT; c++) {
         if (s->wcount[c] == 0)
             continue;
