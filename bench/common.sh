@@ -5,7 +5,7 @@ mpi=${PHASOR_BENCH_MPI:-openmpi}
 bdir=${BUILD_DIR:-$top/build/$mpi}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 case "$mpi" in
-  openmpi) mpicc=$(command -v mpicc.openmpi || command -v mpicc); mpirun=$(command -v mpirun.openmpi || command -v mpirun); mpirun_opts=(--oversubscribe --bind-to none) ;;
+  openmpi) mpicc=$(command -v mpicc.openmpi || command -v mpicc); mpirun=$(command -v mpirun.openmpi || command -v mpirun); mpirun_opts=(--oversubscribe) ;;
   mpich) mpicc=$(command -v mpicc.mpich); mpirun=$(command -v mpirun.mpich); mpirun_opts=() ;;
 esac
 "$top/scripts/install-deps.sh" --mpi="$mpi" --quiet
