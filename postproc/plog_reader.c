@@ -744,6 +744,7 @@ static plog_err_t rank_load(plog_run_t *run, const char *path, rank_priv_t **out
     rk->path = rp->path;
     plog_err_t e = PLOG_OK;
     uint8_t *hbuf = NULL, *raw = NULL;
+    uint64_t *thread_seen = NULL; /* one bit per thread slot with EVENTS frames */
     size_t rawcap = 0;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
@@ -808,7 +809,10 @@ static plog_err_t rank_load(plog_run_t *run, const char *path, rank_priv_t **out
 
     /* frames: walk the headers, seeking past payloads */
     uint64_t off = rk->hdr.header_len;
-    uint32_t thread_seen[8] = {0}; /* bitmap of the first 256 slots, then counted by scan */
+    if ((thread_seen = calloc(65536 / 64, sizeof(uint64_t))) == NULL) {
+        e = fail(err, PLOG_E_NOMEM, path, -1, NULL);
+        goto out;
+    }
     for (;;) {
         if (off == rk->file_size) {
             rk->end_offset = off; /* no END frame */
@@ -842,15 +846,10 @@ static plog_err_t rank_load(plog_run_t *run, const char *path, rank_priv_t **out
         off += sizeof(fh) + fh.comp_len;
         if (fh.kind == PLOG_FRAME_EVENTS) {
             rk->n_events += fh.count;
-            if (fh.thread < 256 && !(thread_seen[fh.thread / 32] & (1u << (fh.thread % 32)))) {
-                thread_seen[fh.thread / 32] |= 1u << (fh.thread % 32);
+            uint64_t bit = 1ull << (fh.thread % 64);
+            if (!(thread_seen[fh.thread / 64] & bit)) {
+                thread_seen[fh.thread / 64] |= bit;
                 rk->n_threads++;
-            } else if (fh.thread >= 256) {
-                int seen = 0;
-                for (size_t i = 0; i + 1 < rk->n_frames && !seen; i++)
-                    seen = rp->frames[i].kind == PLOG_FRAME_EVENTS &&
-                           rp->frames[i].thread == fh.thread;
-                rk->n_threads += !seen;
             }
             continue;
         }
@@ -882,6 +881,7 @@ static plog_err_t rank_load(plog_run_t *run, const char *path, rank_priv_t **out
 out:
     if (fd >= 0)
         close(fd);
+    free(thread_seen);
     free(hbuf);
     free(raw);
     if (e != PLOG_OK) {
@@ -1458,6 +1458,7 @@ typedef struct reqent {
     uint32_t next;        /* index + 1 of the next entry with the same handle */
     uint8_t inter;
     uint8_t uncertain;    /* named by a completion that failed: it may have ended unseen */
+    uint8_t cancelled;    /* an MPI_Cancel named it */
     uint16_t thread;      /* thread that started it */
     uint64_t picked;      /* serial of the event that last named it (see open_choose) */
     const plog_lcomm_t *lc;
@@ -1466,7 +1467,7 @@ typedef struct reqent {
 } reqent_t;
 
 enum wcat { W_UNMATCHED, W_START_NODEF, W_BADRANK, W_UNKNOWN_COMM, W_UNDEF_COMM, W_UNKNOWN_CALL,
-            W_CUT, W_NEWCOMM, W_ORPHAN, W__COUNT };
+            W_CUT, W_NEWCOMM, W_ORPHAN, W_CANCEL, W_PROCNULL, W__COUNT };
 
 static const char *const wcat_text[W__COUNT] = {
     [W_UNMATCHED] = "request completions or frees matched no open request start",
@@ -1478,6 +1479,10 @@ static const char *const wcat_text[W__COUNT] = {
     [W_CUT] = "events had their extras cut by the shim (PLOG_F_TRUNCATED)",
     [W_NEWCOMM] = "events created a communicator id the log does not define",
     [W_ORPHAN] = "request starts were never seen completing",
+    [W_CANCEL] = "statuses were marked cancelled although no MPI_Cancel named their request "
+                 "(mark ignored)",
+    [W_PROCNULL] = "statuses of receives from MPI_PROC_NULL were not the empty status MPI "
+                   "defines (reported as the empty status)",
 };
 
 typedef struct rstream {
@@ -1805,7 +1810,7 @@ static int open_add(rstream_t *s, uint64_t handle, const plog_reqinfo_t *info,
     uint32_t i = pool_new(s);
     if (i == UINT32_MAX)
         return -1;
-    s->pool[i] = (reqent_t){handle, head, (uint8_t)inter, 0, thread, 0, lc, t_end, *info};
+    s->pool[i] = (reqent_t){handle, head, (uint8_t)inter, 0, 0, thread, 0, lc, t_end, *info};
     return hm_put(&s->open, handle, i + 1);
 }
 
@@ -2151,7 +2156,7 @@ static plog_err_t build_rec(rstream_t *s, tstream_t *t, plog_error_t *err)
             uint32_t i = pool_new(s);
             if (i == UINT32_MAX || hm_put(&s->pers, ev->request, i + 1) != 0)
                 return rs_error(s, PLOG_E_NOMEM, t->frame_off, err, "request table");
-            s->pool[i] = (reqent_t){ev->request, 0, (uint8_t)inter, 0, t->thread, 0, lc,
+            s->pool[i] = (reqent_t){ev->request, 0, (uint8_t)inter, 0, 0, t->thread, 0, lc,
                                     ev->t_end, s->rinfo};
             r->request = s->rinfo.id;
             r->req = &s->rinfo;
@@ -2190,7 +2195,10 @@ static plog_err_t build_rec(rstream_t *s, tstream_t *t, plog_error_t *err)
             rs_warn(s, W_UNMATCHED, "thread %u, %s at %lld ns, handle 0x%llx", t->thread,
                     r->call_name, (long long)r->start_ns, (unsigned long long)ev->request);
         }
-        if (!(cflags & CALLF_CANCEL)) {
+        if (cflags & CALLF_CANCEL) {
+            if (q != UINT32_MAX)
+                s->pool[q].cancelled = 1;
+        } else {
             if (q != UINT32_MAX)
                 open_close(s, q);
             pers_drop(s, ev->request);
@@ -2246,7 +2254,22 @@ static plog_err_t build_rec(rstream_t *s, tstream_t *t, plog_error_t *err)
             s->iv[ni] = q2->info;
             st->start = &s->iv[ni++];
             st->request = q2->info.id;
-            if (is_recv_class(q2->info.cls)) {
+            if (st->cancelled && !q2->cancelled) {
+                rs_warn(s, W_CANCEL, "thread %u, %s at %lld ns, request %llu", t->thread,
+                        r->call_name, (long long)r->start_ns,
+                        (unsigned long long)q2->info.id);
+                st->cancelled = 0; /* only MPI_Cancel can cancel */
+            }
+            if (is_recv_class(q2->info.cls) && q2->info.peer == PLOG_PROC_NULL) {
+                if (src != PLOG_PROC_NULL || st->tag != PLOG_ANY_TAG || st->bytes != 0)
+                    rs_warn(s, W_PROCNULL, "thread %u, %s at %lld ns, request %llu: %d:%d:%llu",
+                            t->thread, r->call_name, (long long)r->start_ns,
+                            (unsigned long long)q2->info.id, (int)src, (int)st->tag,
+                            (unsigned long long)st->bytes);
+                st->source = PLOG_PROC_NULL; /* MPI 3.1 sec. 3.11: the empty status */
+                st->tag = PLOG_ANY_TAG;
+                st->bytes = 0;
+            } else if (is_recv_class(q2->info.cls)) {
                 st->source = xlate(s, r, q2->lc, q2->inter, src, "status source");
             } else { /* MPI leaves a send's or a collective's status undefined */
                 st->source = PLOG_NONE;
@@ -2307,6 +2330,11 @@ static plog_err_t build_rec(rstream_t *s, tstream_t *t, plog_error_t *err)
             plog_rstatus_t *st = &s->sv[i];
             int32_t src = status_fill(st, p.status + (size_t)i * PLOG_STATUS_WORDS);
             st->source = xlate(s, r, lc, inter, src, "status source");
+            if (st->cancelled) { /* no request: nothing to cancel */
+                rs_warn(s, W_CANCEL, "thread %u, %s at %lld ns", t->thread, r->call_name,
+                        (long long)r->start_ns);
+                st->cancelled = 0;
+            }
         }
     }
     return PLOG_OK;

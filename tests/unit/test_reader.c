@@ -142,8 +142,6 @@ static void gen_random_log(const char *dir, uint64_t seed, int world, expect_t *
                         int32_t src = pick_rank(&seed, e->comm, world);
                         uint64_t bytes = pgen_rand(&seed) % 4 == 0 ? PLOG_BYTES_UNKNOWN
                                                                    : pgen_rand(&seed) % 9999;
-                        if (pgen_rand(&seed) % 5 == 0)
-                            bytes |= PLOG_STATUS_CANCELLED;
                         xe->x[nx++] = 0;
                         xe->x[nx++] = ((uint64_t)(uint32_t)src << 32) | (pgen_rand(&seed) % 77);
                         xe->x[nx++] = bytes;
@@ -243,8 +241,8 @@ static void check_rec(const plog_run_t *run, const plog_rec_t *e, const xev_t *x
             const plog_rstatus_t *st = &e->status[i];
             cr_assert_eq(st->source, world_of(rk, w->comm, (int32_t)(uint32_t)(s[1] >> 32)));
             cr_assert_eq(st->tag, (int32_t)(uint32_t)s[1]);
-            cr_assert_eq(st->cancelled, (s[2] & PLOG_STATUS_CANCELLED) != 0);
-            cr_assert_eq(st->bytes, s[2] & ~PLOG_STATUS_CANCELLED);
+            cr_assert_eq(st->cancelled, 0);
+            cr_assert_eq(st->bytes, s[2]);
             cr_assert_eq(st->index, s[3]);
             cr_assert_eq(st->request, 0);
         }
@@ -1248,6 +1246,35 @@ Test(requests, failed_waitall_then_reuse)
     cr_assert_eq(g[5].sid[1], 4);
     cr_assert_eq(g[5].ssrc[0], 1);
     cr_assert(has_warning(run, "2 request starts were never seen completing", NULL));
+    rq_end(&q, run);
+}
+
+/* Facts MPI guarantees override what a status says, with a warning: only MPI_Cancel can
+ * cancel a request, and a receive from MPI_PROC_NULL ends with the empty status. */
+Test(requests, status_words_checked_against_mpi)
+{
+    rq_t q;
+    rq_begin(&q);
+    rq_isend(&q, 0, 1000, 1100, 0x10, 1, 3, 8, PLOG_CALL_MPI_Isend);
+    rq_isend(&q, 0, 1200, 1300, 0x11, PLOG_PROC_NULL, 3, 0, PLOG_CALL_MPI_Irecv);
+    rq_isend(&q, 0, 1400, 1500, 0x12, PLOG_PROC_NULL, 3, 0, PLOG_CALL_MPI_Irecv);
+    rq_ev(&q, 0, PLOG_CALL_MPI_Waitall, 2000, 2100, 0);
+    rq_status(&q, 0, 3);
+    pgen_status(&q.g, 0, 0x10, 0, 0, 0xffffffff00000000ull, 0); /* garbage: no Cancel */
+    pgen_status(&q.g, 0, 0x11, 0, 0, 0, 1);                      /* not the empty status */
+    pgen_status(&q.g, 0, 0x12, PLOG_PROC_NULL, PLOG_ANY_TAG, 0, 2);
+    got_t g[8];
+    plog_run_t *run;
+    size_t n = rq_read(&q, g, 8, &run);
+    cr_assert_eq(n, 4);
+    cr_assert_eq(g[3].scanc[0], 0);
+    cr_assert_eq(g[3].ssrc[1], PLOG_PROC_NULL);
+    cr_assert_eq(g[3].stag[1], PLOG_ANY_TAG);
+    cr_assert_eq(g[3].sbytes[1], 0);
+    cr_assert_eq(g[3].ssrc[2], PLOG_PROC_NULL);
+    cr_assert(has_warning(run, "1 statuses were marked cancelled although no MPI_Cancel", NULL));
+    cr_assert(has_warning(run, "1 statuses of receives from MPI_PROC_NULL", "0:0:0"));
+    cr_assert_eq(plog_run_nwarnings(run), 2);
     rq_end(&q, run);
 }
 
