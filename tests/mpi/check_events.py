@@ -133,13 +133,8 @@ class Cursor:
                 self.eq(gi, e, f, dflt)
         self.flags(gi, e, inplace=kw.pop('inplace', False), inter=kw.pop('inter', False),
                    flag_true=kw.pop('flag_true', None))
-        for f in ('recv_source', 'recv_tag'):
-            if f in kw:
-                self.eq(gi, e, f, kw.pop(f))
-        for f in ('vsend', 'vrecv'):
-            self.eq(gi, e, f, kw.pop(f, None))
-        if 'newcomm' in kw:
-            self.eq(gi, e, 'newcomm', kw.pop('newcomm'))
+        for f in ('recv_source', 'recv_tag', 'vsend', 'vrecv', 'newcomm'):
+            self.eq(gi, e, f, kw.pop(f, None))      # None: must be absent
         if 'recv' in kw:      # the one status of a blocking receive or probe
             self.status_list(gi, e, [(0, kw.pop('recv'), 0)])
         elif e['rc'] == 0:
