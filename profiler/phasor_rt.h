@@ -216,11 +216,13 @@ static inline int phasor_comm_peers(MPI_Comm comm)
  * into the library on every completion. Other MPIs ask MPI_Get_elements_x. */
 static inline uint64_t phasor_status_bytes(const MPI_Status *st)
 {
+    /* Masked to 63 bits: a send's status may be left unwritten (MPICH does), and whatever
+     * it holds must not read as the entry's cancelled bit. */
 #if defined(OPEN_MPI) && OPEN_MPI
-    return (uint64_t)st->_ucount;
+    return (uint64_t)st->_ucount & PLOG_BYTES_UNKNOWN;
 #elif defined(MPICH_VERSION)
-    return ((uint64_t)(uint32_t)(st->count_hi_and_cancelled >> 1) << 32) +
-           (uint64_t)(uint32_t)st->count_lo;
+    return (((uint64_t)(uint32_t)(st->count_hi_and_cancelled >> 1) << 32) +
+            (uint64_t)(uint32_t)st->count_lo) & PLOG_BYTES_UNKNOWN;
 #else
     MPI_Count n = 0;
     if (PMPI_Get_elements_x(st, MPI_BYTE, &n) == MPI_SUCCESS && n != MPI_UNDEFINED && n >= 0)
