@@ -42,11 +42,29 @@ static const MPI_Request *pmpi_save_requests(phasor_thread_t *th, int count,
     return th->req_scratch;
 }
 
-static size_t pmpi_count_active(const MPI_Request *reqs, int count)
+/* MPI_ERR_IN_STATUS (by class: libraries may return a more specific code) means the
+ * statuses are valid and each says whether its request completed (MPI_ERROR other than
+ * MPI_ERR_PENDING). Asking the class is safe: it touches no handle. */
+static int pmpi_in_status(int rc)
+{
+    int cls = MPI_SUCCESS;
+    return rc != MPI_SUCCESS && PMPI_Error_class(rc, &cls) == MPI_SUCCESS &&
+           cls == MPI_ERR_IN_STATUS;
+}
+
+/* Requests of the array that completed: not MPI_REQUEST_NULL and, after MPI_ERR_IN_STATUS,
+ * not left pending. */
+static int pmpi_completed(const MPI_Request *reqs, const MPI_Status *sts, int i, int in_status)
+{
+    return reqs[i] != MPI_REQUEST_NULL && (!in_status || sts[i].MPI_ERROR != MPI_ERR_PENDING);
+}
+
+static size_t pmpi_count_active(const MPI_Request *reqs, const MPI_Status *sts, int count,
+                                int in_status)
 {
     size_t n = 0;
     for (int i = 0; i < count; i++)
-        n += reqs[i] != MPI_REQUEST_NULL;
+        n += (size_t)pmpi_completed(reqs, sts, i, in_status);
     return n;
 }
 
@@ -110,11 +128,11 @@ static size_t pmpi_put_one_status(plog_event_t *ev, uint64_t *x, size_t room, si
  * request i. */
 static size_t pmpi_put_all_statuses(plog_event_t *ev, uint64_t *x, size_t room, size_t nx,
                                     const MPI_Request *saved, int count, const MPI_Status *sts,
-                                    size_t nactive)
+                                    size_t nactive, int in_status)
 {
     size_t fit = pmpi_status_list(ev, x, room, &nx, nactive);
     for (int i = 0; i < count && fit > 0; i++)
-        if (saved[i] != MPI_REQUEST_NULL) {
+        if (pmpi_completed(saved, sts, i, in_status)) {
             pmpi_status_entry(x, &nx, saved[i], &sts[i], i);
             fit--;
         }
@@ -276,9 +294,9 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
     uint64_t t0 = phasor_now();
     int rc = PMPI_Waitall(count, array_of_requests, sts);
     uint64_t t1 = phasor_now();
-    /* on MPI_ERR_IN_STATUS the statuses hold per-request errors: record the inputs only */
-    const int done = rc == MPI_SUCCESS && saved;
-    const size_t nactive = done ? pmpi_count_active(saved, count) : 0;
+    const int in_status = pmpi_in_status(rc);
+    const int done = (rc == MPI_SUCCESS || in_status) && saved;
+    const size_t nactive = done ? pmpi_count_active(saved, sts, count, in_status) : 0;
     const size_t st_words = nactive ? 1 + nactive * PLOG_STATUS_WORDS : 0;
     const size_t h_words = saved && rc != MPI_SUCCESS ? 1 + (size_t)count : 0;
     plog_event_t *ev =
@@ -291,7 +309,7 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
         if (rc != MPI_SUCCESS)
             nx += pmpi_put_handles(ev, x, room, saved, count, st_words);
         if (done)
-            nx = pmpi_put_all_statuses(ev, x, room, nx, saved, count, sts, nactive);
+            nx = pmpi_put_all_statuses(ev, x, room, nx, saved, count, sts, nactive, in_status);
         phasor_event_end(th, ev, nx);
     }
     phasor_leave(th);
@@ -311,8 +329,9 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
     uint64_t t0 = phasor_now();
     int rc = PMPI_Testall(count, array_of_requests, flag, sts);
     uint64_t t1 = phasor_now();
-    const int hit = rc == MPI_SUCCESS && *flag;
-    const size_t nactive = hit && saved ? pmpi_count_active(saved, count) : 0;
+    const int in_status = pmpi_in_status(rc);
+    const int hit = (rc == MPI_SUCCESS || in_status) && *flag;
+    const size_t nactive = hit && saved ? pmpi_count_active(saved, sts, count, in_status) : 0;
     plog_event_t *ev = phasor_event_begin(th, PLOG_CALL_MPI_Testall, t0, t1, rc,
                                           nactive ? 1 + nactive * PLOG_STATUS_WORDS : 0);
     if (ev) {
@@ -323,7 +342,7 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
                 ev->flags |= PLOG_F_TRUNCATED;
             else
                 nx = pmpi_put_all_statuses(ev, phasor_extras(ev), phasor_extras_room(th, ev),
-                                           0, saved, count, sts, nactive);
+                                           0, saved, count, sts, nactive, in_status);
         }
         phasor_event_end(th, ev, nx);
     }
@@ -347,7 +366,8 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
     uint64_t t0 = phasor_now();
     int rc = PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, sts);
     uint64_t t1 = phasor_now();
-    const int nout = rc == MPI_SUCCESS && saved && *outcount != MPI_UNDEFINED && *outcount > 0
+    const int nout = (rc == MPI_SUCCESS || pmpi_in_status(rc)) && saved &&
+                             *outcount != MPI_UNDEFINED && *outcount > 0
                          ? *outcount : 0;
     const size_t st_words = nout ? 1 + (size_t)nout * PLOG_STATUS_WORDS : 0;
     const size_t h_words = saved && rc != MPI_SUCCESS ? 1 + (size_t)incount : 0;
@@ -383,7 +403,8 @@ int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
     uint64_t t0 = phasor_now();
     int rc = PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, sts);
     uint64_t t1 = phasor_now();
-    const int ok = rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED && *outcount > 0;
+    const int ok = (rc == MPI_SUCCESS || pmpi_in_status(rc)) && *outcount != MPI_UNDEFINED &&
+                   *outcount > 0;
     const int nout = ok && saved ? *outcount : 0;
     plog_event_t *ev = phasor_event_begin(th, PLOG_CALL_MPI_Testsome, t0, t1, rc,
                                           nout ? 1 + (size_t)nout * PLOG_STATUS_WORDS : 0);
