@@ -481,6 +481,13 @@ static void json_tail(out_t *o, const plog_run_t *run)
         o_jstr(o, lib ? lib : "");
         jkey(o, "ended");
         o_jstr(o, rk->complete ? "complete" : "truncated");
+        /* how the shim closed it: finalize, MPI_Abort, signal SIGxxx, exit without
+         * MPI_Finalize; absent from a log that was cut short */
+        const char *ending = rk->complete ? plog_rank_kv(rk, "ending") : NULL;
+        if (ending) {
+            jkey(o, "ending");
+            o_jstr(o, ending);
+        }
         if (!rk->complete) {
             jkey(o, "truncated_at");
             o_u64(o, rk->end_offset);
@@ -509,9 +516,11 @@ static void text_tail(out_t *o, const plog_run_t *run)
             continue;
         const char *host = plog_rank_kv(rk, "hostname");
         char line[512];
-        snprintf(line, sizeof(line), "# rank %d: %s, %" PRIu64 " events, %" PRIu64
+        const char *ending = rk->complete ? plog_rank_kv(rk, "ending") : NULL;
+        snprintf(line, sizeof(line), "# rank %d: %s%s%s, %" PRIu64 " events, %" PRIu64
                  " dropped, host %s, pid %" PRId64 "\n", (int)r,
-                 rk->complete ? "complete" : "truncated", rk->n_events,
+                 rk->complete ? "complete" : "truncated", ending ? ", ended by " : "",
+                 ending ? ending : "", rk->n_events,
                  kv_u64(rk, "dropped_events", 0), host ? host : "?", rk->hdr.pid);
         o_str(o, line);
         if (!rk->complete) {

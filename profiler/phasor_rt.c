@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -400,11 +401,14 @@ int phasor_scratch_reserve(phasor_thread_t *th, size_t n)
 typedef struct kvbuf {
     char *p;
     size_t len, cap;
+    int fixed; /* p is caller storage: never reallocated (signal-handler paths) */
 } kvbuf_t;
 
 static void kv_add(kvbuf_t *kv, const char *key, const char *val)
 {
     size_t need = strlen(key) + 1 + strlen(val) + 1;
+    if (kv->len + need > kv->cap && kv->fixed)
+        return;
     if (kv->len + need > kv->cap) {
         size_t cap = (kv->cap + need) * 2;
         char *np = realloc(kv->p, cap);
@@ -488,6 +492,9 @@ static void header_kv(kvbuf_t *kv, int required, int provided)
 }
 
 /* ---- start ---- */
+
+static void install_signal_handlers(void);
+static void at_exit_without_finalize(void);
 
 static int make_dirs(const char *path)
 {
@@ -655,6 +662,8 @@ void phasor_start(unsigned call, uint64_t t0, uint64_t t1, int rc, int required,
             pthread_setaffinity_np(writer_thread, sizeof(writer_cpus), &writer_cpus);
     }
 
+    install_signal_handlers();
+    atexit(at_exit_without_finalize);
     phasor_thread_t *th = phasor_thread_attach();
     __atomic_store_n(&phasor_active, 1, __ATOMIC_RELEASE);
     if (th)
@@ -708,12 +717,18 @@ void phasor_finish_begin(void)
     PMPI_Comm_free(&phasor_private_comm);
 }
 
+/* Counters, thread table and how the log ended: the META frame, then the END frame with
+ * the same strings. Allocates nothing (static buffer, writer memory kept) so that the
+ * signal path can use it; the caller holds write_lock. */
+static char tail_buf[64 << 10];
+static volatile sig_atomic_t log_closed;
+
 static void write_tail(const char *ending)
 {
     uint64_t events, dropped;
     int threads;
     totals(&events, &dropped, &threads);
-    kvbuf_t kv = {0};
+    kvbuf_t kv = {tail_buf, 0, sizeof(tail_buf), 1};
     kv_addf(&kv, "threads", "%d", threads);
     for (int i = 0; i < threads; i++) {
         char key[64];
@@ -728,14 +743,26 @@ static void write_tail(const char *ending)
     kv_add(&kv, "ending", ending);
     flush_comms_locked();
     write_frame_locked(PLOG_FRAME_META, 0, 0, kv.p, kv.len);
-    if (writer_ok) {
-        if (plog_writer_close(&writer, kv.p, kv.len) != PLOG_OK)
-            note_write_failure();
-    } else {
-        plog_writer_abandon(&writer);
-    }
+    if (writer_ok && plog_writer_end(&writer, kv.p, kv.len) != PLOG_OK)
+        note_write_failure();
     writer_ok = 0;
-    free(kv.p);
+    log_closed = 1;
+}
+
+/* Every thread's buffered records, for the ends that come without MPI_Finalize. A record
+ * another thread is writing at this moment is not yet counted in its buffer and is lost. */
+static void flush_all_slots_locked(void)
+{
+    int n = __atomic_load_n(&nslots, __ATOMIC_RELAXED);
+    for (int i = 0; i < n && i < cfg.max_threads; i++) {
+        slot_t *s = &slots[i];
+        if (!s->th.buf)
+            continue;
+        write_events_locked(s->th.slot, s->th.buf, (size_t)(s->th.pos - s->th.buf),
+                            (uint32_t)(s->th.nevents - s->ev_mark));
+        s->th.pos = s->th.buf;
+        s->ev_mark = s->th.nevents;
+    }
 }
 
 void phasor_finish_end(uint64_t t0, uint64_t t1, int rc)
@@ -755,6 +782,7 @@ void phasor_finish_end(uint64_t t0, uint64_t t1, int rc)
     plog_sync_encode(&w, &sync_fin_sample);
     write_frame_locked(PLOG_FRAME_CLOCKSYNC, 0, 1, sbuf, (size_t)(w.p - sbuf));
     write_tail("finalize");
+    plog_writer_abandon(&writer);
     pthread_mutex_unlock(&write_lock);
     if (phasor_world_rank == 0 && !cfg.quiet) {
         char abs[PATH_MAX];
@@ -779,17 +807,99 @@ void phasor_on_abort(uint64_t t0, int errorcode, MPI_Comm comm)
             phasor_event_end(th, ev, 0);
         }
     }
-    /* Best effort: the calling thread's records only; other threads may be mid-call. The
-     * write lock stays held so the writer thread cannot touch the closed file. */
+    /* MPI_Abort does not return: write everything now. Other threads may still be inside
+     * MPI calls; their finished records are written, the lock stays held afterwards so
+     * nothing touches the closed file. */
+    stop_writer_thread();
     pthread_mutex_lock(&write_lock);
-    if (th && !th->dead) {
-        slot_t *s = (slot_t *)th;
-        write_events_locked(th->slot, th->buf, (size_t)(th->pos - th->buf),
-                            (uint32_t)(th->nevents - s->ev_mark));
-        th->pos = th->buf;
-        s->ev_mark = th->nevents;
+    if (!log_closed) {
+        flush_all_slots_locked();
+        write_tail("MPI_Abort");
     }
-    write_tail("abort");
+}
+
+/* ---- ends without MPI_Finalize: fatal signals and exit() ----
+ * Best effort, documented in doc/design.md: the handler waits (at most ~200 ms) for the
+ * writer thread to finish what it holds and for the write lock; if the crash happened while
+ * the log was being written, it gives up and the log reads as truncated. It then restores
+ * the previous disposition and re-raises, so the process ends exactly as it would have. */
+static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
+                                    SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGXCPU};
+#define NFATAL (sizeof(fatal_signals) / sizeof(fatal_signals[0]))
+static struct sigaction prev_action[NFATAL];
+static int handler_installed[NFATAL];
+static volatile sig_atomic_t in_crash;
+
+static void on_fatal_signal(int sig, siginfo_t *si, void *uctx)
+{
+    (void)si;
+    (void)uctx;
+    int saved_errno = errno;
+    if (!__atomic_exchange_n(&in_crash, 1, __ATOMIC_ACQ_REL) && !log_closed && writer_ok) {
+        __atomic_store_n(&phasor_active, 0, __ATOMIC_RELEASE);
+        int locked = 0;
+        for (int i = 0; i < 200 && !locked; i++) {
+            if (__atomic_load_n(&q_head, __ATOMIC_ACQUIRE) ==
+                    __atomic_load_n(&q_tail, __ATOMIC_ACQUIRE) &&
+                pthread_mutex_trylock(&write_lock) == 0) {
+                locked = 1;
+                break;
+            }
+            struct timespec ms = {0, 1000000};
+            nanosleep(&ms, NULL);
+        }
+        if (locked) { /* kept locked: the process is about to end */
+            char ending[64];
+            snprintf(ending, sizeof(ending), "signal SIG%s", sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+            flush_all_slots_locked();
+            write_tail(ending);
+        }
+    }
+    for (size_t i = 0; i < NFATAL; i++)
+        if (fatal_signals[i] == sig && handler_installed[i])
+            sigaction(sig, &prev_action[i], NULL);
+    errno = saved_errno;
+    raise(sig); /* blocked until we return, then handled as before phasor was there */
+}
+
+/* Fault signals are always caught (and passed on); termination requests only when their
+ * disposition is the default, since a handler of the application's may mean to carry on. */
+static void install_signal_handlers(void)
+{
+    static char altstack[64 << 10]; /* so a stack overflow in the main thread still logs */
+    stack_t ss = {.ss_sp = altstack, .ss_size = sizeof(altstack), .ss_flags = 0};
+    stack_t old;
+    if (sigaltstack(NULL, &old) == 0 && (old.ss_flags & SS_DISABLE))
+        sigaltstack(&ss, NULL);
+    for (size_t i = 0; i < NFATAL; i++) {
+        struct sigaction cur;
+        if (sigaction(fatal_signals[i], NULL, &cur) != 0 || cur.sa_handler == SIG_IGN)
+            continue;
+        int fault = i < 5; /* the first five of fatal_signals */
+        if (!fault && ((cur.sa_flags & SA_SIGINFO) || cur.sa_handler != SIG_DFL))
+            continue;
+        struct sigaction sa;
+        memset(&sa, 0, sizeof(sa));
+        sa.sa_sigaction = on_fatal_signal;
+        sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+        sigemptyset(&sa.sa_mask);
+        if (sigaction(fatal_signals[i], &sa, &prev_action[i]) == 0)
+            handler_installed[i] = 1;
+    }
+}
+
+static void at_exit_without_finalize(void)
+{
+    if (!phasor_active || log_closed)
+        return;
+    __atomic_store_n(&phasor_active, 0, __ATOMIC_RELEASE);
+    stop_writer_thread();
+    pthread_mutex_lock(&write_lock);
+    if (!log_closed) {
+        flush_all_slots_locked();
+        write_tail("exit without MPI_Finalize");
+    }
+    pthread_mutex_unlock(&write_lock);
 }
 
 void phasor_record_pcontrol(uint64_t t0, uint64_t t1, int level)

@@ -99,7 +99,7 @@ plog_err_t plog_writer_frame(plog_writer_t *w, unsigned kind, unsigned thread, u
     return e;
 }
 
-plog_err_t plog_writer_close(plog_writer_t *w, const char *kv, size_t kv_len)
+plog_err_t plog_writer_end(plog_writer_t *w, const char *kv, size_t kv_len)
 {
     plog_err_t e = w->err;
     if (w->fd >= 0 && e == PLOG_OK)
@@ -109,6 +109,12 @@ plog_err_t plog_writer_close(plog_writer_t *w, const char *kv, size_t kv_len)
         e = w->err = PLOG_E_IO;
     }
     w->fd = -1;
+    return e;
+}
+
+plog_err_t plog_writer_close(plog_writer_t *w, const char *kv, size_t kv_len)
+{
+    plog_err_t e = plog_writer_end(w, kv, kv_len);
     plog_writer_abandon(w);
     return e;
 }

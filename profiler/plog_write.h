@@ -26,7 +26,10 @@ plog_err_t plog_writer_open(plog_writer_t *w, const char *path, unsigned mode, i
 /* Compress raw (raw_len bytes) into one frame and append it. */
 plog_err_t plog_writer_frame(plog_writer_t *w, unsigned kind, unsigned thread, uint32_t count,
                              const void *raw, size_t raw_len);
-/* Append the END frame (kv: key=value\0 strings) and close. Safe to call after errors. */
+/* Append the END frame (kv: key=value\0 strings) and close the file, freeing nothing (usable
+ * from a signal handler, as far as zstd's compression of a small frame allocates nothing). */
+plog_err_t plog_writer_end(plog_writer_t *w, const char *kv, size_t kv_len);
+/* plog_writer_end, then free the writer's memory. Safe to call after errors. */
 plog_err_t plog_writer_close(plog_writer_t *w, const char *kv, size_t kv_len);
 /* Close without an end frame (the log then reads as ended early). */
 void plog_writer_abandon(plog_writer_t *w);

@@ -91,6 +91,7 @@ if build "$bdir" --enable-werror MPICC="$mpicc"; then
   [ -x "$top/tests/unit/cli_dump.sh" ] && run_step "cli dump" "$top/tests/unit/cli_dump.sh" "$bdir/phasor" "$top/tests/data"
   [ $mpitests -eq 1 ] && run_step "mpi integration ($mpi)" "$bdir/tests/mpi/run_mpi_tests.sh"
   [ $mpitests -eq 1 ] && run_step "command line and transparency ($mpi)" "$bdir/tests/mpi/run_cli_tests.sh"
+  [ $mpitests -eq 1 ] && run_step "endings without MPI_Finalize ($mpi)" "$bdir/tests/mpi/run_ending_tests.sh"
 fi
 
 if [ $asan -eq 1 ]; then

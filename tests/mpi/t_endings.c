@@ -1,0 +1,61 @@
+/* t_endings.c: ways a rank can end other than MPI_Finalize, to check that the shim leaves a
+ * readable log that says how it ended and does not change how the job ends.
+ * Usage: t_endings MODE   (MODE: finalize, segv, abort, mpi_abort, exit, term)
+ * Every rank does ITERS Allreduce + a ring Sendrecv, prints one line, then rank 1 (or rank 0
+ * alone) ends as MODE says; the other ranks wait in a Barrier until the launcher stops
+ * them (or, for finalize and exit, do the same thing). */
+#include <mpi.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define ITERS 5
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "finalize";
+    MPI_Init(&argc, &argv);
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int sum = 0;
+    for (int i = 0; i < ITERS; i++) {
+        int v = rank + i, s = 0, r = -1;
+        MPI_Allreduce(&v, &s, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        MPI_Sendrecv(&v, 1, MPI_INT, (rank + 1) % size, 1, &r, 1, MPI_INT,
+                     (rank + size - 1) % size, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        sum += s + r;
+    }
+    printf("rank %d of %d: %s, sum %d\n", rank, size, mode, sum);
+    fflush(stdout);
+    MPI_Barrier(MPI_COMM_WORLD);
+    const int ender = size > 1 ? 1 : 0;
+
+    if (strcmp(mode, "finalize") == 0) {
+        MPI_Finalize();
+        return 0;
+    }
+    if (strcmp(mode, "exit") == 0) { /* every rank leaves without MPI_Finalize */
+        exit(3);
+    }
+    if (rank == ender) {
+        if (strcmp(mode, "segv") == 0) {
+            volatile int *p = NULL;
+            *p = 1;
+        } else if (strcmp(mode, "abort") == 0) {
+            abort();
+        } else if (strcmp(mode, "mpi_abort") == 0) {
+            MPI_Abort(MPI_COMM_WORLD, 7);
+        } else if (strcmp(mode, "term") == 0) {
+            raise(SIGTERM);
+        }
+        fprintf(stderr, "t_endings: unknown mode %s\n", mode);
+        return 2;
+    }
+    /* the others: blocked in MPI until the launcher takes the job down */
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Finalize();
+    return 0;
+}
