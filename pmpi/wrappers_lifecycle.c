@@ -2,11 +2,12 @@
  * They drive the runtime (phasor_internal.h) rather than just recording an event. */
 #include <stdarg.h>
 
+#include "fwrappers.h"
 #include "phasor_internal.h"
 
 int MPI_Init(int *argc, char ***argv)
 {
-    if (phasor_disabled_by_env())
+    if (phasor_disabled_by_env() || pfw_lifecycle_nested)
         return PMPI_Init(argc, argv);
     phasor_clock_init();
     uint64_t t0 = phasor_now();
@@ -18,7 +19,7 @@ int MPI_Init(int *argc, char ***argv)
 
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
-    if (phasor_disabled_by_env())
+    if (phasor_disabled_by_env() || pfw_lifecycle_nested)
         return PMPI_Init_thread(argc, argv, required, provided);
     phasor_clock_init();
     uint64_t t0 = phasor_now();
@@ -31,6 +32,8 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 
 int MPI_Finalize(void)
 {
+    if (pfw_lifecycle_nested) /* the Fortran wrapper records (fwrappers_special.c) */
+        return PMPI_Finalize();
     uint64_t t0 = phasor_now();
     phasor_finish_begin();
     int rc = PMPI_Finalize();
@@ -40,6 +43,8 @@ int MPI_Finalize(void)
 
 int MPI_Abort(MPI_Comm comm, int errorcode)
 {
+    if (pfw_lifecycle_nested)
+        return PMPI_Abort(comm, errorcode);
     phasor_on_abort(phasor_now(), errorcode, comm);
     return PMPI_Abort(comm, errorcode);
 }
@@ -48,6 +53,8 @@ int MPI_Abort(MPI_Comm comm, int errorcode)
  * event's tag). Phasor keeps recording whatever the level: markers, not switches. */
 int MPI_Pcontrol(const int level, ...)
 {
+    if (pfw_lifecycle_nested)
+        return PMPI_Pcontrol(level);
     uint64_t t0 = phasor_now();
     int rc = PMPI_Pcontrol(level);
     phasor_record_pcontrol(t0, phasor_now(), level);

@@ -1034,10 +1034,53 @@ def stencil(c, P, r, ctx):
     c.finish(lib_end=False)
 
 
+def fortran(c, P, r, ctx):
+    """tests/mpi/t_fortran.f90 (mpif.h): every call recorded once, as from C."""
+    c.ev('MPI_Init')
+    if P > 1 and r == 0:
+        c.ev('MPI_Send', comm=WORLD, peer=1, tag=7, bytes=16)
+    elif P > 1 and r == 1:
+        c.ev('MPI_Recv', comm=WORLD, peer=0, tag=7, rbytes=16, recv=(0, 7, 16))
+    c.ev('MPI_Bcast', comm=WORLD, root=0, bytes=24)
+    c.ev('MPI_Allreduce', comm=WORLD, bytes=4, rbytes=4, inplace=True)
+    same = [i for i in range(P) if i % 2 == r % 2]       # split(mod(rank, 2), key=rank)
+    sr, ss = same.index(r), len(same)
+    sub = c.newcomm('MPI_Comm_split', 'sub', same, parent=WORLD, comm=WORLD)
+    frm, to = same[(sr + ss - 1) % ss], same[(sr + 1) % ss]
+    c.start('MPI_Irecv', 'r', (frm, 3, 8), comm=sub, peer=frm, tag=3, rbytes=8)
+    c.start('MPI_Isend', 's', comm=sub, peer=to, tag=3, bytes=8)
+    c.waitall(['r', 's'])
+    c.ev('MPI_Allreduce', comm=sub, bytes=4, rbytes=4)
+    c.ev('MPI_Comm_free', comm=sub)
+    c.finish(lib_end=False)
+
+
+def halo(c, P, r, ctx):
+    """examples/halo.f90 (use mpi): 10 iterations of a 1-D ghost swap and an Allreduce."""
+    if not re.search(rf"^halo: 64 cells, 10 iterations, {P} processes, sum ", ctx['stdout'],
+                     re.M):
+        c.err("halo's stdout has no 'halo: 64 cells, 10 iterations, ...' line")
+    c.ev('MPI_Init')
+    left = r - 1 if r > 0 else PNULL
+    right = r + 1 if r + 1 < P else PNULL
+    for it in range(10):
+        c.start('MPI_Irecv', f'l{it}', st(left, 1, 8, True), comm=WORLD, peer=left, tag=1,
+                rbytes=8)
+        c.start('MPI_Irecv', f'r{it}', st(right, 0, 8, True), comm=WORLD, peer=right, tag=0,
+                rbytes=8)
+        c.start('MPI_Isend', f'sl{it}', comm=WORLD, peer=left, tag=0, bytes=8)
+        c.start('MPI_Isend', f'sr{it}', comm=WORLD, peer=right, tag=1, bytes=8)
+        c.waitall([f'l{it}', f'r{it}', f'sl{it}', f'sr{it}'])
+        c.ev('MPI_Allreduce', comm=WORLD, bytes=8, rbytes=8)
+    c.ev('MPI_Allreduce', comm=WORLD, bytes=8, rbytes=8, inplace=True)
+    c.finish(lib_end=False)
+
+
 PROGRAMS = {
     't_p2p_modes': p2p_modes, 't_p2p_any': p2p_any, 't_persistent': persistent,
     't_probe': probe, 't_colls': colls, 't_icolls': icolls, 't_subcomm': subcomm,
     't_threads': None, 't_transparent': transparent, 'stencil': stencil,
+    't_fortran': fortran, 'halo': halo,
 }
 # Programs whose sends and receives must balance globally (t_transparent's truncated
 # receives return errors, which record nothing).

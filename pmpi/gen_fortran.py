@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""gen_fortran.py: turn pmpi/mpi_spec.txt into gen/pmpi_fwrappers.c, the Fortran wrappers.
+
+    python3 pmpi/gen_fortran.py --spec pmpi/mpi_spec.txt --outdir gen
+
+Same spec, same directives, same event fields as the C wrappers of gen_wrappers.py: each
+Fortran wrapper (mpi_send_ and its aliases mpi_send, mpi_send__, MPI_SEND) converts the
+arguments its directives read into C values with the names the spec gives them, forwards every
+Fortran argument untouched to the library's own Fortran entry (pmpi_send_), and then runs the
+very fill code gen_wrappers.WrapperGen emits for the C wrapper. Why forward to the Fortran
+entry: it is the only one that knows the library's Fortran conventions (handle tables,
+sentinels, statuses); Open MPI's calls PMPI_ (so the C wrappers see nothing), MPICH's calls
+MPI_ (the C wrappers see the call, but pass through unrecorded since we hold the thread's
+re-entrancy depth). Calls marked `special` are hand-written in pmpi/fwrappers_special.c.
+Fortran INTEGER is assumed to be MPI_Fint (no -fdefault-integer-8 unless MPI was built so).
+"""
+
+import argparse
+import os
+import re
+import string
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gen_wrappers as gw  # noqa: E402
+
+FWRAPPERS_C = string.Template('''\
+/* pmpi_fwrappers.c: the generated Fortran (mpif.h / use mpi) wrappers.
+ * GENERATED from pmpi/mpi_spec.txt by pmpi/gen_fortran.py -- edit the spec, not this file.
+ * Pattern and helpers: pmpi/fwrappers.h; the special calls are in pmpi/fwrappers_special.c. */
+#include "fwrappers.h"
+
+/* ---- the C wrappers' helpers (same text as gen/pmpi_wrappers.c) ---- */
+$helpers
+/* ---- wrappers ---- */
+$wrappers''')
+
+FWRAPPER = string.Template('''
+/* $id $name (Fortran) */
+extern void p$fname($fparams) __attribute__((weak));
+void $fname($fparams);
+void $fname($fparams)
+{
+    phasor_thread_t *th = phasor_enter();
+    if (!th) {
+        p$fname($fargs);
+${passthrough}        return;
+    }
+${inputs}${before}    uint64_t t0 = phasor_now();
+    p$fname($call_args);
+    uint64_t t1 = phasor_now();
+    const int rc = *ierr;
+${outputs}${after}    plog_event_t *ev = phasor_event_begin($begin_args);
+    if (ev) {
+${fill}    }
+    phasor_leave(th);
+}
+PFW_ALIASES($fname, $lname, $lname2, $uname)
+''')
+
+FORTRAN_TYPE = {'void *': 'void *', 'MPI_Aint *': 'MPI_Aint *'}
+F2C = {'MPI_Comm': 'PMPI_Comm_f2c', 'MPI_Datatype': 'PMPI_Type_f2c',
+       'MPI_Request': 'PMPI_Request_f2c', 'MPI_Message': 'PMPI_Message_f2c'}
+
+
+def fparam(p):
+    return f'{FORTRAN_TYPE.get(p.ctype, "MPI_Fint *")}f_{p.name}'
+
+
+class FortranGen(gw.WrapperGen):
+    def render(self, call_args):
+        c = self.c
+        # the C wrapper's own sections: status swapping is replaced by the Fortran one below
+        status = c.one('status')
+        before = [b for b in self.before if not b.lstrip().startswith('MPI_Status st_own')]
+        body = gw.WrapperGen.render(self, call_args)  # for the shared after/fill text only
+        after = body.split('    uint64_t t1 = phasor_now();\n', 1)[1]
+        after, fill = after.split('    plog_event_t *ev = phasor_event_begin(', 1)
+        begin_args, fill = fill.split(');\n    if (ev) {\n', 1)
+        fill = fill.rsplit('    }\n    phasor_leave(th);', 1)[0]
+        after = after.replace('phasor_comm_register(', 'pfw_comm_register(')
+        text = '\n'.join(before) + after + fill + begin_args
+        text = re.sub(r'->\w+', '', text)  # ev->comm is a field, not the argument
+        used = lambda n: re.search(rf'\b{n}\b', text) is not None  # noqa: E731
+
+        inputs, outputs = [], []
+        for p in c.params:
+            n, t = p.name, p.ctype
+            if n == status or not used(n):
+                continue
+            if t == 'void *':
+                inputs.append(f'    const void *{n} = pfw_buf(f_{n});')
+            elif t == 'int':
+                inputs.append(f'    const int {n} = *f_{n};')
+            elif t == 'int *':
+                inputs.append(f'    int *{n} = f_{n};')
+            elif t in ('MPI_Comm', 'MPI_Datatype'):
+                inputs.append(f'    const {t} {n} = {F2C[t]}(*f_{n});')
+            elif t == 'MPI_Datatype *':
+                # converted after the call: the list length is known from the comm table then
+                inputs.append(f'    const MPI_Datatype *{n} = NULL;')
+                outputs.append(f'    if (rc == MPI_SUCCESS)\n        {n} = pfw_types(th, '
+                               f'f_{n}, {self.list_len(self.list_len_of(n))}, '
+                               f'{int("recv" in n)});')
+            elif t in ('MPI_Request *', 'MPI_Comm *', 'MPI_Message *'):
+                base = t[:-2]
+                init = {'MPI_Request': 'MPI_REQUEST_NULL', 'MPI_Comm': 'MPI_COMM_NULL',
+                        'MPI_Message': 'MPI_MESSAGE_NULL'}[base]
+                if c.one('msg') == f'{n}:in':
+                    inputs.append(f'    {base} {n}_c = {F2C[base]}(*f_{n});')
+                else:
+                    inputs.append(f'    {base} {n}_c = {init};')
+                    outputs.append(f'    if (rc == MPI_SUCCESS)\n'
+                                   f'        {n}_c = {F2C[base]}(*f_{n});')
+                inputs.append(f'    {base} *{n} = &{n}_c;')
+            else:
+                raise gw.SpecError(f'{c.name}: no Fortran conversion for {t} {n}')
+        fargs = [f'f_{p.name}' for p in c.params] + ['ierr']
+        call = list(fargs)
+        if status:
+            before.append(f'    MPI_Fint st_f[PFW_STATUS_FINTS];\n'
+                          f'    MPI_Fint *f_st = pfw_status_ignored(f_{status}) ? st_f : f_{status};\n'
+                          f'    MPI_Status st_c;\n    MPI_Status *st = &st_c;\n'
+                          f'    memset(&st_c, 0, sizeof(st_c));')
+            call = ['f_st' if a == f'f_{status}' else a for a in call]
+            outputs.append('    if (rc == MPI_SUCCESS)\n        PMPI_Status_f2c(f_st, &st_c);')
+
+        passthrough = ''
+        if c.one('newcomm'):
+            nc, parent = c.one('newcomm'), self.comm()
+            passthrough = (f'        if (*ierr == MPI_SUCCESS && phasor_active)\n'
+                           f'            pfw_comm_register(PMPI_Comm_f2c(*f_{nc}), '
+                           f'PMPI_Comm_f2c(*f_{parent}),\n'
+                           f'                              PLOG_CALL_{c.name});\n')
+        fname = c.name.lower() + '_'
+        fparams = gw.wrap_list([fparam(p) for p in c.params] + ['MPI_Fint *ierr'],
+                               len(fname) + 6)
+        return FWRAPPER.substitute(
+            id=c.id, name=c.name, fname=fname, lname=c.name.lower(), lname2=fname + '_',
+            uname=c.name.upper(), fparams=fparams,
+            fargs=gw.wrap_list(fargs, len(fname) + 10), call_args=gw.wrap_list(call, 6 + len(fname)),
+            passthrough=passthrough,
+            inputs=''.join(line + '\n' for line in inputs),
+            before=''.join(line + '\n' for line in before),
+            outputs=''.join(line + '\n' for line in outputs),
+            after=after, begin_args=begin_args, fill=fill)
+
+    def list_len_of(self, arg):
+        for d in self.c.get('wsend') + self.c.get('wrecv'):
+            parts = d.value.split(':')
+            if parts[1] == arg:
+                return parts[2] if len(parts) > 2 else 'peers'
+        raise gw.SpecError(f'{self.c.name}: {arg} is in no w-list')
+
+
+def helpers():
+    text = gw.WRAPPERS_C.template
+    return text.split('#include "phasor_rt.h"\n', 1)[1].split('$wrappers', 1)[0]
+
+
+def gen_fwrappers_c(calls):
+    return FWRAPPERS_C.substitute(
+        helpers=helpers(),
+        wrappers=''.join(FortranGen(c).build() for c in calls if not c.special))
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('--spec', required=True, help='pmpi/mpi_spec.txt')
+    ap.add_argument('--outdir', required=True, help='where to write pmpi_fwrappers.c')
+    opts = ap.parse_args(argv)
+    try:
+        text = gen_fwrappers_c(gw.parse_spec(opts.spec))
+    except (gw.SpecError, OSError) as e:
+        print(f'gen_fortran.py: {e}', file=sys.stderr)
+        return 1
+    os.makedirs(opts.outdir, exist_ok=True)
+    gw.write_if_changed(os.path.join(opts.outdir, 'pmpi_fwrappers.c'), text)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
