@@ -1,0 +1,106 @@
+/* mklog.c: write a large synthetic log (a stencil-like event mix) to time `phasor report`:
+ * per iteration Irecv + Isend to both ring neighbours, Waitall with four statuses, and an
+ * Allreduce every fourth iteration. Built on tests/unit/plog_testgen.
+ * Usage: mklog DIR RANKS EVENTS_PER_RANK   (DIR must exist; prints the events written) */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "plog_calls.h"
+#include "plog_testgen.h"
+
+#define FLUSH_EVERY 100000 /* events per EVENTS frame, like a full shim buffer */
+
+static plog_event_t *ev(pgen_rank_t *g, unsigned call, uint64_t *t, uint64_t dur)
+{
+    plog_event_t *e = pgen_event(g, 0, call, *t, *t + dur);
+    *t += dur + 150;
+    return e;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 4) {
+        fprintf(stderr, "usage: mklog DIR RANKS EVENTS_PER_RANK\n");
+        return 2;
+    }
+    const char *dir = argv[1];
+    int world = atoi(argv[2]);
+    long long per_rank = atoll(argv[3]);
+    if (world < 2 || per_rank < 10) {
+        fprintf(stderr, "mklog: need RANKS >= 2 and EVENTS_PER_RANK >= 10\n");
+        return 2;
+    }
+    int32_t *all = malloc((size_t)world * sizeof(*all));
+    if (all == NULL)
+        return 1;
+    for (int i = 0; i < world; i++)
+        all[i] = i;
+    unsigned long long total = 0;
+    for (int r = 0; r < world; r++) {
+        pgen_rank_t g;
+        uint64_t t = 1000000 + (uint64_t)r * 1000, seed = 0x9e3779b97f4a7c15ull + (uint64_t)r;
+        if (pgen_open(&g, dir, r, world, t) != 0) {
+            fprintf(stderr, "mklog: cannot write rank %d under %s\n", r, dir);
+            return 1;
+        }
+        int32_t self = r;
+        pgen_comm(&g, 1, 0, PLOG_CALL_MPI_Init, PLOG_COMMK_INTRA, all, (uint32_t)world, NULL, 0);
+        pgen_comm(&g, 2, 0, PLOG_CALL_MPI_Init, PLOG_COMMK_INTRA, &self, 1, NULL, 0);
+        pgen_flush_comms(&g);
+        pgen_sync(&g, 0, t, r ? -1000 * (int64_t)r : 0, 2000); /* as the shim's Init sample */
+        pgen_flush_sync(&g);
+        ev(&g, PLOG_CALL_MPI_Init, &t, 5000);
+        int32_t left = (r + world - 1) % world, right = (r + 1) % world;
+        uint64_t h = 0x1000, bytes = 4096 << (r % 3);
+        long long n = 1, since = 0;
+        for (long long it = 0; n < per_rank - 1; it++) {
+            uint64_t hs[4];
+            int32_t peers[4] = {left, right, left, right};
+            for (int k = 0; k < 4; k++) {
+                plog_event_t *e = ev(&g, k < 2 ? PLOG_CALL_MPI_Irecv : PLOG_CALL_MPI_Isend, &t,
+                                     200 + pgen_rand(&seed) % 300);
+                e->comm = 1;
+                e->peer = peers[k];
+                e->tag = 7;
+                hs[k] = h++;
+                e->request = hs[k];
+                if (k < 2)
+                    e->rbytes = bytes;
+                else
+                    e->bytes = bytes;
+            }
+            plog_event_t *w = ev(&g, PLOG_CALL_MPI_Waitall, &t, 2000 + pgen_rand(&seed) % 20000);
+            w->flags = PLOG_F_STATUS;
+            pgen_extra1(&g, 0, 4);
+            for (int k = 0; k < 4; k++)
+                pgen_status(&g, 0, hs[k], k < 2 ? peers[k] : PLOG_NONE, k < 2 ? 7 : PLOG_NONE,
+                            k < 2 ? bytes : PLOG_BYTES_UNKNOWN, (uint64_t)k);
+            n += 5;
+            since += 5;
+            if (it % 4 == 3) {
+                plog_event_t *a = ev(&g, PLOG_CALL_MPI_Allreduce, &t,
+                                     5000 + pgen_rand(&seed) % 50000);
+                a->comm = 1;
+                a->bytes = a->rbytes = 8;
+                n++;
+                since++;
+            }
+            t += 100000; /* compute */
+            if (since >= FLUSH_EVERY) {
+                pgen_flush(&g, 0);
+                since = 0;
+            }
+        }
+        pgen_sync(&g, 1, t, r ? -1000 * (int64_t)r : 0, 2000);
+        ev(&g, PLOG_CALL_MPI_Finalize, &t, 5000);
+        n++;
+        if (pgen_close(&g, NULL, 0) != 0) {
+            fprintf(stderr, "mklog: writing rank %d failed\n", r);
+            return 1;
+        }
+        total += (unsigned long long)n;
+    }
+    free(all);
+    printf("%llu\n", total);
+    return 0;
+}

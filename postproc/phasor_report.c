@@ -1,0 +1,915 @@
+/* phasor_report.c: `phasor report`: an mpiP-style profile of a log (time per rank and per
+ * MPI function, imbalance, message sizes, collectives by communicator size, the
+ * point-to-point matrix as CSV + SVG, how each log ended). One streaming pass over the
+ * events; rules and the JSON schema: doc/report-format.md. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "phasor_cmd.h"
+#include "phasor_report.h"
+#include "phasor_svg.h"
+
+#define REPORT_JSON_VERSION 1
+#define SVG_MAX_CELLS 64 /* more ranks than this are drawn as blocks */
+#define TEXT_MAX_WARNINGS 20 /* a 1024-rank run can have a warning per rank */
+
+/* ==== the statistics =================================================================== */
+
+static void stat_add(rep_stat_t *s, uint64_t t, uint64_t bytes)
+{
+    if (s->count == 0) {
+        s->time_min = s->time_max = t;
+        s->bytes_min = s->bytes_max = bytes;
+    } else {
+        if (t < s->time_min)
+            s->time_min = t;
+        if (t > s->time_max)
+            s->time_max = t;
+        if (bytes < s->bytes_min)
+            s->bytes_min = bytes;
+        if (bytes > s->bytes_max)
+            s->bytes_max = bytes;
+    }
+    s->count++;
+    s->time_sum += t;
+    s->bytes_sum += bytes;
+}
+
+static size_t map_hash(uint64_t k, size_t cap)
+{
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdull;
+    k ^= k >> 33;
+    return (size_t)k & (cap - 1);
+}
+
+/* The entry for key (created empty if absent); NULL only when out of memory. */
+static rep_stat_t *map_at(rep_map_t *m, uint64_t key)
+{
+    if (m->n + 1 > m->cap / 2) { /* grow: load factor <= 1/2 */
+        size_t ncap = m->cap ? m->cap * 2 : 64;
+        rep_stat_t *ns = calloc(ncap, sizeof(*ns));
+        if (ns == NULL)
+            return NULL;
+        for (size_t i = 0; i < m->cap; i++) {
+            if (m->slot[i].key == 0)
+                continue;
+            size_t j = map_hash(m->slot[i].key - 1, ncap);
+            while (ns[j].key != 0)
+                j = (j + 1) & (ncap - 1);
+            ns[j] = m->slot[i];
+        }
+        free(m->slot);
+        m->slot = ns;
+        m->cap = ncap;
+    }
+    size_t j = map_hash(key, m->cap);
+    while (m->slot[j].key != 0) {
+        if (m->slot[j].key == key + 1)
+            return &m->slot[j];
+        j = (j + 1) & (m->cap - 1);
+    }
+    m->slot[j].key = key + 1;
+    m->n++;
+    return &m->slot[j];
+}
+
+const rep_stat_t *rep_map_get(const rep_map_t *m, uint64_t key)
+{
+    if (m->cap == 0)
+        return NULL;
+    size_t j = map_hash(key, m->cap);
+    while (m->slot[j].key != 0) {
+        if (m->slot[j].key == key + 1)
+            return &m->slot[j];
+        j = (j + 1) & (m->cap - 1);
+    }
+    return NULL;
+}
+
+rep_stat_t *rep_map_list(const rep_map_t *m)
+{
+    if (m->n == 0)
+        return NULL;
+    rep_stat_t *v = malloc(m->n * sizeof(*v));
+    if (v == NULL)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < m->cap; i++)
+        if (m->slot[i].key != 0) {
+            v[k] = m->slot[i];
+            v[k++].key--;
+        }
+    return v;
+}
+
+unsigned rep_bucket(uint64_t bytes)
+{
+    return bytes == 0 ? 0 : 64u - (unsigned)__builtin_clzll(bytes);
+}
+
+/* Bytes an event moves, as the per-function table and the histograms count them. */
+static uint64_t ev_bytes(const plog_rec_t *e, int *has)
+{
+    *has = 1;
+    switch (e->cls) {
+    case PLOG_CLASS_SEND:
+    case PLOG_CLASS_ISEND:
+    case PLOG_CLASS_SENDRECV:
+    case PLOG_CLASS_COLL:
+    case PLOG_CLASS_ICOLL:
+        return e->bytes;
+    case PLOG_CLASS_RECV:
+        if (e->n_status > 0 && e->status[0].bytes != PLOG_BYTES_UNKNOWN)
+            return e->status[0].bytes;
+        return e->rbytes;
+    case PLOG_CLASS_IRECV:
+        return e->rbytes;
+    case PLOG_CLASS_START: {
+        uint64_t b = 0;
+        if (e->call == PLOG_CALL_MPI_Start) {
+            if (e->req != NULL)
+                b = e->req->cls == PLOG_CLASS_PSEND_INIT ? e->req->bytes : e->req->rbytes;
+        } else {
+            for (uint32_t i = 0; i < e->n_handles; i++) {
+                const plog_reqinfo_t *q = e->handles[i].start;
+                if (q != NULL)
+                    b += q->cls == PLOG_CLASS_PSEND_INIT ? q->bytes : q->rbytes;
+            }
+        }
+        return b;
+    }
+    case PLOG_CLASS_PSEND_INIT:
+        *has = 0; /* set-up only: bytes counted, no histogram (the Starts move the data) */
+        return e->bytes;
+    case PLOG_CLASS_PRECV_INIT:
+        *has = 0;
+        return e->rbytes;
+    default:
+        *has = 0;
+        return 0;
+    }
+}
+
+static int matrix_add(rep_map_t *m, int32_t src, int32_t dst, int32_t world, uint64_t bytes)
+{
+    if (dst < 0 || dst >= world || bytes == PLOG_BYTES_UNKNOWN)
+        return 0; /* MPI_PROC_NULL, untranslatable ranks: no message */
+    rep_stat_t *s = map_at(m, ((uint64_t)(uint32_t)src << 32) | (uint32_t)dst);
+    if (s == NULL)
+        return -1;
+    stat_add(s, 0, bytes);
+    return 0;
+}
+
+/* Sender-side rule: each user message is counted once, by the call that sends it. */
+static int matrix_event(rep_t *rep, const plog_rec_t *e)
+{
+    switch (e->cls) {
+    case PLOG_CLASS_SEND:
+    case PLOG_CLASS_ISEND:
+    case PLOG_CLASS_SENDRECV:
+        return matrix_add(&rep->matrix, e->rank, e->peer, rep->world_size, e->bytes);
+    case PLOG_CLASS_START:
+        if (e->call == PLOG_CALL_MPI_Start) {
+            if (e->req != NULL && e->req->cls == PLOG_CLASS_PSEND_INIT)
+                return matrix_add(&rep->matrix, e->rank, e->req->peer, rep->world_size,
+                                  e->req->bytes);
+            return 0;
+        }
+        for (uint32_t i = 0; i < e->n_handles; i++) {
+            const plog_reqinfo_t *q = e->handles[i].start;
+            if (q != NULL && q->cls == PLOG_CLASS_PSEND_INIT &&
+                matrix_add(&rep->matrix, e->rank, q->peer, rep->world_size, q->bytes) != 0)
+                return -1;
+        }
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+static unsigned char known[PLOG_CALL__MAX]; /* call ids that have a name */
+
+static plog_err_t rank_pass(plog_run_t *run, rep_t *rep, int32_t r, plog_error_t *err)
+{
+    const plog_rank_t *rk = plog_run_rank(run, r);
+    rep_rank_t *rr = &rep->ranks[r];
+    rr->loaded = 1;
+    plog_iter_t *it = NULL;
+    plog_err_t ie = plog_iter_open(run, r, &it, err);
+    if (ie != PLOG_OK)
+        return ie;
+    /* MPI time: the union of this rank's call intervals (local clock) */
+    uint64_t u_start = 0, u_end = 0, mpi = 0;
+    int in_union = 0;
+    int64_t last_end = INT64_MIN;
+    const plog_rec_t *e;
+    while ((ie = plog_iter_next(it, &e, err)) == PLOG_OK && e != NULL) {
+        unsigned call = e->call < PLOG_CALL__MAX && known[e->call] ? e->call : REP_UNKNOWN_CALL;
+        uint64_t dur = e->t_end > e->t_start ? e->t_end - e->t_start : 0;
+        rr->events++;
+        if (e->end_ns > last_end)
+            last_end = e->end_ns;
+        /* Init and Finalize bound the application time; they are not MPI time */
+        if (call == PLOG_CALL_MPI_Init || call == PLOG_CALL_MPI_Init_thread) {
+            rr->have_init = 1;
+            rr->app_start = e->end_ns;
+            continue;
+        }
+        if (call == PLOG_CALL_MPI_Finalize) {
+            if (!rr->have_finalize)
+                rr->app_end = e->start_ns;
+            rr->have_finalize = 1;
+            continue;
+        }
+        uint64_t t1 = e->t_start + dur;
+        if (!in_union || e->t_start > u_end) {
+            mpi += u_end - u_start;
+            u_start = e->t_start;
+            u_end = t1;
+            in_union = 1;
+        } else if (t1 > u_end) {
+            u_end = t1;
+        }
+        int has;
+        uint64_t b = ev_bytes(e, &has);
+        stat_add(&rep->func[call], dur, b == PLOG_BYTES_UNKNOWN ? 0 : b);
+        if (has && b != PLOG_BYTES_UNKNOWN)
+            rep->hist[call][rep_bucket(b)]++;
+        if (e->cls == PLOG_CLASS_COLL || e->cls == PLOG_CLASS_ICOLL) {
+            uint64_t size = e->lcomm ? (uint64_t)e->lcomm->n_local + e->lcomm->n_remote : 0;
+            rep_stat_t *s = map_at(&rep->coll, ((uint64_t)call << 32) | size);
+            if (s == NULL)
+                goto nomem;
+            stat_add(s, dur, b);
+        }
+        if (matrix_event(rep, e) != 0)
+            goto nomem;
+        if (e->callsite != 0) {
+            rep_stat_t *s = map_at(&rep->sites, ((uint64_t)e->callsite << 16) | call);
+            if (s == NULL)
+                goto nomem;
+            stat_add(s, dur, b == PLOG_BYTES_UNKNOWN ? 0 : b);
+        }
+    }
+    plog_iter_close(it);
+    if (ie != PLOG_OK)
+        return ie;
+    mpi += u_end - u_start;
+    if (!rr->have_init)
+        rr->app_start = plog_clock_align(&rk->clock, rk->hdr.t_init_ns, plog_run_time_ref(run));
+    if (!rr->have_finalize)
+        rr->app_end = last_end > rr->app_start ? last_end : rr->app_start;
+    rr->app_ns = rr->app_end > rr->app_start ? (uint64_t)(rr->app_end - rr->app_start) : 0;
+    rr->mpi_ns = mpi;
+    rep->events += rr->events;
+    rep->mpi_total += mpi;
+    rep->app_total += rr->app_ns;
+    return PLOG_OK;
+nomem:
+    plog_iter_close(it);
+    if (err) {
+        err->code = PLOG_E_NOMEM;
+        err->offset = 0;
+        snprintf(err->msg, sizeof(err->msg), "%s: out of memory", rk->path);
+    }
+    return PLOG_E_NOMEM;
+}
+
+plog_err_t rep_compute(plog_run_t *run, rep_t *rep, plog_error_t *err)
+{
+    memset(rep, 0, sizeof(*rep));
+    rep->world_size = plog_run_world_size(run);
+    rep->ranks = calloc((size_t)rep->world_size, sizeof(*rep->ranks));
+    rep->hist = calloc(REP_NFUNC, sizeof(*rep->hist));
+    if (rep->ranks == NULL || rep->hist == NULL) {
+        if (err) {
+            err->code = PLOG_E_NOMEM;
+            snprintf(err->msg, sizeof(err->msg), "%s: out of memory", plog_run_path(run));
+        }
+        return PLOG_E_NOMEM;
+    }
+    for (unsigned c = 0; c < PLOG_CALL__MAX; c++)
+        known[c] = plog_call_name(c) != NULL;
+    for (int32_t r = 0; r < rep->world_size; r++) {
+        if (plog_run_rank(run, r) == NULL)
+            continue;
+        plog_err_t e = rank_pass(run, rep, r, err);
+        if (e != PLOG_OK)
+            return e;
+    }
+    return PLOG_OK;
+}
+
+void rep_free(rep_t *rep)
+{
+    free(rep->ranks);
+    free(rep->hist);
+    free(rep->coll.slot);
+    free(rep->matrix.slot);
+    free(rep->sites.slot);
+    memset(rep, 0, sizeof(*rep));
+}
+
+void rep_imbalance(const rep_t *rep, enum rep_imb_what what, rep_imb_t *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->min_rank = out->max_rank = -1;
+    double sum = 0;
+    int n = 0;
+    for (int32_t r = 0; r < rep->world_size; r++) {
+        if (!rep->ranks[r].loaded)
+            continue;
+        double v = (double)(what == REP_IMB_MPI ? rep->ranks[r].mpi_ns : rep->ranks[r].app_ns);
+        if (n == 0 || v < out->min) {
+            out->min = v;
+            out->min_rank = r;
+        }
+        if (n == 0 || v > out->max) {
+            out->max = v;
+            out->max_rank = r;
+        }
+        sum += v;
+        n++;
+    }
+    if (n > 0)
+        out->mean = sum / n;
+    out->imbalance = out->mean > 0 ? out->max / out->mean - 1 : 0;
+}
+
+/* ==== output ============================================================================ */
+
+static const char *fname(unsigned call)
+{
+    const char *s = call < PLOG_CALL__MAX ? plog_call_name(call) : NULL;
+    return s ? s : "unknown";
+}
+
+/* "Send" for "MPI_Send": the text tables drop the prefix, as mpiP does */
+static const char *short_name(unsigned call)
+{
+    const char *s = fname(call);
+    return strncmp(s, "MPI_", 4) == 0 ? s + 4 : s;
+}
+
+static double pct(double a, double b) { return b > 0 ? 100.0 * a / b : 0; }
+
+/* Bucket bounds: k = 0 is [0, 0]; k >= 1 is [2^(k-1), 2^k - 1]. */
+static void bucket_bounds(unsigned k, uint64_t *lo, uint64_t *hi)
+{
+    *lo = k == 0 ? 0 : 1ull << (k - 1);
+    *hi = k == 0 ? 0 : k == 64 ? UINT64_MAX : (1ull << k) - 1;
+}
+
+static void pow2_label(unsigned e, char *out, size_t cap)
+{
+    static const char *const u[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
+    snprintf(out, cap, "%llu%s", 1ull << (e % 10), u[e / 10]);
+}
+
+static void bucket_label(unsigned k, char *out, size_t cap)
+{
+    if (k == 0) {
+        snprintf(out, cap, "0");
+        return;
+    }
+    char a[16], b[16];
+    pow2_label(k - 1, a, sizeof(a));
+    pow2_label(k, b, sizeof(b));
+    if (k == 64)
+        snprintf(b, sizeof(b), "2^64");
+    snprintf(out, cap, "[%s, %s)", a, b);
+}
+
+typedef struct ctx {
+    const char *path;
+    plog_run_t *run;
+    rep_t *rep;
+    unsigned order[REP_NFUNC]; /* functions by time, descending */
+    unsigned nfunc;
+    rep_stat_t *coll, *pairs, *sites;
+    size_t ncoll, npairs, nsites;
+    uint64_t msgs, msg_bytes;
+    const char *outdir;
+    int wrote_files;
+} ctx_t;
+
+static const rep_t *g_rep; /* qsort comparators have no context argument */
+
+static int cmp_func(const void *a, const void *b)
+{
+    const rep_stat_t *x = &g_rep->func[*(const unsigned *)a], *y = &g_rep->func[*(const unsigned *)b];
+    if (x->time_sum != y->time_sum)
+        return x->time_sum > y->time_sum ? -1 : 1;
+    return (*(const unsigned *)a > *(const unsigned *)b) - (*(const unsigned *)a < *(const unsigned *)b);
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+    const rep_stat_t *x = a, *y = b;
+    return (x->key > y->key) - (x->key < y->key);
+}
+
+static int cmp_time(const void *a, const void *b)
+{
+    const rep_stat_t *x = a, *y = b;
+    if (x->time_sum != y->time_sum)
+        return x->time_sum > y->time_sum ? -1 : 1;
+    return cmp_key(a, b);
+}
+
+static int cmp_bytes(const void *a, const void *b)
+{
+    const rep_stat_t *x = a, *y = b;
+    if (x->bytes_sum != y->bytes_sum)
+        return x->bytes_sum > y->bytes_sum ? -1 : 1;
+    return cmp_key(a, b);
+}
+
+static const char *ended(const plog_rank_t *rk, char *buf, size_t cap)
+{
+    if (rk->complete)
+        return "complete";
+    snprintf(buf, cap, "truncated@%" PRIu64, rk->end_offset);
+    return buf;
+}
+
+/* ---- files: matrix.csv and matrix.svg ---- */
+
+static int write_matrix(ctx_t *c)
+{
+    char path[4096];
+    if (mkdir(c->outdir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "phasor report: %s: cannot create the directory: %s\n", c->outdir,
+                strerror(errno));
+        return -1;
+    }
+    snprintf(path, sizeof(path), "%s/matrix.csv", c->outdir);
+    FILE *f = fopen(path, "w");
+    if (f == NULL)
+        goto fail;
+    fprintf(f, "src,dst,messages,bytes_min,bytes_max,bytes_sum\n");
+    for (size_t i = 0; i < c->npairs; i++) {
+        const rep_stat_t *s = &c->pairs[i];
+        fprintf(f, "%u,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
+                (unsigned)(s->key >> 32), (unsigned)(s->key & 0xffffffffu), s->count,
+                s->bytes_min, s->bytes_max, s->bytes_sum);
+    }
+    if (fclose(f) != 0)
+        goto fail;
+
+    int32_t world = c->rep->world_size;
+    int32_t block = world > SVG_MAX_CELLS ? (world + SVG_MAX_CELLS - 1) / SVG_MAX_CELLS : 1;
+    int g = (int)((world + block - 1) / block);
+    double *val = calloc((size_t)g * g, sizeof(*val));
+    uint64_t *cnt = calloc((size_t)g * g, sizeof(*cnt));
+    if (val == NULL || cnt == NULL) {
+        free(val);
+        free(cnt);
+        fprintf(stderr, "phasor report: out of memory\n");
+        return -1;
+    }
+    for (size_t i = 0; i < c->npairs; i++) {
+        const rep_stat_t *s = &c->pairs[i];
+        size_t k = (size_t)((s->key >> 32) / (uint64_t)block) * g +
+                   (size_t)((s->key & 0xffffffffu) / (uint64_t)block);
+        val[k] += (double)s->bytes_sum;
+        cnt[k] += s->count;
+    }
+    snprintf(path, sizeof(path), "%s/matrix.svg", c->outdir);
+    f = fopen(path, "w");
+    int rc = -1;
+    if (f != NULL) {
+        char title[4200];
+        snprintf(title, sizeof(title), "phasor: point-to-point messages of %s (%d ranks)",
+                 c->path, (int)world);
+        rc = svg_heatmap(f, title, world, g, block, val, cnt);
+        if (fclose(f) != 0)
+            rc = -1;
+    }
+    free(val);
+    free(cnt);
+    if (rc != 0)
+        goto fail;
+    c->wrote_files = 1;
+    return 0;
+fail:
+    fprintf(stderr, "phasor report: %s: %s\n", path, strerror(errno));
+    return -1;
+}
+
+/* ---- text ---- */
+
+static void text_report(FILE *o, ctx_t *c)
+{
+    const rep_t *rep = c->rep;
+    char buf[64];
+    fprintf(o, "phasor report: %s\n", c->path);
+    fprintf(o, "world size %d, %" PRIu64 " events; times in ms unless marked, clocks aligned\n",
+            (int)rep->world_size, rep->events);
+
+    fprintf(o, "\n@--- Time per rank (app: MPI_Init return to MPI_Finalize start; MPI: union "
+               "of call intervals)\n");
+    fprintf(o, "%6s %14s %14s %7s %12s  %s\n", "rank", "app_ms", "mpi_ms", "mpi%", "events",
+            "log ended");
+    for (int32_t r = 0; r < rep->world_size; r++) {
+        const rep_rank_t *rr = &rep->ranks[r];
+        const plog_rank_t *rk = plog_run_rank(c->run, r);
+        if (!rr->loaded || rk == NULL)
+            continue;
+        fprintf(o, "%6d %14.3f %14.3f %7.2f %12" PRIu64 "  %s%s\n", (int)r, rr->app_ns / 1e6,
+                rr->mpi_ns / 1e6, pct((double)rr->mpi_ns, (double)rr->app_ns), rr->events,
+                ended(rk, buf, sizeof(buf)), rr->have_finalize ? "" : " (no MPI_Finalize)");
+    }
+    fprintf(o, "%6s %14.3f %14.3f %7.2f %12" PRIu64 "\n", "*", rep->app_total / 1e6,
+            rep->mpi_total / 1e6, pct((double)rep->mpi_total, (double)rep->app_total),
+            rep->events);
+
+    fprintf(o, "\n@--- Load imbalance (imbalance = max / mean - 1)\n");
+    fprintf(o, "%-8s %14s %14s %14s %10s %9s %9s\n", "", "min_ms", "mean_ms", "max_ms",
+            "imbalance", "min_rank", "max_rank");
+    for (int w = 0; w < 2; w++) {
+        rep_imb_t im;
+        rep_imbalance(rep, w == 0 ? REP_IMB_MPI : REP_IMB_APP, &im);
+        fprintf(o, "%-8s %14.3f %14.3f %14.3f %10.4f %9d %9d\n", w == 0 ? "MPI" : "app",
+                im.min / 1e6, im.mean / 1e6, im.max / 1e6, im.imbalance, (int)im.min_rank,
+                (int)im.max_rank);
+    }
+
+    fprintf(o, "\n@--- MPI functions by time (all ranks and threads; %%mpi, %%app of the "
+               "totals above)\n");
+    fprintf(o, "%-20s %9s %11s %6s %6s %9s %9s %9s %12s\n", "function", "calls", "time_ms",
+            "%mpi", "%app", "mean_us", "min_us", "max_us", "bytes");
+    for (unsigned i = 0; i < c->nfunc; i++) {
+        const rep_stat_t *s = &rep->func[c->order[i]];
+        fprintf(o, "%-20.20s %9" PRIu64 " %11.3f %6.2f %6.2f %9.2f %9.2f %9.2f %12" PRIu64 "\n",
+                short_name(c->order[i]), s->count, s->time_sum / 1e6,
+                pct((double)s->time_sum, (double)rep->mpi_total),
+                pct((double)s->time_sum, (double)rep->app_total),
+                s->time_sum / 1e3 / (double)s->count, s->time_min / 1e3, s->time_max / 1e3,
+                s->bytes_sum);
+    }
+
+    fprintf(o, "\n@--- Message sizes (bytes per call, log2 buckets)\n");
+    fprintf(o, "%-20s %-22s %12s\n", "function", "bytes", "calls");
+    for (unsigned i = 0; i < c->nfunc; i++) {
+        unsigned f = c->order[i];
+        for (unsigned k = 0; k < REP_NBUCKETS; k++) {
+            if (rep->hist[f][k] == 0)
+                continue;
+            bucket_label(k, buf, sizeof(buf));
+            fprintf(o, "%-20.20s %-22s %12" PRIu64 "\n", short_name(f), buf, rep->hist[f][k]);
+        }
+    }
+
+    fprintf(o, "\n@--- Collectives by communicator size (0: unknown communicator)\n");
+    fprintf(o, "%-20s %9s %11s %13s %11s %14s\n", "function", "comm_size", "calls", "time_ms",
+            "mean_us", "bytes");
+    for (size_t i = 0; i < c->ncoll; i++) {
+        const rep_stat_t *s = &c->coll[i];
+        fprintf(o, "%-20.20s %9u %11" PRIu64 " %13.3f %11.2f %14" PRIu64 "\n",
+                short_name((unsigned)(s->key >> 32)), (unsigned)(s->key & 0xffffffffu),
+                s->count, s->time_sum / 1e6, s->time_sum / 1e3 / (double)s->count,
+                s->bytes_sum);
+    }
+    if (c->ncoll == 0)
+        fprintf(o, "(no collectives)\n");
+
+    fprintf(o, "\n@--- Point-to-point matrix (sender side: Send/Isend/Sendrecv/Start of a "
+               "send)\n");
+    fprintf(o, "%zu rank pairs, %" PRIu64 " messages, %" PRIu64 " bytes\n", c->npairs, c->msgs,
+            c->msg_bytes);
+    if (c->wrote_files)
+        fprintf(o, "written: %s/matrix.csv, %s/matrix.svg\n", c->outdir, c->outdir);
+    else
+        fprintf(o, "(phasor report -o DIR writes the whole matrix as DIR/matrix.csv and "
+                   "DIR/matrix.svg)\n");
+    if (c->npairs > 0) {
+        rep_stat_t *top = malloc(c->npairs * sizeof(*top));
+        if (top != NULL) {
+            memcpy(top, c->pairs, c->npairs * sizeof(*top));
+            qsort(top, c->npairs, sizeof(*top), cmp_bytes);
+            size_t n = c->npairs < 10 ? c->npairs : 10;
+            fprintf(o, "top %zu pairs by bytes:\n%8s %8s %12s %14s %14s %16s\n", n, "src",
+                    "dst", "messages", "bytes_min", "bytes_max", "bytes_sum");
+            for (size_t i = 0; i < n; i++)
+                fprintf(o, "%8u %8u %12" PRIu64 " %14" PRIu64 " %14" PRIu64 " %16" PRIu64 "\n",
+                        (unsigned)(top[i].key >> 32), (unsigned)(top[i].key & 0xffffffffu),
+                        top[i].count, top[i].bytes_min, top[i].bytes_max, top[i].bytes_sum);
+            free(top);
+        }
+    }
+
+    fprintf(o, "\n@--- Top call sites\n");
+    if (c->nsites == 0) {
+        fprintf(o, "call sites not recorded\n");
+    } else {
+        size_t n = c->nsites < 20 ? c->nsites : 20;
+        fprintf(o, "call-site ids only: file:line is not resolved yet\n");
+        fprintf(o, "%10s %-20s %11s %13s %14s\n", "site", "function", "calls", "time_ms",
+                "bytes");
+        for (size_t i = 0; i < n; i++)
+            fprintf(o, "%10u %-20.20s %11" PRIu64 " %13.3f %14" PRIu64 "\n",
+                    (unsigned)(c->sites[i].key >> 16),
+                    short_name((unsigned)(c->sites[i].key & 0xffff)), c->sites[i].count,
+                    c->sites[i].time_sum / 1e6, c->sites[i].bytes_sum);
+    }
+
+    fprintf(o, "\n@--- How the logs ended, and the reader's warnings\n");
+    int ntrunc = 0;
+    for (int32_t r = 0; r < rep->world_size; r++) {
+        const plog_rank_t *rk = plog_run_rank(c->run, r);
+        if (rk != NULL && !rk->complete) {
+            fprintf(o, "rank %d: truncated at offset %" PRIu64 ", complete frames read: %s\n",
+                    (int)r, rk->end_offset, rk->path);
+            ntrunc++;
+        }
+    }
+    fprintf(o, "%d of %d rank logs complete\n", (int)rep->world_size - ntrunc,
+            (int)rep->world_size);
+    size_t nw = plog_run_nwarnings(c->run);
+    fprintf(o, "%zu warning%s\n", nw, nw == 1 ? "" : "s");
+    for (size_t i = 0; i < nw && i < TEXT_MAX_WARNINGS; i++)
+        fprintf(o, "warning: %s\n", plog_run_warning(c->run, i));
+    if (nw > TEXT_MAX_WARNINGS)
+        fprintf(o, "... and %zu more (all of them are in --json)\n", nw - TEXT_MAX_WARNINGS);
+}
+
+/* ---- JSON ---- */
+
+static void jstr(FILE *o, const char *s)
+{
+    fputc('"', o);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(o, "\\%c", *p);
+        else if (*p < 0x20 || *p >= 0x7f)
+            fprintf(o, "\\u%04x", *p < 0x20 ? *p : 0xfffd); /* paths: keep the document ASCII */
+        else
+            fputc(*p, o);
+    }
+    fputc('"', o);
+}
+
+static void jstat(FILE *o, const rep_stat_t *s)
+{
+    fprintf(o, "\"calls\": %" PRIu64 ", \"time_ns\": %" PRIu64 ", \"min_ns\": %" PRIu64
+               ", \"mean_ns\": %.1f, \"max_ns\": %" PRIu64 ", \"bytes\": %" PRIu64,
+            s->count, s->time_sum, s->time_min, s->count ? (double)s->time_sum / s->count : 0.0,
+            s->time_max, s->bytes_sum);
+}
+
+static void json_report(FILE *o, ctx_t *c)
+{
+    const rep_t *rep = c->rep;
+    fprintf(o, "{\"format\": \"phasor-report\", \"version\": %d, \"path\": ", REPORT_JSON_VERSION);
+    jstr(o, c->path);
+    fprintf(o, ", \"world_size\": %d, \"events\": %" PRIu64 ",\n", (int)rep->world_size,
+            rep->events);
+    fprintf(o, "\"totals\": {\"app_ns\": %" PRIu64 ", \"mpi_ns\": %" PRIu64 ", \"mpi_pct\": %.4f},\n",
+            rep->app_total, rep->mpi_total, pct((double)rep->mpi_total, (double)rep->app_total));
+    fprintf(o, "\"ranks\": [");
+    int first = 1;
+    for (int32_t r = 0; r < rep->world_size; r++) {
+        const rep_rank_t *rr = &rep->ranks[r];
+        const plog_rank_t *rk = plog_run_rank(c->run, r);
+        if (!rr->loaded || rk == NULL)
+            continue;
+        fprintf(o, "%s{\"rank\": %d, \"app_ns\": %" PRIu64 ", \"mpi_ns\": %" PRIu64
+                   ", \"mpi_pct\": %.4f, \"events\": %" PRIu64 ", \"init_seen\": %s, "
+                   "\"finalize_seen\": %s, \"ended\": \"%s\", \"truncated_at\": ",
+                first ? "\n  " : ",\n  ", (int)r, rr->app_ns, rr->mpi_ns,
+                pct((double)rr->mpi_ns, (double)rr->app_ns), rr->events,
+                rr->have_init ? "true" : "false", rr->have_finalize ? "true" : "false",
+                rk->complete ? "complete" : "truncated");
+        if (rk->complete)
+            fprintf(o, "null}");
+        else
+            fprintf(o, "%" PRIu64 "}", rk->end_offset);
+        first = 0;
+    }
+    fprintf(o, "\n],\n\"imbalance\": {");
+    for (int w = 0; w < 2; w++) {
+        rep_imb_t im;
+        rep_imbalance(rep, w == 0 ? REP_IMB_MPI : REP_IMB_APP, &im);
+        fprintf(o, "%s\"%s\": {\"min_ns\": %.0f, \"mean_ns\": %.1f, \"max_ns\": %.0f, "
+                   "\"imbalance\": %.6f, \"min_rank\": %d, \"max_rank\": %d}",
+                w ? ",\n  " : "\n  ", w == 0 ? "mpi" : "app", im.min, im.mean, im.max,
+                im.imbalance, (int)im.min_rank, (int)im.max_rank);
+    }
+    fprintf(o, "\n},\n\"functions\": [");
+    for (unsigned i = 0; i < c->nfunc; i++) {
+        const rep_stat_t *s = &rep->func[c->order[i]];
+        fprintf(o, "%s{\"function\": \"%s\", ", i ? ",\n  " : "\n  ", fname(c->order[i]));
+        jstat(o, s);
+        fprintf(o, ", \"pct_mpi\": %.4f, \"pct_app\": %.4f}",
+                pct((double)s->time_sum, (double)rep->mpi_total),
+                pct((double)s->time_sum, (double)rep->app_total));
+    }
+    fprintf(o, "\n],\n\"histograms\": [");
+    first = 1;
+    for (unsigned i = 0; i < c->nfunc; i++) {
+        unsigned f = c->order[i];
+        int any = 0;
+        for (unsigned k = 0; k < REP_NBUCKETS; k++) {
+            if (rep->hist[f][k] == 0)
+                continue;
+            if (!any)
+                fprintf(o, "%s{\"function\": \"%s\", \"buckets\": [", first ? "\n  " : ",\n  ",
+                        fname(f));
+            uint64_t lo, hi;
+            bucket_bounds(k, &lo, &hi);
+            fprintf(o, "%s{\"lo\": %" PRIu64 ", \"hi\": %" PRIu64 ", \"calls\": %" PRIu64 "}",
+                    any ? ", " : "", lo, hi, rep->hist[f][k]);
+            any = 1;
+            first = 0;
+        }
+        if (any)
+            fprintf(o, "]}");
+    }
+    fprintf(o, "\n],\n\"collectives\": [");
+    for (size_t i = 0; i < c->ncoll; i++) {
+        const rep_stat_t *s = &c->coll[i];
+        fprintf(o, "%s{\"function\": \"%s\", \"comm_size\": %u, ", i ? ",\n  " : "\n  ",
+                fname((unsigned)(s->key >> 32)), (unsigned)(s->key & 0xffffffffu));
+        jstat(o, s);
+        fprintf(o, "}");
+    }
+    fprintf(o, "\n],\n\"matrix\": {\"pairs\": %zu, \"messages\": %" PRIu64 ", \"bytes\": %" PRIu64
+               ", \"csv\": ", c->npairs, c->msgs, c->msg_bytes);
+    if (c->wrote_files) {
+        char p[4200];
+        snprintf(p, sizeof(p), "%s/matrix.csv", c->outdir);
+        jstr(o, p);
+        fprintf(o, ", \"svg\": ");
+        snprintf(p, sizeof(p), "%s/matrix.svg", c->outdir);
+        jstr(o, p);
+    } else {
+        fprintf(o, "null, \"svg\": null");
+    }
+    fprintf(o, ",\n  \"entries\": [");
+    for (size_t i = 0; i < c->npairs; i++) {
+        const rep_stat_t *s = &c->pairs[i];
+        fprintf(o, "%s[%u, %u, %" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %" PRIu64 "]",
+                i == 0 ? "" : i % 4 ? ", " : ",\n    ", (unsigned)(s->key >> 32),
+                (unsigned)(s->key & 0xffffffffu), s->count, s->bytes_min, s->bytes_max,
+                s->bytes_sum);
+    }
+    fprintf(o, "]},\n\"callsites_note\": \"%s\",\n\"callsites\": [",
+            c->nsites ? "call-site ids only: file:line not resolved yet"
+                      : "call sites not recorded");
+    for (size_t i = 0; i < c->nsites && i < 20; i++) {
+        fprintf(o, "%s{\"site\": %u, \"file\": null, \"line\": null, \"function\": \"%s\", ",
+                i ? ",\n  " : "\n  ", (unsigned)(c->sites[i].key >> 16),
+                fname((unsigned)(c->sites[i].key & 0xffff)));
+        jstat(o, &c->sites[i]);
+        fprintf(o, "}");
+    }
+    fprintf(o, "%s],\n\"warnings\": [", c->nsites ? "\n" : "");
+    for (size_t i = 0; i < plog_run_nwarnings(c->run); i++) {
+        fprintf(o, "%s", i ? ",\n  " : "\n  ");
+        jstr(o, plog_run_warning(c->run, i));
+    }
+    fprintf(o, "%s]}\n", plog_run_nwarnings(c->run) ? "\n" : "");
+}
+
+/* ---- the command ---- */
+
+static void report_usage(FILE *f)
+{
+    fprintf(f,
+            "Usage: phasor report <log-dir|rank-file> [--json] [-o OUTDIR]\n"
+            "Profile of a run, as mpiP gives: application and MPI time per rank, load\n"
+            "imbalance, time/calls/bytes per MPI function, message-size histograms,\n"
+            "collectives by communicator size, the point-to-point communication matrix,\n"
+            "how each rank's log ended and the reader's warnings.\n"
+            "\n"
+            "  --json        one JSON object instead of text (doc/report-format.md, version %d)\n"
+            "  -o, --outdir OUTDIR\n"
+            "                write OUTDIR/matrix.csv and OUTDIR/matrix.svg (created if needed)\n"
+            "  -h, --help    this text\n"
+            "\n"
+            "Exit status: 0 success, 1 unreadable or damaged log (the reason names the file),\n"
+            "2 bad usage. A log that ended early is read up to its last complete frame.\n",
+            REPORT_JSON_VERSION);
+}
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "phasor report: ");
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nTry 'phasor report --help'.\n");
+    return PHASOR_EXIT_USAGE;
+}
+
+int phasor_cmd_report(int argc, char **argv)
+{
+    int json = 0;
+    const char *outdir = NULL;
+    static const struct option opts[] = {{"json", no_argument, NULL, 'j'},
+                                         {"outdir", required_argument, NULL, 'o'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    optind = 0;
+    opterr = 0;
+    int ch;
+    while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+        switch (ch) {
+        case 'h':
+            report_usage(stdout);
+            return PHASOR_EXIT_OK;
+        case 'j':
+            json = 1;
+            break;
+        case 'o':
+            if (optarg[0] == '\0')
+                return usage_error("%s", "-o needs a directory");
+            outdir = optarg;
+            break;
+        default:
+            if (optopt == 'o')
+                return usage_error("%s", "-o needs a directory");
+            return usage_error("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind >= argc)
+        return usage_error("%s", "which log? give a log directory or a rank file");
+    if (argc - optind > 1)
+        return usage_error("unexpected argument '%s'", argv[optind + 1]);
+    const char *path = argv[optind];
+
+    plog_error_t err;
+    plog_run_t *run = NULL;
+    if (plog_run_open(path, &run, &err) != PLOG_OK) {
+        fprintf(stderr, "phasor report: %s\n", err.msg);
+        return err.code == PLOG_E_USAGE ? PHASOR_EXIT_USAGE : PHASOR_EXIT_INPUT;
+    }
+    static rep_t rep;
+    if (rep_compute(run, &rep, &err) != PLOG_OK) {
+        fprintf(stderr, "phasor report: %s\n", err.msg);
+        rep_free(&rep);
+        plog_run_close(run);
+        return PHASOR_EXIT_INPUT;
+    }
+
+    static ctx_t c;
+    memset(&c, 0, sizeof(c));
+    c.path = path;
+    c.run = run;
+    c.rep = &rep;
+    c.outdir = outdir;
+    for (unsigned f = 0; f < REP_NFUNC; f++)
+        if (rep.func[f].count > 0)
+            c.order[c.nfunc++] = f;
+    g_rep = &rep;
+    qsort(c.order, c.nfunc, sizeof(c.order[0]), cmp_func);
+    c.coll = rep_map_list(&rep.coll);
+    c.ncoll = c.coll ? rep.coll.n : 0;
+    if (c.coll)
+        qsort(c.coll, c.ncoll, sizeof(*c.coll), cmp_time);
+    c.pairs = rep_map_list(&rep.matrix);
+    c.npairs = c.pairs ? rep.matrix.n : 0;
+    if (c.pairs)
+        qsort(c.pairs, c.npairs, sizeof(*c.pairs), cmp_key);
+    for (size_t i = 0; i < c.npairs; i++) {
+        c.msgs += c.pairs[i].count;
+        c.msg_bytes += c.pairs[i].bytes_sum;
+    }
+    c.sites = rep_map_list(&rep.sites);
+    c.nsites = c.sites ? rep.sites.n : 0;
+    if (c.sites)
+        qsort(c.sites, c.nsites, sizeof(*c.sites), cmp_time);
+
+    int status = PHASOR_EXIT_OK;
+    if (outdir != NULL && write_matrix(&c) != 0)
+        status = PHASOR_EXIT_INPUT;
+    if (status == PHASOR_EXIT_OK) {
+        if (json)
+            json_report(stdout, &c);
+        else
+            text_report(stdout, &c);
+        if (fflush(stdout) != 0 || ferror(stdout)) {
+            fprintf(stderr, "phasor report: writing the output: %s\n", strerror(errno));
+            status = PHASOR_EXIT_INPUT;
+        }
+    }
+    free(c.coll);
+    free(c.pairs);
+    free(c.sites);
+    rep_free(&rep);
+    plog_run_close(run);
+    return status;
+}

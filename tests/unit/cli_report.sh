@@ -1,0 +1,108 @@
+#!/bin/sh
+# cli_report.sh: `phasor report` end to end on the committed logs of tests/data: the golden run
+# gives the known matrix and sections (text, JSON, matrix.csv, matrix.svg); bad paths and
+# damaged files exit 1 naming the file; usage errors exit 2.
+# Usage: cli_report.sh [PHASOR [DATA_DIR]]  (defaults: $PHASOR or ./phasor, $PHASOR_TESTDATA or
+# $srcdir/tests/data). Last line: "N passed, M failed"; exit status 0 only if none failed.
+phasor=${1:-${PHASOR:-./phasor}}
+data=${2:-${PHASOR_TESTDATA:-${srcdir:-.}/tests/data}}
+case $phasor in /*) ;; *) phasor=$(pwd)/$phasor ;; esac
+if [ ! -x "$phasor" ] || [ ! -d "$data/golden" ]; then
+    echo "cli_report.sh: need an executable phasor ($phasor) and tests/data ($data)" >&2
+    echo "0 passed, 1 failed"
+    exit 1
+fi
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+cd "$data" || exit 1 # relative paths keep file names in the output stable
+passed=0
+failed=0
+ok() { passed=$((passed + 1)); echo "ok   $1"; }
+bad() { failed=$((failed + 1)); echo "FAIL $1"; }
+check() { if eval "$2"; then ok "$1"; else bad "$1"; fi; }
+
+expect_exit() {
+    name=$1 want=$2
+    shift 2
+    "$@" >"$tmp/out" 2>"$tmp/err"
+    got=$?
+    if [ "$got" -eq "$want" ]; then ok "$name"; else bad "$name (exit $got, wanted $want)"; sed 's/^/     /' "$tmp/err" | head -5; fi
+}
+
+# ---- usage ----
+expect_exit "report --help" 0 "$phasor" report --help
+check "report --help lists --json and -o" 'grep -q -- "--json" "$tmp/out" && grep -q -- "-o" "$tmp/out"'
+expect_exit "phasor help report" 0 "$phasor" help report
+expect_exit "phasor --help lists report" 0 "$phasor" --help
+check "report in the subcommand list" 'grep -q "^  report" "$tmp/out"'
+expect_exit "report without a log" 2 "$phasor" report
+expect_exit "report unknown option" 2 "$phasor" report --frob golden
+expect_exit "report -o without a directory" 2 "$phasor" report golden -o
+expect_exit "report two logs" 2 "$phasor" report golden golden
+
+# ---- the golden run: text ----
+expect_exit "report golden" 0 "$phasor" report golden
+for s in "Time per rank" "Load imbalance" "MPI functions by time" "Message sizes" \
+    "Collectives by communicator size" "Point-to-point matrix" "Top call sites" \
+    "How the logs ended"; do
+    check "text has section '$s'" 'grep -q "^@--- $s" "$tmp/out"'
+done
+check "text: call sites not recorded" 'grep -q "^call sites not recorded" "$tmp/out"'
+check "text: rank 2 truncated at offset 452" 'grep -q "^rank 2: truncated at offset 452" "$tmp/out"'
+check "text: 4 rank pairs, 6 messages, 40 bytes" 'grep -q "^4 rank pairs, 6 messages, 40 bytes" "$tmp/out"'
+check "text: Init and Finalize are not listed as MPI functions" '! grep -q "^Init\|^Finalize" "$tmp/out"'
+check "text fits 100 columns" '[ "$(awk "length > 100" "$tmp/out" | wc -l)" -eq 0 ]'
+
+# ---- JSON ----
+expect_exit "report --json golden" 0 "$phasor" report --json golden
+if command -v python3 >/dev/null 2>&1; then
+    if python3 - "$tmp/out" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["format"] == "phasor-report" and d["version"] == 1 and d["world_size"] == 3
+assert [r["ended"] for r in d["ranks"]] == ["complete", "complete", "truncated"]
+assert d["ranks"][2]["truncated_at"] == 452 and d["ranks"][0]["truncated_at"] is None
+assert d["callsites"] == [] and d["callsites_note"] == "call sites not recorded"
+assert d["matrix"]["csv"] is None and d["matrix"]["messages"] == 6
+assert [e[:2] for e in d["matrix"]["entries"]] == [[0, 1], [0, 2], [1, 2], [2, 0]]
+f = {x["function"]: x for x in d["functions"]}
+assert "MPI_Init_thread" not in f and f["MPI_Start"]["calls"] == 2
+times = [x["time_ns"] for x in d["functions"]]
+assert times == sorted(times, reverse=True)
+assert set(d["imbalance"]) == {"mpi", "app"}
+for k in ("histograms", "collectives", "warnings", "totals"):
+    assert k in d
+EOF
+    then ok "golden JSON parses and follows doc/report-format.md"; else bad "golden JSON parses and follows doc/report-format.md"; fi
+fi
+
+# ---- -o: matrix.csv and matrix.svg ----
+expect_exit "report -o golden" 0 "$phasor" report -o "$tmp/o" golden
+cat >"$tmp/want.csv" <<'EOF'
+src,dst,messages,bytes_min,bytes_max,bytes_sum
+0,1,1,8,8,8
+0,2,1,4,4,4
+1,2,3,4,4,12
+2,0,1,16,16,16
+EOF
+check "matrix.csv is the known matrix" 'cmp -s "$tmp/o/matrix.csv" "$tmp/want.csv"'
+check "matrix.svg is an SVG document" 'head -2 "$tmp/o/matrix.svg" | grep -q "<svg" && tail -1 "$tmp/o/matrix.svg" | grep -q "</svg>"'
+check "matrix.svg has one cell per pair" '[ "$(grep -c "<title>" "$tmp/o/matrix.svg")" -eq 4 ]'
+if command -v xmllint >/dev/null 2>&1; then
+    check "matrix.svg is well-formed XML" 'xmllint --noout "$tmp/o/matrix.svg"'
+fi
+check "text names the files written" 'grep -q "written: $tmp/o/matrix.csv" "$tmp/out"'
+expect_exit "report -o into a file path" 1 "$phasor" report -o golden/rank-000000.plog golden
+
+# ---- bad input: exit 1, naming the file ----
+expect_exit "report a path that does not exist" 1 "$phasor" report no-such-log
+check "absent path named" 'grep -q "no-such-log" "$tmp/err"'
+for f in corrupt/*.plog; do
+    expect_exit "report $f" 1 "$phasor" report "$f"
+    check "$f: one line naming the file" '[ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "$f" "$tmp/err"'
+done
+expect_exit "report missing-rank" 1 "$phasor" report missing-rank
+check "missing rank named" 'grep -q "missing-rank/rank-000002.plog" "$tmp/err"'
+
+echo "cli_report.sh: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

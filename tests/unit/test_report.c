@@ -1,0 +1,327 @@
+/* test_report.c: the numbers of `phasor report` (postproc/phasor_report.c) on synthetic logs
+ * whose answers are worked out by hand: MPI/app time per rank (union of call intervals,
+ * threads overlapping), imbalance, per-function counts/times/bytes, histogram buckets,
+ * collectives by communicator size, the sender-side matrix, call sites, early endings. */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "phasor_report.h"
+#include "plog_calls.h"
+#include "plog_reader.h"
+#include "plog_testgen.h"
+
+static plog_event_t *ev(pgen_rank_t *g, unsigned th, unsigned call, uint64_t t0, uint64_t t1,
+                        int32_t peer, uint64_t bytes)
+{
+    plog_event_t *e = pgen_event(g, th, call, t0, t1);
+    cr_assert_not_null(e);
+    e->comm = 1;
+    e->peer = peer;
+    e->bytes = bytes;
+    return e;
+}
+
+static void world_comms(pgen_rank_t *g, int32_t rank, int32_t world)
+{
+    int32_t all[64];
+    for (int32_t i = 0; i < world; i++)
+        all[i] = i;
+    cr_assert_eq(pgen_comm(g, 1, 0, PLOG_CALL_MPI_Init, PLOG_COMMK_INTRA, all, (uint32_t)world,
+                           NULL, 0), 0);
+    cr_assert_eq(pgen_comm(g, 2, 0, PLOG_CALL_MPI_Init, PLOG_COMMK_INTRA, &rank, 1, NULL, 0), 0);
+    cr_assert_eq(pgen_flush_comms(g), 0);
+}
+
+static void status1(pgen_rank_t *g, unsigned th, uint64_t handle, int32_t src, int32_t tag,
+                    uint64_t bytes)
+{
+    pgen_last(g, th)->flags |= PLOG_F_STATUS;
+    pgen_extra1(g, th, 1);
+    pgen_status(g, th, handle, src, tag, bytes, 0);
+}
+
+/* Three ranks; every time below is worked into the expected values of the tests. */
+static char *gen_three(void)
+{
+    char *dir = pgen_tmpdir();
+    pgen_rank_t g;
+    plog_event_t *e;
+
+    /* rank 0: app 2000..10000 = 8000; MPI 500+100+200+1000+100 = 1900 */
+    cr_assert_eq(pgen_open(&g, dir, 0, 3, 2000), 0);
+    world_comms(&g, 0, 3);
+    ev(&g, 0, PLOG_CALL_MPI_Init, 1000, 2000, PLOG_NONE, 0)->comm = 0;
+    e = ev(&g, 0, PLOG_CALL_MPI_Send, 3000, 3500, 1, 100);
+    e->tag = 5;
+    e->callsite = 5;
+    e = ev(&g, 0, PLOG_CALL_MPI_Isend, 4000, 4100, 2, 1000);
+    e->tag = 6;
+    e->request = 0xa0;
+    e = ev(&g, 0, PLOG_CALL_MPI_Wait, 4200, 4400, PLOG_NONE, 0);
+    e->comm = 0;
+    e->request = 0xa0;
+    status1(&g, 0, 0xa0, PLOG_NONE, PLOG_NONE, PLOG_BYTES_UNKNOWN);
+    ev(&g, 0, PLOG_CALL_MPI_Allreduce, 5000, 6000, PLOG_NONE, 8);
+    ev(&g, 0, PLOG_CALL_MPI_Send, 6100, 6200, PLOG_PROC_NULL, 50)->tag = 5;
+    ev(&g, 0, PLOG_CALL_MPI_Finalize, 10000, 11000, PLOG_NONE, 0)->comm = 0;
+    cr_assert_eq(pgen_close(&g, NULL, 0), 0);
+
+    /* rank 1: app 1500..12000 = 10500; MPI [3000,4100] + 100 + 100 + 2000 = 3300 */
+    cr_assert_eq(pgen_open(&g, dir, 1, 3, 2000), 0);
+    world_comms(&g, 1, 3);
+    ev(&g, 0, PLOG_CALL_MPI_Init_thread, 1000, 1500, PLOG_NONE, 0)->comm = 0;
+    e = ev(&g, 0, PLOG_CALL_MPI_Recv, 3000, 4000, 0, 0);
+    e->tag = 5;
+    e->rbytes = 400;
+    status1(&g, 0, 0, 0, 5, 100);
+    e = ev(&g, 0, PLOG_CALL_MPI_Send_init, 4000, 4100, 2, 64);
+    e->tag = 9;
+    e->request = 0xb0;
+    ev(&g, 0, PLOG_CALL_MPI_Start, 4200, 4300, PLOG_NONE, 0)->request = 0xb0;
+    ev(&g, 0, PLOG_CALL_MPI_Start, 4400, 4500, PLOG_NONE, 0)->request = 0xb0;
+    ev(&g, 0, PLOG_CALL_MPI_Allreduce, 5000, 7000, PLOG_NONE, 8);
+    ev(&g, 0, PLOG_CALL_MPI_Finalize, 12000, 13000, PLOG_NONE, 0)->comm = 0;
+    cr_assert_eq(pgen_close(&g, NULL, 0), 0);
+
+    /* rank 2: app 3000..8000 = 5000; MPI: Irecv [3500,3600], Barrier on thread 1
+     * [3550,3800], Sendrecv [3700,3900] overlap into 400, + Allreduce 500 = 900 */
+    cr_assert_eq(pgen_open(&g, dir, 2, 3, 2000), 0);
+    world_comms(&g, 2, 3);
+    ev(&g, 0, PLOG_CALL_MPI_Init, 1000, 3000, PLOG_NONE, 0)->comm = 0;
+    e = ev(&g, 0, PLOG_CALL_MPI_Irecv, 3500, 3600, 0, 0);
+    e->tag = 6;
+    e->rbytes = 1000;
+    e->request = 0xc0;
+    ev(&g, 1, PLOG_CALL_MPI_Barrier, 3550, 3800, PLOG_NONE, 0);
+    e = ev(&g, 0, PLOG_CALL_MPI_Sendrecv, 3700, 3900, 0, 16);
+    e->tag = 3;
+    e->rbytes = 16;
+    e->flags = PLOG_F_RECVSPEC;
+    pgen_extra1(&g, 0, ((uint64_t)1 << 32) | 3);
+    ev(&g, 0, PLOG_CALL_MPI_Allreduce, 5000, 5500, PLOG_NONE, 8);
+    ev(&g, 0, PLOG_CALL_MPI_Finalize, 8000, 9000, PLOG_NONE, 0)->comm = 0;
+    cr_assert_eq(pgen_close(&g, NULL, 0), 0);
+    return dir;
+}
+
+static plog_run_t *compute(const char *dir, rep_t *rep)
+{
+    plog_run_t *run = NULL;
+    plog_error_t err;
+    cr_assert_eq(plog_run_open(dir, &run, &err), PLOG_OK, "%s", err.msg);
+    cr_assert_eq(rep_compute(run, rep, &err), PLOG_OK, "%s", err.msg);
+    return run;
+}
+
+static const rep_stat_t *pair(const rep_t *rep, uint32_t s, uint32_t d)
+{
+    return rep_map_get(&rep->matrix, ((uint64_t)s << 32) | d);
+}
+
+Test(report, times_per_rank_and_imbalance)
+{
+    char *dir = gen_three();
+    rep_t rep;
+    plog_run_t *run = compute(dir, &rep);
+    static const uint64_t app[3] = {8000, 10500, 5000}, mpi[3] = {1900, 3300, 900};
+    for (int r = 0; r < 3; r++) {
+        cr_assert(rep.ranks[r].loaded);
+        cr_assert(rep.ranks[r].have_init && rep.ranks[r].have_finalize);
+        cr_expect_eq(rep.ranks[r].app_ns, app[r], "rank %d app %llu", r,
+                     (unsigned long long)rep.ranks[r].app_ns);
+        cr_expect_eq(rep.ranks[r].mpi_ns, mpi[r], "rank %d mpi %llu", r,
+                     (unsigned long long)rep.ranks[r].mpi_ns);
+    }
+    cr_expect_eq(rep.ranks[0].events, 7);
+    cr_expect_eq(rep.ranks[2].events, 6);
+    cr_expect_eq(rep.events, 20);
+    cr_expect_eq(rep.mpi_total, 6100);
+    cr_expect_eq(rep.app_total, 23500);
+
+    rep_imb_t im;
+    rep_imbalance(&rep, REP_IMB_MPI, &im);
+    cr_expect_float_eq(im.min, 900, 1e-9);
+    cr_expect_float_eq(im.max, 3300, 1e-9);
+    cr_expect_float_eq(im.mean, 6100.0 / 3, 1e-9);
+    cr_expect_float_eq(im.imbalance, 3300 / (6100.0 / 3) - 1, 1e-12);
+    cr_expect_eq(im.min_rank, 2);
+    cr_expect_eq(im.max_rank, 1);
+    rep_imbalance(&rep, REP_IMB_APP, &im);
+    cr_expect_float_eq(im.imbalance, 10500 / (23500.0 / 3) - 1, 1e-12);
+    cr_expect_eq(im.min_rank, 2);
+    cr_expect_eq(im.max_rank, 1);
+    rep_free(&rep);
+    plog_run_close(run);
+    pgen_rmdir(dir);
+    free(dir);
+}
+
+Test(report, functions_and_histograms)
+{
+    char *dir = gen_three();
+    rep_t rep;
+    plog_run_t *run = compute(dir, &rep);
+    const rep_stat_t *s = &rep.func[PLOG_CALL_MPI_Allreduce];
+    cr_expect_eq(s->count, 3);
+    cr_expect_eq(s->time_sum, 3500);
+    cr_expect_eq(s->time_min, 500);
+    cr_expect_eq(s->time_max, 2000);
+    cr_expect_eq(s->bytes_sum, 24);
+    s = &rep.func[PLOG_CALL_MPI_Send];
+    cr_expect_eq(s->count, 2);
+    cr_expect_eq(s->time_sum, 600);
+    cr_expect_eq(s->bytes_sum, 150);
+    cr_expect_eq(s->bytes_min, 50);
+    cr_expect_eq(s->bytes_max, 100);
+    cr_expect_eq(rep.func[PLOG_CALL_MPI_Recv].bytes_sum, 100, "status bytes, not the buffer");
+    cr_expect_eq(rep.func[PLOG_CALL_MPI_Irecv].bytes_sum, 1000);
+    cr_expect_eq(rep.func[PLOG_CALL_MPI_Start].count, 2);
+    cr_expect_eq(rep.func[PLOG_CALL_MPI_Start].bytes_sum, 128, "the started send's bytes");
+    cr_expect_eq(rep.func[PLOG_CALL_MPI_Sendrecv].bytes_sum, 16);
+    cr_expect_eq(rep.func[PLOG_CALL_MPI_Barrier].time_sum, 250);
+    cr_expect_eq(rep.func[PLOG_CALL_MPI_Init].count, 0, "Init is not an MPI-time function");
+    cr_expect_eq(rep.func[PLOG_CALL_MPI_Finalize].count, 0);
+
+    cr_expect_eq(rep_bucket(0), 0);
+    cr_expect_eq(rep_bucket(1), 1);
+    cr_expect_eq(rep_bucket(64), 7);
+    cr_expect_eq(rep_bucket(127), 7);
+    cr_expect_eq(rep_bucket(UINT64_MAX), 64);
+    cr_expect_eq(rep.hist[PLOG_CALL_MPI_Send][7], 1);
+    cr_expect_eq(rep.hist[PLOG_CALL_MPI_Send][6], 1);
+    cr_expect_eq(rep.hist[PLOG_CALL_MPI_Isend][10], 1);
+    cr_expect_eq(rep.hist[PLOG_CALL_MPI_Allreduce][4], 3);
+    cr_expect_eq(rep.hist[PLOG_CALL_MPI_Start][7], 2);
+    cr_expect_eq(rep.hist[PLOG_CALL_MPI_Send_init][7], 0, "set-up calls have no histogram");
+    cr_expect_eq(rep.hist[PLOG_CALL_MPI_Barrier][0], 1);
+
+    const rep_stat_t *c = rep_map_get(&rep.coll, ((uint64_t)PLOG_CALL_MPI_Allreduce << 32) | 3);
+    cr_assert_not_null(c);
+    cr_expect_eq(c->count, 3);
+    cr_expect_eq(c->time_sum, 3500);
+    c = rep_map_get(&rep.coll, ((uint64_t)PLOG_CALL_MPI_Barrier << 32) | 3);
+    cr_assert_not_null(c);
+    cr_expect_eq(c->count, 1);
+    cr_expect_eq(rep.coll.n, 2);
+
+    cr_expect_eq(rep.sites.n, 1);
+    c = rep_map_get(&rep.sites, ((uint64_t)5 << 16) | PLOG_CALL_MPI_Send);
+    cr_assert_not_null(c);
+    cr_expect_eq(c->count, 1);
+    cr_expect_eq(c->bytes_sum, 100);
+    rep_free(&rep);
+    plog_run_close(run);
+    pgen_rmdir(dir);
+    free(dir);
+}
+
+Test(report, matrix_counts_each_message_once_from_the_sender)
+{
+    char *dir = gen_three();
+    rep_t rep;
+    plog_run_t *run = compute(dir, &rep);
+    cr_expect_eq(rep.matrix.n, 4, "PROC_NULL and receives add no pair");
+    const rep_stat_t *p = pair(&rep, 0, 1);
+    cr_assert_not_null(p);
+    cr_expect_eq(p->count, 1);
+    cr_expect_eq(p->bytes_sum, 100);
+    p = pair(&rep, 0, 2);
+    cr_assert_not_null(p);
+    cr_expect_eq(p->bytes_sum, 1000);
+    p = pair(&rep, 1, 2);
+    cr_assert_not_null(p, "persistent sends count at each Start");
+    cr_expect_eq(p->count, 2);
+    cr_expect_eq(p->bytes_min, 64);
+    cr_expect_eq(p->bytes_max, 64);
+    cr_expect_eq(p->bytes_sum, 128);
+    p = pair(&rep, 2, 0);
+    cr_assert_not_null(p);
+    cr_expect_eq(p->count, 1);
+    cr_expect_eq(p->bytes_sum, 16);
+    cr_expect_null(pair(&rep, 1, 0), "receives are not counted");
+    rep_free(&rep);
+    plog_run_close(run);
+    pgen_rmdir(dir);
+    free(dir);
+}
+
+/* 40 ranks, all to all: 1560 pairs grow the hash many times; every entry must survive. */
+Test(report, matrix_many_pairs)
+{
+    char *dir = pgen_tmpdir();
+    const int W = 40;
+    for (int r = 0; r < W; r++) {
+        pgen_rank_t g;
+        cr_assert_eq(pgen_open(&g, dir, r, W, 1000), 0);
+        world_comms(&g, r, W);
+        uint64_t t = 2000;
+        for (int d = 0; d < W; d++)
+            if (d != r) {
+                for (int k = 0; k <= d % 3; k++) {
+                    ev(&g, 0, PLOG_CALL_MPI_Send, t, t + 10, d, (uint64_t)(r * 100 + d + k));
+                    t += 20;
+                }
+            }
+        cr_assert_eq(pgen_close(&g, NULL, 0), 0);
+    }
+    rep_t rep;
+    plog_run_t *run = compute(dir, &rep);
+    cr_expect_eq(rep.matrix.n, (size_t)(W * (W - 1)));
+    for (int s = 0; s < W; s++)
+        for (int d = 0; d < W; d++) {
+            const rep_stat_t *p = pair(&rep, (uint32_t)s, (uint32_t)d);
+            if (s == d) {
+                cr_expect_null(p);
+                continue;
+            }
+            cr_assert_not_null(p, "%d->%d", s, d);
+            uint64_t n = (uint64_t)(d % 3 + 1), lo = (uint64_t)(s * 100 + d);
+            cr_expect_eq(p->count, n);
+            cr_expect_eq(p->bytes_min, lo);
+            cr_expect_eq(p->bytes_max, lo + n - 1);
+            cr_expect_eq(p->bytes_sum, n * lo + n * (n - 1) / 2);
+        }
+    rep_stat_t *list = rep_map_list(&rep.matrix);
+    cr_assert_not_null(list);
+    free(list);
+    cr_expect_null(rep_map_get(&rep.coll, 1), "empty map");
+    rep_free(&rep);
+    plog_run_close(run);
+    pgen_rmdir(dir);
+    free(dir);
+}
+
+/* A rank that died: no Finalize, no END frame: app time runs to its last event. */
+Test(report, early_end)
+{
+    char *dir = pgen_tmpdir();
+    pgen_rank_t g;
+    for (int r = 0; r < 2; r++) {
+        cr_assert_eq(pgen_open(&g, dir, r, 2, 2000), 0);
+        world_comms(&g, r, 2);
+        ev(&g, 0, PLOG_CALL_MPI_Init, 1000, 2000, PLOG_NONE, 0)->comm = 0;
+        ev(&g, 0, PLOG_CALL_MPI_Send, 3000, 3100, 1 - r, 8);
+        if (r == 0) {
+            ev(&g, 0, PLOG_CALL_MPI_Finalize, 5000, 6000, PLOG_NONE, 0)->comm = 0;
+            cr_assert_eq(pgen_close(&g, NULL, 0), 0);
+        } else {
+            pgen_abandon(&g);
+        }
+    }
+    rep_t rep;
+    plog_run_t *run = compute(dir, &rep);
+    cr_expect(rep.ranks[0].have_finalize);
+    cr_expect_eq(rep.ranks[0].app_ns, 3000);
+    cr_expect_not(rep.ranks[1].have_finalize);
+    cr_expect_eq(rep.ranks[1].app_ns, 1100);
+    cr_expect_eq(rep.ranks[1].mpi_ns, 100);
+    cr_expect_not(plog_run_rank(run, 1)->complete);
+    rep_free(&rep);
+    plog_run_close(run);
+    pgen_rmdir(dir);
+    free(dir);
+}
