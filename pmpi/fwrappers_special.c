@@ -3,8 +3,8 @@
  * Wait/Test families, Start/Startall, Request_free, Cancel, Comm_free/disconnect.
  * They record exactly what the C ones in pmpi/wrappers_special.c record (same fields, same
  * extras), reading Fortran handles through f2c and Fortran statuses through Status_f2c.
- * Pattern: pmpi/fwrappers.h. Not yet wrapped from Fortran: Waitany, Waitsome, Testany,
- * Testsome, Comm_idup (calls to them pass to the library unrecorded on Open MPI). */
+ * Fortran indices (Waitany, Waitsome...) are 1-based: the events keep C's 0-based ones.
+ * Pattern: pmpi/fwrappers.h. */
 #include <stdlib.h>
 
 #include "fwrappers.h"
@@ -152,12 +152,13 @@ void mpi_abort_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierr)
 }
 PFW_ALIASES(mpi_abort_, mpi_abort, mpi_abort__, MPI_ABORT)
 
-PFW_DECL(mpi_pcontrol_, MPI_Fint *level, MPI_Fint *ierr);
-void mpi_pcontrol_(MPI_Fint *level, MPI_Fint *ierr)
+/* MPI_PCONTROL(LEVEL) has no IERROR argument in Fortran. */
+PFW_DECL(mpi_pcontrol_, MPI_Fint *level);
+void mpi_pcontrol_(MPI_Fint *level)
 {
     uint64_t t0 = phasor_now();
     pfw_lifecycle_nested++;
-    pmpi_pcontrol_(level, ierr);
+    pmpi_pcontrol_(level);
     pfw_lifecycle_nested--;
     phasor_record_pcontrol(t0, phasor_now(), *level);
 }
@@ -346,6 +347,209 @@ void mpi_testall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag,
 }
 PFW_ALIASES(mpi_testall_, mpi_testall, mpi_testall__, MPI_TESTALL)
 
+/* ---- any ---- */
+
+/* Fortran index (1-based, or MPI_UNDEFINED) as C's. */
+static int pfw_index(MPI_Fint i)
+{
+    return i == MPI_UNDEFINED ? MPI_UNDEFINED : i - 1;
+}
+
+PFW_DECL(mpi_waitany_, MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index,
+         MPI_Fint *status, MPI_Fint *ierr);
+void mpi_waitany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index,
+                  MPI_Fint *status, MPI_Fint *ierr)
+{
+    phasor_thread_t *th = phasor_enter();
+    if (!th) {
+        pmpi_waitany_(count, array_of_requests, index, status, ierr);
+        return;
+    }
+    const int n = *count;
+    const MPI_Request *saved = pfw_save_requests(th, n, array_of_requests);
+    MPI_Fint st_f[PFW_STATUS_FINTS];
+    MPI_Fint *fst = pfw_status_ignored(status) ? st_f : status;
+    uint64_t t0 = phasor_now();
+    pmpi_waitany_(count, array_of_requests, index, fst, ierr);
+    uint64_t t1 = phasor_now();
+    const int rc = *ierr;
+    const int idx = rc == MPI_SUCCESS ? pfw_index(*index) : MPI_UNDEFINED;
+    const int done = rc == MPI_SUCCESS && idx != MPI_UNDEFINED;
+    const size_t st_words = done ? 1 + PLOG_STATUS_WORDS : 0;
+    const size_t h_words = saved && rc != MPI_SUCCESS ? 1 + (size_t)n : 0;
+    plog_event_t *ev =
+        phasor_event_begin(th, PLOG_CALL_MPI_Waitany, t0, t1, rc, h_words + st_words);
+    if (ev) {
+        uint64_t *x = phasor_extras(ev);
+        size_t room = phasor_extras_room(th, ev), nx = 0;
+        if (n > 0 && !saved)
+            ev->flags |= PLOG_F_TRUNCATED;
+        if (h_words) {
+            if (room >= h_words + st_words) {
+                x[nx++] = (uint64_t)n;
+                for (int i = 0; i < n; i++)
+                    x[nx++] = phasor_handle_value(saved[i]);
+                ev->flags |= PLOG_F_HANDLES;
+            } else {
+                ev->flags |= PLOG_F_TRUNCATED;
+            }
+        }
+        if (done) {
+            MPI_Request h = saved && idx >= 0 && idx < n ? saved[idx] : MPI_REQUEST_NULL;
+            MPI_Status st;
+            pfw_status_at(fst, 0, &st);
+            nx = pfw_put_status(ev, x, room, nx, h, &st, idx);
+        }
+        phasor_event_end(th, ev, nx);
+    }
+    phasor_leave(th);
+}
+PFW_ALIASES(mpi_waitany_, mpi_waitany, mpi_waitany__, MPI_WAITANY)
+
+PFW_DECL(mpi_testany_, MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index,
+         MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr);
+void mpi_testany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index,
+                  MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr)
+{
+    phasor_thread_t *th = phasor_enter();
+    if (!th) {
+        pmpi_testany_(count, array_of_requests, index, flag, status, ierr);
+        return;
+    }
+    const int n = *count;
+    const MPI_Request *saved = pfw_save_requests(th, n, array_of_requests);
+    MPI_Fint st_f[PFW_STATUS_FINTS];
+    MPI_Fint *fst = pfw_status_ignored(status) ? st_f : status;
+    uint64_t t0 = phasor_now();
+    pmpi_testany_(count, array_of_requests, index, flag, fst, ierr);
+    uint64_t t1 = phasor_now();
+    const int rc = *ierr;
+    const int hit = rc == MPI_SUCCESS && *flag;
+    const int idx = hit ? pfw_index(*index) : MPI_UNDEFINED;
+    const int done = hit && idx != MPI_UNDEFINED;
+    plog_event_t *ev = phasor_event_begin(th, PLOG_CALL_MPI_Testany, t0, t1, rc,
+                                          done ? 1 + PLOG_STATUS_WORDS : 0);
+    if (ev) {
+        size_t nx = 0;
+        if (hit)
+            ev->flags |= PLOG_F_FLAG_TRUE;
+        if (done) {
+            MPI_Request h = MPI_REQUEST_NULL;
+            if (saved && idx >= 0 && idx < n)
+                h = saved[idx];
+            else
+                ev->flags |= PLOG_F_TRUNCATED;
+            MPI_Status st;
+            pfw_status_at(fst, 0, &st);
+            nx = pfw_put_status(ev, phasor_extras(ev), phasor_extras_room(th, ev), 0, h, &st,
+                                idx);
+        }
+        phasor_event_end(th, ev, nx);
+    }
+    phasor_leave(th);
+}
+PFW_ALIASES(mpi_testany_, mpi_testany, mpi_testany__, MPI_TESTANY)
+
+/* ---- some ---- */
+
+/* Waitsome/Testsome: entry k for the request at indices[k] (1-based here), status k. */
+static void pfw_record_some(phasor_thread_t *th, unsigned call, uint64_t t0, uint64_t t1,
+                            int rc, int incount, const MPI_Request *saved, int outcount,
+                            const MPI_Fint *indices, const MPI_Fint *fsts, int with_handles)
+{
+    const int ok = (rc == MPI_SUCCESS || pfw_in_status(rc)) && outcount != MPI_UNDEFINED &&
+                   outcount > 0;
+    const int nout = ok && saved ? outcount : 0;
+    const size_t st_words = nout ? 1 + (size_t)nout * PLOG_STATUS_WORDS : 0;
+    const size_t h_words = with_handles && saved && rc != MPI_SUCCESS ? 1 + (size_t)incount : 0;
+    plog_event_t *ev = phasor_event_begin(th, call, t0, t1, rc, h_words + st_words);
+    if (!ev)
+        return;
+    uint64_t *x = phasor_extras(ev);
+    size_t room = phasor_extras_room(th, ev), nx = 0;
+    if ((with_handles ? incount > 0 : ok) && !saved)
+        ev->flags |= PLOG_F_TRUNCATED;
+    if (h_words) {
+        if (room >= h_words + st_words) {
+            x[nx++] = (uint64_t)incount;
+            for (int i = 0; i < incount; i++)
+                x[nx++] = phasor_handle_value(saved[i]);
+            ev->flags |= PLOG_F_HANDLES;
+        } else {
+            ev->flags |= PLOG_F_TRUNCATED;
+        }
+    }
+    if (nout && room >= nx + 1) {
+        size_t fit = (room - nx - 1) / PLOG_STATUS_WORDS;
+        if (fit < (size_t)nout)
+            ev->flags |= PLOG_F_TRUNCATED;
+        else
+            fit = (size_t)nout;
+        x[nx++] = fit;
+        ev->flags |= PLOG_F_STATUS;
+        for (size_t k = 0; k < fit; k++) {
+            int i = pfw_index(indices[k]);
+            MPI_Request h = i >= 0 && i < incount ? saved[i] : MPI_REQUEST_NULL;
+            MPI_Status st;
+            pfw_status_at(fsts, (int)k, &st);
+            phasor_put_status(x + nx, phasor_handle_value(h), &st, (uint32_t)i);
+            phasor_status_cancelled(x + nx, &st);
+            nx += PLOG_STATUS_WORDS;
+        }
+    } else if (nout) {
+        ev->flags |= PLOG_F_TRUNCATED;
+    }
+    phasor_event_end(th, ev, nx);
+}
+
+PFW_DECL(mpi_waitsome_, MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount,
+         MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierr);
+void mpi_waitsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount,
+                   MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierr)
+{
+    phasor_thread_t *th = phasor_enter();
+    if (!th) {
+        pmpi_waitsome_(incount, array_of_requests, outcount, array_of_indices,
+                       array_of_statuses, ierr);
+        return;
+    }
+    const MPI_Request *saved = pfw_save_requests(th, *incount, array_of_requests);
+    MPI_Fint *fsts = array_of_statuses;
+    if (pfw_statuses_ignored(fsts) && saved)
+        fsts = (MPI_Fint *)th->st_scratch;
+    uint64_t t0 = phasor_now();
+    pmpi_waitsome_(incount, array_of_requests, outcount, array_of_indices, fsts, ierr);
+    uint64_t t1 = phasor_now();
+    pfw_record_some(th, PLOG_CALL_MPI_Waitsome, t0, t1, *ierr, *incount, saved, *outcount,
+                    array_of_indices, fsts, 1);
+    phasor_leave(th);
+}
+PFW_ALIASES(mpi_waitsome_, mpi_waitsome, mpi_waitsome__, MPI_WAITSOME)
+
+PFW_DECL(mpi_testsome_, MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount,
+         MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierr);
+void mpi_testsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount,
+                   MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierr)
+{
+    phasor_thread_t *th = phasor_enter();
+    if (!th) {
+        pmpi_testsome_(incount, array_of_requests, outcount, array_of_indices,
+                       array_of_statuses, ierr);
+        return;
+    }
+    const MPI_Request *saved = pfw_save_requests(th, *incount, array_of_requests);
+    MPI_Fint *fsts = array_of_statuses;
+    if (pfw_statuses_ignored(fsts) && saved)
+        fsts = (MPI_Fint *)th->st_scratch;
+    uint64_t t0 = phasor_now();
+    pmpi_testsome_(incount, array_of_requests, outcount, array_of_indices, fsts, ierr);
+    uint64_t t1 = phasor_now();
+    pfw_record_some(th, PLOG_CALL_MPI_Testsome, t0, t1, *ierr, *incount, saved, *outcount,
+                    array_of_indices, fsts, 0);
+    phasor_leave(th);
+}
+PFW_ALIASES(mpi_testsome_, mpi_testsome, mpi_testsome__, MPI_TESTSOME)
+
 /* ---- persistent starts, freeing, cancelling ---- */
 
 /* Start, Request_free, Cancel: request = the handle before the call. */
@@ -462,3 +666,49 @@ void mpi_comm_disconnect_(MPI_Fint *comm, MPI_Fint *ierr)
 }
 PFW_ALIASES(mpi_comm_disconnect_, mpi_comm_disconnect, mpi_comm_disconnect__,
             MPI_COMM_DISCONNECT)
+
+/* ---- Comm_idup: the new handle may not be queried before the request completes, so its
+ * membership is copied from the parent (see the C wrapper) ---- */
+
+static uint32_t pfw_register_dup(MPI_Comm newcomm, MPI_Comm parent)
+{
+    const phasor_comm_info_t *ci =
+        newcomm == MPI_COMM_NULL ? NULL : phasor_comm_lookup(newcomm);
+    return ci ? ci->id : phasor_comm_register_dup(newcomm, parent, PLOG_CALL_MPI_Comm_idup);
+}
+
+PFW_DECL(mpi_comm_idup_, MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierr);
+void mpi_comm_idup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    phasor_thread_t *th = phasor_enter();
+    const MPI_Comm parent = PMPI_Comm_f2c(*comm);
+    if (!th) {
+        pmpi_comm_idup_(comm, newcomm, request, ierr);
+        if (*ierr == MPI_SUCCESS && phasor_active)
+            pfw_register_dup(PMPI_Comm_f2c(*newcomm), parent);
+        return;
+    }
+    uint64_t t0 = phasor_now();
+    pmpi_comm_idup_(comm, newcomm, request, ierr);
+    uint64_t t1 = phasor_now();
+    const int rc = *ierr;
+    const uint32_t new_id = rc == MPI_SUCCESS ? pfw_register_dup(PMPI_Comm_f2c(*newcomm), parent)
+                                              : 0;
+    plog_event_t *ev = phasor_event_begin(th, PLOG_CALL_MPI_Comm_idup, t0, t1, rc, 1);
+    if (ev) {
+        size_t nx = 0;
+        pmpi_set_comm_f(ev, parent);
+        if (rc == MPI_SUCCESS) {
+            ev->request = phasor_handle_value(pfw_req(request));
+            if (phasor_extras_room(th, ev) >= 1) {
+                phasor_extras(ev)[nx++] = new_id;
+                ev->flags |= PLOG_F_NEWCOMM;
+            } else {
+                ev->flags |= PLOG_F_TRUNCATED;
+            }
+        }
+        phasor_event_end(th, ev, nx);
+    }
+    phasor_leave(th);
+}
+PFW_ALIASES(mpi_comm_idup_, mpi_comm_idup, mpi_comm_idup__, MPI_COMM_IDUP)

@@ -1055,6 +1055,40 @@ def fortran(c, P, r, ctx):
     c.finish(lib_end=False)
 
 
+def fortran_req(c, P, r, ctx):
+    """tests/mpi/t_fortran_req.f90 (use mpi): the hand-written Fortran completions."""
+    c.ev('MPI_Init')
+    right, left = (r + 1) % P, (r + P - 1) % P
+    for rnd, call in enumerate(('MPI_Waitany', 'MPI_Waitsome', 'MPI_Testsome',
+                                'MPI_Testany')):
+        names = [f'a{rnd}', f'b{rnd}', f'c{rnd}', f'd{rnd}']
+        c.start('MPI_Irecv', names[0], (left, 1, 4), comm=WORLD, peer=left, tag=1, rbytes=4)
+        c.start('MPI_Irecv', names[1], (left, 2, 4), comm=WORLD, peer=left, tag=2, rbytes=4)
+        c.start('MPI_Isend', names[2], comm=WORLD, peer=right, tag=1, bytes=4)
+        c.start('MPI_Isend', names[3], comm=WORLD, peer=right, tag=2, bytes=4)
+        c.poll(call, names)
+    gi, e = c.take('MPI_Comm_idup')
+    c.pos -= 1
+    c.start('MPI_Comm_idup', 'idup', newcomm=e.get('newcomm'), comm=WORLD)
+    idup = c.newcomm_def(gi, 'MPI_Comm_idup', 'idup', e.get('newcomm'), range(P), parent=WORLD)
+    c.wait('idup')
+    c.ev('MPI_Barrier', comm=idup)
+    c.ev('MPI_Comm_free', comm=idup)
+    c.pinit('MPI_Send_init', 'S', SEND_ST, comm=WORLD, peer=right, tag=5, bytes=4)
+    c.pinit('MPI_Recv_init', 'R', (left, 5, 4), comm=WORLD, peer=left, tag=5, rbytes=4)
+    c.pstartall(['S', 'R'])
+    c.poll('MPI_Testall', ['S', 'R'])
+    c.pstart('R')
+    c.pstart('S')
+    c.wait('S')
+    c.wait('R')
+    c.reqfree('MPI_Request_free', 'S')
+    c.reqfree('MPI_Request_free', 'R')
+    c.ev('MPI_Pcontrol', tag=3)
+    c.ev('MPI_Reduce', comm=WORLD, root=0, bytes=4, rbytes=4)
+    c.finish(lib_end=False)
+
+
 def halo(c, P, r, ctx):
     """examples/halo.f90 (use mpi): 10 iterations of a 1-D ghost swap and an Allreduce."""
     if not re.search(rf"^halo: 64 cells, 10 iterations, {P} processes, sum ", ctx['stdout'],
@@ -1080,7 +1114,7 @@ PROGRAMS = {
     't_p2p_modes': p2p_modes, 't_p2p_any': p2p_any, 't_persistent': persistent,
     't_probe': probe, 't_colls': colls, 't_icolls': icolls, 't_subcomm': subcomm,
     't_threads': None, 't_transparent': transparent, 'stencil': stencil,
-    't_fortran': fortran, 'halo': halo,
+    't_fortran': fortran, 't_fortran_req': fortran_req, 'halo': halo,
 }
 # Programs whose sends and receives must balance globally (t_transparent's truncated
 # receives return errors, which record nothing).
@@ -1266,15 +1300,17 @@ class Checker:
                     continue
                 if s['source'] >= 0 and e['class'] != 'probe' and not s['cancelled']:
                     got[(s['source'], r, s['tag'], s['bytes'])] += 1
-        # persistent sends: t_persistent starts each of its 4 requests equally often
-        if self.prog == 't_persistent':
+        # persistent sends: t_persistent starts each of its 4 requests equally often,
+        # t_fortran_req each of its 2
+        nreq = {'t_persistent': 4, 't_fortran_req': 2}.get(self.prog)
+        if nreq:
             for r in range(self.np):
                 mine = [e for e in events if e['rank'] == r and e['rc'] == 0]
                 nstarts = sum(1 for e in mine if e['call'] == 'MPI_Start') + \
                     sum(len(e.get('requests') or []) for e in mine if e['call'] == 'MPI_Startall')
                 for d in mine:
                     if d['class'] == 'psend_init':
-                        sent[(r, d['peer'], d['tag'], d['bytes'])] += nstarts // 4
+                        sent[(r, d['peer'], d['tag'], d['bytes'])] += nstarts // nreq
         if sent != got:
             extra_s = sent - got
             extra_r = got - sent
