@@ -337,9 +337,10 @@ plog_err_t plog_events_dec_init(plog_events_dec_t *d, const uint8_t *payload, si
 }
 
 /* The event decoder's varint: most column values fit in one to three bytes, so with three
- * bytes left in the column those are read inline; everything else (longer values, the end
- * of a column, a sticky error) goes to plog_get_varint, which keeps every check. Same
- * results, errors and cursor moves. */
+ * bytes left in the column those are read inline, and so are values of up to 9 bytes (the
+ * statuses' packed source/tag words, unknown byte counts) with 9 bytes left; everything
+ * else (10-byte values, the end of a column, a sticky error) goes to plog_get_varint, which
+ * keeps every check. Same results, errors and cursor moves. */
 static inline uint64_t get_vfast(plog_rcur_t *r)
 {
     const uint8_t *p = r->p;
@@ -355,6 +356,17 @@ static inline uint64_t get_vfast(plog_rcur_t *r)
         if (!(p[2] & 0x80)) {
             r->p = p + 3;
             return (uint64_t)(p[0] & 0x7f) | (uint64_t)(p[1] & 0x7f) << 7 | (uint64_t)p[2] << 14;
+        }
+        if (r->end - p >= 9) { /* up to 9 bytes: shift <= 56, no bits can fall beyond 64 */
+            uint64_t v = (uint64_t)(p[0] & 0x7f) | (uint64_t)(p[1] & 0x7f) << 7 |
+                         (uint64_t)(p[2] & 0x7f) << 14;
+            for (unsigned i = 3; i < 9; i++) {
+                v |= (uint64_t)(p[i] & 0x7f) << (7 * i);
+                if (!(p[i] & 0x80)) {
+                    r->p = p + i + 1;
+                    return v;
+                }
+            }
         }
     }
     return plog_get_varint(r);
