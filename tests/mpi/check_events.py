@@ -1066,6 +1066,7 @@ def fortran_req(c, P, r, ctx):
         c.start('MPI_Irecv', names[1], (left, 2, 4), comm=WORLD, peer=left, tag=2, rbytes=4)
         c.start('MPI_Isend', names[2], comm=WORLD, peer=right, tag=1, bytes=4)
         c.start('MPI_Isend', names[3], comm=WORLD, peer=right, tag=2, bytes=4)
+        c.ev('MPI_Barrier', comm=WORLD)
         c.poll(call, names)
     gi, e = c.take('MPI_Comm_idup')
     c.pos -= 1
@@ -1077,6 +1078,7 @@ def fortran_req(c, P, r, ctx):
     c.pinit('MPI_Send_init', 'S', SEND_ST, comm=WORLD, peer=right, tag=5, bytes=4)
     c.pinit('MPI_Recv_init', 'R', (left, 5, 4), comm=WORLD, peer=left, tag=5, rbytes=4)
     c.pstartall(['S', 'R'])
+    c.ev('MPI_Barrier', comm=WORLD)
     c.poll('MPI_Testall', ['S', 'R'])
     c.pstart('R')
     c.pstart('S')
@@ -1086,6 +1088,33 @@ def fortran_req(c, P, r, ctx):
     c.reqfree('MPI_Request_free', 'R')
     c.ev('MPI_Pcontrol', tag=3)
     c.ev('MPI_Reduce', comm=WORLD, root=0, bytes=4, rbytes=4)
+    c.finish(lib_end=False)
+
+
+def fortran_colls(c, P, r, ctx):
+    """tests/mpi/t_fortran_colls.f90 (use mpi): arguments the Fortran wrappers convert."""
+    c.ev('MPI_Init')
+    right, left = (r + 1) % P, (r + P - 1) % P
+    c.ev('MPI_Alltoallw', comm=WORLD, bytes=4 * P, rbytes=4 * P, vsend=[4] * P, vrecv=[4] * P)
+    if r == 0:
+        c.ev('MPI_Gatherv', comm=WORLD, root=0, bytes=4, vrecv=[4] * P, rbytes=4 * P,
+             inplace=True)
+    else:
+        c.ev('MPI_Gatherv', comm=WORLD, root=0, bytes=4)
+    c.ev('MPI_Reduce_scatter', comm=WORLD, bytes=4 * P, rbytes=4, vrecv=[4] * P)
+    c.ev('MPI_Sendrecv', comm=WORLD, peer=right, tag=4, bytes=8, rbytes=8, recv_source=ANY,
+         recv_tag=4, recv=(left, 4, 8))
+    c.start('MPI_Isend', 's', SEND_ST, comm=WORLD, peer=right, tag=9, bytes=12)
+    c.ev('MPI_Barrier', comm=WORLD)
+    c.probe_loop('MPI_Iprobe', (left, 9, 12), comm=WORLD, peer=ANY, tag=9)
+    mp = c.ev('MPI_Mprobe', comm=WORLD, peer=left, tag=9, recv=(left, 9, 12))
+    mr = c.ev('MPI_Mrecv', rbytes=12, recv=(left, 9, 12), skip=('peer', 'comm'))
+    same_message(c, mp, mr, set())
+    c.wait('s')
+    ring = c.newcomm('MPI_Cart_create', 'ring', list(range(P)), kind='cart', parent=WORLD,
+                     comm=WORLD)
+    c.ev('MPI_Neighbor_alltoall', comm=ring, bytes=4, rbytes=4)
+    c.ev('MPI_Comm_free', comm=ring)
     c.finish(lib_end=False)
 
 
@@ -1114,7 +1143,8 @@ PROGRAMS = {
     't_p2p_modes': p2p_modes, 't_p2p_any': p2p_any, 't_persistent': persistent,
     't_probe': probe, 't_colls': colls, 't_icolls': icolls, 't_subcomm': subcomm,
     't_threads': None, 't_transparent': transparent, 'stencil': stencil,
-    't_fortran': fortran, 't_fortran_req': fortran_req, 'halo': halo,
+    't_fortran': fortran, 't_fortran_req': fortran_req, 't_fortran_colls': fortran_colls,
+    'halo': halo,
 }
 # Programs whose sends and receives must balance globally (t_transparent's truncated
 # receives return errors, which record nothing).

@@ -21,6 +21,8 @@ program t_fortran_req
     call MPI_Irecv(b(2), 1, MPI_INTEGER, left, 2, MPI_COMM_WORLD, r(2), ierr)
     call MPI_Isend(a(1), 1, MPI_INTEGER, right, 1, MPI_COMM_WORLD, r(3), ierr)
     call MPI_Isend(a(2), 1, MPI_INTEGER, right, 2, MPI_COMM_WORLD, r(4), ierr)
+    ! every rank has sent: the polls below end soon even on oversubscribed cores
+    call MPI_Barrier(MPI_COMM_WORLD, ierr)
     done = 0
     do while (done < 4)
       select case (round)
@@ -48,6 +50,7 @@ program t_fortran_req
   call MPI_Send_init(a(1), 1, MPI_INTEGER, right, 5, MPI_COMM_WORLD, p(1), ierr)
   call MPI_Recv_init(c, 1, MPI_INTEGER, left, 5, MPI_COMM_WORLD, p(2), ierr)
   call MPI_Startall(2, p, ierr)
+  call MPI_Barrier(MPI_COMM_WORLD, ierr)
   flag = .false.
   do while (.not. flag)
     call MPI_Testall(2, p, flag, MPI_STATUSES_IGNORE, ierr)
