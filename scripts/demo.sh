@@ -31,12 +31,11 @@ echo "== running the stencil example on 4 ranks under phasor (logs in $out/logs)
 "$bdir/phasor" run -o "$out/logs" -- "$mpirun" "${np_opt[@]}" -np 4 "$bdir/examples/stencil"
 
 echo
-echo "== what phasor read back: calls per rank"
-"$bdir/phasor" dump "$out/logs" --csv | awk -F, 'NR > 1 { n[$1 "," $3]++ } END { for (k in n) print k "," n[k] }' \
-  | sort -t, -k1,1n -k3,3nr | awk -F, '{ printf "  rank %s  %-16s %8d\n", $1, $2, $3 }'
+echo "== what phasor read back: phasor report"
+"$bdir/phasor" report "$out/logs" -o "$out/report"
 echo
 echo "== the first events of rank 1 (times in ns on the aligned axis)"
 "$bdir/phasor" dump "$out/logs" --rank 1 | head -12
 echo
 ls -l "$out/logs"
-echo "Try: $bdir/phasor dump $out/logs --json | less"
+echo "Try: $bdir/phasor dump $out/logs --json | less    (matrix heatmap: $out/report/matrix.svg)"
