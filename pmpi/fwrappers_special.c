@@ -39,19 +39,6 @@ const MPI_Datatype *pfw_types(phasor_thread_t *th, const MPI_Fint *f, int n, int
     return buf[which];
 }
 
-/* Communicator id and PLOG_F_INTER (rules of phasor_comm_id). */
-static void pmpi_set_comm_f(plog_event_t *ev, MPI_Comm comm)
-{
-    if (comm == MPI_COMM_NULL) {
-        ev->comm = PLOG_COMM_NONE;
-        return;
-    }
-    const phasor_comm_info_t *ci = phasor_comm_lookup(comm);
-    ev->comm = ci ? ci->id : PLOG_COMM_UNKNOWN;
-    if (ci && ci->rsize > 0)
-        ev->flags |= PLOG_F_INTER;
-}
-
 static MPI_Request pfw_req(const MPI_Fint *f)
 {
     return f ? PMPI_Request_f2c(*f) : MPI_REQUEST_NULL;
@@ -632,7 +619,7 @@ static void pfw_comm_destroy(MPI_Fint *comm, MPI_Fint *ierr, unsigned call,
     phasor_thread_t *th = phasor_enter();
     const MPI_Comm saved = comm ? PMPI_Comm_f2c(*comm) : MPI_COMM_NULL;
     plog_event_t probe = {0};
-    pmpi_set_comm_f(&probe, saved);
+    phasor_event_set_comm(&probe, saved);
     uint64_t t0 = phasor_now();
     destroy(comm, ierr);
     uint64_t t1 = phasor_now();
@@ -697,7 +684,7 @@ void mpi_comm_idup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fi
     plog_event_t *ev = phasor_event_begin(th, PLOG_CALL_MPI_Comm_idup, t0, t1, rc, 1);
     if (ev) {
         size_t nx = 0;
-        pmpi_set_comm_f(ev, parent);
+        phasor_event_set_comm(ev, parent);
         if (rc == MPI_SUCCESS) {
             ev->request = phasor_handle_value(pfw_req(request));
             if (phasor_extras_room(th, ev) >= 1) {

@@ -295,20 +295,6 @@ WRAPPERS_C = string.Template('''\
 /* ---- helpers shared by the wrappers below (extras writers check room, set TRUNCATED);
  * all static inline so that a spec without a user of one still compiles with -Werror ---- */
 
-/* Communicator id and PLOG_F_INTER, with a single table lookup (same rules as
- * phasor_comm_id / phasor_is_inter). */
-static inline void pmpi_set_comm(plog_event_t *ev, MPI_Comm comm)
-{
-    if (comm == MPI_COMM_NULL) {
-        ev->comm = PLOG_COMM_NONE;
-        return;
-    }
-    const phasor_comm_info_t *ci = phasor_comm_lookup(comm);
-    ev->comm = ci ? ci->id : PLOG_COMM_UNKNOWN;
-    if (ci && ci->rsize > 0)
-        ev->flags |= PLOG_F_INTER;
-}
-
 /* Rooted collectives. On an intracommunicator root is a rank and every process sends to or
  * receives from it; on an intercommunicator the root's group passes MPI_ROOT (the root) or
  * MPI_PROC_NULL (does nothing), and only the other group talks to the root. Deciding from
@@ -519,7 +505,7 @@ class WrapperGen:
         d_of = {d.key: d for d in c.directives}
 
         if 'comm' in d_of:
-            self.fill.append(f'        pmpi_set_comm(ev, {c.one("comm")});')
+            self.fill.append(f'        phasor_event_set_comm(ev, {c.one("comm")});')
         if 'peer' in d_of:
             self.fill.append(f'        ev->peer = phasor_rank_arg({c.one("peer")});')
         if 'tag' in d_of:

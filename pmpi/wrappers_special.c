@@ -18,19 +18,6 @@
 
 /* ---- helpers ---- */
 
-/* Communicator id and PLOG_F_INTER with one table lookup (rules of phasor_comm_id). */
-static void pmpi_set_comm(plog_event_t *ev, MPI_Comm comm)
-{
-    if (comm == MPI_COMM_NULL) {
-        ev->comm = PLOG_COMM_NONE;
-        return;
-    }
-    const phasor_comm_info_t *ci = phasor_comm_lookup(comm);
-    ev->comm = ci ? ci->id : PLOG_COMM_UNKNOWN;
-    if (ci && ci->rsize > 0)
-        ev->flags |= PLOG_F_INTER;
-}
-
 /* Copy of the request array taken before a call that sets completed handles to
  * MPI_REQUEST_NULL. NULL when there is nothing to copy or no memory for the copy. */
 static const MPI_Request *pmpi_save_requests(phasor_thread_t *th, int count,
@@ -534,7 +521,7 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
     plog_event_t *ev = phasor_event_begin(th, PLOG_CALL_MPI_Comm_idup, t0, t1, rc, 1);
     if (ev) {
         size_t nx = 0;
-        pmpi_set_comm(ev, comm);
+        phasor_event_set_comm(ev, comm);
         if (rc == MPI_SUCCESS) {
             ev->request = phasor_req_handle(request);
             if (phasor_extras_room(th, ev) >= 1) {
@@ -567,7 +554,7 @@ pmpi_comm_destroy(MPI_Comm *comm, unsigned call, int (*destroy)(MPI_Comm *))
     }
     const MPI_Comm saved = comm ? *comm : MPI_COMM_NULL;
     plog_event_t probe = {0};
-    pmpi_set_comm(&probe, saved);
+    phasor_event_set_comm(&probe, saved);
     uint64_t t0 = phasor_now();
     int rc = destroy(comm);
     uint64_t t1 = phasor_now();

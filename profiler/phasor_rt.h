@@ -199,6 +199,20 @@ uint32_t phasor_comm_register_dup(MPI_Comm newcomm, MPI_Comm parent, unsigned cr
 /* Forget a communicator once it has been freed (call with the handle value it had). */
 void phasor_comm_forget(MPI_Comm comm);
 
+/* An event's communicator id and PLOG_F_INTER with a single table lookup (the rules of
+ * phasor_comm_id and phasor_is_inter). */
+static inline void phasor_event_set_comm(plog_event_t *ev, MPI_Comm comm)
+{
+    if (comm == MPI_COMM_NULL) {
+        ev->comm = PLOG_COMM_NONE;
+        return;
+    }
+    const phasor_comm_info_t *ci = phasor_comm_lookup(comm);
+    ev->comm = ci ? ci->id : PLOG_COMM_UNKNOWN;
+    if (ci && ci->rsize > 0)
+        ev->flags |= PLOG_F_INTER;
+}
+
 /* Size of the group a collective's counts arrays run over: remote size for
  * intercommunicators, else local size. 0 if unknown. */
 static inline int phasor_comm_peers(MPI_Comm comm)
