@@ -591,20 +591,10 @@ void mpi_startall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *ierr)
     plog_event_t *ev = phasor_event_begin(th, PLOG_CALL_MPI_Startall, t0, t1, *ierr,
                                           n ? 1 + (size_t)n : 0);
     if (ev) {
-        uint64_t *x = phasor_extras(ev);
-        size_t room = phasor_extras_room(th, ev), nx = 0;
-        if (n > 0 && room >= 1) {
-            size_t k = (size_t)n < room - 1 ? (size_t)n : room - 1;
-            if (k < (size_t)n)
-                ev->flags |= PLOG_F_TRUNCATED;
-            x[nx++] = k;
-            for (size_t i = 0; i < k; i++)
-                x[nx++] = phasor_handle_value(PMPI_Request_f2c(array_of_requests[i]));
-            ev->flags |= PLOG_F_HANDLES;
-        } else if (n > 0) {
-            ev->flags |= PLOG_F_TRUNCATED;
-        }
-        phasor_event_end(th, ev, nx);
+        const MPI_Request *reqs = pfw_save_requests(th, n, array_of_requests);
+        phasor_event_end(th, ev,
+                         phasor_put_request_list(ev, phasor_extras(ev),
+                                                 phasor_extras_room(th, ev), reqs, n));
     }
     phasor_leave(th);
 }

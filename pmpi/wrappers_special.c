@@ -440,22 +440,10 @@ int MPI_Startall(int count, MPI_Request array_of_requests[])
     const int n = array_of_requests != NULL && count > 0 ? count : 0;
     plog_event_t *ev = phasor_event_begin(th, PLOG_CALL_MPI_Startall, t0, t1, rc,
                                           n ? 1 + (size_t)n : 0);
-    if (ev) {
-        uint64_t *x = phasor_extras(ev);
-        size_t room = phasor_extras_room(th, ev), nx = 0;
-        if (n > 0 && room >= 1) {
-            size_t k = (size_t)n < room - 1 ? (size_t)n : room - 1;
-            if (k < (size_t)n)
-                ev->flags |= PLOG_F_TRUNCATED;
-            x[nx++] = k;
-            for (size_t i = 0; i < k; i++)
-                x[nx++] = phasor_handle_value(array_of_requests[i]);
-            ev->flags |= PLOG_F_HANDLES;
-        } else if (n > 0) {
-            ev->flags |= PLOG_F_TRUNCATED;
-        }
-        phasor_event_end(th, ev, nx);
-    }
+    if (ev)
+        phasor_event_end(th, ev,
+                         phasor_put_request_list(ev, phasor_extras(ev),
+                                                 phasor_extras_room(th, ev), array_of_requests, n));
     phasor_leave(th);
     return rc;
 }

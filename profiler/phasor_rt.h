@@ -293,6 +293,27 @@ static inline size_t phasor_put_vcounts(uint64_t *x, size_t room, int n, const i
     return 1 + k;
 }
 
+/* HANDLES list of n request handles (Startall), cut to the room there is: returns the words
+ * written and sets PLOG_F_TRUNCATED when not all fit. */
+static inline size_t phasor_put_request_list(plog_event_t *ev, uint64_t *x, size_t room,
+                                             const MPI_Request *reqs, int n)
+{
+    if (n <= 0)
+        return 0;
+    if (reqs == NULL || room < 1) {
+        ev->flags |= PLOG_F_TRUNCATED;
+        return 0;
+    }
+    size_t k = (size_t)n < room - 1 ? (size_t)n : room - 1;
+    if (k < (size_t)n)
+        ev->flags |= PLOG_F_TRUNCATED;
+    x[0] = k;
+    for (size_t i = 0; i < k; i++)
+        x[1 + i] = phasor_handle_value(reqs[i]);
+    ev->flags |= PLOG_F_HANDLES;
+    return 1 + k;
+}
+
 /* Scratch arrays for the Wait/Test families (grown rarely, never per event once large
  * enough). Returns 0 if memory could not be had. */
 int phasor_scratch_reserve(phasor_thread_t *th, size_t n);
