@@ -7,6 +7,9 @@
 #define PHASOR_EXIT_INPUT 1 /* bad input: a one-line reason naming the file went to stderr */
 #define PHASOR_EXIT_USAGE 2 /* bad usage */
 
+/* "phasor CMD: <message>" and a pointer to --help on stderr; returns PHASOR_EXIT_USAGE. */
+int phasor_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 int phasor_cmd_run(int argc, char **argv);  /* postproc/phasor_run.c */
 int phasor_cmd_dump(int argc, char **argv); /* postproc/phasor_dump.c */
 int phasor_cmd_report(int argc, char **argv); /* postproc/phasor_report.c */

@@ -550,18 +550,6 @@ static void dump_usage(FILE *f)
             DUMP_JSON_VERSION);
 }
 
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "phasor dump: ");
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "\nTry 'phasor dump --help'.\n");
-    return PHASOR_EXIT_USAGE;
-}
-
 int phasor_cmd_dump(int argc, char **argv)
 {
     enum dump_fmt fmt = FMT_TEXT;
@@ -584,27 +572,27 @@ int phasor_cmd_dump(int argc, char **argv)
             errno = 0;
             rank = strtol(optarg, &end, 10);
             if (errno != 0 || *end != '\0' || end == optarg || rank < 0 || rank > INT32_MAX)
-                return usage_error("--rank needs a world rank (a number >= 0), not '%s'",
+                return phasor_usage_error("dump", "--rank needs a world rank (a number >= 0), not '%s'",
                                    optarg);
             break;
         }
         case 'c':
         case 'j':
             if (fmt_set && fmt != (c == 'c' ? FMT_CSV : FMT_JSON))
-                return usage_error("%s", "--csv and --json exclude each other");
+                return phasor_usage_error("dump", "%s", "--csv and --json exclude each other");
             fmt = c == 'c' ? FMT_CSV : FMT_JSON;
             fmt_set = 1;
             break;
         default:
             if (optopt == 'r')
-                return usage_error("%s", "--rank needs a value");
-            return usage_error("unknown option '%s'", argv[optind - 1]);
+                return phasor_usage_error("dump", "%s", "--rank needs a value");
+            return phasor_usage_error("dump", "unknown option '%s'", argv[optind - 1]);
         }
     }
     if (optind >= argc)
-        return usage_error("%s", "which log? give a log directory or a rank file");
+        return phasor_usage_error("dump", "%s", "which log? give a log directory or a rank file");
     if (argc - optind > 1)
-        return usage_error("unexpected argument '%s'", argv[optind + 1]);
+        return phasor_usage_error("dump", "unexpected argument '%s'", argv[optind + 1]);
     const char *path = argv[optind];
 
     plog_error_t err;

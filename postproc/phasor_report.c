@@ -803,18 +803,6 @@ static void report_usage(FILE *f)
             REPORT_JSON_VERSION);
 }
 
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "phasor report: ");
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "\nTry 'phasor report --help'.\n");
-    return PHASOR_EXIT_USAGE;
-}
-
 int phasor_cmd_report(int argc, char **argv)
 {
     int json = 0;
@@ -836,19 +824,19 @@ int phasor_cmd_report(int argc, char **argv)
             break;
         case 'o':
             if (optarg[0] == '\0')
-                return usage_error("%s", "-o needs a directory");
+                return phasor_usage_error("report", "%s", "-o needs a directory");
             outdir = optarg;
             break;
         default:
             if (optopt == 'o')
-                return usage_error("%s", "-o needs a directory");
-            return usage_error("unknown option '%s'", argv[optind - 1]);
+                return phasor_usage_error("report", "%s", "-o needs a directory");
+            return phasor_usage_error("report", "unknown option '%s'", argv[optind - 1]);
         }
     }
     if (optind >= argc)
-        return usage_error("%s", "which log? give a log directory or a rank file");
+        return phasor_usage_error("report", "%s", "which log? give a log directory or a rank file");
     if (argc - optind > 1)
-        return usage_error("unexpected argument '%s'", argv[optind + 1]);
+        return phasor_usage_error("report", "unexpected argument '%s'", argv[optind + 1]);
     const char *path = argv[optind];
 
     plog_error_t err;
