@@ -184,7 +184,7 @@ static void o_status_compact(out_t *o, const plog_rec_t *e)
 
 static const char *const csv_header =
     "rank,thread,call,start_ns,end_ns,comm,peer,tag,bytes,root,request,rbytes,rc,flags,status,"
-    "class,recv_source,recv_tag,requests,vsend,vrecv,newcomm,message\n";
+    "class,recv_source,recv_tag,requests,vsend,vrecv,newcomm,message,callsite\n";
 
 static void event_csv(out_t *o, const plog_rec_t *e)
 {
@@ -240,6 +240,9 @@ static void event_csv(out_t *o, const plog_rec_t *e)
     o_chr(o, ',');
     if (e->flags & PLOG_F_MESSAGE)
         o_u64(o, e->message);
+    o_chr(o, ',');
+    if (e->callsite != 0)
+        o_u64(o, e->callsite);
     o_chr(o, '\n');
 }
 
@@ -284,6 +287,8 @@ static void event_text(out_t *o, const plog_rec_t *e)
     }
     if (e->rc != 0)
         kv_i64(o, "rc", e->rc);
+    if (e->callsite != 0)
+        kv_i64(o, "site", e->callsite);
     if (e->flags & PLOG_F_RECVSPEC) {
         kv_i64(o, "recv_source", e->recv_source);
         kv_i64(o, "recv_tag", e->recv_tag);
@@ -357,6 +362,8 @@ static void event_json(out_t *o, const plog_rec_t *e, int first)
     o_chr(o, '[');
     o_flags(o, e->flags, ", ", 1);
     o_chr(o, ']');
+    jkey(o, "callsite");
+    o_u64(o, e->callsite);
     if (e->flags & PLOG_F_RECVSPEC) {
         jkey(o, "recv_source");
         o_i64(o, e->recv_source);

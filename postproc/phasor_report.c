@@ -16,6 +16,8 @@
 #include "phasor_cmd.h"
 #include "phasor_report.h"
 #include "phasor_svg.h"
+#include "phasor_symbols.h"
+#include "plog_callsites.h"
 
 #define REPORT_JSON_VERSION 1
 #define SVG_MAX_CELLS 64 /* more ranks than this are drawn as blocks */
@@ -401,7 +403,53 @@ typedef struct ctx {
     uint64_t msgs, msg_bytes;
     const char *outdir;
     int wrote_files;
+    plog_callsites_t *cs;     /* the run's call-site table (empty for format-1 logs) */
+    phasor_symbols_t *sym;
 } ctx_t;
+
+#define TOP_SITES 20
+
+/* Reader warnings, then the call-site table's. */
+static size_t nwarnings(const ctx_t *c)
+{
+    return plog_run_nwarnings(c->run) + plog_callsites_nwarnings(c->cs);
+}
+
+static const char *warning_at(const ctx_t *c, size_t i)
+{
+    size_t n = plog_run_nwarnings(c->run);
+    return i < n ? plog_run_warning(c->run, i) : plog_callsites_warning(c->cs, i - n);
+}
+
+/* The frames of a site resolved; returns how many (0 if the id is not in the table). */
+static uint32_t site_stack(const ctx_t *c, uint32_t id, phasor_sym_t *out)
+{
+    const plog_csite_t *s = plog_callsites_find(c->cs, id);
+    if (!s)
+        return 0;
+    for (uint32_t i = 0; i < s->nframes; i++)
+        phasor_symbols_resolve(c->sym, &s->frames[i], &out[i]);
+    return s->nframes;
+}
+
+static const char *base_name(const char *p)
+{
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
+/* "function (file:line)", "function (module+0xoff)" or "module+0xoff". */
+static void frame_text(const phasor_sym_t *f, char *buf, size_t cap)
+{
+    if (f->status == PHASOR_SYM_LINE)
+        snprintf(buf, cap, "%s (%s:%d)", f->function, base_name(f->file), f->line);
+    else if (f->status == PHASOR_SYM_FUNCTION)
+        snprintf(buf, cap, "%s (%s+0x%" PRIx64 ")", f->function, base_name(f->module), f->offset);
+    else if (f->module)
+        snprintf(buf, cap, "%s+0x%" PRIx64, base_name(f->module), f->offset);
+    else
+        snprintf(buf, cap, "0x%" PRIx64, f->offset);
+}
 
 static const rep_t *g_rep; /* qsort comparators have no context argument */
 
@@ -613,15 +661,26 @@ static void text_report(FILE *o, ctx_t *c)
     if (c->nsites == 0) {
         fprintf(o, "call sites not recorded\n");
     } else {
-        size_t n = c->nsites < 20 ? c->nsites : 20;
-        fprintf(o, "call-site ids only: file:line is not resolved yet\n");
+        size_t n = c->nsites < TOP_SITES ? c->nsites : TOP_SITES;
+        fprintf(o, "%zu of %zu (site, function) pairs by time; callers innermost first\n", n,
+                c->nsites);
         fprintf(o, "%10s %-20s %11s %13s %14s\n", "site", "function", "calls", "time_ms",
                 "bytes");
-        for (size_t i = 0; i < n; i++)
-            fprintf(o, "%10u %-20.20s %11" PRIu64 " %13.3f %14" PRIu64 "\n",
-                    (unsigned)(c->sites[i].key >> 16),
+        for (size_t i = 0; i < n; i++) {
+            uint32_t id = (uint32_t)(c->sites[i].key >> 16);
+            fprintf(o, "%10u %-20.20s %11" PRIu64 " %13.3f %14" PRIu64 "\n", (unsigned)id,
                     short_name((unsigned)(c->sites[i].key & 0xffff)), c->sites[i].count,
                     c->sites[i].time_sum / 1e6, c->sites[i].bytes_sum);
+            phasor_sym_t st[PLOG_SITE_MAX_FRAMES];
+            uint32_t nf = site_stack(c, id, st);
+            if (nf == 0)
+                fprintf(o, "%11s(not in the call-site table)\n", "");
+            for (uint32_t k = 0; k < nf; k++) {
+                char where[512];
+                frame_text(&st[k], where, sizeof(where));
+                fprintf(o, "%11s%s %s\n", "", k ? "  from" : "at", where);
+            }
+        }
     }
 
     fprintf(o, "\n@--- How the logs ended, and the reader's warnings\n");
@@ -636,10 +695,10 @@ static void text_report(FILE *o, ctx_t *c)
     }
     fprintf(o, "%d of %d rank logs complete\n", (int)rep->world_size - ntrunc,
             (int)rep->world_size);
-    size_t nw = plog_run_nwarnings(c->run);
+    size_t nw = nwarnings(c);
     fprintf(o, "%zu warning%s\n", nw, nw == 1 ? "" : "s");
     for (size_t i = 0; i < nw && i < TEXT_MAX_WARNINGS; i++)
-        fprintf(o, "warning: %s\n", plog_run_warning(c->run, i));
+        fprintf(o, "warning: %s\n", warning_at(c, i));
     if (nw > TEXT_MAX_WARNINGS)
         fprintf(o, "... and %zu more (all of them are in --json)\n", nw - TEXT_MAX_WARNINGS);
 }
@@ -658,6 +717,22 @@ static void jstr(FILE *o, const char *s)
             fputc(*p, o);
     }
     fputc('"', o);
+}
+
+static void jstr_or_null(FILE *o, const char *s)
+{
+    if (s)
+        jstr(o, s);
+    else
+        fputs("null", o);
+}
+
+static void jint_or_null(FILE *o, int v) /* 0 means unknown (line numbers start at 1) */
+{
+    if (v)
+        fprintf(o, "%d", v);
+    else
+        fputs("null", o);
 }
 
 static void jstat(FILE *o, const rep_stat_t *s)
@@ -765,21 +840,43 @@ static void json_report(FILE *o, ctx_t *c)
                 s->bytes_sum);
     }
     fprintf(o, "]},\n\"callsites_note\": \"%s\",\n\"callsites\": [",
-            c->nsites ? "call-site ids only: file:line not resolved yet"
+            c->nsites ? "top sites by time; stack innermost first"
                       : "call sites not recorded");
-    for (size_t i = 0; i < c->nsites && i < 20; i++) {
-        fprintf(o, "%s{\"site\": %u, \"file\": null, \"line\": null, \"function\": \"%s\", ",
-                i ? ",\n  " : "\n  ", (unsigned)(c->sites[i].key >> 16),
-                fname((unsigned)(c->sites[i].key & 0xffff)));
+    for (size_t i = 0; i < c->nsites && i < TOP_SITES; i++) {
+        uint32_t id = (uint32_t)(c->sites[i].key >> 16);
+        phasor_sym_t st[PLOG_SITE_MAX_FRAMES];
+        uint32_t nf = site_stack(c, id, st);
+        const phasor_sym_t *in = nf ? &st[0] : NULL;
+        fprintf(o, "%s{\"site\": %u, \"file\": ", i ? ",\n  " : "\n  ", (unsigned)id);
+        jstr_or_null(o, in ? in->file : NULL);
+        fprintf(o, ", \"line\": ");
+        jint_or_null(o, in ? in->line : 0);
+        fprintf(o, ", \"caller\": ");
+        jstr_or_null(o, in ? in->function : NULL);
+        fprintf(o, ", \"function\": \"%s\", ", fname((unsigned)(c->sites[i].key & 0xffff)));
         jstat(o, &c->sites[i]);
-        fprintf(o, "}");
+        fprintf(o, ", \"stack\": [");
+        for (uint32_t k = 0; k < nf; k++) {
+            const phasor_sym_t *f = &st[k];
+            fprintf(o, "%s{\"status\": \"%s\", \"function\": ", k ? ", " : "",
+                    phasor_sym_status_name(f->status));
+            jstr_or_null(o, f->function);
+            fprintf(o, ", \"file\": ");
+            jstr_or_null(o, f->file);
+            fprintf(o, ", \"line\": ");
+            jint_or_null(o, f->line);
+            fprintf(o, ", \"module\": ");
+            jstr_or_null(o, f->module);
+            fprintf(o, ", \"offset\": %" PRIu64 "}", f->offset);
+        }
+        fprintf(o, "]}");
     }
     fprintf(o, "%s],\n\"warnings\": [", c->nsites ? "\n" : "");
-    for (size_t i = 0; i < plog_run_nwarnings(c->run); i++) {
+    for (size_t i = 0; i < nwarnings(c); i++) {
         fprintf(o, "%s", i ? ",\n  " : "\n  ");
-        jstr(o, plog_run_warning(c->run, i));
+        jstr(o, warning_at(c, i));
     }
-    fprintf(o, "%s]}\n", plog_run_nwarnings(c->run) ? "\n" : "");
+    fprintf(o, "%s]}\n", nwarnings(c) ? "\n" : "");
 }
 
 /* ---- the command ---- */
@@ -855,6 +952,13 @@ int phasor_cmd_report(int argc, char **argv)
 
     static ctx_t c;
     memset(&c, 0, sizeof(c));
+    if (plog_callsites_load(run, &c.cs, &err) != PLOG_OK) {
+        fprintf(stderr, "phasor report: %s\n", err.msg);
+        rep_free(&rep);
+        plog_run_close(run);
+        return PHASOR_EXIT_INPUT;
+    }
+    c.sym = phasor_symbols_new();
     c.path = path;
     c.run = run;
     c.rep = &rep;
@@ -897,6 +1001,8 @@ int phasor_cmd_report(int argc, char **argv)
     free(c.coll);
     free(c.pairs);
     free(c.sites);
+    phasor_symbols_free(c.sym);
+    plog_callsites_free(c.cs);
     rep_free(&rep);
     plog_run_close(run);
     return status;

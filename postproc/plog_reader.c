@@ -793,8 +793,8 @@ static plog_err_t rank_load(plog_run_t *run, const char *path, rank_priv_t **out
                            : he == PLOG_E_CRC     ? "file header"
                                                   : NULL;
         if (he == PLOG_E_VERSION)
-            e = fail(err, he, path, 8, "version %u, this reader reads %u",
-                     got >= 12 ? rk->hdr.version : 0, PLOG_VERSION);
+            e = fail(err, he, path, 8, "version %u, this reader reads %u to %u",
+                     got >= 12 ? rk->hdr.version : 0, PLOG_VERSION_MIN, PLOG_VERSION);
         else if (what != NULL)
             e = fail(err, he, path, 0, "%s", what);
         else if (he == PLOG_E_BADMAGIC)

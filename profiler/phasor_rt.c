@@ -6,7 +6,9 @@
  * writes it) and carries on in the other; it only waits if the writer still holds that one.
  * The hot path therefore never locks, allocates or enters the kernel. */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -61,6 +63,7 @@ static struct {
     int inline_writer;
     unsigned file_mode;
     int quiet;
+    int callsite_depth;
 } cfg;
 
 static slot_t slots[MAX_SLOTS];
@@ -161,6 +164,7 @@ static void read_config(int rank)
     cfg.max_threads = 256;
     cfg.level = 1;
     cfg.file_mode = 0600;
+    cfg.callsite_depth = 4;
     const char *q = getenv("PHASOR_QUIET");
     cfg.quiet = q && *q && strcmp(q, "0") != 0;
     const char *v;
@@ -184,6 +188,13 @@ static void read_config(int rank)
             cfg.level = (int)l;
         else if (rank == 0)
             warn("PHASOR_ZSTD_LEVEL=%s is not a number from 1 to 19; using 1", v);
+    }
+    if ((v = getenv("PHASOR_CALLSITE_DEPTH")) && *v) {
+        if (parse_int(v, 0, PLOG_SITE_MAX_FRAMES, &l))
+            cfg.callsite_depth = (int)l;
+        else if (rank == 0)
+            warn("PHASOR_CALLSITE_DEPTH=%s is not a number from 0 to %d; using 4", v,
+                 PLOG_SITE_MAX_FRAMES);
     }
     cfg.inline_writer = -1; /* auto: decided in choose_writer() */
     if ((v = getenv("PHASOR_WRITER")) && *v) {
@@ -225,8 +236,17 @@ static void write_frame_locked(unsigned kind, unsigned thread, uint32_t count, c
         frames_written++;
 }
 
+static volatile sig_atomic_t in_crash; /* a fatal signal is being handled */
+
+static void emit_callsites_locked(uint32_t n, const void *buf, size_t len)
+{
+    write_frame_locked(PLOG_FRAME_CALLSITES, 0, n, buf, len);
+}
+
+/* Definitions (communicators, call sites) go out before any frame that may use them. */
 static void flush_comms_locked(void)
 {
+    phasor_callsite_flush(emit_callsites_locked, in_crash);
     if (comm_pending_n == 0)
         return;
     write_frame_locked(PLOG_FRAME_COMMS, 0, comm_pending_n, comm_pending, comm_pending_len);
@@ -359,6 +379,7 @@ static phasor_thread_t *claim_slot(void)
     s->th.slot = (uint16_t)idx;
     s->th.buf = s->th.pos = s->bufs[0];
     s->th.end = s->th.buf + cfg.buffer;
+    s->th.cs_cache = phasor_callsite_cache_new(); /* NULL: this thread's sites are 0 */
     return &s->th;
 }
 
@@ -467,6 +488,7 @@ static void header_kv(kvbuf_t *kv, int required, int provided)
     }
     kv_addf(kv, "clock", "%s", phasor_clock_use_tsc ? "tsc" : "monotonic");
     kv_addf(kv, "buffer_bytes", "%zu", cfg.buffer);
+    kv_addf(kv, "callsite_depth", "%d", phasor_cs_depth);
     kv_add(kv, "writer", cfg.inline_writer ? "inline" : writer_pinned ? "thread-spare-cpu" : "thread");
     FILE *f = fopen("/proc/self/cmdline", "r");
     if (f) {
@@ -588,6 +610,8 @@ static void append_event_raw(unsigned call, uint64_t t0, uint64_t t1, int rc, in
     plog_event_t *ev = phasor_event_begin(th, call, t0, t1, rc, 0);
     if (ev) {
         ev->tag = tag;
+        if (phasor_cs_depth)
+            ev->callsite = phasor_callsite_deep(th);
         phasor_event_end(th, ev, 0);
     }
 }
@@ -603,6 +627,8 @@ void phasor_start(unsigned call, uint64_t t0, uint64_t t1, int rc, int required,
         return;
     choose_dir();
     choose_writer();
+    if (!phasor_callsite_init(cfg.callsite_depth) && phasor_world_rank == 0)
+        warn("call sites are off: cannot load %s (%s)", PHASOR_LIBUNWIND_SONAME, dlerror());
 
     /* Open this rank's file, then agree: either every rank records or none does. */
     int err = make_dirs(cfg.dir);
@@ -804,6 +830,8 @@ void phasor_on_abort(uint64_t t0, int errorcode, MPI_Comm comm)
         if (ev) {
             ev->comm = phasor_comm_id(comm);
             ev->tag = errorcode;
+            if (phasor_cs_depth)
+                ev->callsite = phasor_callsite_deep(th);
             phasor_event_end(th, ev, 0);
         }
     }
@@ -828,7 +856,6 @@ static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
 #define NFATAL (sizeof(fatal_signals) / sizeof(fatal_signals[0]))
 static struct sigaction prev_action[NFATAL];
 static int handler_installed[NFATAL];
-static volatile sig_atomic_t in_crash;
 
 static void on_fatal_signal(int sig, siginfo_t *si, void *uctx)
 {

@@ -25,6 +25,7 @@
 #include "phasor_clock.h"
 #include "plog_calls.h"
 #include "plog_format.h"
+#include "plog_sites.h"
 
 typedef struct phasor_thread {
     uint8_t *buf;         /* record buffer (PHASOR_BUFFER bytes) */
@@ -36,6 +37,7 @@ typedef struct phasor_thread {
     uint64_t nevents;     /* events recorded by this thread */
     uint64_t dropped;     /* events lost (buffer could not be written) */
     uint64_t nflush;
+    uint64_t *cs_cache;   /* call-site cache (phasor_callsite.c), NULL when sites are off */
     /* scratch for calls that need to see request handles after MPI overwrote them */
     MPI_Request *req_scratch;
     MPI_Status *st_scratch;
@@ -73,6 +75,20 @@ static inline phasor_thread_t *phasor_enter(void)
 
 static inline void phasor_leave(phasor_thread_t *th) { th->depth--; }
 
+/* Call sites (phasor_callsite.c). phasor_cs_depth: application frames per site, 0 = off. */
+extern int phasor_cs_depth;
+extern int (*phasor_unw_backtrace)(void **, int);
+uint32_t phasor_callsite_lookup(phasor_thread_t *th, void *const *pcs, int n);
+
+/* Inlined into each wrapper so that the first frame captured is the wrapper itself (skipped
+ * with any other libphasor frame) and the rest are the application's. */
+static inline __attribute__((always_inline)) uint32_t phasor_callsite(phasor_thread_t *th)
+{
+    void *pcs[PLOG_SITE_MAX_FRAMES + 1];
+    int n = phasor_unw_backtrace(pcs, phasor_cs_depth + 1);
+    return phasor_callsite_lookup(th, pcs, n);
+}
+
 /* Slow path of phasor_event_begin: flush and retry, or cap the extras. */
 plog_event_t *phasor_event_begin_slow(phasor_thread_t *th, size_t need);
 
@@ -96,7 +112,7 @@ static inline plog_event_t *phasor_event_begin(phasor_thread_t *th, unsigned cal
     ev->peer = PLOG_NONE;
     ev->tag = PLOG_NONE;
     ev->root = PLOG_NONE;
-    ev->callsite = 0;
+    ev->callsite = __builtin_expect(phasor_cs_depth != 0, 1) ? phasor_callsite(th) : 0;
     ev->rc = rc;
     ev->call = (uint16_t)call;
     ev->flags = 0;

@@ -128,7 +128,7 @@ plog_err_t plog_header_decode(const uint8_t *buf, size_t len, plog_file_header_t
     if (len < sizeof(*h))
         return PLOG_E_TRUNCATED;
     memcpy(h, buf, sizeof(*h));
-    if (h->version != PLOG_VERSION)
+    if (h->version < PLOG_VERSION_MIN || h->version > PLOG_VERSION)
         return PLOG_E_VERSION;
     if (h->header_len < sizeof(*h) || h->header_len > PLOG_MAX_HEADER)
         return PLOG_E_CORRUPT;

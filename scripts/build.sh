@@ -5,7 +5,8 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 dir=$1; shift
 if [ ! -x "$top/configure" ] || [ "$top/configure.ac" -nt "$top/configure" ] \
-   || [ "$top/Makefile.am" -nt "$top/Makefile.in" ] || ! ls "$top"/m4/*.m4 >/dev/null 2>&1; then
+   || [ "$top/Makefile.am" -nt "$top/Makefile.in" ] || ! ls "$top"/m4/*.m4 >/dev/null 2>&1 \
+   || [ -n "$(find "$top/m4" -name '*.m4' -newer "$top/configure")" ]; then
   (cd "$top" && autoreconf -fi >/dev/null 2>&1) || (cd "$top" && autoreconf -fi)
 fi
 mkdir -p "$dir"

@@ -15,7 +15,7 @@ for a in "$@"; do
 done
 
 pkgs=(build-essential autoconf automake libtool autoconf-archive pkgconf python3
-      libzstd-dev zlib1g-dev libcriterion-dev zstd gfortran)
+      libzstd-dev zlib1g-dev libcriterion-dev zstd gfortran libunwind-dev libdw-dev)
 case "$mpi" in
   openmpi) pkgs+=(openmpi-bin libopenmpi-dev) ;;
   mpich) pkgs+=(mpich libmpich-dev) ;;

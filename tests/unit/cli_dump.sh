@@ -56,7 +56,7 @@ assert d["format"] == "phasor-dump" and d["version"] == 1 and d["world_size"] ==
 assert [r["ended"] for r in d["ranks"]] == ["complete", "complete", "truncated"]
 assert all(e["rank"] in (0, 1, 2) for e in d["events"])
 keys = ["rank", "thread", "call", "class", "start_ns", "end_ns", "comm", "peer", "tag", "bytes",
-        "rbytes", "root", "request", "rc", "flags"]
+        "rbytes", "root", "request", "rc", "flags", "callsite"]
 assert all(list(e)[:len(keys)] == keys for e in d["events"])
 EOF
     then ok "golden JSON parses and follows the schema"; else bad "golden JSON parses and follows the schema"; fi

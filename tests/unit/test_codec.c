@@ -340,7 +340,9 @@ Test(codec, header_damage_detected)
     buf[0] = 'X';
     cr_assert_eq(plog_header_decode(buf, len, &h, &kv, &kv_len), PLOG_E_BADMAGIC);
     buf[0] = 'P';
-    buf[8] = 2;
+    buf[8] = PLOG_VERSION + 1;
+    cr_assert_eq(plog_header_decode(buf, len, &h, &kv, &kv_len), PLOG_E_VERSION);
+    buf[8] = PLOG_VERSION_MIN - 1;
     cr_assert_eq(plog_header_decode(buf, len, &h, &kv, &kv_len), PLOG_E_VERSION);
 }
 

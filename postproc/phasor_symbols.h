@@ -1,0 +1,40 @@
+/* phasor_symbols.h: call-site frames to function, file and line, offline, with elfutils'
+ * libdw. Each module is opened once from the path the rank recorded; its build id must
+ * match the recorded one (a rebuilt binary would give wrong lines), else the frame stays
+ * module+offset. Separate debug files are found the standard way (.gnu_debuglink,
+ * /usr/lib/debug/.build-id/, i.e. Debian's -dbgsym packages). */
+#ifndef PHASOR_SYMBOLS_H
+#define PHASOR_SYMBOLS_H
+
+#include <stdint.h>
+
+#include "plog_callsites.h"
+
+typedef struct phasor_symbols phasor_symbols_t;
+
+enum phasor_sym_status {
+    PHASOR_SYM_LINE = 0,     /* function, file and line */
+    PHASOR_SYM_FUNCTION = 1, /* function only (no line information) */
+    PHASOR_SYM_MODULE = 2,   /* module+offset: no symbol, no debug info */
+    PHASOR_SYM_MISSING = 3,  /* the module file is not here (or not readable as ELF) */
+    PHASOR_SYM_CHANGED = 4,  /* the module file's build id differs from the run's */
+    PHASOR_SYM_NOMODULE = 5  /* the address was in no module at run time */
+};
+
+typedef struct phasor_sym {
+    int status;            /* enum phasor_sym_status */
+    const char *function;  /* NULL unless LINE or FUNCTION */
+    const char *file;      /* NULL unless LINE */
+    int line;              /* 0 unless LINE */
+    const char *module;    /* module path, NULL for NOMODULE */
+    uint64_t offset;
+} phasor_sym_t;
+
+phasor_symbols_t *phasor_symbols_new(void);
+void phasor_symbols_free(phasor_symbols_t *s);
+/* Strings stay valid until phasor_symbols_free. Frames are return addresses: the line of
+ * the call instruction is looked up (offset - 1). */
+void phasor_symbols_resolve(phasor_symbols_t *s, const plog_cframe_t *f, phasor_sym_t *out);
+const char *phasor_sym_status_name(int status); /* "line", "function", "module", ... */
+
+#endif
