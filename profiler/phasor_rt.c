@@ -82,6 +82,7 @@ static uint32_t comm_pending_n;
 static uint64_t dropped_events;
 static uint64_t frames_written;
 static int warned_write;
+static int write_failed; /* this rank lost events to a failed write */
 
 /* Writer thread queue: guarded by q_lock. */
 static pthread_mutex_t q_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -215,12 +216,30 @@ static void read_config(int rank)
 
 /* ---- writing (caller holds write_lock) ---- */
 
+/* One warning per job, not per rank: the first rank whose write fails creates a marker in
+ * the log directory (O_EXCL) and warns; the others find it and stay quiet. Best effort: when
+ * the marker cannot be created (a full directory, a node-local directory per host) each such
+ * rank warns. Rank 0's summary at MPI_Finalize counts the ranks that lost events. */
+static int first_to_fail(void)
+{
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof(path), "%s/.phasor-write-failed", cfg.dir);
+    int fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd >= 0) {
+        close(fd);
+        return 1;
+    }
+    return errno != EEXIST;
+}
+
 static void note_write_failure(void)
 {
-    if (writer_ok && !warned_write)
-        warn("rank %d: writing the log failed (%s): the run goes on, further events are "
-             "counted as dropped", phasor_world_rank,
+    if (writer_ok && !warned_write && first_to_fail())
+        warn("rank %d: writing the log in %s failed (%s): the run goes on; further events of "
+             "the ranks that cannot write are counted as dropped", phasor_world_rank, cfg.dir,
              writer.sys_errno ? strerror(writer.sys_errno) : plog_strerror(writer.err));
+    if (writer_ok)
+        write_failed = 1;
     warned_write = 1;
     writer_ok = 0;
 }
@@ -700,7 +719,7 @@ void phasor_start(unsigned call, uint64_t t0, uint64_t t1, int rc, int required,
 
 static plog_sync_sample_t sync_fin_sample;
 static int finishing;
-static uint64_t job_events, job_dropped;
+static uint64_t job_events, job_dropped, job_failed;
 
 static void stop_writer_thread(void)
 {
@@ -733,13 +752,17 @@ void phasor_finish_begin(void)
     finishing = 1;
     __atomic_store_n(&phasor_active, 0, __ATOMIC_RELEASE);
     phasor_clocksync(PLOG_SYNC_FINALIZE, &sync_fin_sample);
-    uint64_t mine[2], sum[2] = {0, 0};
+    uint64_t mine[3], sum[3] = {0, 0, 0};
     int threads;
     totals(&mine[0], &mine[1], &threads);
     mine[0] += 1; /* the Finalize event itself, recorded after the library's finalize */
-    PMPI_Reduce(mine, sum, 2, MPI_UINT64_T, MPI_SUM, 0, phasor_private_comm);
+    pthread_mutex_lock(&write_lock);
+    mine[2] = (uint64_t)write_failed;
+    pthread_mutex_unlock(&write_lock);
+    PMPI_Reduce(mine, sum, 3, MPI_UINT64_T, MPI_SUM, 0, phasor_private_comm);
     job_events = sum[0];
     job_dropped = sum[1];
+    job_failed = sum[2];
     PMPI_Comm_free(&phasor_private_comm);
 }
 
@@ -813,9 +836,13 @@ void phasor_finish_end(uint64_t t0, uint64_t t1, int rc)
     if (phasor_world_rank == 0 && !cfg.quiet) {
         char abs[PATH_MAX];
         const char *shown = realpath(cfg.dir, abs) ? abs : cfg.dir;
-        fprintf(stderr, "phasor: %d rank logs (%llu events, %llu dropped) in %s\n",
+        char failed[96] = "";
+        if (job_failed)
+            snprintf(failed, sizeof(failed), "; %llu rank%s could not write all of theirs",
+                     (unsigned long long)job_failed, job_failed == 1 ? "" : "s");
+        fprintf(stderr, "phasor: %d rank logs (%llu events, %llu dropped%s) in %s\n",
                 phasor_world_size, (unsigned long long)job_events,
-                (unsigned long long)job_dropped, shown);
+                (unsigned long long)job_dropped, failed, shown);
     }
 }
 
