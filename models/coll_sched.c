@@ -1,0 +1,263 @@
+/* coll_sched.c: names, the schedule array and the builder shared by the generators. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll_build.h"
+
+const char *pcs_strerror(pcs_err_t e)
+{
+    switch (e) {
+    case PCS_OK: return "ok";
+    case PCS_E_NOMEM: return "out of memory";
+    case PCS_E_ARG: return "invalid collective arguments";
+    case PCS_E_UNSUPPORTED: return "algorithm not in the catalogue";
+    }
+    return "unknown error";
+}
+
+static const char *const coll_names[] = {
+#define PCS_X_(id, name) name,
+    PCS_COLLS(PCS_X_)
+#undef PCS_X_
+};
+const char *pcs_coll_name(pcs_coll_t c)
+{
+    return (unsigned)c < PCS_NCOLLS ? coll_names[c] : "?";
+}
+
+static const char *const alg_names[] = {
+#define PCS_X_(id, coll, name) name,
+    PCS_ALGS(PCS_X_)
+#undef PCS_X_
+};
+static const pcs_coll_t alg_colls[] = {
+#define PCS_X_(id, coll, name) PCS_##coll,
+    PCS_ALGS(PCS_X_)
+#undef PCS_X_
+};
+const char *pcs_alg_name(pcs_alg_t a) { return (unsigned)a < PCS_NALGS ? alg_names[a] : "?"; }
+pcs_coll_t pcs_alg_coll(pcs_alg_t a) { return (unsigned)a < PCS_NALGS ? alg_colls[a] : PCS_NCOLLS; }
+
+void pcs_sched_reset(pcs_sched_t *s)
+{
+    pcs_op_t *ops = s->ops;
+    size_t cap = s->cap;
+    memset(s, 0, sizeof *s);
+    s->ops = ops;
+    s->cap = cap;
+}
+
+void pcs_sched_free(pcs_sched_t *s)
+{
+    free(s->ops);
+    memset(s, 0, sizeof *s);
+}
+
+/* ---- builder ---- */
+
+void pcs_ctx_init(pcs_ctx_t *c, const pcs_args_t *a, pcs_sched_t *s, int32_t tag)
+{
+    c->s = s;
+    c->a = a;
+    c->rank = a->rank;
+    c->size = a->size;
+    c->ts = a->type_size;
+    c->tag = tag;
+    c->step_base = 0;
+    for (int i = 0; i < PCS_NBUFS; i++)
+        c->map[i] = (uint8_t)i;
+}
+
+void pcs_at(pcs_ctx_t *c, int64_t step)
+{
+    c->s->cur_step = c->step_base + (uint32_t)step;
+}
+
+static pcs_op_t *push(pcs_ctx_t *c, uint8_t kind)
+{
+    pcs_sched_t *s = c->s;
+    if (s->err)
+        return NULL;
+    if (s->n == s->cap) {
+        size_t ncap = s->cap ? 2 * s->cap : 64;
+        pcs_op_t *n = realloc(s->ops, ncap * sizeof *n);
+        if (!n) {
+            s->err = PCS_E_NOMEM;
+            return NULL;
+        }
+        s->ops = n;
+        s->cap = ncap;
+    }
+    pcs_op_t *o = &s->ops[s->n++];
+    memset(o, 0, sizeof *o);
+    o->kind = kind;
+    o->step = s->cur_step;
+    o->tag = c->tag;
+    if (s->cur_step + 1 > s->nsteps)
+        s->nsteps = s->cur_step + 1;
+    return o;
+}
+
+static uint8_t mapbuf(const pcs_ctx_t *c, int buf)
+{
+    return buf >= 0 && buf < PCS_NBUFS ? c->map[buf] : (uint8_t)buf;
+}
+
+static void use_req(pcs_ctx_t *c, unsigned req)
+{
+    if (req >= UINT16_MAX)
+        c->s->err = PCS_E_ARG;
+    else if (req + 1 > c->s->nreqs)
+        c->s->nreqs = (uint16_t)(req + 1);
+}
+
+static void xfer(pcs_ctx_t *c, uint8_t kind, unsigned req, int peer, int buf, uint64_t off,
+                 uint64_t len, uint8_t flags)
+{
+    pcs_op_t *o = push(c, kind);
+    if (!o)
+        return;
+    o->peer = peer;
+    o->req = (uint16_t)req;
+    o->len = len;
+    o->flags = flags;
+    o->a.buf = mapbuf(c, buf);
+    o->a.off = off;
+    if (kind == PCS_OP_ISEND || kind == PCS_OP_IRECV)
+        use_req(c, req);
+}
+
+void pcs_send(pcs_ctx_t *c, int peer, int buf, uint64_t off, uint64_t len)
+{
+    xfer(c, PCS_OP_SEND, 0, peer, buf, off, len, 0);
+}
+void pcs_ssend(pcs_ctx_t *c, int peer, int buf, uint64_t off, uint64_t len)
+{
+    xfer(c, PCS_OP_SEND, 0, peer, buf, off, len, PCS_F_SYNC);
+}
+void pcs_recv(pcs_ctx_t *c, int peer, int buf, uint64_t off, uint64_t len)
+{
+    xfer(c, PCS_OP_RECV, 0, peer, buf, off, len, 0);
+}
+void pcs_isend(pcs_ctx_t *c, unsigned req, int peer, int buf, uint64_t off, uint64_t len)
+{
+    xfer(c, PCS_OP_ISEND, req, peer, buf, off, len, 0);
+}
+void pcs_irecv(pcs_ctx_t *c, unsigned req, int peer, int buf, uint64_t off, uint64_t len)
+{
+    xfer(c, PCS_OP_IRECV, req, peer, buf, off, len, 0);
+}
+void pcs_xfer(pcs_ctx_t *c, pcs_opkind_t kind, unsigned req, int peer, uint64_t len,
+              uint8_t flags)
+{
+    xfer(c, (uint8_t)kind, req, peer, PCS_BUF_IOV, 0, len, flags);
+}
+void pcs_piece(pcs_ctx_t *c, int buf, uint64_t off, uint64_t len)
+{
+    pcs_op_t *o = push(c, PCS_OP_PIECE);
+    if (!o)
+        return;
+    o->a.buf = mapbuf(c, buf);
+    o->a.off = off;
+    o->len = len;
+}
+
+void pcs_wait(pcs_ctx_t *c, unsigned req)
+{
+    pcs_op_t *o = push(c, PCS_OP_WAIT);
+    if (o)
+        o->req = (uint16_t)req;
+}
+
+static void local(pcs_ctx_t *c, uint8_t kind, int sbuf, uint64_t soff, int dbuf, uint64_t doff,
+                  uint64_t len)
+{
+    pcs_op_t *o = push(c, kind);
+    if (!o)
+        return;
+    o->tag = 0;
+    o->len = len;
+    o->a.buf = mapbuf(c, sbuf);
+    o->a.off = soff;
+    o->b.buf = mapbuf(c, dbuf);
+    o->b.off = doff;
+}
+
+void pcs_copy(pcs_ctx_t *c, int sbuf, uint64_t soff, int dbuf, uint64_t doff, uint64_t len)
+{
+    if (len == 0 || (mapbuf(c, sbuf) == mapbuf(c, dbuf) && soff == doff))
+        return;
+    local(c, PCS_OP_COPY, sbuf, soff, dbuf, doff, len);
+}
+
+void pcs_reduce(pcs_ctx_t *c, int inbuf, uint64_t inoff, int iobuf, uint64_t iooff,
+                uint64_t len)
+{
+    if (len == 0)
+        return;
+    local(c, PCS_OP_REDUCE, inbuf, inoff, iobuf, iooff, len);
+}
+
+void pcs_sendrecv_actual(pcs_ctx_t *c, unsigned req, int dest, int sbuf, uint64_t soff,
+                         uint64_t slen, int src, int rbuf, uint64_t roff, uint64_t rlen)
+{
+    pcs_irecv(c, req, src, rbuf, roff, rlen);
+    pcs_send(c, dest, sbuf, soff, slen);
+    pcs_wait(c, req);
+}
+
+void pcs_sendrecv(pcs_ctx_t *c, unsigned req, int dest, int sbuf, uint64_t soff, uint64_t slen,
+                  int src, int rbuf, uint64_t roff, uint64_t rlen)
+{
+    if (dest == c->rank && src == c->rank)
+        pcs_copy(c, sbuf, soff, rbuf, roff, slen < rlen ? slen : rlen);
+    else
+        pcs_sendrecv_actual(c, req, dest, sbuf, soff, slen, src, rbuf, roff, rlen);
+}
+
+void pcs_need_tmp(pcs_ctx_t *c, int buf, uint64_t n)
+{
+    int b = mapbuf(c, buf);
+    if (b >= PCS_BUF_TMP && b <= PCS_BUF_TMP3) {
+        uint64_t *t = &c->s->tmp_bytes[b - PCS_BUF_TMP];
+        if (n > *t)
+            *t = n;
+    }
+}
+
+/* ---- arithmetic ---- */
+
+int pcs_pow2_floor(int n)
+{
+    int p = 1;
+    while (p <= n / 2)
+        p <<= 1;
+    return p;
+}
+
+int pcs_log2_floor(int n)
+{
+    int l = 0;
+    while ((1 << (l + 1)) <= n)
+        l++;
+    return l;
+}
+
+void pcs_blockcount(int64_t count, int nblocks, int *split, int64_t *early, int64_t *late)
+{
+    *early = *late = count / nblocks;
+    *split = (int)(count % nblocks);
+    if (*split)
+        (*early)++;
+}
+
+int64_t pcs_segcount(uint64_t segsize, uint64_t ts, int64_t count)
+{
+    int64_t seg = count;
+    if (ts > 0 && segsize >= ts && segsize < ts * (uint64_t)count) {
+        seg = (int64_t)(segsize / ts);
+        if (segsize - (uint64_t)seg * ts > ts / 2)
+            seg++;
+    }
+    return seg;
+}

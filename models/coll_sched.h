@@ -1,0 +1,269 @@
+/* coll_sched.h: per-rank schedules of MPI collectives (the point-to-point messages and local
+ * data operations a library performs inside one collective call), the selection rules that
+ * choose the algorithm, and the generators that write the schedules.
+ *
+ * Pure C, libc only, no MPI and no I/O: used by the shim (PHASOR_STEPS=measure executes a
+ * schedule with PMPI point-to-point calls) and offline (`phasor steps`, `phasor predict`).
+ * The representation and the Open MPI 4.1 rules are described in doc/collectives.md.
+ *
+ * Typical use, one rank r of a communicator of size P:
+ *     pcs_args_t a = { .coll = PCS_ALLREDUCE, .size = P, .rank = r, .type_size = 8,
+ *                      .count = n, .commutative = true };
+ *     pcs_choice_t c;
+ *     pcs_sched_t s = PCS_SCHED_INIT;            // reuse it across calls: keeps its capacity
+ *     if (pcs_ompi41_select(&a, NULL, &c) == PCS_OK && pcs_generate(&a, &c, &s) == PCS_OK)
+ *         for (size_t i = 0; i < s.n; i++) ...s.ops[i]...
+ *     pcs_sched_free(&s);
+ *
+ * Cost: a generator is O(number of operations it writes) in time, plus O(P) for the
+ * tree-building ones, and writes only into the caller's growable array (amortised doubling,
+ * no other allocation). Per rank and call that is O(log P) operations for the tree and
+ * recursive algorithms, O(P) for ring, linear, pairwise and the roots of linear algorithms;
+ * composite algorithms (reduce then bcast, ...) are the sum of their parts. */
+#ifndef COLL_SCHED_H
+#define COLL_SCHED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- errors ---- */
+typedef enum pcs_err {
+    PCS_OK = 0,
+    PCS_E_NOMEM = 1,       /* the operation array could not grow */
+    PCS_E_ARG = 2,         /* invalid arguments (rank outside the communicator, ...) */
+    PCS_E_UNSUPPORTED = 3, /* algorithm not in the catalogue (yet) */
+} pcs_err_t;
+const char *pcs_strerror(pcs_err_t e);
+
+/* ---- collectives ---- */
+#define PCS_COLLS(X)                                                                        \
+    X(BCAST, "bcast") X(REDUCE, "reduce") X(ALLREDUCE, "allreduce")                         \
+    X(ALLGATHER, "allgather") X(ALLGATHERV, "allgatherv") X(ALLTOALL, "alltoall")           \
+    X(ALLTOALLV, "alltoallv") X(BARRIER, "barrier") X(GATHER, "gather")                     \
+    X(SCATTER, "scatter") X(REDUCE_SCATTER, "reduce_scatter")                               \
+    X(REDUCE_SCATTER_BLOCK, "reduce_scatter_block") X(SCAN, "scan") X(EXSCAN, "exscan")     \
+    X(GATHERV, "gatherv") X(SCATTERV, "scatterv")
+typedef enum pcs_coll {
+#define PCS_X_(id, name) PCS_##id,
+    PCS_COLLS(PCS_X_)
+#undef PCS_X_
+    PCS_NCOLLS
+} pcs_coll_t;
+const char *pcs_coll_name(pcs_coll_t c); /* "allreduce"; "?" if out of range */
+
+/* ---- algorithms (library-independent catalogue; names are printed by `phasor steps`) ----
+ * X(id, collective, name). The names are an output format: never rename, only add. */
+#define PCS_ALGS(X)                                                                         \
+    X(NONE, NCOLLS, "none") /* no messages: size 1, count 0, early return */                \
+    X(BCAST_LINEAR, BCAST, "linear")                                                        \
+    X(BCAST_CHAIN, BCAST, "chain")         /* generic tree bcast on chains (fanout 1: pipeline) */ \
+    X(BCAST_SPLIT_BINTREE, BCAST, "split_bintree")                                         \
+    X(BCAST_BINTREE, BCAST, "binary_tree")                                                  \
+    X(BCAST_BINOMIAL, BCAST, "binomial")                                                    \
+    X(BCAST_KNOMIAL, BCAST, "knomial")                                                      \
+    X(BCAST_SCATTER_ALLGATHER, BCAST, "scatter_allgather")                                  \
+    X(BCAST_SCATTER_ALLGATHER_RING, BCAST, "scatter_allgather_ring")                        \
+    X(REDUCE_LINEAR, REDUCE, "linear")                                                      \
+    X(REDUCE_CHAIN, REDUCE, "chain")                                                        \
+    X(REDUCE_BINARY, REDUCE, "binary")                                                      \
+    X(REDUCE_BINOMIAL, REDUCE, "binomial")                                                  \
+    X(REDUCE_IN_ORDER_BINARY, REDUCE, "in_order_binary")                                    \
+    X(REDUCE_REDSCAT_GATHER, REDUCE, "rabenseifner")                                        \
+    X(ALLREDUCE_LINEAR, ALLREDUCE, "linear")                                                \
+    X(ALLREDUCE_NONOVERLAPPING, ALLREDUCE, "nonoverlapping")                                \
+    X(ALLREDUCE_RECURSIVE_DOUBLING, ALLREDUCE, "recursive_doubling")                        \
+    X(ALLREDUCE_RING, ALLREDUCE, "ring")                                                    \
+    X(ALLREDUCE_RABENSEIFNER, ALLREDUCE, "rabenseifner")                                    \
+    X(ALLGATHER_LINEAR, ALLGATHER, "linear")                                                \
+    X(ALLGATHER_BRUCK, ALLGATHER, "bruck")                                                  \
+    X(ALLGATHER_RECURSIVE_DOUBLING, ALLGATHER, "recursive_doubling")                        \
+    X(ALLGATHER_RING, ALLGATHER, "ring")                                                    \
+    X(ALLGATHER_NEIGHBOR, ALLGATHER, "neighbor_exchange")                                   \
+    X(ALLGATHER_TWO_PROCS, ALLGATHER, "two_procs")                                          \
+    X(ALLGATHERV_DEFAULT, ALLGATHERV, "gatherv_bcast")                                      \
+    X(ALLGATHERV_BRUCK, ALLGATHERV, "bruck")                                                \
+    X(ALLGATHERV_RING, ALLGATHERV, "ring")                                                  \
+    X(ALLGATHERV_NEIGHBOR, ALLGATHERV, "neighbor_exchange")                                 \
+    X(ALLGATHERV_TWO_PROCS, ALLGATHERV, "two_procs")                                        \
+    X(ALLTOALL_LINEAR, ALLTOALL, "linear")                                                  \
+    X(ALLTOALL_PAIRWISE, ALLTOALL, "pairwise")                                              \
+    X(ALLTOALL_BRUCK, ALLTOALL, "modified_bruck")                                           \
+    X(ALLTOALL_LINEAR_SYNC, ALLTOALL, "linear_sync")                                        \
+    X(ALLTOALL_TWO_PROCS, ALLTOALL, "two_procs")                                            \
+    X(ALLTOALL_INPLACE, ALLTOALL, "inplace")                                                \
+    X(ALLTOALLV_LINEAR, ALLTOALLV, "linear")                                                \
+    X(ALLTOALLV_PAIRWISE, ALLTOALLV, "pairwise")                                            \
+    X(ALLTOALLV_INPLACE, ALLTOALLV, "inplace")                                              \
+    X(BARRIER_LINEAR, BARRIER, "linear")                                                    \
+    X(BARRIER_DOUBLE_RING, BARRIER, "double_ring")                                          \
+    X(BARRIER_RECURSIVE_DOUBLING, BARRIER, "recursive_doubling")                            \
+    X(BARRIER_BRUCK, BARRIER, "bruck")                                                      \
+    X(BARRIER_TWO_PROCS, BARRIER, "two_procs")                                              \
+    X(BARRIER_TREE, BARRIER, "tree")                                                        \
+    X(GATHER_LINEAR, GATHER, "linear")                                                      \
+    X(GATHER_BINOMIAL, GATHER, "binomial")                                                  \
+    X(GATHER_LINEAR_SYNC, GATHER, "linear_sync")                                            \
+    X(SCATTER_LINEAR, SCATTER, "linear")                                                    \
+    X(SCATTER_BINOMIAL, SCATTER, "binomial")                                                \
+    X(SCATTER_LINEAR_NB, SCATTER, "linear_nb")                                              \
+    X(REDUCE_SCATTER_NONOVERLAPPING, REDUCE_SCATTER, "reduce_scatterv")                     \
+    X(REDUCE_SCATTER_RECURSIVE_HALVING, REDUCE_SCATTER, "recursive_halving")                \
+    X(REDUCE_SCATTER_RING, REDUCE_SCATTER, "ring")                                          \
+    X(REDUCE_SCATTER_BUTTERFLY, REDUCE_SCATTER, "butterfly")                                \
+    X(RSB_LINEAR, REDUCE_SCATTER_BLOCK, "reduce_scatter")                                   \
+    X(RSB_RECURSIVE_DOUBLING, REDUCE_SCATTER_BLOCK, "recursive_doubling")                   \
+    X(RSB_RECURSIVE_HALVING, REDUCE_SCATTER_BLOCK, "recursive_halving")                     \
+    X(RSB_BUTTERFLY, REDUCE_SCATTER_BLOCK, "butterfly")                                     \
+    X(SCAN_LINEAR, SCAN, "linear")                                                          \
+    X(SCAN_RECURSIVE_DOUBLING, SCAN, "recursive_doubling")                                  \
+    X(EXSCAN_LINEAR, EXSCAN, "linear")                                                      \
+    X(EXSCAN_RECURSIVE_DOUBLING, EXSCAN, "recursive_doubling")                              \
+    X(GATHERV_LINEAR, GATHERV, "linear")                                                    \
+    X(SCATTERV_LINEAR, SCATTERV, "linear")
+typedef enum pcs_alg {
+#define PCS_X_(id, coll, name) PCS_ALG_##id,
+    PCS_ALGS(PCS_X_)
+#undef PCS_X_
+    PCS_NALGS
+} pcs_alg_t;
+const char *pcs_alg_name(pcs_alg_t a);   /* "ring"; "?" if out of range */
+pcs_coll_t pcs_alg_coll(pcs_alg_t a);    /* the collective it implements (PCS_NCOLLS: none) */
+
+/* ---- the arguments of one rank's call ----
+ * Counts and displacements are in elements of one datatype of type_size bytes (the packed
+ * size: what the library sends); sender and receiver types have the same signature, so one
+ * size serves both. Arrays have `size` entries and are read only where the collective reads
+ * them (gatherv: counts/displs at the root only). */
+typedef struct pcs_args {
+    pcs_coll_t coll;
+    int size, rank, root; /* communicator ranks; root only for rooted collectives */
+    uint64_t type_size;   /* bytes per element; 0 is allowed (moves nothing) */
+    /* bcast/reduce/allreduce/scan/exscan: the vector; allgather/alltoall/gather/scatter: the
+     * per-rank block (the receive count, as MPI equal send and receive signatures make it);
+     * reduce_scatter_block: the per-rank result; gatherv/scatterv at a non-root and
+     * allgatherv: ignored (use counts). */
+    int64_t count;
+    const int64_t *counts, *displs;   /* v-variants (receive side of allgatherv/gatherv/
+                                       * alltoallv, send side of scatterv), reduce_scatter's
+                                       * recvcounts; displs NULL = packed */
+    const int64_t *scounts, *sdispls; /* alltoallv send side; sdispls NULL = packed */
+    int64_t own_count; /* gatherv: this rank's send count; scatterv: this rank's recv count */
+    bool in_place;     /* MPI_IN_PLACE where the collective allows it (root only for rooted) */
+    bool commutative;  /* the op (reductions) */
+} pcs_args_t;
+
+/* ---- the schedule ----
+ * Buffers: the user's send and receive buffers (bcast's buffer is PCS_BUF_RECV; with
+ * in_place the data is where MPI says, never in PCS_BUF_SEND) and three scratch buffers whose
+ * needed sizes the generator records. Offsets and lengths are bytes. */
+enum { PCS_BUF_SEND = 0, PCS_BUF_RECV = 1, PCS_BUF_TMP = 2, PCS_BUF_TMP2 = 3, PCS_BUF_TMP3 = 4,
+       PCS_NBUFS = 5,
+       /* a transfer whose a.buf is PCS_BUF_IOV carries len bytes gathered from (or scattered
+        * to) the PCS_OP_PIECE operations that immediately follow it, in order: one message
+        * of a derived datatype (Open MPI's indexed types in bruck, neighbor exchange, ...) */
+       PCS_BUF_IOV = 255 };
+
+typedef enum pcs_opkind {
+    PCS_OP_SEND = 0,  /* blocking send of region a to peer */
+    PCS_OP_RECV = 1,  /* blocking receive from peer (PCS_ANY_SOURCE allowed) into region a */
+    PCS_OP_ISEND = 2, /* nonblocking send; completes at the PCS_OP_WAIT naming the same req */
+    PCS_OP_IRECV = 3, /* nonblocking receive; region a is valid only after its wait */
+    PCS_OP_WAIT = 4,  /* wait for request slot req */
+    PCS_OP_COPY = 5,  /* local: region b := region a (len bytes) */
+    PCS_OP_PIECE = 7, /* one piece (a, len) of the preceding PCS_BUF_IOV transfer */
+    PCS_OP_REDUCE = 6 /* local: region b := a (op) b, elementwise, len bytes; the operand
+                       * order is MPI_Reduce_local's (a is "in", b is "inout") and is what
+                       * makes non-commutative ops and floating point bit-identical */
+} pcs_opkind_t;
+
+#define PCS_ANY_SOURCE (-1)
+
+enum pcs_opflags {
+    PCS_F_SYNC = 1u << 0,       /* synchronous-mode send (MPI_Ssend semantics) */
+    PCS_F_PERSISTENT = 1u << 1, /* started persistent request: Open MPI's pml monitoring
+                                 * counts it as external traffic (tag forced to 1) */
+};
+
+typedef struct pcs_region {
+    uint8_t buf;  /* PCS_BUF_* */
+    uint64_t off; /* byte offset into buf */
+} pcs_region_t;
+
+typedef struct pcs_op {
+    uint8_t kind;    /* pcs_opkind_t */
+    uint8_t flags;   /* enum pcs_opflags */
+    uint16_t req;    /* request slot of ISEND/IRECV/WAIT (reused after its wait) */
+    uint32_t step;   /* round, from 0; global: a message has the same step at its sender
+                      * and its receiver (a receive posted early carries its message's step) */
+    int32_t peer;    /* communicator rank (transfers only) */
+    int32_t tag;     /* the library's tag (Open MPI: -10..-26) */
+    uint64_t len;    /* bytes */
+    pcs_region_t a;  /* transfer: the data; copy/reduce: the source ("in") */
+    pcs_region_t b;  /* copy/reduce: the destination ("inout") */
+} pcs_op_t;
+
+typedef struct pcs_sched {
+    pcs_op_t *ops; /* grown with realloc; kept across pcs_sched_reset */
+    size_t n, cap;
+    uint64_t tmp_bytes[3]; /* bytes PCS_BUF_TMP, _TMP2 and _TMP3 must hold */
+    uint32_t nsteps;       /* steps used (max step + 1; 0 if no operation) */
+    uint16_t nreqs;        /* request slots used */
+    pcs_alg_t alg;         /* the algorithm that produced it (after fallbacks) */
+    pcs_err_t err;         /* sticky: the first error while building */
+    /* builder state */
+    uint32_t cur_step;
+} pcs_sched_t;
+#define PCS_SCHED_INIT {0}
+
+void pcs_sched_reset(pcs_sched_t *s); /* empty it, keep the capacity */
+void pcs_sched_free(pcs_sched_t *s);
+
+/* ---- selection ---- */
+typedef enum pcs_component {
+    PCS_COMP_NONE = 0,  /* nothing runs (size 1, early return in the MPI binding) */
+    PCS_COMP_TUNED = 1, /* Open MPI coll/tuned */
+    PCS_COMP_BASIC = 2, /* Open MPI coll/basic */
+    PCS_COMP_SELF = 3,  /* Open MPI coll/self (size 1) */
+} pcs_component_t;
+
+typedef struct pcs_choice {
+    pcs_component_t component;
+    int lib_alg;       /* the library's own id (tuned: 1.. as in its MCA enum; 0 = none) */
+    pcs_alg_t alg;     /* what actually runs, after the fallbacks inside the algorithm */
+    uint64_t segsize;  /* bytes; 0 = unsegmented */
+    int fanout;        /* chain fanout (bcast/reduce chain), 0 where unused */
+    int radix;         /* knomial radix */
+    int max_requests;  /* alltoall linear_sync, reduce leaves, scatter linear_nb */
+    int64_t dsize;     /* the message size the decision compared (bytes; -1 if none) */
+    int rule_line;     /* line of coll_tuned_decision_fixed.c v4.1.4 that chose, 0 if none */
+} pcs_choice_t;
+
+/* The OMPI_MCA_coll_tuned_* variables recorded at run time. Zero-initialised = defaults. */
+typedef struct pcs_ompi_forced {
+    bool use_dynamic_rules;              /* coll_tuned_use_dynamic_rules */
+    int algorithm[PCS_NCOLLS];           /* coll_tuned_<coll>_algorithm (0 = fixed rules) */
+    int64_t segsize[PCS_NCOLLS];         /* _algorithm_segmentsize */
+    int chain_fanout[PCS_NCOLLS];        /* _algorithm_chain_fanout (0 = its default, 4) */
+    int max_requests[PCS_NCOLLS];        /* _algorithm_max_requests */
+    int knomial_radix;                   /* bcast_algorithm_knomial_radix (0 = 4) */
+} pcs_ompi_forced_t;
+
+/* Open MPI 4.1.x (coll_tuned_decision_fixed.c, unchanged 4.1.0-4.1.8) on an intracommunicator.
+ * forced may be NULL. Writes out even when it returns an error. */
+pcs_err_t pcs_ompi41_select(const pcs_args_t *a, const pcs_ompi_forced_t *forced,
+                            pcs_choice_t *out);
+/* The fixed rules alone: algorithm id for (collective, comm size, dsize, commutative), with
+ * the deciding line; exposed for the table test. dsize as pcs_ompi41_dsize computes it. */
+int pcs_ompi41_fixed(pcs_coll_t c, int size, int64_t dsize, bool commutative, int *line);
+int64_t pcs_ompi41_dsize(const pcs_args_t *a);
+
+/* ---- generation ---- */
+/* Append rank a->rank's schedule for choice c to s (after pcs_sched_reset, or appended to
+ * what s holds: composite algorithms use this). Returns s->err. */
+pcs_err_t pcs_generate(const pcs_args_t *a, const pcs_choice_t *c, pcs_sched_t *s);
+/* Select with Open MPI 4.1's rules and generate, for composite algorithms and callers. */
+pcs_err_t pcs_ompi41_schedule(const pcs_args_t *a, const pcs_ompi_forced_t *forced,
+                              pcs_sched_t *s);
+
+#endif
