@@ -3,6 +3,9 @@
 
 #include <string.h>
 #include <zlib.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 static const char *const plog_err_text[PLOG_E__COUNT] = {
     [PLOG_OK] = "no error",
@@ -435,6 +438,212 @@ plog_err_t plog_events_dec_next(plog_events_dec_t *d, plog_event_t *ev, uint64_t
     if (col[COL_EXTRAS].err)
         return col[COL_EXTRAS].err;
     d->i++;
+    return PLOG_OK;
+}
+
+/* The 7-bit groups of the first len (1..8) bytes of w (little-endian) as one value. */
+static inline uint64_t vgroups(uint64_t w, unsigned len)
+{
+    uint64_t x = w & (~0ull >> (64 - 8 * len)) & 0x7f7f7f7f7f7f7f7full;
+    x = (x & 0x007f007f007f007full) | ((x & 0x7f007f007f007f00ull) >> 1);
+    x = (x & 0x00003fff00003fffull) | ((x & 0x3fff00003fff0000ull) >> 2);
+    return (x & 0x000000000fffffffull) | ((x & 0x0fffffff00000000ull) >> 4);
+}
+
+/* n varints from *pp (not past end) into v; -1 on anything plog_get_varint refuses. The
+ * cursor moves only on success, for the all-or-nothing batch. */
+static int col_varints(const uint8_t **pp, const uint8_t *end, uint32_t n, uint64_t *v)
+{
+    const uint8_t *p = *pp;
+    uint32_t i = 0;
+    if ((size_t)(end - p) >= n) { /* a run of one-byte values: most columns of most frames */
+        uint64_t hi = 0;
+        uint32_t k = 0;
+        for (; k + 8 <= n; k += 8) {
+            uint64_t w;
+            memcpy(&w, p + k, 8);
+            hi |= w;
+        }
+        for (; k < n; k++)
+            hi |= p[k];
+        if (!(hi & 0x8080808080808080ull)) {
+            for (k = 0; k < n; k++)
+                v[k] = p[k];
+            *pp = p + n;
+            return 0;
+        }
+    }
+#if defined(__SSE2__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    /* Mixed lengths: the stop bytes of 64 bytes at once, then one value per stop bit. A
+     * branch per byte, or a load at each value's start, made each value wait on the last
+     * (mispredictions, or a load-to-load chain); here only the mask carries over. */
+    while (i < n && end - p >= 72) { /* 64 bytes scanned + an 8-byte load at the last */
+        uint64_t m = 0;
+        for (int q = 0; q < 4; q++) {
+            __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * q));
+            m |= (uint64_t)(uint16_t)_mm_movemask_epi8(b) << (16 * q);
+        }
+        m = ~m; /* bit j: byte j ends a value */
+        unsigned s = 0;
+        while (m != 0 && i < n) {
+            unsigned e = (unsigned)__builtin_ctzll(m);
+            m &= m - 1;
+            unsigned len = e - s + 1;
+            uint64_t w;
+            memcpy(&w, p + s, 8);
+            if (__builtin_expect(len <= 8, 1)) {
+                v[i++] = vgroups(w, len);
+            } else if (len == 9) {
+                v[i++] = vgroups(w, 8) | (uint64_t)(p[s + 8] & 0x7f) << 56;
+            } else if (len == 10 && p[s + 9] <= 1) { /* else bits beyond 64 */
+                v[i++] = vgroups(w, 8) | (uint64_t)(p[s + 8] & 0x7f) << 56 |
+                         (uint64_t)p[s + 9] << 63;
+            } else {
+                return -1;
+            }
+            s = e + 1;
+        }
+        if (s == 0) /* no value ends in 64 bytes */
+            return -1;
+        p += s;
+    }
+#endif
+    for (; i < n; i++) { /* the end of the column: every read checked */
+        plog_rcur_t r = {p, end, PLOG_OK};
+        v[i] = plog_get_varint(&r);
+        if (r.err)
+            return -1;
+        p = r.p;
+    }
+    *pp = p;
+    return 0;
+}
+
+static inline int fits_i32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
+
+plog_err_t plog_events_dec_batch(plog_events_dec_t *d, plog_event_t *ev, uint32_t max,
+                                 uint64_t *extras, size_t extras_cap, uint32_t *xoff,
+                                 uint32_t *n_out)
+{
+    *n_out = 0;
+    uint32_t n = d->n - d->i;
+    if (n > max)
+        n = max;
+    if (n > PLOG_DEC_BATCH)
+        n = PLOG_DEC_BATCH;
+    if (n == 0)
+        return PLOG_OK;
+    for (int c = 0; c < PLOG_NCOLS; c++)
+        if (d->col[c].err)
+            return d->col[c].err;
+    const uint8_t *p[PLOG_NCOLS];
+    for (int c = 0; c < PLOG_NCOLS; c++)
+        p[c] = d->col[c].p;
+    uint64_t v[PLOG_DEC_BATCH];
+
+    /* extras first: they decide how many events fit */
+    if (col_varints(&p[COL_NEXTRA], d->col[COL_NEXTRA].end, n, v) != 0)
+        return PLOG_E_CORRUPT;
+    size_t words = 0;
+    uint32_t m = 0;
+    for (; m < n; m++) {
+        if (v[m] > UINT32_MAX)
+            return PLOG_E_CORRUPT;
+        if (v[m] > extras_cap - words)
+            break;
+        xoff[m] = (uint32_t)words;
+        ev[m].nextra = (uint32_t)v[m];
+        words += v[m];
+    }
+    if (m == 0)
+        return PLOG_E_TOOBIG;
+    xoff[m] = (uint32_t)words;
+    if (m < n) { /* cut short: the nextra cursor must stop after m values */
+        p[COL_NEXTRA] = d->col[COL_NEXTRA].p;
+        col_varints(&p[COL_NEXTRA], d->col[COL_NEXTRA].end, m, v);
+        n = m;
+    }
+    if (words > (size_t)(d->col[COL_EXTRAS].end - p[COL_EXTRAS]) ||
+        col_varints(&p[COL_EXTRAS], d->col[COL_EXTRAS].end, (uint32_t)words, extras) != 0)
+        return PLOG_E_CORRUPT;
+
+#define COL(c) \
+    if (col_varints(&p[c], d->col[c].end, n, v) != 0) \
+        return PLOG_E_CORRUPT
+    COL(COL_CALL);
+    for (uint32_t k = 0; k < n; k++) {
+        if (v[k] > UINT16_MAX)
+            return PLOG_E_CORRUPT;
+        ev[k].call = (uint16_t)v[k];
+    }
+    COL(COL_DSTART);
+    uint64_t t = d->prev_start;
+    for (uint32_t k = 0; k < n; k++) {
+        t += (uint64_t)plog_unzigzag(v[k]);
+        ev[k].t_start = t;
+    }
+    COL(COL_DUR);
+    for (uint32_t k = 0; k < n; k++) {
+        int64_t dur = plog_unzigzag(v[k]);
+        ev[k].t_end = ev[k].t_start + (uint64_t)dur;
+        if (dur < 0 && ev[k].t_end > ev[k].t_start) /* wrapped: negative duration */
+            return PLOG_E_CORRUPT;
+    }
+    COL(COL_COMM);
+    for (uint32_t k = 0; k < n; k++) {
+        if (v[k] > UINT32_MAX)
+            return PLOG_E_CORRUPT;
+        ev[k].comm = (uint32_t)v[k];
+    }
+#define COL_I32(c, field) \
+    COL(c); \
+    for (uint32_t k = 0; k < n; k++) { \
+        int64_t x = plog_unzigzag(v[k]); \
+        if (!fits_i32(x)) \
+            return PLOG_E_CORRUPT; \
+        ev[k].field = (int32_t)x; \
+    }
+    COL_I32(COL_PEER, peer)
+    COL_I32(COL_TAG, tag)
+    COL(COL_BYTES);
+    for (uint32_t k = 0; k < n; k++)
+        ev[k].bytes = v[k];
+    COL(COL_RBYTES);
+    for (uint32_t k = 0; k < n; k++)
+        ev[k].rbytes = v[k];
+    COL(COL_REQ);
+    uint64_t req = d->prev_req;
+    for (uint32_t k = 0; k < n; k++) {
+        if (v[k] != 0) {
+            req += (uint64_t)plog_unzigzag(v[k] - 1);
+            ev[k].request = req;
+        } else {
+            ev[k].request = 0;
+        }
+    }
+    COL_I32(COL_ROOT, root)
+    COL(COL_CALLSITE);
+    for (uint32_t k = 0; k < n; k++) {
+        if (v[k] > UINT32_MAX)
+            return PLOG_E_CORRUPT;
+        ev[k].callsite = (uint32_t)v[k];
+    }
+    COL_I32(COL_RC, rc)
+    COL(COL_FLAGS);
+    for (uint32_t k = 0; k < n; k++) {
+        if (v[k] > UINT16_MAX)
+            return PLOG_E_CORRUPT;
+        ev[k].flags = (uint16_t)v[k];
+    }
+#undef COL_I32
+#undef COL
+
+    for (int c = 0; c < PLOG_NCOLS; c++)
+        d->col[c].p = p[c];
+    d->prev_start = t;
+    d->prev_req = req;
+    d->i += n;
+    *n_out = n;
     return PLOG_OK;
 }
 
