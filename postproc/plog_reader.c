@@ -1447,9 +1447,16 @@ typedef struct tstream {  /* one thread of one rank, frame after frame */
     size_t rawcap;
     plog_events_dec_t dec;
     int active, have;
-    plog_event_t ev;      /* head event */
-    uint64_t *x;          /* its extras */
+    const plog_event_t *head; /* head event: in bev, or ev */
+    const uint64_t *headx;    /* its extras */
+    plog_event_t ev;      /* decoded one by one (damage, huge extras) */
+    uint64_t *x;
     size_t xcap;
+    plog_event_t *bev;    /* decoded in bulk: bev[bpos..bn) are next */
+    uint32_t *bxoff;      /* extras of bev[k]: bx + bxoff[k] */
+    uint64_t *bx;
+    size_t bxcap;
+    uint32_t bn, bpos;
 } tstream_t;
 
 /* Request table entry: an open start, or a persistent definition. */
@@ -1536,11 +1543,39 @@ static plog_err_t rs_error(rstream_t *s, plog_err_t code, uint64_t off, plog_err
     return fail(err, code, s->rp->path, (int64_t)off, "%s", what);
 }
 
+#define TS_BX_MIN 1024        /* extras words of a batch; grows for events with long lists */
+#define TS_BX_MAX (1u << 16)  /* beyond: such events are decoded one by one */
+
 static plog_err_t ts_advance(rstream_t *s, tstream_t *t, plog_error_t *err)
 {
     for (;;) {
         if (t->active) {
+            if (t->bpos < t->bn) {
+                t->head = &t->bev[t->bpos];
+                t->headx = t->bx + t->bxoff[t->bpos];
+                t->bpos++;
+                t->have = 1;
+                return PLOG_OK;
+            }
             plog_events_dec_t *d = &t->dec;
+            if (d->i < d->n && t->bev != NULL) {
+                uint32_t got = 0;
+                plog_err_t e = plog_events_dec_batch(d, t->bev, PLOG_DEC_BATCH, t->bx, t->bxcap,
+                                                     t->bxoff, &got);
+                if (e == PLOG_E_TOOBIG && t->bxcap < TS_BX_MAX) {
+                    uint64_t *nx = realloc(t->bx, 2 * t->bxcap * sizeof(*nx));
+                    if (nx == NULL)
+                        return rs_error(s, PLOG_E_NOMEM, t->frame_off, err, "extras");
+                    t->bx = nx;
+                    t->bxcap *= 2;
+                    continue;
+                }
+                t->bn = got;
+                t->bpos = 0;
+                if (e == PLOG_OK && got > 0)
+                    continue;
+                /* damage or a huge event: one by one, which says exactly what is wrong */
+            }
             if (d->i < d->n) {
                 plog_rcur_t peek = d->col[COL_NEXTRA];
                 uint64_t k = plog_get_varint(&peek);
@@ -1563,6 +1598,8 @@ static plog_err_t ts_advance(rstream_t *s, tstream_t *t, plog_error_t *err)
                                 err, what);
             }
             if (!done) {
+                t->head = &t->ev;
+                t->headx = t->x;
                 t->have = 1;
                 return PLOG_OK;
             }
@@ -1571,6 +1608,21 @@ static plog_err_t ts_advance(rstream_t *s, tstream_t *t, plog_error_t *err)
         if (t->next == t->nf) {
             t->have = 0;
             return PLOG_OK;
+        }
+        if (t->bev == NULL) {
+            t->bev = malloc(PLOG_DEC_BATCH * sizeof(*t->bev));
+            t->bxoff = malloc((PLOG_DEC_BATCH + 1) * sizeof(*t->bxoff));
+            t->bx = malloc(TS_BX_MIN * sizeof(*t->bx));
+            if (t->bev == NULL || t->bxoff == NULL || t->bx == NULL) {
+                free(t->bev);
+                free(t->bxoff);
+                free(t->bx);
+                t->bev = NULL;
+                t->bxoff = NULL;
+                t->bx = NULL;
+                return rs_error(s, PLOG_E_NOMEM, t->frame_off, err, "event batch");
+            }
+            t->bxcap = TS_BX_MIN;
         }
         const plog_frame_ix_t *fx = &s->rk->frames[t->fidx[t->next++]];
         t->frame_off = fx->offset;
@@ -1591,8 +1643,8 @@ static plog_err_t ts_advance(rstream_t *s, tstream_t *t, plog_error_t *err)
 
 static int ts_less(const tstream_t *a, const tstream_t *b)
 {
-    if (a->ev.t_start != b->ev.t_start)
-        return a->ev.t_start < b->ev.t_start;
+    if (a->head->t_start != b->head->t_start)
+        return a->head->t_start < b->head->t_start;
     return a->thread < b->thread;
 }
 
@@ -1640,6 +1692,9 @@ static void rs_free(rstream_t *s)
         free(s->ts[i].fidx);
         free(s->ts[i].raw);
         free(s->ts[i].x);
+        free(s->ts[i].bev);
+        free(s->ts[i].bxoff);
+        free(s->ts[i].bx);
     }
     free(s->ts);
     free(s->heap);
@@ -2010,8 +2065,8 @@ static int is_recv_class(int cls)
 
 static plog_err_t build_rec(rstream_t *s, tstream_t *t, plog_error_t *err)
 {
-    const plog_event_t *ev = &t->ev;
-    const uint64_t *x = t->x;
+    const plog_event_t *ev = t->head;
+    const uint64_t *x = t->headx;
     plog_run_t *run = s->run;
     plog_rec_t *r = &s->rec;
     uint8_t cinfo = run->call_cls[ev->call];
@@ -2355,11 +2410,26 @@ static plog_err_t rs_next(rstream_t *s, const plog_rec_t **rec, plog_error_t *er
     } else if (s->pending != NULL) {
         tstream_t *t = s->pending;
         s->pending = NULL;
-        plog_err_t e = ts_advance(s, t, err);
-        if (e != PLOG_OK)
-            return e;
-        if (t->have)
+        if (t->active && t->bpos < t->bn) { /* ts_advance's common case, inline */
+            t->head = &t->bev[t->bpos];
+            t->headx = t->bx + t->bxoff[t->bpos];
+            t->bpos++;
+        } else {
+            plog_err_t e = ts_advance(s, t, err);
+            if (e != PLOG_OK)
+                return e;
+        }
+        if (t->have) {
+            if (s->nheap == 0) { /* the only thread with events left (often the only one) */
+                s->pending = t;
+                plog_err_t e = build_rec(s, t, err);
+                if (e != PLOG_OK)
+                    return e;
+                *rec = &s->rec;
+                return PLOG_OK;
+            }
             heap_push_ts(s, (uint32_t)(t - s->ts));
+        }
     }
     if (s->nheap == 0) {
         s->done = 1;
@@ -2522,8 +2592,14 @@ plog_err_t plog_iter_next(plog_iter_t *it, const plog_rec_t **rec, plog_error_t 
         size_t i = (size_t)it->pending;
         it->pending = -1;
         e = rs_next(it->rs[i], &it->cur[i], e_out);
-        if (e == PLOG_OK && it->cur[i] != NULL)
+        if (e == PLOG_OK && it->cur[i] != NULL) {
+            if (it->nheap == 0) { /* one rank (or the last one): nothing to merge */
+                it->pending = (ssize_t)i;
+                *rec = it->cur[i];
+                return PLOG_OK;
+            }
             it_push(it, (uint32_t)i);
+        }
     }
     if (e != PLOG_OK) {
         it->sticky = e;
