@@ -129,7 +129,7 @@ typedef __int128 wide_t;
 typedef long double wide_t;
 #endif
 
-static int64_t sat64(wide_t v)
+static inline int64_t sat64(wide_t v)
 {
     if (v > (wide_t)INT64_MAX)
         return INT64_MAX;
@@ -138,12 +138,26 @@ static int64_t sat64(wide_t v)
     return (int64_t)v;
 }
 
-static wide_t offset_wide(const plog_clockfit_t *fit, uint64_t t)
+static inline wide_t offset_wide(const plog_clockfit_t *fit, uint64_t t)
 {
     if (fit->n <= 0)
         return 0;
-    if (fit->n == 1 || fit->t1 <= fit->t0)
+    if (fit->n == 1 || fit->t1 <= fit->t0 || fit->o1 == fit->o0)
         return fit->o0;
+    /* the same floor in 64 bits when everything fits: the 128-bit division is a libgcc
+     * call, and this runs twice per event */
+    int64_t d_off, d_t, n64;
+    uint64_t d64 = fit->t1 - fit->t0;
+    if (!__builtin_sub_overflow(fit->o1, fit->o0, &d_off) && d64 <= INT64_MAX &&
+        (t >= fit->t0 ? t - fit->t0 <= INT64_MAX : fit->t0 - t <= INT64_MAX)) {
+        d_t = t >= fit->t0 ? (int64_t)(t - fit->t0) : -(int64_t)(fit->t0 - t);
+        if (!__builtin_mul_overflow(d_off, d_t, &n64)) {
+            int64_t q = n64 / (int64_t)d64;
+            if (n64 % (int64_t)d64 != 0 && n64 < 0)
+                q -= 1;
+            return (wide_t)fit->o0 + q;
+        }
+    }
     /* |o1 - o0| <= 1e-3 (t1 - t0) (plog_clock_fit), so the product stays below 2^118 */
     wide_t num = ((wide_t)fit->o1 - (wide_t)fit->o0) * ((wide_t)t - (wide_t)fit->t0);
     wide_t den = (wide_t)(fit->t1 - fit->t0);
@@ -162,9 +176,14 @@ int64_t plog_clock_offset(const plog_clockfit_t *fit, uint64_t t)
     return sat64(offset_wide(fit, t));
 }
 
-int64_t plog_clock_align(const plog_clockfit_t *fit, uint64_t t, uint64_t ref)
+static inline int64_t clock_align(const plog_clockfit_t *fit, uint64_t t, uint64_t ref)
 {
     return sat64((wide_t)t + offset_wide(fit, t) - (wide_t)ref);
+}
+
+int64_t plog_clock_align(const plog_clockfit_t *fit, uint64_t t, uint64_t ref)
+{
+    return clock_align(fit, t, ref);
 }
 
 /* ==== small containers =================================================================== */
@@ -2079,8 +2098,8 @@ static plog_err_t build_rec(rstream_t *s, tstream_t *t, plog_error_t *err)
     r->call_name = cinfo ? plog_call_name(ev->call) : "unknown";
     r->cls = cinfo ? cinfo - 1 : PLOG_CLASS_OTHER;
     r->flags = ev->flags;
-    r->start_ns = plog_clock_align(&s->rk->clock, ev->t_start, run->time_ref);
-    r->end_ns = plog_clock_align(&s->rk->clock, ev->t_end, run->time_ref);
+    r->start_ns = clock_align(&s->rk->clock, ev->t_start, run->time_ref);
+    r->end_ns = clock_align(&s->rk->clock, ev->t_end, run->time_ref);
     r->t_start = ev->t_start;
     r->t_end = ev->t_end;
     r->comm = 0;
