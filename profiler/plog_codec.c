@@ -452,26 +452,33 @@ static inline uint64_t vgroups(uint64_t w, unsigned len)
 
 /* n varints from *pp (not past end) into v; -1 on anything plog_get_varint refuses. The
  * cursor moves only on success, for the all-or-nothing batch. */
+/* Whether the next n values of a column are all one byte long (most columns of most
+ * frames): then they are the bytes themselves. */
+static inline int one_byte_run(const uint8_t *p, const uint8_t *end, uint32_t n)
+{
+    if ((size_t)(end - p) < n)
+        return 0;
+    uint64_t hi = 0;
+    uint32_t k = 0;
+    for (; k + 8 <= n; k += 8) {
+        uint64_t w;
+        memcpy(&w, p + k, 8);
+        hi |= w;
+    }
+    for (; k < n; k++)
+        hi |= p[k];
+    return !(hi & 0x8080808080808080ull);
+}
+
 static int col_varints(const uint8_t **pp, const uint8_t *end, uint32_t n, uint64_t *v)
 {
     const uint8_t *p = *pp;
     uint32_t i = 0;
-    if ((size_t)(end - p) >= n) { /* a run of one-byte values: most columns of most frames */
-        uint64_t hi = 0;
-        uint32_t k = 0;
-        for (; k + 8 <= n; k += 8) {
-            uint64_t w;
-            memcpy(&w, p + k, 8);
-            hi |= w;
-        }
-        for (; k < n; k++)
-            hi |= p[k];
-        if (!(hi & 0x8080808080808080ull)) {
-            for (k = 0; k < n; k++)
-                v[k] = p[k];
-            *pp = p + n;
-            return 0;
-        }
+    if (one_byte_run(p, end, n)) {
+        for (i = 0; i < n; i++)
+            v[i] = p[i];
+        *pp = p + n;
+        return 0;
     }
 #if defined(__SSE2__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     /* Mixed lengths: the stop bytes of 64 bytes at once, then one value per stop bit. A
@@ -567,76 +574,77 @@ plog_err_t plog_events_dec_batch(plog_events_dec_t *d, plog_event_t *ev, uint32_
         col_varints(&p[COL_EXTRAS], d->col[COL_EXTRAS].end, (uint32_t)words, extras) != 0)
         return PLOG_E_CORRUPT;
 
-#define COL(c) \
-    if (col_varints(&p[c], d->col[c].end, n, v) != 0) \
-        return PLOG_E_CORRUPT
-    COL(COL_CALL);
-    for (uint32_t k = 0; k < n; k++) {
-        if (v[k] > UINT16_MAX)
+    /* each column: straight from its bytes when they are one-byte values, else through v */
+#define COLUMN(c, BODY) \
+    do { \
+        if (one_byte_run(p[c], d->col[c].end, n)) { \
+            const uint8_t *b_ = p[c]; \
+            for (uint32_t k = 0; k < n; k++) { \
+                uint64_t x = b_[k]; \
+                BODY \
+            } \
+            p[c] += n; \
+        } else { \
+            if (col_varints(&p[c], d->col[c].end, n, v) != 0) \
+                return PLOG_E_CORRUPT; \
+            for (uint32_t k = 0; k < n; k++) { \
+                uint64_t x = v[k]; \
+                BODY \
+            } \
+        } \
+    } while (0)
+#define COLUMN_I32(c, field) \
+    COLUMN(c, { \
+        int64_t y = plog_unzigzag(x); \
+        if (!fits_i32(y)) \
+            return PLOG_E_CORRUPT; \
+        ev[k].field = (int32_t)y; \
+    })
+    COLUMN(COL_CALL, {
+        if (x > UINT16_MAX)
             return PLOG_E_CORRUPT;
-        ev[k].call = (uint16_t)v[k];
-    }
-    COL(COL_DSTART);
+        ev[k].call = (uint16_t)x;
+    });
     uint64_t t = d->prev_start;
-    for (uint32_t k = 0; k < n; k++) {
-        t += (uint64_t)plog_unzigzag(v[k]);
+    COLUMN(COL_DSTART, {
+        t += (uint64_t)plog_unzigzag(x);
         ev[k].t_start = t;
-    }
-    COL(COL_DUR);
-    for (uint32_t k = 0; k < n; k++) {
-        int64_t dur = plog_unzigzag(v[k]);
+    });
+    COLUMN(COL_DUR, {
+        int64_t dur = plog_unzigzag(x);
         ev[k].t_end = ev[k].t_start + (uint64_t)dur;
         if (dur < 0 && ev[k].t_end > ev[k].t_start) /* wrapped: negative duration */
             return PLOG_E_CORRUPT;
-    }
-    COL(COL_COMM);
-    for (uint32_t k = 0; k < n; k++) {
-        if (v[k] > UINT32_MAX)
+    });
+    COLUMN(COL_COMM, {
+        if (x > UINT32_MAX)
             return PLOG_E_CORRUPT;
-        ev[k].comm = (uint32_t)v[k];
-    }
-#define COL_I32(c, field) \
-    COL(c); \
-    for (uint32_t k = 0; k < n; k++) { \
-        int64_t x = plog_unzigzag(v[k]); \
-        if (!fits_i32(x)) \
-            return PLOG_E_CORRUPT; \
-        ev[k].field = (int32_t)x; \
-    }
-    COL_I32(COL_PEER, peer)
-    COL_I32(COL_TAG, tag)
-    COL(COL_BYTES);
-    for (uint32_t k = 0; k < n; k++)
-        ev[k].bytes = v[k];
-    COL(COL_RBYTES);
-    for (uint32_t k = 0; k < n; k++)
-        ev[k].rbytes = v[k];
-    COL(COL_REQ);
+        ev[k].comm = (uint32_t)x;
+    });
+    COLUMN_I32(COL_PEER, peer);
+    COLUMN_I32(COL_TAG, tag);
+    COLUMN(COL_BYTES, { ev[k].bytes = x; });
+    COLUMN(COL_RBYTES, { ev[k].rbytes = x; });
     uint64_t req = d->prev_req;
-    for (uint32_t k = 0; k < n; k++) {
-        if (v[k] != 0) {
-            req += (uint64_t)plog_unzigzag(v[k] - 1);
-            ev[k].request = req;
-        } else {
-            ev[k].request = 0;
-        }
-    }
-    COL_I32(COL_ROOT, root)
-    COL(COL_CALLSITE);
-    for (uint32_t k = 0; k < n; k++) {
-        if (v[k] > UINT32_MAX)
+    COLUMN(COL_REQ, {
+        if (x != 0)
+            req += (uint64_t)plog_unzigzag(x - 1);
+        ev[k].request = x != 0 ? req : 0;
+    });
+    COLUMN_I32(COL_ROOT, root);
+    COLUMN(COL_CALLSITE, {
+        if (x > UINT32_MAX)
             return PLOG_E_CORRUPT;
-        ev[k].callsite = (uint32_t)v[k];
-    }
-    COL_I32(COL_RC, rc)
-    COL(COL_FLAGS);
-    for (uint32_t k = 0; k < n; k++) {
-        if (v[k] > UINT16_MAX)
+        ev[k].callsite = (uint32_t)x;
+    });
+    COLUMN_I32(COL_RC, rc);
+    COLUMN(COL_FLAGS, {
+        if (x > UINT16_MAX)
             return PLOG_E_CORRUPT;
-        ev[k].flags = (uint16_t)v[k];
-    }
-#undef COL_I32
-#undef COL
+        ev[k].flags = (uint16_t)x;
+    });
+#undef COLUMN_I32
+#undef COLUMN
 
     for (int c = 0; c < PLOG_NCOLS; c++)
         d->col[c].p = p[c];
