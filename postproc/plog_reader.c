@@ -497,7 +497,8 @@ const plog_lcomm_t *plog_rank_comm(const plog_rank_t *rk, uint32_t local_id)
     return lo < rk->n_comms && rk->comms[lo].local_id == local_id ? &rk->comms[lo] : NULL;
 }
 
-int32_t plog_lcomm_world(const plog_lcomm_t *lc, int inter, int32_t r)
+/* inline for the reader's own per-event use (the exported one is called through the PLT) */
+static inline int32_t lcomm_world(const plog_lcomm_t *lc, int inter, int32_t r)
 {
     if (r == PLOG_NONE || r == PLOG_ANY_SOURCE || r == PLOG_PROC_NULL || r == PLOG_ROOT_ROOT)
         return r;
@@ -506,6 +507,11 @@ int32_t plog_lcomm_world(const plog_lcomm_t *lc, int inter, int32_t r)
     uint32_t n = inter ? lc->n_remote : lc->n_local;
     const int32_t *v = inter ? lc->remote : lc->local;
     return (uint32_t)r < n ? v[r] : PLOG_R_BADRANK;
+}
+
+int32_t plog_lcomm_world(const plog_lcomm_t *lc, int inter, int32_t r)
+{
+    return lcomm_world(lc, inter, r);
 }
 
 const char *plog_rank_kv_next(const plog_rank_t *rk, const char *prev)
@@ -1533,6 +1539,8 @@ typedef struct rstream {
     struct stord { uint64_t index; uint32_t pos; } *ord; /* statuses in index order */
     size_t ordcap;
     const plog_lcomm_t *lc_cache;
+    int clk_const;        /* the rank's clock offset is constant: aligned = t + clk_add */
+    wide_t clk_add;
     /* record scratch */
     plog_rec_t rec;
     plog_reqinfo_t rinfo;
@@ -1740,6 +1748,11 @@ static rstream_t *rs_new(plog_run_t *run, int32_t rank, zbufs_t *z)
     s->next_id = 1;
     s->next_msg_id = 1;
     const plog_rank_t *rk = s->rk;
+    const plog_clockfit_t *fit = &rk->clock;
+    if (fit->n <= 0 || fit->n == 1 || fit->t1 <= fit->t0 || fit->o1 == fit->o0) {
+        s->clk_const = 1; /* as offset_wide() decides */
+        s->clk_add = (wide_t)(fit->n <= 0 ? 0 : fit->o0) - (wide_t)run->time_ref;
+    }
     /* one stream per thread slot, frames in file order */
     for (size_t i = 0; i < rk->n_frames; i++) {
         const plog_frame_ix_t *fx = &rk->frames[i];
@@ -1907,11 +1920,11 @@ static void pers_drop(rstream_t *s, uint64_t handle)
 
 /* ---- building a record ---- */
 
-static int32_t xlate(rstream_t *s, const plog_rec_t *r, const plog_lcomm_t *lc, int inter,
-                     int32_t v, const char *what)
+static inline int32_t xlate(rstream_t *s, const plog_rec_t *r, const plog_lcomm_t *lc,
+                            int inter, int32_t v, const char *what)
 {
-    int32_t w = plog_lcomm_world(lc, inter, v);
-    if (w == PLOG_R_BADRANK && (lc != NULL || r->comm == 0))
+    int32_t w = lcomm_world(lc, inter, v);
+    if (__builtin_expect(w == PLOG_R_BADRANK, 0) && (lc != NULL || r->comm == 0))
         rs_warn(s, W_BADRANK, "thread %u, %s at %lld ns: %s %d in communicator %d of size %u",
                 r->thread, r->call_name, (long long)r->start_ns, what, (int)v, (int)r->comm,
                 lc ? (inter ? lc->n_remote : lc->n_local) : 0);
@@ -2110,8 +2123,13 @@ static plog_err_t build_rec(rstream_t *s, tstream_t *t, plog_error_t *err)
     r->call_name = cinfo ? plog_call_name(ev->call) : "unknown";
     r->cls = cinfo ? cinfo - 1 : PLOG_CLASS_OTHER;
     r->flags = ev->flags;
-    r->start_ns = clock_align(&s->rk->clock, ev->t_start, run->time_ref);
-    r->end_ns = clock_align(&s->rk->clock, ev->t_end, run->time_ref);
+    if (s->clk_const) {
+        r->start_ns = sat64((wide_t)ev->t_start + s->clk_add);
+        r->end_ns = sat64((wide_t)ev->t_end + s->clk_add);
+    } else {
+        r->start_ns = clock_align(&s->rk->clock, ev->t_start, run->time_ref);
+        r->end_ns = clock_align(&s->rk->clock, ev->t_end, run->time_ref);
+    }
     r->t_start = ev->t_start;
     r->t_end = ev->t_end;
     r->comm = 0;
@@ -2220,9 +2238,11 @@ static plog_err_t build_rec(rstream_t *s, tstream_t *t, plog_error_t *err)
     r->vrecv = p.vrecv;
 
     /* scratch for handles, statuses and the starts they link to */
-    if (GROW(s->hv, s->hcap, (size_t)p.nh + 1) != 0 ||
-        GROW(s->sv, s->scap, (size_t)p.ns + 1) != 0 ||
-        GROW(s->iv, s->icap, (size_t)p.nh + p.ns + 1) != 0)
+    if (__builtin_expect((size_t)p.nh + 1 > s->hcap || (size_t)p.ns + 1 > s->scap ||
+                         (size_t)p.nh + p.ns + 1 > s->icap, 0) &&
+        (GROW(s->hv, s->hcap, (size_t)p.nh + 1) != 0 ||
+         GROW(s->sv, s->scap, (size_t)p.ns + 1) != 0 ||
+         GROW(s->iv, s->icap, (size_t)p.nh + p.ns + 1) != 0))
         return rs_error(s, PLOG_E_NOMEM, t->frame_off, err, "request scratch");
     size_t ni = 0;
     r->n_handles = p.nh;
@@ -2329,7 +2349,7 @@ static plog_err_t build_rec(rstream_t *s, tstream_t *t, plog_error_t *err)
             uint32_t k = open_choose(s, st->handle, ev->t_start, t->thread,
                                      (cflags & CALLF_ARRAY) != 0);
             if (k == UINT32_MAX) {
-                st->source = plog_lcomm_world(NULL, 0, src); /* specials pass, else bad */
+                st->source = lcomm_world(NULL, 0, src); /* specials pass, else bad */
                 if (st->handle != 0 && pers_get(s, st->handle) == NULL)
                     rs_warn(s, W_UNMATCHED, "thread %u, %s at %lld ns, handle 0x%llx",
                             t->thread, r->call_name, (long long)r->start_ns,
