@@ -277,17 +277,24 @@ static int hm_put(hmap_t *m, uint64_t key, uint32_t val)
     return 0;
 }
 
-static void hm_del(hmap_t *m, uint64_t key)
+/* The slot holding key, or SIZE_MAX: lets a caller read and then update or delete an
+ * entry with one probe sequence. Valid until the next hm_put or deletion. */
+static inline size_t hm_find(const hmap_t *m, uint64_t key)
 {
     if (m->cap == 0)
-        return;
+        return SIZE_MAX;
     size_t mask = m->cap - 1;
-    size_t i = mix64(key) & mask;
-    while (m->keys[i] != key) {
+    for (size_t i = mix64(key) & mask;; i = (i + 1) & mask) {
+        if (m->keys[i] == key)
+            return i;
         if (m->keys[i] == 0)
-            return;
-        i = (i + 1) & mask;
+            return SIZE_MAX;
     }
+}
+
+static void hm_del_at(hmap_t *m, size_t i)
+{
+    size_t mask = m->cap - 1;
     for (size_t j = (i + 1) & mask; m->keys[j] != 0; j = (j + 1) & mask) {
         size_t home = mix64(m->keys[j]) & mask;
         /* move j into the hole at i unless its home lies cyclically in (i, j] */
@@ -299,6 +306,13 @@ static void hm_del(hmap_t *m, uint64_t key)
     }
     m->keys[i] = 0;
     m->n--;
+}
+
+static void hm_del(hmap_t *m, uint64_t key)
+{
+    size_t i = hm_find(m, key);
+    if (i != SIZE_MAX)
+        hm_del_at(m, i);
 }
 
 static void hm_free(hmap_t *m)
@@ -1846,9 +1860,10 @@ static uint32_t open_choose(rstream_t *s, uint64_t handle, uint64_t t, uint16_t 
 static void open_close(rstream_t *s, uint32_t i)
 {
     uint64_t handle = s->pool[i].handle;
-    uint32_t head = 0;
-    if (!hm_get(&s->open, handle, &head))
+    size_t slot = hm_find(&s->open, handle);
+    if (slot == SIZE_MAX)
         return;
+    uint32_t head = s->open.vals[slot];
     uint32_t newhead = 0, *link = &newhead;
     for (uint32_t k = head; k != 0;) {
         uint32_t nx = s->pool[k - 1].next;
@@ -1862,9 +1877,9 @@ static void open_close(rstream_t *s, uint32_t i)
     }
     *link = 0;
     if (newhead == 0)
-        hm_del(&s->open, handle);
+        hm_del_at(&s->open, slot);
     else
-        hm_put(&s->open, handle, newhead);
+        s->open.vals[slot] = newhead;
 }
 
 /* Open starts kept per handle: more means completions are missing from the log (dropped
@@ -1875,13 +1890,17 @@ static int open_add(rstream_t *s, uint64_t handle, const plog_reqinfo_t *info,
                     const plog_lcomm_t *lc, int inter, uint64_t t_end, uint16_t thread)
 {
     uint32_t head = 0, n = 0, oldest = UINT32_MAX;
-    hm_get(&s->open, handle, &head);
+    size_t slot = hm_find(&s->open, handle);
+    int moved = 0; /* open_close may have moved or deleted the slot */
+    if (slot != SIZE_MAX)
+        head = s->open.vals[slot];
     for (uint32_t k = head; k != 0;) {
         uint32_t i = k - 1;
         k = s->pool[i].next;
         if (s->pool[i].uncertain) { /* a failed Wait named it; the library reused its handle */
             s->wcount[W_ORPHAN]++;
             open_close(s, i);
+            moved = 1;
             continue;
         }
         n++;
@@ -1891,13 +1910,19 @@ static int open_add(rstream_t *s, uint64_t handle, const plog_reqinfo_t *info,
     if (n >= MAX_OPEN_PER_HANDLE) {
         s->wcount[W_ORPHAN]++;
         open_close(s, oldest);
+        moved = 1;
     }
-    head = 0;
-    hm_get(&s->open, handle, &head);
+    if (moved)
+        slot = hm_find(&s->open, handle);
+    head = slot != SIZE_MAX ? s->open.vals[slot] : 0;
     uint32_t i = pool_new(s);
     if (i == UINT32_MAX)
         return -1;
     s->pool[i] = (reqent_t){handle, head, (uint8_t)inter, 0, 0, thread, 0, lc, t_end, *info};
+    if (slot != SIZE_MAX) {
+        s->open.vals[slot] = i + 1;
+        return 0;
+    }
     return hm_put(&s->open, handle, i + 1);
 }
 
