@@ -498,7 +498,11 @@ static int col_varints(const uint8_t **pp, const uint8_t *end, uint32_t n, uint6
             unsigned len = e - s + 1;
             uint64_t w;
             memcpy(&w, p + s, 8);
-            if (__builtin_expect(len <= 8, 1)) {
+            if (len == 1) {
+                v[i++] = w & 0x7f;
+            } else if (len == 2) {
+                v[i++] = (w & 0x7f) | (w >> 1 & 0x3f80);
+            } else if (__builtin_expect(len <= 8, 1)) {
                 v[i++] = vgroups(w, len);
             } else if (len == 9) {
                 v[i++] = vgroups(w, 8) | (uint64_t)(p[s + 8] & 0x7f) << 56;
