@@ -129,7 +129,7 @@ typedef __int128 wide_t;
 typedef long double wide_t;
 #endif
 
-static int64_t sat64(wide_t v)
+static inline int64_t sat64(wide_t v)
 {
     if (v > (wide_t)INT64_MAX)
         return INT64_MAX;
@@ -138,12 +138,26 @@ static int64_t sat64(wide_t v)
     return (int64_t)v;
 }
 
-static wide_t offset_wide(const plog_clockfit_t *fit, uint64_t t)
+static inline wide_t offset_wide(const plog_clockfit_t *fit, uint64_t t)
 {
     if (fit->n <= 0)
         return 0;
-    if (fit->n == 1 || fit->t1 <= fit->t0)
+    if (fit->n == 1 || fit->t1 <= fit->t0 || fit->o1 == fit->o0)
         return fit->o0;
+    /* the same floor in 64 bits when everything fits: the 128-bit division is a libgcc
+     * call, and this runs twice per event */
+    int64_t d_off, d_t, n64;
+    uint64_t d64 = fit->t1 - fit->t0;
+    if (!__builtin_sub_overflow(fit->o1, fit->o0, &d_off) && d64 <= INT64_MAX &&
+        (t >= fit->t0 ? t - fit->t0 <= INT64_MAX : fit->t0 - t <= INT64_MAX)) {
+        d_t = t >= fit->t0 ? (int64_t)(t - fit->t0) : -(int64_t)(fit->t0 - t);
+        if (!__builtin_mul_overflow(d_off, d_t, &n64)) {
+            int64_t q = n64 / (int64_t)d64;
+            if (n64 % (int64_t)d64 != 0 && n64 < 0)
+                q -= 1;
+            return (wide_t)fit->o0 + q;
+        }
+    }
     /* |o1 - o0| <= 1e-3 (t1 - t0) (plog_clock_fit), so the product stays below 2^118 */
     wide_t num = ((wide_t)fit->o1 - (wide_t)fit->o0) * ((wide_t)t - (wide_t)fit->t0);
     wide_t den = (wide_t)(fit->t1 - fit->t0);
@@ -162,9 +176,14 @@ int64_t plog_clock_offset(const plog_clockfit_t *fit, uint64_t t)
     return sat64(offset_wide(fit, t));
 }
 
-int64_t plog_clock_align(const plog_clockfit_t *fit, uint64_t t, uint64_t ref)
+static inline int64_t clock_align(const plog_clockfit_t *fit, uint64_t t, uint64_t ref)
 {
     return sat64((wide_t)t + offset_wide(fit, t) - (wide_t)ref);
+}
+
+int64_t plog_clock_align(const plog_clockfit_t *fit, uint64_t t, uint64_t ref)
+{
+    return clock_align(fit, t, ref);
 }
 
 /* ==== small containers =================================================================== */
@@ -258,17 +277,24 @@ static int hm_put(hmap_t *m, uint64_t key, uint32_t val)
     return 0;
 }
 
-static void hm_del(hmap_t *m, uint64_t key)
+/* The slot holding key, or SIZE_MAX: lets a caller read and then update or delete an
+ * entry with one probe sequence. Valid until the next hm_put or deletion. */
+static inline size_t hm_find(const hmap_t *m, uint64_t key)
 {
     if (m->cap == 0)
-        return;
+        return SIZE_MAX;
     size_t mask = m->cap - 1;
-    size_t i = mix64(key) & mask;
-    while (m->keys[i] != key) {
+    for (size_t i = mix64(key) & mask;; i = (i + 1) & mask) {
+        if (m->keys[i] == key)
+            return i;
         if (m->keys[i] == 0)
-            return;
-        i = (i + 1) & mask;
+            return SIZE_MAX;
     }
+}
+
+static void hm_del_at(hmap_t *m, size_t i)
+{
+    size_t mask = m->cap - 1;
     for (size_t j = (i + 1) & mask; m->keys[j] != 0; j = (j + 1) & mask) {
         size_t home = mix64(m->keys[j]) & mask;
         /* move j into the hole at i unless its home lies cyclically in (i, j] */
@@ -280,6 +306,13 @@ static void hm_del(hmap_t *m, uint64_t key)
     }
     m->keys[i] = 0;
     m->n--;
+}
+
+static void hm_del(hmap_t *m, uint64_t key)
+{
+    size_t i = hm_find(m, key);
+    if (i != SIZE_MAX)
+        hm_del_at(m, i);
 }
 
 static void hm_free(hmap_t *m)
@@ -478,7 +511,8 @@ const plog_lcomm_t *plog_rank_comm(const plog_rank_t *rk, uint32_t local_id)
     return lo < rk->n_comms && rk->comms[lo].local_id == local_id ? &rk->comms[lo] : NULL;
 }
 
-int32_t plog_lcomm_world(const plog_lcomm_t *lc, int inter, int32_t r)
+/* inline for the reader's own per-event use (the exported one is called through the PLT) */
+static inline int32_t lcomm_world(const plog_lcomm_t *lc, int inter, int32_t r)
 {
     if (r == PLOG_NONE || r == PLOG_ANY_SOURCE || r == PLOG_PROC_NULL || r == PLOG_ROOT_ROOT)
         return r;
@@ -487,6 +521,11 @@ int32_t plog_lcomm_world(const plog_lcomm_t *lc, int inter, int32_t r)
     uint32_t n = inter ? lc->n_remote : lc->n_local;
     const int32_t *v = inter ? lc->remote : lc->local;
     return (uint32_t)r < n ? v[r] : PLOG_R_BADRANK;
+}
+
+int32_t plog_lcomm_world(const plog_lcomm_t *lc, int inter, int32_t r)
+{
+    return lcomm_world(lc, inter, r);
 }
 
 const char *plog_rank_kv_next(const plog_rank_t *rk, const char *prev)
@@ -1447,9 +1486,16 @@ typedef struct tstream {  /* one thread of one rank, frame after frame */
     size_t rawcap;
     plog_events_dec_t dec;
     int active, have;
-    plog_event_t ev;      /* head event */
-    uint64_t *x;          /* its extras */
+    const plog_event_t *head; /* head event: in bev, or ev */
+    const uint64_t *headx;    /* its extras */
+    plog_event_t ev;      /* decoded one by one (damage, huge extras) */
+    uint64_t *x;
     size_t xcap;
+    plog_event_t *bev;    /* decoded in bulk: bev[bpos..bn) are next */
+    uint32_t *bxoff;      /* extras of bev[k]: bx + bxoff[k] */
+    uint64_t *bx;
+    size_t bxcap;
+    uint32_t bn, bpos;
 } tstream_t;
 
 /* Request table entry: an open start, or a persistent definition. */
@@ -1507,6 +1553,8 @@ typedef struct rstream {
     struct stord { uint64_t index; uint32_t pos; } *ord; /* statuses in index order */
     size_t ordcap;
     const plog_lcomm_t *lc_cache;
+    int clk_const;        /* the rank's clock offset is constant: aligned = t + clk_add */
+    wide_t clk_add;
     /* record scratch */
     plog_rec_t rec;
     plog_reqinfo_t rinfo;
@@ -1536,11 +1584,39 @@ static plog_err_t rs_error(rstream_t *s, plog_err_t code, uint64_t off, plog_err
     return fail(err, code, s->rp->path, (int64_t)off, "%s", what);
 }
 
+#define TS_BX_MIN 1024        /* extras words of a batch; grows for events with long lists */
+#define TS_BX_MAX (1u << 16)  /* beyond: such events are decoded one by one */
+
 static plog_err_t ts_advance(rstream_t *s, tstream_t *t, plog_error_t *err)
 {
     for (;;) {
         if (t->active) {
+            if (t->bpos < t->bn) {
+                t->head = &t->bev[t->bpos];
+                t->headx = t->bx + t->bxoff[t->bpos];
+                t->bpos++;
+                t->have = 1;
+                return PLOG_OK;
+            }
             plog_events_dec_t *d = &t->dec;
+            if (d->i < d->n && t->bev != NULL) {
+                uint32_t got = 0;
+                plog_err_t e = plog_events_dec_batch(d, t->bev, PLOG_DEC_BATCH, t->bx, t->bxcap,
+                                                     t->bxoff, &got);
+                if (e == PLOG_E_TOOBIG && t->bxcap < TS_BX_MAX) {
+                    uint64_t *nx = realloc(t->bx, 2 * t->bxcap * sizeof(*nx));
+                    if (nx == NULL)
+                        return rs_error(s, PLOG_E_NOMEM, t->frame_off, err, "extras");
+                    t->bx = nx;
+                    t->bxcap *= 2;
+                    continue;
+                }
+                t->bn = got;
+                t->bpos = 0;
+                if (e == PLOG_OK && got > 0)
+                    continue;
+                /* damage or a huge event: one by one, which says exactly what is wrong */
+            }
             if (d->i < d->n) {
                 plog_rcur_t peek = d->col[COL_NEXTRA];
                 uint64_t k = plog_get_varint(&peek);
@@ -1563,6 +1639,8 @@ static plog_err_t ts_advance(rstream_t *s, tstream_t *t, plog_error_t *err)
                                 err, what);
             }
             if (!done) {
+                t->head = &t->ev;
+                t->headx = t->x;
                 t->have = 1;
                 return PLOG_OK;
             }
@@ -1571,6 +1649,21 @@ static plog_err_t ts_advance(rstream_t *s, tstream_t *t, plog_error_t *err)
         if (t->next == t->nf) {
             t->have = 0;
             return PLOG_OK;
+        }
+        if (t->bev == NULL) {
+            t->bev = malloc(PLOG_DEC_BATCH * sizeof(*t->bev));
+            t->bxoff = malloc((PLOG_DEC_BATCH + 1) * sizeof(*t->bxoff));
+            t->bx = malloc(TS_BX_MIN * sizeof(*t->bx));
+            if (t->bev == NULL || t->bxoff == NULL || t->bx == NULL) {
+                free(t->bev);
+                free(t->bxoff);
+                free(t->bx);
+                t->bev = NULL;
+                t->bxoff = NULL;
+                t->bx = NULL;
+                return rs_error(s, PLOG_E_NOMEM, t->frame_off, err, "event batch");
+            }
+            t->bxcap = TS_BX_MIN;
         }
         const plog_frame_ix_t *fx = &s->rk->frames[t->fidx[t->next++]];
         t->frame_off = fx->offset;
@@ -1591,8 +1684,8 @@ static plog_err_t ts_advance(rstream_t *s, tstream_t *t, plog_error_t *err)
 
 static int ts_less(const tstream_t *a, const tstream_t *b)
 {
-    if (a->ev.t_start != b->ev.t_start)
-        return a->ev.t_start < b->ev.t_start;
+    if (a->head->t_start != b->head->t_start)
+        return a->head->t_start < b->head->t_start;
     return a->thread < b->thread;
 }
 
@@ -1640,6 +1733,9 @@ static void rs_free(rstream_t *s)
         free(s->ts[i].fidx);
         free(s->ts[i].raw);
         free(s->ts[i].x);
+        free(s->ts[i].bev);
+        free(s->ts[i].bxoff);
+        free(s->ts[i].bx);
     }
     free(s->ts);
     free(s->heap);
@@ -1666,6 +1762,11 @@ static rstream_t *rs_new(plog_run_t *run, int32_t rank, zbufs_t *z)
     s->next_id = 1;
     s->next_msg_id = 1;
     const plog_rank_t *rk = s->rk;
+    const plog_clockfit_t *fit = &rk->clock;
+    if (fit->n <= 0 || fit->n == 1 || fit->t1 <= fit->t0 || fit->o1 == fit->o0) {
+        s->clk_const = 1; /* as offset_wide() decides */
+        s->clk_add = (wide_t)(fit->n <= 0 ? 0 : fit->o0) - (wide_t)run->time_ref;
+    }
     /* one stream per thread slot, frames in file order */
     for (size_t i = 0; i < rk->n_frames; i++) {
         const plog_frame_ix_t *fx = &rk->frames[i];
@@ -1759,9 +1860,10 @@ static uint32_t open_choose(rstream_t *s, uint64_t handle, uint64_t t, uint16_t 
 static void open_close(rstream_t *s, uint32_t i)
 {
     uint64_t handle = s->pool[i].handle;
-    uint32_t head = 0;
-    if (!hm_get(&s->open, handle, &head))
+    size_t slot = hm_find(&s->open, handle);
+    if (slot == SIZE_MAX)
         return;
+    uint32_t head = s->open.vals[slot];
     uint32_t newhead = 0, *link = &newhead;
     for (uint32_t k = head; k != 0;) {
         uint32_t nx = s->pool[k - 1].next;
@@ -1775,9 +1877,9 @@ static void open_close(rstream_t *s, uint32_t i)
     }
     *link = 0;
     if (newhead == 0)
-        hm_del(&s->open, handle);
+        hm_del_at(&s->open, slot);
     else
-        hm_put(&s->open, handle, newhead);
+        s->open.vals[slot] = newhead;
 }
 
 /* Open starts kept per handle: more means completions are missing from the log (dropped
@@ -1788,13 +1890,17 @@ static int open_add(rstream_t *s, uint64_t handle, const plog_reqinfo_t *info,
                     const plog_lcomm_t *lc, int inter, uint64_t t_end, uint16_t thread)
 {
     uint32_t head = 0, n = 0, oldest = UINT32_MAX;
-    hm_get(&s->open, handle, &head);
+    size_t slot = hm_find(&s->open, handle);
+    int moved = 0; /* open_close may have moved or deleted the slot */
+    if (slot != SIZE_MAX)
+        head = s->open.vals[slot];
     for (uint32_t k = head; k != 0;) {
         uint32_t i = k - 1;
         k = s->pool[i].next;
         if (s->pool[i].uncertain) { /* a failed Wait named it; the library reused its handle */
             s->wcount[W_ORPHAN]++;
             open_close(s, i);
+            moved = 1;
             continue;
         }
         n++;
@@ -1804,13 +1910,19 @@ static int open_add(rstream_t *s, uint64_t handle, const plog_reqinfo_t *info,
     if (n >= MAX_OPEN_PER_HANDLE) {
         s->wcount[W_ORPHAN]++;
         open_close(s, oldest);
+        moved = 1;
     }
-    head = 0;
-    hm_get(&s->open, handle, &head);
+    if (moved)
+        slot = hm_find(&s->open, handle);
+    head = slot != SIZE_MAX ? s->open.vals[slot] : 0;
     uint32_t i = pool_new(s);
     if (i == UINT32_MAX)
         return -1;
     s->pool[i] = (reqent_t){handle, head, (uint8_t)inter, 0, 0, thread, 0, lc, t_end, *info};
+    if (slot != SIZE_MAX) {
+        s->open.vals[slot] = i + 1;
+        return 0;
+    }
     return hm_put(&s->open, handle, i + 1);
 }
 
@@ -1833,11 +1945,11 @@ static void pers_drop(rstream_t *s, uint64_t handle)
 
 /* ---- building a record ---- */
 
-static int32_t xlate(rstream_t *s, const plog_rec_t *r, const plog_lcomm_t *lc, int inter,
-                     int32_t v, const char *what)
+static inline int32_t xlate(rstream_t *s, const plog_rec_t *r, const plog_lcomm_t *lc,
+                            int inter, int32_t v, const char *what)
 {
-    int32_t w = plog_lcomm_world(lc, inter, v);
-    if (w == PLOG_R_BADRANK && (lc != NULL || r->comm == 0))
+    int32_t w = lcomm_world(lc, inter, v);
+    if (__builtin_expect(w == PLOG_R_BADRANK, 0) && (lc != NULL || r->comm == 0))
         rs_warn(s, W_BADRANK, "thread %u, %s at %lld ns: %s %d in communicator %d of size %u",
                 r->thread, r->call_name, (long long)r->start_ns, what, (int)v, (int)r->comm,
                 lc ? (inter ? lc->n_remote : lc->n_local) : 0);
@@ -1985,7 +2097,19 @@ static int order_statuses(rstream_t *s, const parts_t *p)
         return -1;
     for (uint32_t i = 0; i < p->ns; i++)
         s->ord[i] = (struct stord){p->status[(size_t)i * PLOG_STATUS_WORDS + 3], i};
-    qsort(s->ord, p->ns, sizeof(*s->ord), cmp_stord);
+    if (p->ns > 16) {
+        qsort(s->ord, p->ns, sizeof(*s->ord), cmp_stord);
+        return 0;
+    }
+    /* a few statuses (the usual Waitall), mostly in order already: qsort's call overhead
+     * showed in profiles; the keys are distinct, so any sort gives the same order */
+    for (uint32_t i = 1; i < p->ns; i++) {
+        struct stord v = s->ord[i];
+        uint32_t j = i;
+        for (; j > 0 && cmp_stord(&s->ord[j - 1], &v) > 0; j--)
+            s->ord[j] = s->ord[j - 1];
+        s->ord[j] = v;
+    }
     return 0;
 }
 
@@ -2010,8 +2134,8 @@ static int is_recv_class(int cls)
 
 static plog_err_t build_rec(rstream_t *s, tstream_t *t, plog_error_t *err)
 {
-    const plog_event_t *ev = &t->ev;
-    const uint64_t *x = t->x;
+    const plog_event_t *ev = t->head;
+    const uint64_t *x = t->headx;
     plog_run_t *run = s->run;
     plog_rec_t *r = &s->rec;
     uint8_t cinfo = run->call_cls[ev->call];
@@ -2024,8 +2148,13 @@ static plog_err_t build_rec(rstream_t *s, tstream_t *t, plog_error_t *err)
     r->call_name = cinfo ? plog_call_name(ev->call) : "unknown";
     r->cls = cinfo ? cinfo - 1 : PLOG_CLASS_OTHER;
     r->flags = ev->flags;
-    r->start_ns = plog_clock_align(&s->rk->clock, ev->t_start, run->time_ref);
-    r->end_ns = plog_clock_align(&s->rk->clock, ev->t_end, run->time_ref);
+    if (s->clk_const) {
+        r->start_ns = sat64((wide_t)ev->t_start + s->clk_add);
+        r->end_ns = sat64((wide_t)ev->t_end + s->clk_add);
+    } else {
+        r->start_ns = clock_align(&s->rk->clock, ev->t_start, run->time_ref);
+        r->end_ns = clock_align(&s->rk->clock, ev->t_end, run->time_ref);
+    }
     r->t_start = ev->t_start;
     r->t_end = ev->t_end;
     r->comm = 0;
@@ -2134,9 +2263,11 @@ static plog_err_t build_rec(rstream_t *s, tstream_t *t, plog_error_t *err)
     r->vrecv = p.vrecv;
 
     /* scratch for handles, statuses and the starts they link to */
-    if (GROW(s->hv, s->hcap, (size_t)p.nh + 1) != 0 ||
-        GROW(s->sv, s->scap, (size_t)p.ns + 1) != 0 ||
-        GROW(s->iv, s->icap, (size_t)p.nh + p.ns + 1) != 0)
+    if (__builtin_expect((size_t)p.nh + 1 > s->hcap || (size_t)p.ns + 1 > s->scap ||
+                         (size_t)p.nh + p.ns + 1 > s->icap, 0) &&
+        (GROW(s->hv, s->hcap, (size_t)p.nh + 1) != 0 ||
+         GROW(s->sv, s->scap, (size_t)p.ns + 1) != 0 ||
+         GROW(s->iv, s->icap, (size_t)p.nh + p.ns + 1) != 0))
         return rs_error(s, PLOG_E_NOMEM, t->frame_off, err, "request scratch");
     size_t ni = 0;
     r->n_handles = p.nh;
@@ -2243,7 +2374,7 @@ static plog_err_t build_rec(rstream_t *s, tstream_t *t, plog_error_t *err)
             uint32_t k = open_choose(s, st->handle, ev->t_start, t->thread,
                                      (cflags & CALLF_ARRAY) != 0);
             if (k == UINT32_MAX) {
-                st->source = plog_lcomm_world(NULL, 0, src); /* specials pass, else bad */
+                st->source = lcomm_world(NULL, 0, src); /* specials pass, else bad */
                 if (st->handle != 0 && pers_get(s, st->handle) == NULL)
                     rs_warn(s, W_UNMATCHED, "thread %u, %s at %lld ns, handle 0x%llx",
                             t->thread, r->call_name, (long long)r->start_ns,
@@ -2355,11 +2486,26 @@ static plog_err_t rs_next(rstream_t *s, const plog_rec_t **rec, plog_error_t *er
     } else if (s->pending != NULL) {
         tstream_t *t = s->pending;
         s->pending = NULL;
-        plog_err_t e = ts_advance(s, t, err);
-        if (e != PLOG_OK)
-            return e;
-        if (t->have)
+        if (t->active && t->bpos < t->bn) { /* ts_advance's common case, inline */
+            t->head = &t->bev[t->bpos];
+            t->headx = t->bx + t->bxoff[t->bpos];
+            t->bpos++;
+        } else {
+            plog_err_t e = ts_advance(s, t, err);
+            if (e != PLOG_OK)
+                return e;
+        }
+        if (t->have) {
+            if (s->nheap == 0) { /* the only thread with events left (often the only one) */
+                s->pending = t;
+                plog_err_t e = build_rec(s, t, err);
+                if (e != PLOG_OK)
+                    return e;
+                *rec = &s->rec;
+                return PLOG_OK;
+            }
             heap_push_ts(s, (uint32_t)(t - s->ts));
+        }
     }
     if (s->nheap == 0) {
         s->done = 1;
@@ -2522,8 +2668,14 @@ plog_err_t plog_iter_next(plog_iter_t *it, const plog_rec_t **rec, plog_error_t 
         size_t i = (size_t)it->pending;
         it->pending = -1;
         e = rs_next(it->rs[i], &it->cur[i], e_out);
-        if (e == PLOG_OK && it->cur[i] != NULL)
+        if (e == PLOG_OK && it->cur[i] != NULL) {
+            if (it->nheap == 0) { /* one rank (or the last one): nothing to merge */
+                it->pending = (ssize_t)i;
+                *rec = it->cur[i];
+                return PLOG_OK;
+            }
             it_push(it, (uint32_t)i);
+        }
     }
     if (e != PLOG_OK) {
         it->sticky = e;

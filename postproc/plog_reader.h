@@ -20,9 +20,10 @@
  * Cost model: plog_run_open reads every file's header, walks the frame headers (seeking past
  * payloads) and decodes only the small frames (communicators, clock samples, metadata).
  * EVENTS frames are decompressed lazily by the iterators: an iterator holds one decoded frame
- * per thread of each rank it reads. Nothing here is shared between iterators except the
- * read-only run, so iterators over different ranks may run in different threads as long as
- * their plog_iter_close() calls are serialised. */
+ * per thread of each rank it reads, with its next events decoded in batches of 256.
+ * Nothing here is shared between iterators except the read-only run, so iterators over
+ * different ranks may run in different threads as long as their plog_iter_close() calls are
+ * serialised. */
 #ifndef PLOG_READER_H
 #define PLOG_READER_H
 

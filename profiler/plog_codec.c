@@ -3,6 +3,9 @@
 
 #include <string.h>
 #include <zlib.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 static const char *const plog_err_text[PLOG_E__COUNT] = {
     [PLOG_OK] = "no error",
@@ -435,6 +438,224 @@ plog_err_t plog_events_dec_next(plog_events_dec_t *d, plog_event_t *ev, uint64_t
     if (col[COL_EXTRAS].err)
         return col[COL_EXTRAS].err;
     d->i++;
+    return PLOG_OK;
+}
+
+/* The 7-bit groups of the first len (1..8) bytes of w (little-endian) as one value. */
+static inline uint64_t vgroups(uint64_t w, unsigned len)
+{
+    uint64_t x = w & (~0ull >> (64 - 8 * len)) & 0x7f7f7f7f7f7f7f7full;
+    x = (x & 0x007f007f007f007full) | ((x & 0x7f007f007f007f00ull) >> 1);
+    x = (x & 0x00003fff00003fffull) | ((x & 0x3fff00003fff0000ull) >> 2);
+    return (x & 0x000000000fffffffull) | ((x & 0x0fffffff00000000ull) >> 4);
+}
+
+/* n varints from *pp (not past end) into v; -1 on anything plog_get_varint refuses. The
+ * cursor moves only on success, for the all-or-nothing batch. */
+/* Whether the next n values of a column are all one byte long (most columns of most
+ * frames): then they are the bytes themselves. */
+static inline int one_byte_run(const uint8_t *p, const uint8_t *end, uint32_t n)
+{
+    if ((size_t)(end - p) < n)
+        return 0;
+    uint64_t hi = 0;
+    uint32_t k = 0;
+    for (; k + 8 <= n; k += 8) {
+        uint64_t w;
+        memcpy(&w, p + k, 8);
+        hi |= w;
+    }
+    for (; k < n; k++)
+        hi |= p[k];
+    return !(hi & 0x8080808080808080ull);
+}
+
+static int col_varints(const uint8_t **pp, const uint8_t *end, uint32_t n, uint64_t *v)
+{
+    const uint8_t *p = *pp;
+    uint32_t i = 0;
+    if (one_byte_run(p, end, n)) {
+        for (i = 0; i < n; i++)
+            v[i] = p[i];
+        *pp = p + n;
+        return 0;
+    }
+#if defined(__SSE2__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    /* Mixed lengths: the stop bytes of 64 bytes at once, then one value per stop bit. A
+     * branch per byte, or a load at each value's start, made each value wait on the last
+     * (mispredictions, or a load-to-load chain); here only the mask carries over. */
+    while (i < n && end - p >= 72) { /* 64 bytes scanned + an 8-byte load at the last */
+        uint64_t m = 0;
+        for (int q = 0; q < 4; q++) {
+            __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * q));
+            m |= (uint64_t)(uint16_t)_mm_movemask_epi8(b) << (16 * q);
+        }
+        m = ~m; /* bit j: byte j ends a value */
+        unsigned s = 0;
+        while (m != 0 && i < n) {
+            unsigned e = (unsigned)__builtin_ctzll(m);
+            m &= m - 1;
+            unsigned len = e - s + 1;
+            uint64_t w;
+            memcpy(&w, p + s, 8);
+            if (len == 1) {
+                v[i++] = w & 0x7f;
+            } else if (len == 2) {
+                v[i++] = (w & 0x7f) | (w >> 1 & 0x3f80);
+            } else if (__builtin_expect(len <= 8, 1)) {
+                v[i++] = vgroups(w, len);
+            } else if (len == 9) {
+                v[i++] = vgroups(w, 8) | (uint64_t)(p[s + 8] & 0x7f) << 56;
+            } else if (len == 10 && p[s + 9] <= 1) { /* else bits beyond 64 */
+                v[i++] = vgroups(w, 8) | (uint64_t)(p[s + 8] & 0x7f) << 56 |
+                         (uint64_t)p[s + 9] << 63;
+            } else {
+                return -1;
+            }
+            s = e + 1;
+        }
+        if (s == 0) /* no value ends in 64 bytes */
+            return -1;
+        p += s;
+    }
+#endif
+    for (; i < n; i++) { /* the end of the column: every read checked */
+        plog_rcur_t r = {p, end, PLOG_OK};
+        v[i] = plog_get_varint(&r);
+        if (r.err)
+            return -1;
+        p = r.p;
+    }
+    *pp = p;
+    return 0;
+}
+
+static inline int fits_i32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
+
+plog_err_t plog_events_dec_batch(plog_events_dec_t *d, plog_event_t *ev, uint32_t max,
+                                 uint64_t *extras, size_t extras_cap, uint32_t *xoff,
+                                 uint32_t *n_out)
+{
+    *n_out = 0;
+    uint32_t n = d->n - d->i;
+    if (n > max)
+        n = max;
+    if (n > PLOG_DEC_BATCH)
+        n = PLOG_DEC_BATCH;
+    if (n == 0)
+        return PLOG_OK;
+    for (int c = 0; c < PLOG_NCOLS; c++)
+        if (d->col[c].err)
+            return d->col[c].err;
+    const uint8_t *p[PLOG_NCOLS];
+    for (int c = 0; c < PLOG_NCOLS; c++)
+        p[c] = d->col[c].p;
+    uint64_t v[PLOG_DEC_BATCH];
+
+    /* extras first: they decide how many events fit */
+    if (col_varints(&p[COL_NEXTRA], d->col[COL_NEXTRA].end, n, v) != 0)
+        return PLOG_E_CORRUPT;
+    size_t words = 0;
+    uint32_t m = 0;
+    for (; m < n; m++) {
+        if (v[m] > UINT32_MAX)
+            return PLOG_E_CORRUPT;
+        if (v[m] > extras_cap - words)
+            break;
+        xoff[m] = (uint32_t)words;
+        ev[m].nextra = (uint32_t)v[m];
+        words += v[m];
+    }
+    if (m == 0)
+        return PLOG_E_TOOBIG;
+    xoff[m] = (uint32_t)words;
+    if (m < n) { /* cut short: the nextra cursor must stop after m values */
+        p[COL_NEXTRA] = d->col[COL_NEXTRA].p;
+        col_varints(&p[COL_NEXTRA], d->col[COL_NEXTRA].end, m, v);
+        n = m;
+    }
+    if (words > (size_t)(d->col[COL_EXTRAS].end - p[COL_EXTRAS]) ||
+        col_varints(&p[COL_EXTRAS], d->col[COL_EXTRAS].end, (uint32_t)words, extras) != 0)
+        return PLOG_E_CORRUPT;
+
+    /* each column: straight from its bytes when they are one-byte values, else through v */
+#define COLUMN(c, BODY) \
+    do { \
+        if (one_byte_run(p[c], d->col[c].end, n)) { \
+            const uint8_t *b_ = p[c]; \
+            for (uint32_t k = 0; k < n; k++) { \
+                uint64_t x = b_[k]; \
+                BODY \
+            } \
+            p[c] += n; \
+        } else { \
+            if (col_varints(&p[c], d->col[c].end, n, v) != 0) \
+                return PLOG_E_CORRUPT; \
+            for (uint32_t k = 0; k < n; k++) { \
+                uint64_t x = v[k]; \
+                BODY \
+            } \
+        } \
+    } while (0)
+#define COLUMN_I32(c, field) \
+    COLUMN(c, { \
+        int64_t y = plog_unzigzag(x); \
+        if (!fits_i32(y)) \
+            return PLOG_E_CORRUPT; \
+        ev[k].field = (int32_t)y; \
+    })
+    COLUMN(COL_CALL, {
+        if (x > UINT16_MAX)
+            return PLOG_E_CORRUPT;
+        ev[k].call = (uint16_t)x;
+    });
+    uint64_t t = d->prev_start;
+    COLUMN(COL_DSTART, {
+        t += (uint64_t)plog_unzigzag(x);
+        ev[k].t_start = t;
+    });
+    COLUMN(COL_DUR, {
+        int64_t dur = plog_unzigzag(x);
+        ev[k].t_end = ev[k].t_start + (uint64_t)dur;
+        if (dur < 0 && ev[k].t_end > ev[k].t_start) /* wrapped: negative duration */
+            return PLOG_E_CORRUPT;
+    });
+    COLUMN(COL_COMM, {
+        if (x > UINT32_MAX)
+            return PLOG_E_CORRUPT;
+        ev[k].comm = (uint32_t)x;
+    });
+    COLUMN_I32(COL_PEER, peer);
+    COLUMN_I32(COL_TAG, tag);
+    COLUMN(COL_BYTES, { ev[k].bytes = x; });
+    COLUMN(COL_RBYTES, { ev[k].rbytes = x; });
+    uint64_t req = d->prev_req;
+    COLUMN(COL_REQ, {
+        if (x != 0)
+            req += (uint64_t)plog_unzigzag(x - 1);
+        ev[k].request = x != 0 ? req : 0;
+    });
+    COLUMN_I32(COL_ROOT, root);
+    COLUMN(COL_CALLSITE, {
+        if (x > UINT32_MAX)
+            return PLOG_E_CORRUPT;
+        ev[k].callsite = (uint32_t)x;
+    });
+    COLUMN_I32(COL_RC, rc);
+    COLUMN(COL_FLAGS, {
+        if (x > UINT16_MAX)
+            return PLOG_E_CORRUPT;
+        ev[k].flags = (uint16_t)x;
+    });
+#undef COLUMN_I32
+#undef COLUMN
+
+    for (int c = 0; c < PLOG_NCOLS; c++)
+        d->col[c].p = p[c];
+    d->prev_start = t;
+    d->prev_req = req;
+    d->i += n;
+    *n_out = n;
     return PLOG_OK;
 }
 

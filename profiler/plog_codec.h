@@ -97,6 +97,17 @@ plog_err_t plog_events_dec_init(plog_events_dec_t *d, const uint8_t *payload, si
  * *done is set after the last event (and the columns were consumed exactly). */
 plog_err_t plog_events_dec_next(plog_events_dec_t *d, plog_event_t *ev, uint64_t *extras,
                                 size_t extras_cap, int *done);
+/* The next events in bulk, column by column (the fast path of a reader): up to max events
+ * (at most PLOG_DEC_BATCH) into ev[], their extras back to back into extras, event k's at
+ * extras + xoff[k] .. xoff[k + 1] (xoff has max + 1 entries). Stops early rather than pass
+ * extras_cap words, and after the last event (*n_out = 0 there: plog_events_dec_next then
+ * makes the end-of-frame checks). All or nothing: on any error, the decoder is left as it
+ * was and plog_events_dec_next, event by event, says which event is wrong and how.
+ * PLOG_E_TOOBIG: the next event alone has more than extras_cap extras. */
+#define PLOG_DEC_BATCH 256
+plog_err_t plog_events_dec_batch(plog_events_dec_t *d, plog_event_t *ev, uint32_t max,
+                                 uint64_t *extras, size_t extras_cap, uint32_t *xoff,
+                                 uint32_t *n_out);
 
 /* ---- COMMS payload ---- */
 typedef struct plog_comm_def {
