@@ -59,7 +59,7 @@ PFW_ALIASES($fname, $lname, $lname2, $uname)
 ''')
 
 FORTRAN_TYPE = {'void *': 'void *', 'MPI_Aint *': 'MPI_Aint *'}
-F2C = {'MPI_Comm': 'PMPI_Comm_f2c', 'MPI_Datatype': 'PMPI_Type_f2c',
+F2C = {'MPI_Comm': 'PMPI_Comm_f2c', 'MPI_Datatype': 'PMPI_Type_f2c', 'MPI_Op': 'PMPI_Op_f2c',
        'MPI_Request': 'PMPI_Request_f2c', 'MPI_Message': 'PMPI_Message_f2c'}
 
 
@@ -94,7 +94,7 @@ class FortranGen(gw.WrapperGen):
                 inputs.append(f'    const int {n} = *f_{n};')
             elif t == 'int *':
                 inputs.append(f'    int *{n} = f_{n};')
-            elif t in ('MPI_Comm', 'MPI_Datatype'):
+            elif t in ('MPI_Comm', 'MPI_Datatype', 'MPI_Op'):
                 inputs.append(f'    const {t} {n} = {F2C[t]}(*f_{n});')
             elif t == 'MPI_Datatype *':
                 # converted after the call: the list length is known from the comm table then

@@ -88,6 +88,9 @@ DIRECTIVE_TYPES = {
     'vrecv': ['int *', 'MPI_Datatype', None],
     'wsend': ['int *', 'MPI_Datatype *', None],
     'wrecv': ['int *', 'MPI_Datatype *', None],
+    'stype': ['MPI_Datatype'],
+    'rtype': ['MPI_Datatype'],
+    'op': ['MPI_Op'],
 }
 CONDITIONS = ('root', 'leaf', 'part', 'inplace', 'noinplace')
 LIST_LENGTHS = ('peers', 'size', 'indeg', 'outdeg')
@@ -343,6 +346,28 @@ static inline uint64_t pmpi_recvspec(int source, int tag)
 }
 
 /* One-word extra (RECVSPEC, NEWCOMM). */
+/* COLLINFO (plog_format.h): type sizes (0 where not significant) and the op word. */
+static inline uint64_t pmpi_type_size(MPI_Datatype t)
+{
+    int sz = 0;
+    if (t == MPI_DATATYPE_NULL || PMPI_Type_size(t, &sz) != MPI_SUCCESS || sz < 0)
+        return 0;
+    return (uint64_t)sz;
+}
+
+static inline size_t pmpi_put_collinfo(plog_event_t *ev, uint64_t *x, size_t room, uint64_t ssz,
+                                       uint64_t rsz, uint64_t op)
+{
+    if (room < 2) {
+        ev->flags |= PLOG_F_TRUNCATED;
+        return 0;
+    }
+    x[0] = (ssz & 0xffffffffu) | (rsz << 32);
+    x[1] = op;
+    ev->flags |= PLOG_F_COLLINFO;
+    return 2;
+}
+
 static inline size_t pmpi_put_word(plog_event_t *ev, uint64_t *x, size_t room, unsigned flag,
                                    uint64_t w)
 {
@@ -526,7 +551,8 @@ class WrapperGen:
             self.on_ok.append(f'            if (*{flag})\n'
                               f'                ev->flags |= PLOG_F_FLAG_TRUE;')
 
-        # extras, in the order of plog_format.h: RECVSPEC, HANDLES, STATUS, VSEND, VRECV, NEWCOMM
+        # extras, in the order of plog_format.h: RECVSPEC, HANDLES, STATUS, VSEND, VRECV, NEWCOMM,
+        # COLLINFO
         if 'recvspec' in d_of:
             src, tag = c.one('recvspec').split(':')
             self.add_extra(1, None, 'pmpi_put_word', 'PLOG_F_RECVSPEC',
@@ -584,6 +610,20 @@ class WrapperGen:
                               f'*{c.one("newcomm")}, {self.comm()}, PLOG_CALL_{c.name}) : 0;')
             self.uses.add('ok')
             self.add_extra(1, 'ok', 'pmpi_put_word', 'PLOG_F_NEWCOMM', 'new_id')
+
+        if any(k in d_of for k in ('stype', 'rtype', 'op')):
+            sizes = []
+            for key in ('stype', 'rtype'):
+                d = d_of.get(key)
+                if d is None:
+                    sizes.append('0')
+                    continue
+                cond = self.cond(d, False)
+                expr = f'pmpi_type_size({d.value})'
+                sizes.append(f'({cond} ? {expr} : 0)' if cond else expr)
+            op = f'phasor_op_word({d_of["op"].value})' if 'op' in d_of else 'PLOG_OP_NONE'
+            self.uses.add('ok')
+            self.add_extra(2, 'ok', 'pmpi_put_collinfo', *sizes, op)
 
         # fields valid only after a successful call
         if 'req' in d_of:

@@ -125,7 +125,7 @@ static void o_jstr(out_t *o, const char *s)
 
 static const char *const flag_names[] = {"inplace", "flag_true", "recvspec",  "handles",
                                          "status",  "vsend",     "vrecv",     "newcomm",
-                                         "truncated", "inter",   "message"};
+                                         "truncated", "inter",   "message",   "collinfo"};
 #define N_FLAG_NAMES (sizeof(flag_names) / sizeof(flag_names[0]))
 
 static void o_flags(out_t *o, uint32_t flags, const char *sep, int json)
@@ -184,7 +184,8 @@ static void o_status_compact(out_t *o, const plog_rec_t *e)
 
 static const char *const csv_header =
     "rank,thread,call,start_ns,end_ns,comm,peer,tag,bytes,root,request,rbytes,rc,flags,status,"
-    "class,recv_source,recv_tag,requests,vsend,vrecv,newcomm,message,callsite\n";
+    "class,recv_source,recv_tag,requests,vsend,vrecv,newcomm,message,callsite,stype_size,rtype_size,"
+    "op,commutative\n";
 
 static void event_csv(out_t *o, const plog_rec_t *e)
 {
@@ -243,6 +244,22 @@ static void event_csv(out_t *o, const plog_rec_t *e)
     o_chr(o, ',');
     if (e->callsite != 0)
         o_u64(o, e->callsite);
+    if (e->flags & PLOG_F_COLLINFO) {
+        o_chr(o, ',');
+        o_u64(o, e->stype_size);
+        o_chr(o, ',');
+        o_u64(o, e->rtype_size);
+        o_chr(o, ',');
+        if (e->op) {
+            o_str(o, plog_op_name(e->op));
+            o_chr(o, ',');
+            o_u64(o, e->op_commutative);
+        } else {
+            o_chr(o, ',');
+        }
+    } else {
+        o_str(o, ",,,");
+    }
     o_chr(o, '\n');
 }
 
@@ -314,6 +331,18 @@ static void event_text(out_t *o, const plog_rec_t *e)
     }
     if (e->flags & PLOG_F_NEWCOMM)
         kv_i64(o, "newcomm", e->newcomm);
+    if (e->flags & PLOG_F_COLLINFO) {
+        o_str(o, " types=");
+        o_u64(o, e->stype_size);
+        o_chr(o, ':');
+        o_u64(o, e->rtype_size);
+        if (e->op) {
+            o_str(o, " op=");
+            o_str(o, plog_op_name(e->op));
+            if (!e->op_commutative)
+                o_str(o, ",noncommutative");
+        }
+    }
     if (e->flags) {
         o_str(o, " flags=");
         o_flags(o, e->flags, "|", 0);
@@ -364,6 +393,20 @@ static void event_json(out_t *o, const plog_rec_t *e, int first)
     o_chr(o, ']');
     jkey(o, "callsite");
     o_u64(o, e->callsite);
+    if (e->flags & PLOG_F_COLLINFO) {
+        jkey(o, "stype_size");
+        o_u64(o, e->stype_size);
+        jkey(o, "rtype_size");
+        o_u64(o, e->rtype_size);
+        jkey(o, "op");
+        if (e->op) {
+            o_jstr(o, plog_op_name(e->op));
+            jkey(o, "commutative");
+            o_str(o, e->op_commutative ? "true" : "false");
+        } else {
+            o_str(o, "null");
+        }
+    }
     if (e->flags & PLOG_F_RECVSPEC) {
         jkey(o, "recv_source");
         o_i64(o, e->recv_source);

@@ -73,6 +73,16 @@ const char *plog_class_name(int cls)
     return names[cls];
 }
 
+const char *plog_op_name(unsigned op)
+{
+    static const char *const names[] = {"none", "max",    "min",    "sum",     "prod",
+                                        "land", "band",   "lor",    "bor",     "lxor",
+                                        "bxor", "maxloc", "minloc", "replace", "no_op"};
+    if (op < sizeof(names) / sizeof(names[0]))
+        return names[op];
+    return op == PLOG_OP_USER ? "user" : "unknown";
+}
+
 const char *plog_comm_kind_name(uint32_t kind)
 {
     switch (kind) {
@@ -1957,13 +1967,14 @@ static inline int32_t xlate(rstream_t *s, const plog_rec_t *r, const plog_lcomm_
 }
 
 typedef struct parts {
-    int has_recvspec, has_newcomm;
-    uint64_t recvspec, newcomm;
+    int has_recvspec, has_newcomm, has_collinfo;
+    uint64_t recvspec, newcomm, collinfo[2];
     const uint64_t *handles, *status, *vsend, *vrecv;
     uint32_t nh, ns, nvs, nvr;
 } parts_t;
 
-/* Split the extras by the flags (order: RECVSPEC, HANDLES, STATUS, VSEND, VRECV, NEWCOMM).
+/* Split the extras by the flags (order: RECVSPEC, HANDLES, STATUS, VSEND, VRECV, NEWCOMM,
+ * COLLINFO).
  * With PLOG_F_TRUNCATED the shim may have cut lists short; without it every word must be
  * accounted for. */
 static int parse_extras(const plog_event_t *ev, const uint64_t *x, parts_t *p)
@@ -2005,6 +2016,13 @@ static int parse_extras(const plog_event_t *ev, const uint64_t *x, parts_t *p)
             return cut ? 0 : -1;
         p->newcomm = x[i++];
         p->has_newcomm = 1;
+    }
+    if (f & PLOG_F_COLLINFO) {
+        if (n - i < 2)
+            return cut ? 0 : -1;
+        p->collinfo[0] = x[i++];
+        p->collinfo[1] = x[i++];
+        p->has_collinfo = 1;
     }
     return i == n ? 0 : -1;
 }
@@ -2261,6 +2279,16 @@ static plog_err_t build_rec(rstream_t *s, tstream_t *t, plog_error_t *err)
     r->vsend = p.vsend;
     r->n_vrecv = p.nvr;
     r->vrecv = p.vrecv;
+    if (p.has_collinfo) {
+        r->stype_size = (uint32_t)p.collinfo[0];
+        r->rtype_size = (uint32_t)(p.collinfo[0] >> 32);
+        r->op = (uint16_t)(p.collinfo[1] & 0xff);
+        r->op_commutative = (p.collinfo[1] & PLOG_OP_COMMUTATIVE) != 0;
+    } else {
+        r->stype_size = r->rtype_size = 0;
+        r->op = 0;
+        r->op_commutative = 0;
+    }
 
     /* scratch for handles, statuses and the starts they link to */
     if (__builtin_expect((size_t)p.nh + 1 > s->hcap || (size_t)p.ns + 1 > s->scap ||

@@ -48,6 +48,7 @@ typedef struct plog_error {
 
 const char *plog_class_name(int cls); /* "isend", "coll", ...; "other" for unknown values */
 const char *plog_comm_kind_name(uint32_t kind); /* "intra", "inter", "cart", ... */
+const char *plog_op_name(unsigned op); /* enum plog_op: "sum", ..., "user"; "none" for 0 */
 
 /* ---- clock alignment (pure functions) ----
  * aligned(t) = t + offset(t), offset linear through the best (lowest round-trip) Init and
@@ -229,6 +230,11 @@ typedef struct plog_rec {
     const plog_rstatus_t *status;
     uint32_t n_vsend, n_vrecv; /* PLOG_F_VSEND / PLOG_F_VRECV byte counts */
     const uint64_t *vsend, *vrecv;
+    /* PLOG_F_COLLINFO (format 2; else all 0): datatype sizes in bytes (0: not significant
+     * on this rank) and the op (enum plog_op) with its commutativity */
+    uint32_t stype_size, rtype_size;
+    uint16_t op;
+    uint8_t op_commutative;
     uint64_t frame_offset;   /* file offset of the frame the event came from */
 } plog_rec_t;
 

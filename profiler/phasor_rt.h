@@ -184,6 +184,32 @@ static inline uint64_t phasor_handle_value(MPI_Request r)
     return h;
 }
 
+/* COLLINFO's op word (PLOG_OP_* | PLOG_OP_COMMUTATIVE). Predefined ops are commutative;
+ * a user op is asked (only after a successful call: the handle is valid then). */
+static inline uint64_t phasor_op_word(MPI_Op op)
+{
+    unsigned code = PLOG_OP_USER;
+    if (op == MPI_OP_NULL) return PLOG_OP_NONE;
+    else if (op == MPI_MAX) code = PLOG_OP_MAX;
+    else if (op == MPI_MIN) code = PLOG_OP_MIN;
+    else if (op == MPI_SUM) code = PLOG_OP_SUM;
+    else if (op == MPI_PROD) code = PLOG_OP_PROD;
+    else if (op == MPI_LAND) code = PLOG_OP_LAND;
+    else if (op == MPI_BAND) code = PLOG_OP_BAND;
+    else if (op == MPI_LOR) code = PLOG_OP_LOR;
+    else if (op == MPI_BOR) code = PLOG_OP_BOR;
+    else if (op == MPI_LXOR) code = PLOG_OP_LXOR;
+    else if (op == MPI_BXOR) code = PLOG_OP_BXOR;
+    else if (op == MPI_MAXLOC) code = PLOG_OP_MAXLOC;
+    else if (op == MPI_MINLOC) code = PLOG_OP_MINLOC;
+    else if (op == MPI_REPLACE) code = PLOG_OP_REPLACE;
+    else if (op == MPI_NO_OP) code = PLOG_OP_NO_OP;
+    int commute = 1;
+    if (code == PLOG_OP_USER && PMPI_Op_commutative(op, &commute) != MPI_SUCCESS)
+        commute = 0;
+    return code | (commute ? PLOG_OP_COMMUTATIVE : 0);
+}
+
 /* ---- communicators ---- */
 
 typedef struct phasor_comm_info {

@@ -96,7 +96,7 @@ enum plog_call_class {
 
 /* Event flags. The extras layout (uint64 words after the fixed part) follows from the flags,
  * in this order: RECVSPEC word, HANDLES list, STATUS entries, VSEND list, VRECV list,
- * NEWCOMM word. Each list is preceded by its length word. */
+ * NEWCOMM word, COLLINFO words. Each list is preceded by its length word. */
 enum plog_event_flags {
     PLOG_F_INPLACE = 1u << 0,   /* MPI_IN_PLACE was passed */
     PLOG_F_FLAG_TRUE = 1u << 1, /* Test/Iprobe/Improbe/Testall/Test_cancelled flag result */
@@ -108,9 +108,21 @@ enum plog_event_flags {
     PLOG_F_NEWCOMM = 1u << 7,   /* one word: local id of the communicator created (0: NULL) */
     PLOG_F_TRUNCATED = 1u << 8, /* extras did not fit the buffer and were cut */
     PLOG_F_INTER = 1u << 9,     /* communicator is an intercommunicator: peers are remote ranks */
-    PLOG_F_MESSAGE = 1u << 10   /* the HANDLES list holds one MPI_Message (Mprobe, Improbe,
+    PLOG_F_MESSAGE = 1u << 10,  /* the HANDLES list holds one MPI_Message (Mprobe, Improbe,
                                  * Mrecv, Imrecv), not requests: links a receive to its probe */
+    PLOG_F_COLLINFO = 1u << 11  /* version 2: two words a collective's algorithm depends on:
+                                 * w0 send type size | recv type size << 32 (bytes, 0: not
+                                 * significant here), w1 the op: PLOG_OP_* | commutative << 8 */
 };
+
+/* Reduction operations in COLLINFO (0: the call has no op). */
+enum plog_op {
+    PLOG_OP_NONE = 0, PLOG_OP_MAX = 1, PLOG_OP_MIN = 2, PLOG_OP_SUM = 3, PLOG_OP_PROD = 4,
+    PLOG_OP_LAND = 5, PLOG_OP_BAND = 6, PLOG_OP_LOR = 7, PLOG_OP_BOR = 8, PLOG_OP_LXOR = 9,
+    PLOG_OP_BXOR = 10, PLOG_OP_MAXLOC = 11, PLOG_OP_MINLOC = 12, PLOG_OP_REPLACE = 13,
+    PLOG_OP_NO_OP = 14, PLOG_OP_USER = 255
+};
+#define PLOG_OP_COMMUTATIVE (1u << 8)
 /* When Waitany, Waitall or Waitsome fail, their HANDLES list holds the caller's whole input
  * array in order (MPI_REQUEST_NULL as 0), so the reader knows what was waited for. On
  * success the status entries alone say which handle completed and at which index. */

@@ -135,6 +135,13 @@ class Cursor:
                    flag_true=kw.pop('flag_true', None))
         for f in ('recv_source', 'recv_tag', 'vsend', 'vrecv', 'newcomm'):
             self.eq(gi, e, f, kw.pop(f, None))      # None: must be absent
+        if 'types' in kw:     # COLLINFO: (send type size, recv type size), 0 = not significant
+            s, rt = kw.pop('types')
+            self.eq(gi, e, 'stype_size', s)
+            self.eq(gi, e, 'rtype_size', rt)
+            op = kw.pop('op', None)  # (name, commutative) or None for no op
+            self.eq(gi, e, 'op', op[0] if op else None)
+            self.eq(gi, e, 'commutative', op[1] if op else None)
         if 'recv' in kw:      # the one status of a blocking receive or probe
             self.status_list(gi, e, [(0, kw.pop('recv'), 0)])
         elif e['rc'] == 0:
@@ -631,71 +638,83 @@ def pair_size(i, j):
 
 
 def colls(c, P, r, ctx):
+    SUM, MAX, MIN = ('sum', True), ('max', True), ('min', True)
     c.ev('MPI_Init')
     c.ev('MPI_Barrier', comm=WORLD)
-    c.ev('MPI_Bcast', comm=WORLD, root=P - 1, bytes=20)
-    c.ev('MPI_Bcast', comm=WORLD, root=0, bytes=24)
+    c.ev('MPI_Bcast', comm=WORLD, root=P - 1, bytes=20, types=(4, 4))
+    c.ev('MPI_Bcast', comm=WORLD, root=0, bytes=24, types=(8, 8))
     root = P // 2
-    c.ev('MPI_Gather', comm=WORLD, root=root, bytes=12, rbytes=12 if r == root else 0)
+    c.ev('MPI_Gather', comm=WORLD, root=root, bytes=12, rbytes=12 if r == root else 0,
+         types=(4, 4 if r == root else 0))
     if r == 0:
-        c.ev('MPI_Gather', comm=WORLD, root=0, bytes=8, rbytes=8, inplace=True)
+        c.ev('MPI_Gather', comm=WORLD, root=0, bytes=8, rbytes=8, inplace=True, types=(0, 4))
     else:
-        c.ev('MPI_Gather', comm=WORLD, root=0, bytes=8)
+        c.ev('MPI_Gather', comm=WORLD, root=0, bytes=8, types=(4, 0))
     gv = [4 * (i + 1) for i in range(P)]
     if r == P - 1:
-        c.ev('MPI_Gatherv', comm=WORLD, root=P - 1, bytes=4 * (r + 1), vrecv=gv, rbytes=sum(gv))
+        c.ev('MPI_Gatherv', comm=WORLD, root=P - 1, bytes=4 * (r + 1), vrecv=gv, rbytes=sum(gv),
+             types=(4, 4))
     else:
-        c.ev('MPI_Gatherv', comm=WORLD, root=P - 1, bytes=4 * (r + 1))
+        c.ev('MPI_Gatherv', comm=WORLD, root=P - 1, bytes=4 * (r + 1), types=(4, 0))
     if r == 0:
-        c.ev('MPI_Gatherv', comm=WORLD, root=0, bytes=4, vrecv=gv, rbytes=sum(gv), inplace=True)
+        c.ev('MPI_Gatherv', comm=WORLD, root=0, bytes=4, vrecv=gv, rbytes=sum(gv), inplace=True,
+             types=(0, 4))
     else:
-        c.ev('MPI_Gatherv', comm=WORLD, root=0, bytes=4 * (r + 1))
+        c.ev('MPI_Gatherv', comm=WORLD, root=0, bytes=4 * (r + 1), types=(4, 0))
     root = 1 % P
-    c.ev('MPI_Scatter', comm=WORLD, root=root, bytes=8 if r == root else 0, rbytes=8)
+    c.ev('MPI_Scatter', comm=WORLD, root=root, bytes=8 if r == root else 0, rbytes=8,
+         types=(4 if r == root else 0, 4))
     if r == 0:
-        c.ev('MPI_Scatter', comm=WORLD, root=0, bytes=8, rbytes=8, inplace=True)
+        c.ev('MPI_Scatter', comm=WORLD, root=0, bytes=8, rbytes=8, inplace=True, types=(4, 0))
     else:
-        c.ev('MPI_Scatter', comm=WORLD, root=0, rbytes=8)
+        c.ev('MPI_Scatter', comm=WORLD, root=0, rbytes=8, types=(0, 4))
     sv = [4 * (i + 2) for i in range(P)]
     root = P // 2
     if r == root:
-        c.ev('MPI_Scatterv', comm=WORLD, root=root, vsend=sv, bytes=sum(sv), rbytes=4 * (r + 2))
+        c.ev('MPI_Scatterv', comm=WORLD, root=root, vsend=sv, bytes=sum(sv), rbytes=4 * (r + 2),
+             types=(4, 4))
     else:
-        c.ev('MPI_Scatterv', comm=WORLD, root=root, rbytes=4 * (r + 2))
+        c.ev('MPI_Scatterv', comm=WORLD, root=root, rbytes=4 * (r + 2), types=(0, 4))
     if r == 0:
-        c.ev('MPI_Scatterv', comm=WORLD, root=0, vsend=sv, bytes=sum(sv), rbytes=8, inplace=True)
+        c.ev('MPI_Scatterv', comm=WORLD, root=0, vsend=sv, bytes=sum(sv), rbytes=8, inplace=True,
+             types=(4, 0))
     else:
-        c.ev('MPI_Scatterv', comm=WORLD, root=0, rbytes=4 * (r + 2))
-    c.ev('MPI_Allgather', comm=WORLD, bytes=8, rbytes=8)
-    c.ev('MPI_Allgather', comm=WORLD, bytes=8, rbytes=8, inplace=True)
+        c.ev('MPI_Scatterv', comm=WORLD, root=0, rbytes=4 * (r + 2), types=(0, 4))
+    c.ev('MPI_Allgather', comm=WORLD, bytes=8, rbytes=8, types=(4, 4))
+    c.ev('MPI_Allgather', comm=WORLD, bytes=8, rbytes=8, inplace=True, types=(0, 4))
     agv = [8 * (i + 1) for i in range(P)]
-    c.ev('MPI_Allgatherv', comm=WORLD, bytes=8 * (r + 1), vrecv=agv, rbytes=sum(agv))
     c.ev('MPI_Allgatherv', comm=WORLD, bytes=8 * (r + 1), vrecv=agv, rbytes=sum(agv),
-         inplace=True)
-    c.ev('MPI_Alltoall', comm=WORLD, bytes=8, rbytes=8)
-    c.ev('MPI_Alltoall', comm=WORLD, bytes=8, rbytes=8, inplace=True)
+         types=(8, 8))
+    c.ev('MPI_Allgatherv', comm=WORLD, bytes=8 * (r + 1), vrecv=agv, rbytes=sum(agv),
+         inplace=True, types=(0, 8))
+    c.ev('MPI_Alltoall', comm=WORLD, bytes=8, rbytes=8, types=(4, 4))
+    c.ev('MPI_Alltoall', comm=WORLD, bytes=8, rbytes=8, inplace=True, types=(0, 4))
     av = [4 * pair_count(r, j) for j in range(P)]
-    c.ev('MPI_Alltoallv', comm=WORLD, vsend=av, vrecv=av, bytes=sum(av), rbytes=sum(av))
     c.ev('MPI_Alltoallv', comm=WORLD, vsend=av, vrecv=av, bytes=sum(av), rbytes=sum(av),
-         inplace=True)
+         types=(4, 4))
+    c.ev('MPI_Alltoallv', comm=WORLD, vsend=av, vrecv=av, bytes=sum(av), rbytes=sum(av),
+         inplace=True, types=(0, 4))
     aw = [pair_count(r, j) * pair_size(r, j) for j in range(P)]
     c.ev('MPI_Alltoallw', comm=WORLD, vsend=aw, vrecv=aw, bytes=sum(aw), rbytes=sum(aw))
     c.ev('MPI_Alltoallw', comm=WORLD, vsend=aw, vrecv=aw, bytes=sum(aw), rbytes=sum(aw),
          inplace=True)
-    c.ev('MPI_Reduce', comm=WORLD, root=P - 1, bytes=16, rbytes=16)
-    c.ev('MPI_Reduce', comm=WORLD, root=0, bytes=24, rbytes=24, inplace=r == 0)
-    c.ev('MPI_Allreduce', comm=WORLD, bytes=24, rbytes=24)
-    c.ev('MPI_Allreduce', comm=WORLD, bytes=8, rbytes=8, inplace=True)
+    c.ev('MPI_Reduce', comm=WORLD, root=P - 1, bytes=16, rbytes=16, types=(4, 4), op=SUM)
+    c.ev('MPI_Reduce', comm=WORLD, root=0, bytes=24, rbytes=24, inplace=r == 0, types=(8, 8),
+         op=MAX)
+    c.ev('MPI_Allreduce', comm=WORLD, bytes=24, rbytes=24, types=(8, 8), op=SUM)
+    c.ev('MPI_Allreduce', comm=WORLD, bytes=8, rbytes=8, inplace=True, types=(4, 4), op=MIN)
+    c.ev('MPI_Allreduce', comm=WORLD, bytes=8, rbytes=8, types=(8, 8), op=('user', False))
     rs = [4 * (i + 1) for i in range(P)]
     for inplace in (False, True):
         c.ev('MPI_Reduce_scatter', comm=WORLD, vrecv=rs, bytes=sum(rs), rbytes=4 * (r + 1),
-             inplace=inplace)
+             inplace=inplace, types=(4, 4), op=SUM)
     for inplace in (False, True):
-        c.ev('MPI_Reduce_scatter_block', comm=WORLD, bytes=8 * P, rbytes=8, inplace=inplace)
+        c.ev('MPI_Reduce_scatter_block', comm=WORLD, bytes=8 * P, rbytes=8, inplace=inplace,
+             types=(4, 4), op=SUM)
     for call in ('MPI_Scan', 'MPI_Exscan'):
         for inplace in (False, True):
-            c.ev(call, comm=WORLD, bytes=8, rbytes=8, inplace=inplace)
-    e = c.ev('MPI_Bcast', root=r, bytes=4, skip=('comm',))
+            c.ev(call, comm=WORLD, bytes=8, rbytes=8, inplace=inplace, types=(4, 4), op=SUM)
+    e = c.ev('MPI_Bcast', root=r, bytes=4, skip=('comm',), types=(4, 4))
     gi = c.events[c.pos - 1][0]
     self_comm = c.chk.comms.get(e['comm'])
     if not self_comm or self_comm['members'] != [r] or e['comm'] == WORLD:

@@ -344,6 +344,38 @@ static void reductions(void)
     mt_result_i("allreduce inplace", ri, wi, 2);
 }
 
+/* A user op that is not commutative: composition of affine maps x -> a x + b (pairs of ints,
+ * mod 1000), so a wrong order gives a wrong result. */
+static void affine_compose(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    int *a = in, *b = inout;
+    for (int i = 0; i < *len; i++) {
+        int a1 = a[2 * i], b1 = a[2 * i + 1], a2 = b[2 * i], b2 = b[2 * i + 1];
+        b[2 * i] = (a2 * a1) % 1000; /* x -> a2 (a1 x + b1) + b2: in first, then inout */
+        b[2 * i + 1] = (a2 * b1 + b2) % 1000;
+    }
+}
+
+static void allreduce_user_op(void)
+{
+    MPI_Datatype pair;
+    MPI_Op op;
+    MT_CHECK(MPI_Type_contiguous(2, MPI_INT, &pair));
+    MT_CHECK(MPI_Type_commit(&pair));
+    MT_CHECK(MPI_Op_create(affine_compose, 0, &op));
+    int v[2] = {R + 2, R + 1}, w[2] = {1, 0}, got[2];
+    for (int i = 0; i < P; i++) { /* MPI's order: v0 op v1 op ... = f_{P-1} o ... o f0 */
+        int a = i + 2, b = i + 1;
+        w[1] = (a * w[1] + b) % 1000;
+        w[0] = (a * w[0]) % 1000;
+    }
+    MT_CHECK(MPI_Allreduce(v, got, 1, pair, op, MPI_COMM_WORLD));
+    mt_result_i("allreduce noncommutative user op", got, w, 2);
+    MT_CHECK(MPI_Op_free(&op));
+    MT_CHECK(MPI_Type_free(&pair));
+}
+
 static void reduce_scatters(void)
 {
     int counts[MAXP], off[MAXP], total = 0;
@@ -429,6 +461,7 @@ int main(int argc, char **argv)
     alltoalls();
     alltoallw();
     reductions();
+    allreduce_user_op();
     reduce_scatters();
     scans();
 

@@ -160,6 +160,11 @@ static void gen_random_log(const char *dir, uint64_t seed, int world, expect_t *
                     e->flags |= PLOG_F_NEWCOMM;
                     xe->x[nx++] = pgen_rand(&seed) % 3;
                 }
+                if (f & 512) {
+                    e->flags |= PLOG_F_COLLINFO;
+                    xe->x[nx++] = pgen_rand(&seed);
+                    xe->x[nx++] = pgen_rand(&seed) % 16 | (f & 1024 ? PLOG_OP_COMMUTATIVE : 0);
+                }
                 e->nextra = nx;
                 plog_event_t *w = pgen_event(&g, (unsigned)th, e->call, e->t_start, e->t_end);
                 uint32_t keep = w->nextra;
@@ -263,6 +268,15 @@ static void check_rec(const plog_run_t *run, const plog_rec_t *e, const xev_t *x
     if (w->flags & PLOG_F_NEWCOMM) {
         cr_assert_eq(e->newcomm, gids[*x]);
         x++;
+    }
+    if (w->flags & PLOG_F_COLLINFO) {
+        cr_assert_eq(e->stype_size, (uint32_t)x[0]);
+        cr_assert_eq(e->rtype_size, (uint32_t)(x[0] >> 32));
+        cr_assert_eq(e->op, x[1] & 0xff);
+        cr_assert_eq(e->op_commutative, (x[1] & PLOG_OP_COMMUTATIVE) != 0);
+        x += 2;
+    } else {
+        cr_assert_eq(e->stype_size + e->rtype_size + e->op + e->op_commutative, 0);
     }
     cr_assert_eq(x, xe->x + w->nextra);
 }
