@@ -12,8 +12,19 @@ typedef struct pcs_ctx {
     uint64_t ts;              /* type size */
     int32_t tag;              /* tag of the collective being generated */
     uint8_t map[PCS_NBUFS];   /* buffer renaming, for collectives run inside others */
+    uint64_t shift[PCS_NBUFS]; /* byte offset added to a buffer (before renaming): a nested
+                                * collective whose buffer starts inside another one */
+    /* PCS_BUF_VIEW: a derived-datatype view (Open MPI's indexed types) of buffer vbuf as the
+     * packed concatenation of nv blocks (vlen[i] bytes at voff[i]); transfers on it become
+     * PCS_BUF_IOV messages with their pieces. Rename a buffer to it with map[]. */
+    int nv;
+    uint8_t vbuf;
+    const int64_t *vcounts, *vdispls; /* elements of vts bytes; vdispls NULL = packed */
+    uint64_t vts;
     uint32_t step_base;       /* first step of this (sub-)collective */
 } pcs_ctx_t;
+
+enum { PCS_BUF_VIEW = 254 };
 
 void pcs_ctx_init(pcs_ctx_t *c, const pcs_args_t *a, pcs_sched_t *s, int32_t tag);
 /* Steps are global: a message has the same step at its sender and its receiver (the test
@@ -41,6 +52,21 @@ void pcs_sendrecv_actual(pcs_ctx_t *c, unsigned req, int dest, int sbuf, uint64_
                          uint64_t slen, int src, int rbuf, uint64_t roff, uint64_t rlen);
 /* Record that scratch buffer buf (PCS_BUF_TMP or PCS_BUF_TMP2) must hold n bytes. */
 void pcs_need_tmp(pcs_ctx_t *c, int buf, uint64_t n);
+
+/* Generate a collective inside another (composite algorithms): sub's schedule with ctx c's
+ * renaming, steps from c's step_base; *gsteps = the steps it used. (coll_ompi_algs.c) */
+pcs_err_t pcs_gen_sub(pcs_ctx_t *c, const pcs_args_t *sub, const pcs_choice_t *ch,
+                      int64_t *gsteps);
+/* The generators of coll_ompi_vrs.c (v-variants, reduce-scatters, recursive-doubling scans) */
+void pcs_gen_allgatherv(pcs_ctx_t *c, pcs_alg_t alg, int64_t *gsteps);
+void pcs_gen_alltoallv(pcs_ctx_t *c, pcs_alg_t alg, int64_t *gsteps);
+void pcs_gen_reduce_scatter(pcs_ctx_t *c, pcs_alg_t alg, int64_t *gsteps);
+void pcs_gen_rsb(pcs_ctx_t *c, pcs_alg_t alg, int64_t *gsteps);
+void pcs_gen_scan_rdbl(pcs_ctx_t *c, bool ex, int64_t *gsteps);
+/* Byte displacement of block i of a v-collective (displs NULL = packed: O(i)). */
+uint64_t pcs_vdisp(uint64_t ts, const int64_t *counts, const int64_t *displs, int i);
+/* Open MPI's ompi_mirror_perm: the nbits low bits of x reversed. */
+int pcs_mirror(int x, int nbits);
 
 /* Shared arithmetic of Open MPI's base algorithms. */
 int pcs_pow2_floor(int n);  /* largest power of two <= n (n >= 1) */

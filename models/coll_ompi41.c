@@ -3,7 +3,7 @@
  * fallbacks inside the algorithms), as read from v4.1.4 (identical through 4.1.8). */
 #include <string.h>
 
-#include "coll_sched.h"
+#include "coll_build.h"
 
 /* The fixed rules of ompi/mca/coll/tuned/coll_tuned_decision_fixed.c v4.1.4, one row per
  * `alg = N;` (its line number last), flattened in source order: the first row that matches
@@ -652,13 +652,12 @@ pcs_err_t pcs_ompi41_select(const pcs_args_t *a, const pcs_ompi_forced_t *forced
             alg = PCS_ALG_REDUCE_LINEAR;
         break;
     case PCS_ALG_ALLREDUCE_RING:
-        /* alg 5 with segsize 0 is the ring; a real segmented ring is not in the catalogue */
-        if (id == 5 && out->segsize > 0) {
-            int64_t seg = (int64_t)(out->segsize / (a->type_size ? a->type_size : 1));
-            if (seg < 1)
-                seg = 1;
-            if (n >= (int64_t)P * seg)
-                return PCS_E_UNSUPPORTED;
+        /* allreduce.c:618: alg 5 runs the plain ring unless count >= size * segcount
+         * (COLL_BASE_COMPUTED_SEGCOUNT), which segsize 0 (the fixed rules) never gives */
+        if (id == 5 && out->segsize > 0 &&
+            n >= (int64_t)P * pcs_segcount(out->segsize, a->type_size, n)) {
+            alg = PCS_ALG_ALLREDUCE_SEGMENTED_RING;
+            break;
         }
         if (n < P)
             alg = PCS_ALG_ALLREDUCE_RECURSIVE_DOUBLING;

@@ -308,6 +308,179 @@ static void bcast_linear(pcs_ctx_t *c, int64_t count, int root)
         pcs_wait(c, i);
 }
 
+/* bcast.c:361, both halves non-empty (selection falls back to chain(1) otherwise). Tree
+ * messages: step = sender's depth + segment; then the pair exchange. */
+static void bcast_split_bintree(pcs_ctx_t *c, int64_t count, int root, uint64_t segsize,
+                                int64_t *gsteps)
+{
+    const int size = c->size, rank = c->rank;
+    const uint64_t ts = c->ts;
+    tree_t t = {.kind = TR_BIN, .size = size, .root = root};
+    node_t nd;
+    tree_node(&t, rank, &nd);
+    int64_t cnt[2] = {(count + 1) / 2, 0}, segc[2], nseg[2];
+    cnt[1] = count - cnt[0];
+    for (int i = 0; i < 2; i++) {
+        if (segsize > 0 && ts > 0) {
+            segc[i] = (int64_t)((segsize < ts ? ts : segsize) / ts);
+            nseg[i] = (cnt[i] + segc[i] - 1) / segc[i];
+        } else {
+            segc[i] = cnt[i];
+            nseg[i] = 1;
+        }
+    }
+    const uint64_t base[2] = {0, (uint64_t)cnt[0] * ts};
+#define SOFF(i, s) (base[i] + (uint64_t)((s) * segc[i]) * ts)
+#define SLEN(i, s) ((uint64_t)((s) == nseg[i] - 1 ? cnt[i] - (s) * segc[i] : segc[i]) * ts)
+    const int lr = ((rank - root + size) % size + 1) % 2;
+    const int depth = tree_depth(&t, rank);
+    const int64_t G = tree_height(&t, root) + nseg[0] - 1;
+    if (rank == root) {
+        for (int64_t sg = 0; sg < nseg[0]; sg++)
+            for (int i = 0; i < nd.n && i < 2; i++) {
+                if (sg >= nseg[i])
+                    continue;
+                pcs_at(c, sg);
+                pcs_send(c, nd.next[i], R, SOFF(i, sg), SLEN(i, sg));
+            }
+    } else if (nd.n > 0) {
+        int cur = 0;
+        pcs_at(c, depth - 1);
+        pcs_irecv(c, cur, nd.prev, R, SOFF(lr, 0), SLEN(lr, 0));
+        for (int64_t sg = 1; sg < nseg[lr]; sg++) {
+            pcs_at(c, depth - 1 + sg);
+            pcs_irecv(c, cur ^ 1, nd.prev, R, SOFF(lr, sg), SLEN(lr, sg));
+            pcs_wait(c, cur);
+            pcs_at(c, depth + sg - 1);
+            for (int i = 0; i < nd.n; i++)
+                pcs_send(c, nd.next[i], R, SOFF(lr, sg - 1), (uint64_t)segc[lr] * ts);
+            cur ^= 1;
+        }
+        pcs_wait(c, cur);
+        pcs_at(c, depth + nseg[lr] - 1);
+        for (int i = 0; i < nd.n; i++)
+            pcs_send(c, nd.next[i], R, SOFF(lr, nseg[lr] - 1), SLEN(lr, nseg[lr] - 1));
+    } else {
+        for (int64_t sg = 0; sg < nseg[lr]; sg++) {
+            pcs_at(c, depth - 1 + sg);
+            pcs_recv(c, nd.prev, R, SOFF(lr, sg), SLEN(lr, sg));
+        }
+    }
+#undef SOFF
+#undef SLEN
+    /* the pair in the other subtree exchanges halves; with an even size the last rank has
+     * no pair and gets the second half from the root */
+    const int pair = lr == 0 ? (rank + 1) % size : (rank + size - 1) % size;
+    pcs_at(c, G);
+    if (size % 2 != 0 && rank != root) {
+        pcs_sendrecv(c, 0, pair, R, base[lr], (uint64_t)cnt[lr] * ts, pair, R, base[lr ^ 1],
+                     (uint64_t)cnt[lr ^ 1] * ts);
+    } else if (size % 2 == 0) {
+        if (rank == root)
+            pcs_send(c, (root + size - 1) % size, R, base[1], (uint64_t)cnt[1] * ts);
+        else if (rank == (root + size - 1) % size)
+            pcs_recv(c, root, R, base[1], (uint64_t)cnt[1] * ts);
+        else
+            pcs_sendrecv(c, 0, pair, R, base[lr], (uint64_t)cnt[lr] * ts, pair, R,
+                         base[lr ^ 1], (uint64_t)cnt[lr ^ 1] * ts);
+    }
+    *gsteps = G + 1;
+}
+
+static int64_t clip64(int64_t x, int64_t lo, int64_t hi)
+{
+    return x < lo ? lo : x > hi ? hi : x;
+}
+
+/* bcast.c:760 and :893, count >= size (selection falls back to linear otherwise): a binomial
+ * scatter of ceil(count/size)-element blocks by vrank, then recursive doubling (with the
+ * non-power-of-two fix-up) or a ring. Receive lengths are what the peer really sends (Open
+ * MPI posts larger receives and reads the status). Step of a scatter message: top mask
+ * first; the allgather round with mask 2^k uses one step plus k fix-up steps. */
+static void bcast_scatter_allgather(pcs_ctx_t *c, int64_t count, int root, bool ring,
+                                    int64_t *gsteps)
+{
+    const int size = c->size, rank = c->rank, vrank = (rank - root + size) % size;
+    const uint64_t ts = c->ts;
+    *gsteps = 0;
+    if (size < 2 || ts == 0)
+        return;
+    const int64_t sc = (count + size - 1) / size;
+    const int top = pcs_pow2_floor(size - 1), L = pcs_log2_floor(top);
+    int64_t curr = rank == root ? count : 0;
+    int mask = 2 * top;
+    if (vrank != 0) {
+        mask = vrank & -vrank;
+        int64_t rc = count - (int64_t)vrank * sc;
+        if (rc > 0) {
+            rc = rc < mask * sc ? rc : mask * sc;
+            pcs_at(c, L - pcs_log2_floor(mask));
+            pcs_recv(c, (rank - mask + size) % size, R, (uint64_t)(vrank * sc) * ts,
+                     (uint64_t)rc * ts);
+            curr = rc;
+        }
+    }
+    for (mask >>= 1; mask > 0; mask >>= 1) {
+        if (vrank + mask >= size)
+            continue;
+        int64_t n = curr - sc * mask;
+        if (n > 0) {
+            pcs_at(c, L - pcs_log2_floor(mask));
+            pcs_send(c, (rank + mask) % size, R, (uint64_t)(sc * (vrank + mask)) * ts,
+                     (uint64_t)n * ts);
+            curr -= n;
+        }
+    }
+    const int64_t s1 = L + 1;
+    const int left = (rank - 1 + size) % size, right = (rank + 1) % size;
+    if (ring) {
+        int sb = vrank, rb = (vrank - 1 + size) % size;
+        for (int i = 1; i < size; i++) {
+            int64_t rn = clip64(count - rb * sc, 0, sc), sn = clip64(count - sb * sc, 0, sc);
+            pcs_at(c, s1 + i - 1);
+            pcs_sendrecv(c, 0, right, R, (uint64_t)(sb * sc) * ts, (uint64_t)sn * ts, left, R,
+                         (uint64_t)(rb * sc) * ts, (uint64_t)rn * ts);
+            sb = rb;
+            rb = (rb - 1 + size) % size;
+        }
+        *gsteps = s1 + size - 1;
+        return;
+    }
+    curr = clip64(count - vrank * sc, 0, sc);
+    int64_t bk = s1;
+    int k = 0;
+    for (mask = 1; mask < size; mask <<= 1, k++) {
+        int vremote = vrank ^ mask, remote = (vremote + root) % size;
+        int vtr = vrank & ~(mask - 1), vrtr = vremote & ~(mask - 1);
+        if (vremote < size) {
+            int64_t rc = clip64(count - vrtr * sc, 0, mask * sc);
+            pcs_at(c, bk);
+            pcs_sendrecv(c, 0, remote, R, (uint64_t)(vtr * sc) * ts, (uint64_t)curr * ts,
+                         remote, R, (uint64_t)(vrtr * sc) * ts, (uint64_t)rc * ts);
+            curr += rc;
+        }
+        if (vrtr + mask > size) {
+            /* ranks of this half whose partner is missing get the other half from one that
+             * has it: the other half's data, u elements */
+            int nad = size - vtr - mask, j = 0;
+            int64_t u = clip64(count - (vtr + mask) * sc, 0, mask * sc);
+            uint64_t off = (uint64_t)(sc * (vtr + mask)) * ts;
+            for (int rh = mask >> 1; rh > 0; rh >>= 1, j++) {
+                int vr = vrank ^ rh, r = (vr + root) % size, tr = vrank & ~((rh << 1) - 1);
+                pcs_at(c, bk + 1 + j);
+                if (vr > vrank && vrank < tr + nad && vr >= tr + nad) {
+                    pcs_send(c, r, R, off, (uint64_t)u * ts);
+                } else if (vr < vrank && vr < tr + nad && vrank >= tr + nad) {
+                    pcs_recv(c, r, R, off, (uint64_t)u * ts);
+                    curr += u;
+                }
+            }
+        }
+        bk += 1 + k;
+    }
+    *gsteps = bk;
+}
+
 static pcs_err_t gen_bcast(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t count, int root,
                            int64_t *gsteps)
 {
@@ -322,6 +495,14 @@ static pcs_err_t gen_bcast(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t count, 
     case PCS_ALG_BCAST_BINTREE: t.kind = TR_BIN; break;
     case PCS_ALG_BCAST_BINOMIAL: t.kind = TR_BM; break;
     case PCS_ALG_BCAST_KNOMIAL: t.kind = TR_KM; t.param = ch->radix; break;
+    case PCS_ALG_BCAST_SPLIT_BINTREE:
+        bcast_split_bintree(c, count, root, ch->segsize, gsteps);
+        return PCS_OK;
+    case PCS_ALG_BCAST_SCATTER_ALLGATHER:
+    case PCS_ALG_BCAST_SCATTER_ALLGATHER_RING:
+        bcast_scatter_allgather(c, count, root, ch->alg == PCS_ALG_BCAST_SCATTER_ALLGATHER_RING,
+                                gsteps);
+        return PCS_OK;
     default: return PCS_E_UNSUPPORTED;
     }
     if (seg < 1)
@@ -480,6 +661,115 @@ static void reduce_linear(pcs_ctx_t *c, int sbuf, bool inplace, int64_t count, i
         pcs_copy(c, T, 0, R, 0, len);
 }
 
+/* reduce.c:795 (commutative, count >= pof2: selection falls back to linear otherwise):
+ * Rabenseifner's reduce-scatter by recursive halving, then a binomial gather to the root.
+ * rbuf is R at the root, T3 elsewhere; tmp_buf is T. */
+static void reduce_redscat_gather(pcs_ctx_t *c, int64_t count, int root, bool inplace,
+                                  int64_t *gsteps)
+{
+    const int rank = c->rank, size = c->size;
+    const uint64_t ts = c->ts;
+    const int nsteps = pcs_log2_floor(size), pof2 = 1 << nsteps, rem = size - pof2;
+    const int rb = rank == root ? R : T3;
+    if (rb == T3)
+        pcs_need_tmp(c, T3, (uint64_t)count * ts);
+    pcs_need_tmp(c, T, (uint64_t)count * ts);
+    pcs_at(c, 0);
+    if (rank != root || !inplace)
+        pcs_copy(c, S, 0, rb, 0, (uint64_t)count * ts);
+    int vrank;
+    if (rank < 2 * rem) {
+        uint64_t lh = (uint64_t)(count / 2), rh = (uint64_t)count - lh;
+        if (rank % 2 != 0) {
+            pcs_sendrecv(c, 0, rank - 1, rb, 0, lh * ts, rank - 1, T, lh * ts, rh * ts);
+            pcs_reduce(c, T, lh * ts, rb, lh * ts, rh * ts);
+            pcs_at(c, 1);
+            pcs_send(c, rank - 1, rb, lh * ts, rh * ts);
+            vrank = -1;
+        } else {
+            pcs_sendrecv(c, 0, rank + 1, rb, lh * ts, rh * ts, rank + 1, T, 0, lh * ts);
+            pcs_reduce(c, T, 0, rb, 0, lh * ts);
+            pcs_at(c, 1);
+            pcs_recv(c, rank + 1, rb, lh * ts, rh * ts);
+            vrank = rank / 2;
+        }
+    } else {
+        vrank = rank - rem;
+    }
+    const int base = rem > 0 ? 2 : 0;
+    int64_t rindex[32], sindex[32], rcount[32], scount[32];
+    if (vrank != -1) {
+        int step = 0;
+        int64_t wsize = count;
+        sindex[0] = rindex[0] = 0;
+        for (int mask = 1; mask < pof2; mask <<= 1) {
+            int vdest = vrank ^ mask, dest = vdest < rem ? vdest * 2 : vdest + rem;
+            if (rank < dest) {
+                rcount[step] = wsize / 2;
+                scount[step] = wsize - rcount[step];
+                sindex[step] = rindex[step] + rcount[step];
+            } else {
+                scount[step] = wsize / 2;
+                rcount[step] = wsize - scount[step];
+                rindex[step] = sindex[step] + scount[step];
+            }
+            pcs_at(c, base + step);
+            pcs_sendrecv(c, 0, dest, rb, sindex[step] * ts, scount[step] * ts, dest, T,
+                         rindex[step] * ts, rcount[step] * ts);
+            pcs_reduce(c, T, rindex[step] * ts, rb, rindex[step] * ts, rcount[step] * ts);
+            if (step + 1 < nsteps) {
+                rindex[step + 1] = rindex[step];
+                sindex[step + 1] = rindex[step];
+                wsize = rcount[step];
+                step++;
+            }
+        }
+    }
+    int64_t g = base + nsteps;
+    int vroot;
+    const bool oddroot = root < 2 * rem && root % 2 != 0;
+    if (oddroot) {
+        /* an odd root left the halving: rank 0 (vrank 0) hands it its part */
+        vroot = 0;
+        if (rank == root) {
+            int64_t wsize = count;
+            for (int st = 0; st < nsteps; st++) {
+                rcount[st] = wsize / 2;
+                scount[st] = wsize - rcount[st];
+                rindex[st] = 0;
+                sindex[st] = rcount[st];
+                wsize /= 2;
+            }
+            pcs_at(c, g);
+            pcs_recv(c, 0, R, 0, (uint64_t)rcount[nsteps - 1] * ts);
+            vrank = 0;
+        } else if (vrank == 0) {
+            pcs_at(c, g);
+            pcs_send(c, root, rb, 0, (uint64_t)rcount[nsteps - 1] * ts);
+            vrank = -1;
+        }
+        g++;
+    } else {
+        vroot = root < 2 * rem ? root / 2 : root - rem;
+    }
+    if (vrank != -1) {
+        int step = nsteps - 1, j = 0;
+        for (int mask = pof2 >> 1; mask > 0; mask >>= 1, j++) {
+            int vdest = vrank ^ mask, dest = vdest < rem ? vdest * 2 : vdest + rem;
+            if (vdest == 0 && oddroot)
+                dest = root;
+            pcs_at(c, g + j);
+            if ((vdest >> step) == (vroot >> step)) {
+                pcs_send(c, dest, rb, rindex[step] * ts, rcount[step] * ts);
+                break;
+            }
+            pcs_recv(c, dest, rb, sindex[step] * ts, scount[step] * ts);
+            step--;
+        }
+    }
+    *gsteps = g + nsteps;
+}
+
 static pcs_err_t gen_reduce(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t count, int root,
                             bool inplace, int64_t *gsteps)
 {
@@ -492,6 +782,9 @@ static pcs_err_t gen_reduce(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t count,
     case PCS_ALG_REDUCE_LINEAR:
         reduce_linear(c, sbuf, inplace, count, root);
         *gsteps = 1;
+        return PCS_OK;
+    case PCS_ALG_REDUCE_REDSCAT_GATHER:
+        reduce_redscat_gather(c, count, root, inplace, gsteps);
         return PCS_OK;
     case PCS_ALG_REDUCE_CHAIN: t.kind = TR_CHAIN; t.param = ch->fanout; break;
     case PCS_ALG_REDUCE_BINARY: t.kind = TR_BIN; break;
@@ -631,6 +924,73 @@ static void allreduce_ring(pcs_ctx_t *c, bool inplace, int64_t count)
 #undef BLEN
 }
 
+/* allreduce.c:618, count >= size * segcount: the ring's reduce-scatter in num_phases rounds
+ * of one segment per block, then the ring allgather of whole blocks. */
+static void allreduce_ring_segmented(pcs_ctx_t *c, bool inplace, int64_t count, uint64_t segsize)
+{
+    const int rank = c->rank, size = c->size;
+    const uint64_t ts = c->ts;
+    const int64_t seg = pcs_segcount(segsize, ts, count);
+    int64_t nph = count / (size * seg), rm = count % (size * seg);
+    if (rm >= size && rm > (size * seg) / 2)
+        nph++;
+    int split, xs;
+    int64_t early, late, maxseg, xl;
+    pcs_blockcount(count, size, &split, &early, &late);
+    pcs_blockcount(early, (int)nph, &xs, &maxseg, &xl);
+    const uint64_t half = (uint64_t)maxseg * ts;
+    pcs_need_tmp(c, T2, 2 * half);
+#define BOFF(b) ((b) < split ? (int64_t)(b) * early : (int64_t)(b) * late + split)
+#define BCNT(b) ((b) < split ? early : late)
+    /* phase ph of block b: (byte offset, bytes) */
+    uint64_t po, pl;
+#define PH(b, ph)                                                                           \
+    do {                                                                                    \
+        int sp_;                                                                            \
+        int64_t e_, l_;                                                                     \
+        pcs_blockcount(BCNT(b), (int)nph, &sp_, &e_, &l_);                                  \
+        pl = (uint64_t)((ph) < sp_ ? e_ : l_) * ts;                                         \
+        po = (uint64_t)(BOFF(b) + ((ph) < sp_ ? (ph) * e_ : (ph) * l_ + sp_)) * ts;         \
+    } while (0)
+    pcs_at(c, 0);
+    if (!inplace)
+        pcs_copy(c, S, 0, R, 0, (uint64_t)count * ts);
+    const int send_to = (rank + 1) % size, recv_from = (rank + size - 1) % size;
+    for (int64_t ph = 0; ph < nph; ph++) {
+        const int64_t b0 = ph * (size - 1);
+        int inbi = 0;
+        pcs_at(c, b0);
+        PH(recv_from, ph);
+        pcs_irecv(c, inbi, recv_from, T2, 0, pl);
+        PH(rank, ph);
+        pcs_send(c, send_to, R, po, pl);
+        for (int k = 2; k < size; k++) {
+            const int prevblock = (rank + size - k + 1) % size;
+            inbi ^= 1;
+            pcs_at(c, b0 + k - 1);
+            PH((rank + size - k) % size, ph);
+            pcs_irecv(c, inbi, recv_from, T2, inbi * half, pl);
+            pcs_wait(c, inbi ^ 1);
+            PH(prevblock, ph);
+            pcs_reduce(c, T2, (inbi ^ 1) * half, R, po, pl);
+            pcs_send(c, send_to, R, po, pl);
+        }
+        pcs_wait(c, inbi);
+        PH((rank + 1) % size, ph);
+        pcs_reduce(c, T2, inbi * half, R, po, pl);
+    }
+    const int64_t b1 = nph * (size - 1);
+    for (int k = 0; k < size - 1; k++) {
+        const int rdf = (rank + size - k) % size, sdf = (rank + 1 + size - k) % size;
+        pcs_at(c, b1 + k);
+        pcs_sendrecv(c, 0, send_to, R, (uint64_t)BOFF(sdf) * ts, (uint64_t)BCNT(sdf) * ts,
+                     recv_from, R, (uint64_t)BOFF(rdf) * ts, (uint64_t)BCNT(rdf) * ts);
+    }
+#undef PH
+#undef BOFF
+#undef BCNT
+}
+
 /* allreduce.c:970, commutative and count >= pof2 */
 static void allreduce_rabenseifner(pcs_ctx_t *c, bool inplace, int64_t count)
 {
@@ -707,8 +1067,7 @@ static void allreduce_rabenseifner(pcs_ctx_t *c, bool inplace, int64_t count)
     }
 }
 
-static pcs_err_t gen_sub(pcs_ctx_t *c, const pcs_args_t *sub, const pcs_choice_t *ch,
-                         int64_t *gsteps);
+#define gen_sub pcs_gen_sub
 
 /* allreduce.c:880 (linear) and :60 (nonoverlapping): reduce to 0, then bcast from 0 */
 static pcs_err_t allreduce_reduce_bcast(pcs_ctx_t *c, bool linear, bool inplace, int64_t count,
@@ -768,6 +1127,15 @@ static pcs_err_t gen_allreduce(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gs
         allreduce_ring(c, a->in_place, a->count);
         *gsteps = 2 * (size - 1);
         return PCS_OK;
+    case PCS_ALG_ALLREDUCE_SEGMENTED_RING: {
+        allreduce_ring_segmented(c, a->in_place, a->count, ch->segsize);
+        int64_t seg = pcs_segcount(ch->segsize, c->ts, a->count);
+        int64_t nph = a->count / (size * seg), rm = a->count % (size * seg);
+        if (rm >= size && rm > (size * seg) / 2)
+            nph++;
+        *gsteps = (nph + 1) * (size - 1);
+        return PCS_OK;
+    }
     case PCS_ALG_ALLREDUCE_RABENSEIFNER: {
         allreduce_rabenseifner(c, a->in_place, a->count);
         int rem = size - pcs_pow2_floor(size);
@@ -973,6 +1341,29 @@ static void barrier_gen(pcs_ctx_t *c, pcs_alg_t alg, int64_t *gsteps)
         for (int i = 1; i < size; i++)
             pcs_send(c, i, T, 0, 0);
         return;
+    case PCS_ALG_BARRIER_DOUBLE_RING: {
+        /* barrier.c:98: a token around the ring twice, the second time synchronous; the
+         * message from rank r is step r of its ring */
+        const int left = (size + rank - 1) % size, right = (rank + 1) % size;
+        *gsteps = 2 * size;
+        for (int ring = 0; ring < 2; ring++) {
+            const int b = ring * size;
+            if (rank > 0) {
+                pcs_at(c, b + rank - 1);
+                pcs_recv(c, left, T, 0, 0);
+            }
+            pcs_at(c, b + rank);
+            if (ring == 0)
+                pcs_send(c, right, T, 0, 0);
+            else
+                pcs_ssend(c, right, T, 0, 0);
+            if (rank == 0) {
+                pcs_at(c, b + size - 1);
+                pcs_recv(c, left, T, 0, 0);
+            }
+        }
+        return;
+    }
     case PCS_ALG_BARRIER_RECURSIVE_DOUBLING: {
         int adj = pcs_pow2_floor(size), extra = size != adj, k = 0;
         *gsteps = pcs_log2_floor(adj) + 2 * extra;
@@ -1106,6 +1497,62 @@ static void allgather_gen(pcs_ctx_t *c, pcs_alg_t alg, int64_t *gsteps)
         }
         *gsteps = size - 1;
         return;
+    case PCS_ALG_ALLGATHER_NEIGHBOR: { /* allgather.c:484, even size */
+        pcs_at(c, 0);
+        if (!inplace)
+            pcs_copy(c, S, 0, R, (uint64_t)rank * len, len);
+        const bool even = rank % 2 == 0;
+        int nb[2], rdf[2], off[2];
+        nb[0] = even ? (rank + 1) % size : (rank - 1 + size) % size;
+        nb[1] = even ? (rank - 1 + size) % size : (rank + 1) % size;
+        rdf[0] = rdf[1] = even ? rank : nb[0];
+        off[0] = even ? 2 : -2;
+        off[1] = even ? -2 : 2;
+        pcs_sendrecv(c, 0, nb[0], R, (uint64_t)rank * len, len, nb[0], R,
+                     (uint64_t)nb[0] * len, len);
+        int sdf = even ? rank : rdf[0];
+        for (int i = 1; i < size / 2; i++) {
+            const int ip = i % 2;
+            rdf[ip] = (rdf[ip] + off[ip] + size) % size;
+            pcs_at(c, i);
+            pcs_sendrecv(c, 0, nb[ip], R, (uint64_t)sdf * len, 2 * len, nb[ip], R,
+                         (uint64_t)rdf[ip] * len, 2 * len);
+            sdf = rdf[ip];
+        }
+        *gsteps = size / 2;
+        return;
+    }
+    case PCS_ALG_ALLGATHER_LINEAR: {
+        /* allgather.c:681: gather to 0 then bcast of the whole, both through the rules;
+         * a non-root in place sends its block of rbuf */
+        pcs_args_t ga = *c->a, ba = *c->a;
+        ga.coll = PCS_GATHER;
+        ga.root = 0;
+        ga.in_place = inplace && rank == 0;
+        ba.coll = PCS_BCAST;
+        ba.root = 0;
+        ba.count = c->a->count * size;
+        ba.in_place = false;
+        pcs_choice_t gc, bc;
+        pcs_err_t e;
+        if ((e = pcs_ompi41_select(&ga, NULL, &gc)) || (e = pcs_ompi41_select(&ba, NULL, &bc))) {
+            c->s->err = e;
+            return;
+        }
+        pcs_ctx_t g = *c;
+        if (inplace && rank != 0) {
+            g.map[S] = c->map[R];
+            g.shift[S] = c->shift[R] + (uint64_t)rank * len;
+        }
+        int64_t g1 = 0, g2 = 0;
+        if (pcs_gen_sub(&g, &ga, &gc, &g1))
+            return;
+        pcs_ctx_t b = *c;
+        b.step_base += (uint32_t)g1;
+        pcs_gen_sub(&b, &ba, &bc, &g2);
+        *gsteps = g1 + g2;
+        return;
+    }
     case PCS_ALG_ALLGATHER_TWO_PROCS:
         pcs_at(c, 0);
         pcs_sendrecv(c, 0, rank ^ 1, inplace ? R : S, inplace ? (uint64_t)rank * len : 0, len,
@@ -1119,7 +1566,7 @@ static void allgather_gen(pcs_ctx_t *c, pcs_alg_t alg, int64_t *gsteps)
 }
 
 /* ---- alltoall (block = count elements per peer) ---- */
-static void alltoall_gen(pcs_ctx_t *c, pcs_alg_t alg, int64_t *gsteps)
+static void alltoall_gen(pcs_ctx_t *c, pcs_alg_t alg, int max_requests, int64_t *gsteps)
 {
     const int rank = c->rank, size = c->size;
     const uint64_t len = (uint64_t)c->a->count * c->ts;
@@ -1140,8 +1587,38 @@ static void alltoall_gen(pcs_ctx_t *c, pcs_alg_t alg, int64_t *gsteps)
         return;
     }
     case PCS_ALG_ALLTOALL_LINEAR_SYNC: {
-        int max = c->a->size; /* max_requests 0: everything posted at once */
-        (void)max;
+        const int nr = max_requests <= 0 || max_requests > size - 1 ? size - 1 : max_requests;
+        if (nr < size - 1) {
+            /* alltoall.c:440: nr receives and nr sends in flight; Open MPI refills whichever
+             * request completes first (wait_any). Here: the oldest receive, then the oldest
+             * send, so the messages and their order per peer are the library's. Message m
+             * (the m-th receive and send of every rank) is step m / nr. */
+            pcs_at(c, 0);
+            pcs_copy(c, S, (uint64_t)rank * len, R, (uint64_t)rank * len, len);
+            int ri = (rank + 1) % size, si = (rank + size - 1) % size, nrr = 0, nss = 0;
+            for (; nrr < nr; nrr++, ri = (ri + 1) % size)
+                pcs_irecv(c, nrr, ri, R, (uint64_t)ri * len, len);
+            for (; nss < nr; nss++, si = (si + size - 1) % size)
+                pcs_isend(c, nr + nss, si, S, (uint64_t)si * len, len);
+            for (int m = 0; m < size - 1; m++) {
+                pcs_wait(c, m % nr);
+                if (nrr < size - 1) {
+                    pcs_at(c, nrr / nr);
+                    pcs_irecv(c, m % nr, ri, R, (uint64_t)ri * len, len);
+                    nrr++;
+                    ri = (ri + 1) % size;
+                }
+                pcs_wait(c, nr + m % nr);
+                if (nss < size - 1) {
+                    pcs_at(c, nss / nr);
+                    pcs_isend(c, nr + m % nr, si, S, (uint64_t)si * len, len);
+                    nss++;
+                    si = (si + size - 1) % size;
+                }
+            }
+            *gsteps = (size - 2) / nr + 1;
+            return;
+        }
         pcs_at(c, 0);
         pcs_copy(c, S, (uint64_t)rank * len, R, (uint64_t)rank * len, len);
         int k = 0;
@@ -1167,6 +1644,58 @@ static void alltoall_gen(pcs_ctx_t *c, pcs_alg_t alg, int64_t *gsteps)
         }
         *gsteps = size;
         return;
+    case PCS_ALG_ALLTOALL_BRUCK: { /* alltoall.c:220 */
+        pcs_need_tmp(c, T, (uint64_t)size * len);
+        pcs_at(c, 0);
+        pcs_copy(c, S, (uint64_t)rank * len, T, 0, (uint64_t)(size - rank) * len);
+        if (rank != 0)
+            pcs_copy(c, S, 0, T, (uint64_t)(size - rank) * len, (uint64_t)rank * len);
+        int k = 0;
+        for (int d = 1; d < size; d <<= 1, k++) {
+            int nb = 0;
+            for (int i = 1; i < size; i++)
+                nb += (i & d) == d;
+            pcs_at(c, k);
+            /* one indexed datatype: the blocks i with bit d set, both sides */
+            pcs_xfer(c, PCS_OP_IRECV, 0, (rank - d + size) % size, (uint64_t)nb * len, 0);
+            for (int i = 1; i < size; i++)
+                if ((i & d) == d)
+                    pcs_piece(c, R, (uint64_t)i * len, len);
+            pcs_xfer(c, PCS_OP_SEND, 0, (rank + d) % size, (uint64_t)nb * len, 0);
+            for (int i = 1; i < size; i++)
+                if ((i & d) == d)
+                    pcs_piece(c, T, (uint64_t)i * len, len);
+            pcs_wait(c, 0);
+            for (int i = 1; i < size; i++)
+                if ((i & d) == d)
+                    pcs_copy(c, R, (uint64_t)i * len, T, (uint64_t)i * len, len);
+        }
+        for (int i = 0; i < size; i++)
+            pcs_copy(c, T, (uint64_t)i * len, R, (uint64_t)((rank - i + size) % size) * len, len);
+        *gsteps = k;
+        return;
+    }
+    case PCS_ALG_ALLTOALL_INPLACE: { /* alltoall.c:40: pairs (rank +- i), packed copy out */
+        *gsteps = 0;
+        if (size == 1 || len == 0)
+            return;
+        pcs_need_tmp(c, T, len);
+        for (int i = 1; i <= size / 2; i++) {
+            const int right = (rank + i) % size, left = (rank + size - i) % size;
+            pcs_at(c, i - 1);
+            pcs_copy(c, R, (uint64_t)right * len, T, 0, len);
+            pcs_irecv(c, 0, right, R, (uint64_t)right * len, len);
+            if (left != right) {
+                pcs_send(c, left, R, (uint64_t)left * len, len);
+                pcs_wait(c, 0);
+                pcs_irecv(c, 0, left, R, (uint64_t)left * len, len);
+            }
+            pcs_send(c, right, T, 0, len);
+            pcs_wait(c, 0);
+        }
+        *gsteps = size / 2;
+        return;
+    }
     case PCS_ALG_ALLTOALL_TWO_PROCS: {
         int r = rank ^ 1;
         pcs_at(c, 0);
@@ -1268,13 +1797,14 @@ static void gatherv_gen(pcs_ctx_t *c, bool scatter)
 
 /* ---- dispatch ---- */
 
-static pcs_err_t gen_sub(pcs_ctx_t *c, const pcs_args_t *sub, const pcs_choice_t *ch,
-                         int64_t *gsteps)
+pcs_err_t pcs_gen_sub(pcs_ctx_t *c, const pcs_args_t *sub, const pcs_choice_t *ch,
+                      int64_t *gsteps)
 {
     pcs_ctx_t cc = *c;
     cc.a = sub;
     cc.rank = sub->rank;
     cc.size = sub->size;
+    cc.ts = sub->type_size;
     *gsteps = 0;
     if (ch->alg == PCS_ALG_NONE)
         return c->s->err;
@@ -1330,14 +1860,32 @@ static pcs_err_t gen_sub(pcs_ctx_t *c, const pcs_args_t *sub, const pcs_choice_t
         break;
     case PCS_ALLTOALL:
         cc.tag = TAG_ALLTOALL;
-        alltoall_gen(&cc, ch->alg, gsteps);
+        alltoall_gen(&cc, ch->alg, ch->max_requests, gsteps);
         break;
     case PCS_SCAN:
     case PCS_EXSCAN:
-        if (ch->alg != PCS_ALG_SCAN_LINEAR && ch->alg != PCS_ALG_EXSCAN_LINEAR)
-            return PCS_E_UNSUPPORTED;
-        cc.tag = ch->alg == PCS_ALG_SCAN_LINEAR ? TAG_SCAN : TAG_EXSCAN;
-        scan_gen(&cc, ch->alg == PCS_ALG_EXSCAN_LINEAR, gsteps);
+        cc.tag = pcs_alg_coll(ch->alg) == PCS_SCAN ? TAG_SCAN : TAG_EXSCAN;
+        if (ch->alg == PCS_ALG_SCAN_RECURSIVE_DOUBLING ||
+            ch->alg == PCS_ALG_EXSCAN_RECURSIVE_DOUBLING)
+            pcs_gen_scan_rdbl(&cc, ch->alg == PCS_ALG_EXSCAN_RECURSIVE_DOUBLING, gsteps);
+        else
+            scan_gen(&cc, ch->alg == PCS_ALG_EXSCAN_LINEAR, gsteps);
+        break;
+    case PCS_ALLGATHERV:
+        cc.tag = TAG_ALLGATHERV;
+        pcs_gen_allgatherv(&cc, ch->alg, gsteps);
+        break;
+    case PCS_ALLTOALLV:
+        cc.tag = TAG_ALLTOALLV;
+        pcs_gen_alltoallv(&cc, ch->alg, gsteps);
+        break;
+    case PCS_REDUCE_SCATTER:
+        cc.tag = TAG_REDUCE_SCATTER;
+        pcs_gen_reduce_scatter(&cc, ch->alg, gsteps);
+        break;
+    case PCS_REDUCE_SCATTER_BLOCK:
+        cc.tag = TAG_REDUCE_SCATTER_BLOCK;
+        pcs_gen_rsb(&cc, ch->alg, gsteps);
         break;
     case PCS_GATHERV:
         cc.tag = TAG_GATHERV;

@@ -64,8 +64,14 @@ void pcs_ctx_init(pcs_ctx_t *c, const pcs_args_t *a, pcs_sched_t *s, int32_t tag
     c->ts = a->type_size;
     c->tag = tag;
     c->step_base = 0;
-    for (int i = 0; i < PCS_NBUFS; i++)
+    for (int i = 0; i < PCS_NBUFS; i++) {
         c->map[i] = (uint8_t)i;
+        c->shift[i] = 0;
+    }
+    c->nv = 0;
+    c->vcounts = c->vdispls = NULL;
+    c->vts = 0;
+    c->vbuf = 0;
 }
 
 void pcs_at(pcs_ctx_t *c, int64_t step)
@@ -102,6 +108,10 @@ static uint8_t mapbuf(const pcs_ctx_t *c, int buf)
 {
     return buf >= 0 && buf < PCS_NBUFS ? c->map[buf] : (uint8_t)buf;
 }
+static uint64_t mapoff(const pcs_ctx_t *c, int buf, uint64_t off)
+{
+    return buf >= 0 && buf < PCS_NBUFS ? off + c->shift[buf] : off;
+}
 
 static void use_req(pcs_ctx_t *c, unsigned req)
 {
@@ -122,9 +132,31 @@ static void xfer(pcs_ctx_t *c, uint8_t kind, unsigned req, int peer, int buf, ui
     o->len = len;
     o->flags = flags;
     o->a.buf = mapbuf(c, buf);
-    o->a.off = off;
+    /* an empty message may point past its buffer's end (Open MPI's empty blocks): offset 0 */
+    o->a.off = len ? mapoff(c, buf, off) : 0;
     if (kind == PCS_OP_ISEND || kind == PCS_OP_IRECV)
         use_req(c, req);
+    if (o->a.buf != PCS_BUF_VIEW)
+        return;
+    /* packed bytes [off, off+len) of the view -> pieces of the underlying buffer */
+    o->a.buf = PCS_BUF_IOV;
+    o->a.off = 0;
+    uint64_t pos = 0, lo = off, hi = off + len, d = 0;
+    for (int i = 0; i < c->nv && pos < hi; i++) {
+        uint64_t n = (uint64_t)c->vcounts[i] * c->vts;
+        uint64_t at = c->vdispls ? (uint64_t)c->vdispls[i] * c->vts : d;
+        d += n;
+        uint64_t a = pos > lo ? pos : lo, b = pos + n < hi ? pos + n : hi;
+        if (a < b) {
+            pcs_op_t *q = push(c, PCS_OP_PIECE);
+            if (!q)
+                return;
+            q->a.buf = c->vbuf;
+            q->a.off = at + (a - pos);
+            q->len = b - a;
+        }
+        pos += n;
+    }
 }
 
 void pcs_send(pcs_ctx_t *c, int peer, int buf, uint64_t off, uint64_t len)
@@ -158,7 +190,7 @@ void pcs_piece(pcs_ctx_t *c, int buf, uint64_t off, uint64_t len)
     if (!o)
         return;
     o->a.buf = mapbuf(c, buf);
-    o->a.off = off;
+    o->a.off = mapoff(c, buf, off);
     o->len = len;
 }
 
@@ -178,14 +210,15 @@ static void local(pcs_ctx_t *c, uint8_t kind, int sbuf, uint64_t soff, int dbuf,
     o->tag = 0;
     o->len = len;
     o->a.buf = mapbuf(c, sbuf);
-    o->a.off = soff;
+    o->a.off = mapoff(c, sbuf, soff);
     o->b.buf = mapbuf(c, dbuf);
-    o->b.off = doff;
+    o->b.off = mapoff(c, dbuf, doff);
 }
 
 void pcs_copy(pcs_ctx_t *c, int sbuf, uint64_t soff, int dbuf, uint64_t doff, uint64_t len)
 {
-    if (len == 0 || (mapbuf(c, sbuf) == mapbuf(c, dbuf) && soff == doff))
+    if (len == 0 ||
+        (mapbuf(c, sbuf) == mapbuf(c, dbuf) && mapoff(c, sbuf, soff) == mapoff(c, dbuf, doff)))
         return;
     local(c, PCS_OP_COPY, sbuf, soff, dbuf, doff, len);
 }
@@ -218,6 +251,8 @@ void pcs_sendrecv(pcs_ctx_t *c, unsigned req, int dest, int sbuf, uint64_t soff,
 void pcs_need_tmp(pcs_ctx_t *c, int buf, uint64_t n)
 {
     int b = mapbuf(c, buf);
+    if (buf >= 0 && buf < PCS_NBUFS)
+        n += c->shift[buf];
     if (b >= PCS_BUF_TMP && b <= PCS_BUF_TMP3) {
         uint64_t *t = &c->s->tmp_bytes[b - PCS_BUF_TMP];
         if (n > *t)
@@ -226,6 +261,25 @@ void pcs_need_tmp(pcs_ctx_t *c, int buf, uint64_t n)
 }
 
 /* ---- arithmetic ---- */
+
+uint64_t pcs_vdisp(uint64_t ts, const int64_t *counts, const int64_t *displs, int i)
+{
+    if (displs)
+        return (uint64_t)displs[i] * ts;
+    uint64_t d = 0;
+    for (int j = 0; j < i; j++)
+        d += (uint64_t)counts[j];
+    return d * ts;
+}
+
+int pcs_mirror(int x, int nbits)
+{
+    int r = 0;
+    for (int i = 0; i < nbits; i++)
+        if (x & (1 << i))
+            r |= 1 << (nbits - 1 - i);
+    return r;
+}
 
 int pcs_pow2_floor(int n)
 {

@@ -120,7 +120,8 @@ const char *pcs_coll_name(pcs_coll_t c); /* "allreduce"; "?" if out of range */
     X(EXSCAN_LINEAR, EXSCAN, "linear")                                                      \
     X(EXSCAN_RECURSIVE_DOUBLING, EXSCAN, "recursive_doubling")                              \
     X(GATHERV_LINEAR, GATHERV, "linear")                                                    \
-    X(SCATTERV_LINEAR, SCATTERV, "linear")
+    X(SCATTERV_LINEAR, SCATTERV, "linear")                                                  \
+    X(ALLREDUCE_SEGMENTED_RING, ALLREDUCE, "segmented_ring")
 typedef enum pcs_alg {
 #define PCS_X_(id, coll, name) PCS_ALG_##id,
     PCS_ALGS(PCS_X_)

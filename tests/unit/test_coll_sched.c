@@ -307,6 +307,8 @@ typedef struct run {
     pcs_coll_t coll;
     int P, root, inplace, alg_id; /* alg_id 0: fixed rules */
     int64_t count;
+    int64_t segsize;  /* forced segment size (bytes), with alg_id */
+    int max_requests; /* forced max_requests, with alg_id */
     op_fn *op;
     uint64_t ts;
     bool commutative;
@@ -349,7 +351,31 @@ static void run_one(const run_t *rc)
     if (rc->alg_id) {
         f.use_dynamic_rules = true;
         f.algorithm[rc->coll] = rc->alg_id;
+        f.segsize[rc->coll] = rc->segsize;
+        f.max_requests[rc->coll] = rc->max_requests;
     }
+    /* alltoallv: rank i sends a2a(i, j) elements to j, symmetric in place (MPI requires
+     * equal send and receive counts then); displacements with gaps */
+    static int64_t vsc[MAXP][MAXP], vsd[MAXP][MAXP], vrc[MAXP][MAXP], vrd[MAXP][MAXP];
+    for (int i = 0; i < P; i++)
+        for (int j = 0; j < P; j++) {
+            int64_t nij = rc->inplace ? (rc->count + i + j) % 4 == 1 ? 0 : rc->count + (i + j) % 3
+                                    : (rc->count + i + 2 * j) % 5 == 1 ? 0
+                                    : rc->count + (2 * i + j) % 3;
+            vsc[i][j] = vrc[j][i] = nij;
+        }
+    for (int i = 0; i < P; i++) {
+        int64_t ds = 0, dr = 0;
+        for (int j = 0; j < P; j++) {
+            vsd[i][j] = ds;
+            vrd[i][j] = dr;
+            ds += vsc[i][j] + (j % 2);
+            dr += vrc[i][j] + 1;
+        }
+    }
+    uint64_t rs_total = 0;
+    for (int i = 0; i < P; i++)
+        rs_total += (uint64_t)counts[i];
     pcs_args_t a[MAXP];
     bool skip = false;
     for (int r = 0; r < P; r++) {
@@ -362,6 +388,18 @@ static void run_one(const run_t *rc)
         a[r].counts = counts;
         a[r].displs = displs;
         a[r].own_count = counts[r];
+        if (rc->coll == PCS_REDUCE_SCATTER)
+            a[r].displs = NULL; /* blocks are packed */
+        if (rc->coll == PCS_ALLTOALLV) {
+            a[r].scounts = vsc[r];
+            a[r].sdispls = vsd[r];
+            a[r].counts = vrc[r];
+            a[r].displs = vrd[r];
+            if (rc->inplace) { /* the data is where it is received */
+                a[r].scounts = vrc[r];
+                a[r].sdispls = vrd[r];
+            }
+        }
         pcs_err_t e = pcs_ompi41_schedule(&a[r], rc->alg_id ? &f : NULL, &s[r]);
         if (e == PCS_E_UNSUPPORTED) {
             skip = true;
@@ -388,6 +426,16 @@ static void run_one(const run_t *rc)
         case PCS_SCATTER: sz[0] = r == rc->root ? blk * P : 0; sz[1] = blk; break;
         case PCS_GATHERV: sz[0] = (uint64_t)counts[r] * ts; sz[1] = r == rc->root ? vtot : 0; break;
         case PCS_SCATTERV: sz[0] = r == rc->root ? vtot : 0; sz[1] = (uint64_t)counts[r] * ts; break;
+        case PCS_ALLGATHERV: sz[0] = (uint64_t)counts[r] * ts; sz[1] = vtot; break;
+        case PCS_ALLTOALLV:
+            sz[0] = (uint64_t)(vsd[r][P - 1] + vsc[r][P - 1] + 1) * ts;
+            sz[1] = (uint64_t)(vrd[r][P - 1] + vrc[r][P - 1]) * ts;
+            break;
+        case PCS_REDUCE_SCATTER:
+            sz[0] = rs_total * ts;
+            sz[1] = rc->inplace ? rs_total * ts : (uint64_t)counts[r] * ts;
+            break;
+        case PCS_REDUCE_SCATTER_BLOCK: sz[0] = blk * P; sz[1] = rc->inplace ? blk * P : blk; break;
         default: break;
         }
         if (a[r].in_place) /* scatter(v): the receive buffer is MPI_IN_PLACE */
@@ -422,7 +470,7 @@ static void run_one(const run_t *rc)
         goto free_bufs;
     }
     /* check against the definition */
-    uint8_t *exp = malloc(blk * P + vtot + 16);
+    uint8_t *exp = malloc(blk * P + vtot + rs_total * ts + 16);
     for (int r = 0; r < P && !why; r++) {
         const uint8_t *got = x->buf[r][1];
         int in_b = a[r].in_place; (void)in_b;
@@ -471,6 +519,35 @@ static void run_one(const run_t *rc)
             if (a[r].in_place) break;
             if (memcmp(got, in[rc->root] + displs[r] * ts, counts[r] * ts)) why = "scatterv data";
             break;
+        case PCS_ALLGATHERV:
+            for (int k = 0; k < P; k++)
+                if (memcmp(got + displs[k] * ts,
+                           a[k].in_place ? in[k] + displs[k] * ts : in[k], counts[k] * ts))
+                    why = "allgatherv data";
+            break;
+        case PCS_ALLTOALLV:
+            for (int k = 0; k < P; k++) {
+                const uint8_t *src = in[k] + (rc->inplace ? vrd[k][r] : vsd[k][r]) * ts;
+                if (memcmp(got + vrd[r][k] * ts, src, vsc[k][r] * ts))
+                    why = "alltoallv data";
+            }
+            break;
+        case PCS_REDUCE_SCATTER:
+        case PCS_REDUCE_SCATTER_BLOCK: {
+            uint64_t off = 0, n = blk;
+            if (rc->coll == PCS_REDUCE_SCATTER) {
+                for (int k = 0; k < r; k++)
+                    off += (uint64_t)counts[k] * ts;
+                n = (uint64_t)counts[r] * ts;
+            } else {
+                off = (uint64_t)r * blk;
+            }
+            memcpy(exp, in[P - 1] + off, n);
+            for (int k = P - 2; k >= 0; k--)
+                rc->op(in[k] + off, exp, n);
+            if (memcmp(got, exp, n)) why = "reduce_scatter result";
+            break;
+        }
         default: break;
         }
         if (why) {
@@ -499,7 +576,7 @@ static const int64_t COUNTS[] = {0, 1, 2, 3, 5, 8, 13, 64};
 static const int NALG[PCS_NCOLLS] = {[PCS_BCAST] = 9, [PCS_REDUCE] = 7, [PCS_ALLREDUCE] = 6,
     [PCS_ALLGATHER] = 6, [PCS_ALLGATHERV] = 5, [PCS_ALLTOALL] = 5, [PCS_ALLTOALLV] = 2,
     [PCS_BARRIER] = 6, [PCS_GATHER] = 3, [PCS_SCATTER] = 3, [PCS_REDUCE_SCATTER] = 4,
-    [PCS_REDUCE_SCATTER_BLOCK] = 4, [PCS_SCAN] = 0, [PCS_EXSCAN] = 0};
+    [PCS_REDUCE_SCATTER_BLOCK] = 4, [PCS_SCAN] = 2, [PCS_EXSCAN] = 2};
 
 static bool alg_fits(pcs_coll_t c, int id, int P)
 {
@@ -517,7 +594,9 @@ static bool noncomm_ok(pcs_coll_t c, int id)
     switch (c) {
     case PCS_REDUCE: return id == 1 || id == 6;
     case PCS_ALLREDUCE: return id == 1 || id == 2 || id == 3 || id == 6;
-    case PCS_REDUCE_SCATTER: case PCS_REDUCE_SCATTER_BLOCK: return id == 1;
+    case PCS_REDUCE_SCATTER: return id == 1;
+    /* recursive doubling orders its operands; recursive halving falls back to linear */
+    case PCS_REDUCE_SCATTER_BLOCK: return id == 1 || id == 2 || id == 3;
     default: return true;
     }
 }
@@ -571,6 +650,39 @@ Test(coll_sched, scan) { sweep(PCS_SCAN); }
 Test(coll_sched, exscan) { sweep(PCS_EXSCAN); }
 Test(coll_sched, gatherv) { sweep(PCS_GATHERV); }
 Test(coll_sched, scatterv) { sweep(PCS_SCATTERV); }
+Test(coll_sched, allgatherv) { sweep(PCS_ALLGATHERV); }
+Test(coll_sched, alltoallv) { sweep(PCS_ALLTOALLV); }
+Test(coll_sched, reduce_scatter) { sweep(PCS_REDUCE_SCATTER); }
+Test(coll_sched, reduce_scatter_block) { sweep(PCS_REDUCE_SCATTER_BLOCK); }
+
+/* Algorithms whose shape depends on a forced segment size or request limit. */
+Test(coll_sched, forced_parameters)
+{
+    static const struct { pcs_coll_t c; int id; int64_t seg; int maxreq; } t[] = {
+        {PCS_BCAST, 4, 1, 0}, {PCS_BCAST, 4, 2, 0}, {PCS_BCAST, 4, 5, 0},   /* split bintree */
+        {PCS_BCAST, 6, 2, 0}, {PCS_BCAST, 2, 3, 0},                         /* binomial, chain */
+        {PCS_ALLREDUCE, 5, 1, 0}, {PCS_ALLREDUCE, 5, 2, 0}, {PCS_ALLREDUCE, 5, 3, 0},
+        {PCS_ALLTOALL, 4, 0, 1}, {PCS_ALLTOALL, 4, 0, 2}, {PCS_ALLTOALL, 4, 0, 3},
+        {PCS_REDUCE, 2, 2, 0}, {PCS_REDUCE, 5, 1, 2},
+    };
+    static const int64_t counts[] = {1, 5, 13, 64, 100};
+    n_run = n_skip = n_fail = 0;
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        for (int P = 1; P <= MAXP; P++)
+            for (size_t ci = 0; ci < sizeof counts / sizeof counts[0]; ci++)
+                for (int ip = 0; ip <= (t[i].c == PCS_BCAST ? 0 : 1); ip++) {
+                    bool red = t[i].c == PCS_ALLREDUCE || t[i].c == PCS_REDUCE;
+                    run_t rc = {.coll = t[i].c, .P = P, .root = P / 2, .inplace = ip,
+                                .alg_id = t[i].id, .count = counts[ci], .op = op_dsum,
+                                .ts = red ? 8 : 3, .commutative = true,
+                                .max_requests = t[i].maxreq};
+                    rc.segsize = t[i].seg * (int64_t)rc.ts;
+                    run_one(&rc);
+                }
+    printf("%-22s %6d executed, %5d failed, %5d skipped (not in catalogue)\n", "forced params",
+           n_run, n_fail, n_skip);
+    cr_expect_eq(n_skip, 0);
+}
 
 /* The fixed rules against rows read off coll_tuned_decision_fixed.c v4.1.4 (line numbers). */
 Test(coll_sched, ompi41_fixed_rules)
