@@ -273,6 +273,8 @@ typedef enum pcs_component {
     PCS_COMP_TUNED = 1, /* Open MPI coll/tuned */
     PCS_COMP_BASIC = 2, /* Open MPI coll/basic */
     PCS_COMP_SELF = 3,  /* Open MPI coll/self (size 1) */
+    PCS_COMP_MPICH_CH4 = 4,  /* MPICH: a ch4 composition runs (lib_alg 1 = alpha, 2 = beta) */
+    PCS_COMP_MPICH_MPIR = 5, /* MPICH: an MPIR algorithm (lib_alg: its CVAR value) */
 } pcs_component_t;
 
 typedef struct pcs_choice {
@@ -319,7 +321,6 @@ pcs_err_t pcs_ompi41_schedule(const pcs_args_t *a, const pcs_ompi_forced_t *forc
  * or PCS_COMP_MPICH_MPIR (an MPIR algorithm runs on the communicator; lib_alg = its value of
  * MPIR_CVAR_<COLL>_INTRA_ALGORITHM); rule_line = the line of the deciding leaf in the JSON
  * file of that layer (maint/tuning/coll/{ch4,mpir}/generic.json v4.0.2), 0 if forced. */
-enum { PCS_COMP_MPICH_CH4 = 4, PCS_COMP_MPICH_MPIR = 5 };
 
 /* The MPIR_CVAR_* variables recorded at run time. Zero-initialised = MPICH's defaults. */
 typedef struct pcs_mpich_env {

@@ -10,6 +10,8 @@
 typedef struct rank_info {
     recon_lib_t lib;
     pcs_ompi_forced_t forced;
+    pcs_mpich_env_t menv;
+    int host;          /* hosts numbered by first appearance in rank order */
 } rank_info_t;
 
 struct recon {
@@ -19,6 +21,7 @@ struct recon {
     int32_t **inverse;      /* by global comm id: world rank -> comm rank (lazily) */
     size_t ncomms;
     int64_t *counts, *displs, *scounts; /* scratch for v-variants, world entries each */
+    int *node;                          /* scratch: host of each communicator rank */
     int assumed_bytes;
 };
 
@@ -27,6 +30,7 @@ const char *recon_lib_name(recon_lib_t l)
     switch (l) {
     case RECON_LIB_AUTO: return "auto";
     case RECON_LIB_OMPI41: return "ompi41";
+    case RECON_LIB_MPICH40: return "mpich40";
     default: return "unknown";
     }
 }
@@ -37,6 +41,8 @@ int recon_lib_parse(const char *name)
         return RECON_LIB_AUTO;
     if (strcmp(name, "ompi41") == 0)
         return RECON_LIB_OMPI41;
+    if (strcmp(name, "mpich40") == 0)
+        return RECON_LIB_MPICH40;
     return -1;
 }
 
@@ -57,6 +63,14 @@ static recon_lib_t lib_of(const plog_rank_t *rk)
     const char *lib = plog_rank_kv(rk, "mpi_library");
     if (lib && strstr(lib, "Open MPI v4.1"))
         return RECON_LIB_OMPI41;
+    const char *m = lib ? strstr(lib, "MPICH Version:") : NULL;
+    if (m) {
+        m += strlen("MPICH Version:");
+        while (*m == ' ' || *m == '\t')
+            m++;
+        if (strncmp(m, "4.0", 3) == 0)
+            return RECON_LIB_MPICH40;
+    }
     return RECON_LIB_UNKNOWN;
 }
 
@@ -75,6 +89,24 @@ static long env_long(const plog_rank_t *rk, const char *coll, const char *suffix
     if (*end != '\0') /* Open MPI also takes names ("ring"); those are not read here */
         return dflt;
     return x;
+}
+
+/* MPICH's variables from the recorded environment (values MPICH would refuse are left at the
+ * default, as MPICH itself would not start with them). */
+static void mpich_env_of(const plog_rank_t *rk, pcs_mpich_env_t *env)
+{
+    memset(env, 0, sizeof(*env));
+    for (const char *kv = plog_rank_kv_next(rk, NULL); kv; kv = plog_rank_kv_next(rk, kv)) {
+        if (strncmp(kv, "env.", 4) != 0)
+            continue;
+        const char *eq = strchr(kv, '=');
+        if (!eq || (size_t)(eq - kv - 4) >= 128)
+            continue;
+        char name[128];
+        memcpy(name, kv + 4, (size_t)(eq - kv - 4));
+        name[eq - kv - 4] = '\0';
+        pcs_mpich_env_set(env, name, eq + 1);
+    }
 }
 
 static void forced_of(const plog_rank_t *rk, pcs_ompi_forced_t *f)
@@ -104,17 +136,34 @@ recon_t *recon_new(const plog_run_t *run, recon_lib_t force)
     r->counts = malloc((size_t)r->world * sizeof(int64_t));
     r->displs = malloc((size_t)r->world * sizeof(int64_t));
     r->scounts = malloc((size_t)r->world * sizeof(int64_t));
-    if (!r->ranks || !r->inverse || !r->counts || !r->displs || !r->scounts) {
+    r->node = malloc((size_t)r->world * sizeof(int));
+    const char **hosts = calloc((size_t)r->world, sizeof(*hosts));
+    if (!r->ranks || !r->inverse || !r->counts || !r->displs || !r->scounts || !r->node ||
+        !hosts) {
+        free(hosts);
         recon_free(r);
         return NULL;
     }
+    int nhosts = 0;
     for (int32_t i = 0; i < r->world; i++) {
         const plog_rank_t *rk = plog_run_rank(run, i);
+        r->ranks[i].host = -1 - i; /* a rank without a log: a host of its own */
         if (!rk)
             continue;
         r->ranks[i].lib = force != RECON_LIB_AUTO ? force : lib_of(rk);
         forced_of(rk, &r->ranks[i].forced);
+        mpich_env_of(rk, &r->ranks[i].menv);
+        const char *h = plog_rank_kv(rk, "hostname");
+        if (!h)
+            continue;
+        int k = 0; /* hosts are few: a linear search, once per rank */
+        while (k < nhosts && strcmp(hosts[k], h) != 0)
+            k++;
+        if (k == nhosts)
+            hosts[nhosts++] = h;
+        r->ranks[i].host = k;
     }
+    free(hosts);
     return r;
 }
 
@@ -130,6 +179,7 @@ void recon_free(recon_t *r)
     free(r->counts);
     free(r->displs);
     free(r->scounts);
+    free(r->node);
     free(r);
 }
 
@@ -252,7 +302,7 @@ recon_skip_t recon_event(recon_t *r, const plog_rec_t *e, pcs_args_t *a, pcs_cho
     if (!lc || lc->my_rank < 0 || e->rank < 0 || e->rank >= r->world)
         return RECON_NO_COMM;
     const rank_info_t *ri = &r->ranks[e->rank];
-    if (ri->lib != RECON_LIB_OMPI41)
+    if (ri->lib != RECON_LIB_OMPI41 && ri->lib != RECON_LIB_MPICH40)
         return RECON_LIBRARY;
 
     memset(a, 0, sizeof(*a));
@@ -348,9 +398,22 @@ recon_skip_t recon_event(recon_t *r, const plog_rec_t *e, pcs_args_t *a, pcs_cho
         return RECON_BAD_ARGS;
 
     pcs_sched_reset(s);
-    pcs_err_t pe = pcs_ompi41_select(a, &ri->forced, ch);
-    if (pe == PCS_OK)
-        pe = pcs_generate(a, ch, s);
+    pcs_err_t pe;
+    if (ri->lib == RECON_LIB_MPICH40) {
+        for (int i = 0; i < a->size; i++) {
+            int32_t w = lc->local[i];
+            r->node[i] = w >= 0 && w < r->world ? r->ranks[w].host : -1 - i;
+        }
+        pcs_mpich_comm_t t = {.node = r->node,
+                              .user_op = (e->flags & PLOG_F_COLLINFO) && e->op == PLOG_OP_USER};
+        pe = pcs_mpich40_select(a, &t, &ri->menv, ch);
+        if (pe == PCS_OK)
+            pe = pcs_mpich40_generate(a, &t, &ri->menv, ch, s);
+    } else {
+        pe = pcs_ompi41_select(a, &ri->forced, ch);
+        if (pe == PCS_OK)
+            pe = pcs_generate(a, ch, s);
+    }
     if (pe == PCS_E_UNSUPPORTED)
         return RECON_UNSUPPORTED;
     if (pe != PCS_OK)

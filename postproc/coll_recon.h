@@ -5,8 +5,9 @@
  * Per event: the collective's arguments come from the record (byte counts / type sizes,
  * root, in-place flag, op commutativity from COLLINFO), the communicator's size and this
  * rank's place in it from the rank's communicator table, the library from the rank's
- * `mpi_library` header string (or forced), and the library's forcing variables from the
- * environment the rank recorded (OMPI_MCA_coll_tuned_*). */
+ * `mpi_library` header string (or forced), the library's forcing variables from the
+ * environment the rank recorded (OMPI_MCA_coll_tuned_*, MPIR_CVAR_*), and for MPICH's
+ * node-aware rules which ranks share a host (the ranks' `hostname` strings). */
 #ifndef COLL_RECON_H
 #define COLL_RECON_H
 
@@ -18,11 +19,12 @@
 typedef enum recon_lib {
     RECON_LIB_AUTO = 0,  /* from each rank's mpi_library string */
     RECON_LIB_OMPI41 = 1,
-    RECON_LIB_UNKNOWN = 2
+    RECON_LIB_MPICH40 = 2,
+    RECON_LIB_UNKNOWN = 3
 } recon_lib_t;
 
-const char *recon_lib_name(recon_lib_t l); /* "ompi41", ... */
-/* "ompi41" / "auto" -> the library; -1 if the name is not known. */
+const char *recon_lib_name(recon_lib_t l); /* "ompi41", "mpich40", ... */
+/* "auto" / "ompi41" / "mpich40" -> the library; -1 if the name is not known. */
 int recon_lib_parse(const char *name);
 
 /* Why an event has no schedule (0: it has one). */

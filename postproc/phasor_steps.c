@@ -32,7 +32,8 @@ static void usage(FILE *f)
             "\n"
             "  --rank R        only world rank R\n"
             "  --csv           one row per transfer with a header row (doc/steps-format.md)\n"
-            "  --library NAME  rules to use: auto (from each rank's log; default) or ompi41\n"
+            "  --library NAME  rules to use: auto (from each rank's log; default), ompi41 or\n"
+            "                  mpich40\n"
             "  -h, --help      this text\n"
             "\n"
             "A summary (instances, steps, calls without a schedule and why) goes to stderr.\n"
@@ -82,7 +83,10 @@ static void instance_text(out_t *o, const plog_rec_t *e, uint64_t inst, const pc
              pcs_alg_name(s->alg), s->nsteps);
     o_str(o, line);
     if (ch->rule_line > 0) {
-        snprintf(line, sizeof(line), " (decision line %d)", ch->rule_line);
+        const char *file = ch->component == PCS_COMP_MPICH_CH4    ? "ch4 generic.json"
+                           : ch->component == PCS_COMP_MPICH_MPIR ? "mpir generic.json"
+                                                                  : "decision_fixed.c";
+        snprintf(line, sizeof(line), " (rule: %s line %d)", file, ch->rule_line);
         o_str(o, line);
     }
     o_chr(o, '\n');
@@ -137,7 +141,7 @@ int phasor_cmd_steps(int argc, char **argv)
         case 'l': {
             int l = recon_lib_parse(optarg);
             if (l < 0)
-                return phasor_usage_error("steps", "--library: unknown rules '%s' (auto, ompi41)",
+                return phasor_usage_error("steps", "--library: unknown rules '%s' (auto, ompi41, mpich40)",
                                           optarg);
             lib = (recon_lib_t)l;
             break;
