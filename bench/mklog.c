@@ -1,9 +1,16 @@
-/* mklog.c: write a large synthetic log (a stencil-like event mix) to time `phasor report`:
- * per iteration Irecv + Isend to both ring neighbours, Waitall with four statuses, and an
- * Allreduce every fourth iteration. Built on tests/unit/plog_testgen.
- * Usage: mklog DIR RANKS EVENTS_PER_RANK   (DIR must exist; prints the events written) */
+/* mklog.c: write a large synthetic log to time the offline tools. Built on
+ * tests/unit/plog_testgen.
+ *   mklog DIR RANKS EVENTS_PER_RANK          stencil-like mix for `phasor report`: per
+ *       iteration Irecv + Isend to both ring neighbours, Waitall with four statuses, and an
+ *       Allreduce every fourth iteration
+ *   mklog --colls DIR RANKS COLLS_PER_RANK   collectives on MPI_COMM_WORLD for `phasor steps`,
+ *       with the type sizes and ops the shim records (COLLINFO), as Open MPI 4.1 logs: a cycle
+ *       of Allreduce 8 B and 64 KiB, Bcast 4 KiB from a moving root, Reduce 8 B to rank 0,
+ *       Allgather 8 B and Barrier
+ * DIR must exist; prints the events written. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "plog_calls.h"
 #include "plog_testgen.h"
@@ -17,10 +24,85 @@ static plog_event_t *ev(pgen_rank_t *g, unsigned call, uint64_t *t, uint64_t dur
     return e;
 }
 
+static void collinfo(pgen_rank_t *g, plog_event_t *e, uint64_t tsize, unsigned op)
+{
+    e->flags |= PLOG_F_COLLINFO;
+    uint64_t w[2] = {tsize | tsize << 32, op ? (op | PLOG_OP_COMMUTATIVE) : 0};
+    pgen_extra(g, 0, w, 2);
+}
+
+static int colls_log(const char *dir, int world, long long per_rank)
+{
+    static const char lib[] = "mpi_library=Open MPI v4.1.4, package: Debian OpenMPI";
+    int32_t *all = malloc((size_t)world * sizeof(*all));
+    if (all == NULL)
+        return 1;
+    for (int i = 0; i < world; i++)
+        all[i] = i;
+    unsigned long long total = 0;
+    for (int r = 0; r < world; r++) {
+        pgen_rank_t g;
+        uint64_t t = 1000000, seed = 0x51ed270b27a1f9d3ull + (uint64_t)r;
+        pgen_opts_t o = {.t_init_ns = t, .kv = lib, .kv_len = sizeof(lib)};
+        char path[4096];
+        snprintf(path, sizeof(path), "%s/rank-%06d.plog", dir, r);
+        if (pgen_open_ex(&g, path, r, world, &o) != 0) {
+            fprintf(stderr, "mklog: cannot write rank %d under %s\n", r, dir);
+            return 1;
+        }
+        int32_t self = r;
+        pgen_comm(&g, 1, 0, PLOG_CALL_MPI_Init, PLOG_COMMK_INTRA, all, (uint32_t)world, NULL, 0);
+        pgen_comm(&g, 2, 0, PLOG_CALL_MPI_Init, PLOG_COMMK_INTRA, &self, 1, NULL, 0);
+        pgen_flush_comms(&g);
+        ev(&g, PLOG_CALL_MPI_Init, &t, 5000);
+        long long since = 0;
+        for (long long i = 0; i < per_rank; i++) {
+            static const unsigned cycle[6] = {PLOG_CALL_MPI_Allreduce, PLOG_CALL_MPI_Bcast,
+                                              PLOG_CALL_MPI_Allreduce, PLOG_CALL_MPI_Reduce,
+                                              PLOG_CALL_MPI_Allgather, PLOG_CALL_MPI_Barrier};
+            unsigned call = cycle[i % 6];
+            plog_event_t *e = ev(&g, call, &t, 3000 + pgen_rand(&seed) % 30000);
+            e->comm = 1;
+            switch (i % 6) {
+            case 0: e->bytes = e->rbytes = 8; collinfo(&g, e, 8, PLOG_OP_SUM); break;
+            case 1: e->bytes = 4096; e->root = (int32_t)((i / 6) % world); collinfo(&g, e, 1, 0); break;
+            case 2: e->bytes = e->rbytes = 65536; collinfo(&g, e, 8, PLOG_OP_SUM); break;
+            case 3: e->bytes = e->rbytes = 8; e->root = 0; collinfo(&g, e, 8, PLOG_OP_MAX); break;
+            case 4: e->bytes = e->rbytes = 8; collinfo(&g, e, 8, 0); break;
+            default: break;
+            }
+            t += 20000;
+            if (++since >= FLUSH_EVERY) {
+                pgen_flush(&g, 0);
+                since = 0;
+            }
+        }
+        ev(&g, PLOG_CALL_MPI_Finalize, &t, 5000);
+        if (pgen_close(&g, NULL, 0) != 0) {
+            fprintf(stderr, "mklog: writing rank %d failed\n", r);
+            return 1;
+        }
+        total += (unsigned long long)per_rank + 2;
+    }
+    free(all);
+    printf("%llu\n", total);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 5 && strcmp(argv[1], "--colls") == 0) {
+        int world = atoi(argv[3]);
+        long long per_rank = atoll(argv[4]);
+        if (world < 1 || per_rank < 1) {
+            fprintf(stderr, "mklog: need RANKS >= 1 and COLLS_PER_RANK >= 1\n");
+            return 2;
+        }
+        return colls_log(argv[2], world, per_rank);
+    }
     if (argc != 4) {
-        fprintf(stderr, "usage: mklog DIR RANKS EVENTS_PER_RANK\n");
+        fprintf(stderr, "usage: mklog DIR RANKS EVENTS_PER_RANK\n"
+                        "       mklog --colls DIR RANKS COLLS_PER_RANK\n");
         return 2;
     }
     const char *dir = argv[1];

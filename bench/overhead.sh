@@ -33,7 +33,8 @@ echo "loop (3 calls/iteration): without shim $m_off ns/iter, with shim $m_on0 ns
   "(call sites off), $m_on ns/iter (call sites at depth 4)"
 awk -v a="$m_off" -v b="$m_on0" 'BEGIN { printf "added per intercepted call, call sites off: %.1f ns (target <= 40)\n", (b - a) / 3 }'
 awk -v a="$m_off" -v b="$m_on" 'BEGIN { printf "added per intercepted call, call sites at depth 4: %.1f ns (target <= 100)\n", (b - a) / 3 }'
-sites=$("$phasor" dump "$tmp/o1" --csv | tail -n +2 | awk -F, '$NF != "" { n++ } END { print n + 0 }')
+sites=$("$phasor" dump "$tmp/o1" --csv | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "callsite") c = i; next }
+  $c != "" { n++ } END { print n + 0 }')
 echo "events with a call site in one depth-4 run: $sites"
 echo "events recorded in one shimmed loop run: $events (expected $((3 * iters + 3 * 10000 + 2)))"
 echo "ping-pong half round trip: without $p_off ns, with $p_on ns"

@@ -238,6 +238,30 @@ static int tree_height(const tree_t *t, int rank)
     return h;
 }
 
+/* Height of the whole tree, memoised: every rank of a call needs it (the schedule's step
+ * count) and computing it is O(P). It depends on the shape only (kind, parameter, size): the
+ * trees are built on ranks shifted by the root, and the in-order ones have a fixed root. */
+static int tree_root_height(const tree_t *t)
+{
+    enum { MEMO = 64 };
+    static _Thread_local struct { int kind, param, size, height; } memo[MEMO];
+    unsigned slot = ((unsigned)t->kind * 31u + (unsigned)t->param * 7u + (unsigned)t->size) % MEMO;
+    if (memo[slot].size == t->size && memo[slot].size > 0 && memo[slot].kind == (int)t->kind &&
+        memo[slot].param == t->param) {
+#ifdef PCS_CHECK_MEMO
+        if (memo[slot].height != tree_height(t, t->root))
+            abort();
+#endif
+        return memo[slot].height;
+    }
+    int h = tree_height(t, t->root);
+    memo[slot].kind = (int)t->kind;
+    memo[slot].param = t->param;
+    memo[slot].size = t->size;
+    memo[slot].height = h;
+    return h;
+}
+
 /* ---- bcast ---- */
 
 /* ompi_coll_base_bcast_intra_generic (bcast.c:38). Buffer is R. Step of a segment's
@@ -288,7 +312,7 @@ static void bcast_generic(pcs_ctx_t *c, int64_t count, int64_t segcount, const t
 /* Global steps of bcast_generic: the deepest receiver's last segment. */
 static int64_t bcast_generic_steps(const tree_t *t, int64_t count, int64_t segcount)
 {
-    return tree_height(t, t->root) + (count + segcount - 1) / segcount - 1;
+    return tree_root_height(t) + (count + segcount - 1) / segcount - 1;
 }
 
 /* ompi_coll_base_bcast_intra_basic_linear (bcast.c:628) */
@@ -795,7 +819,7 @@ static pcs_err_t gen_reduce(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t count,
         t.kind = TR_INORDER_BIN;
         t.root = io_root;
         int64_t nseg = (count + seg - 1) / seg;
-        int64_t h = tree_height(&t, io_root) + nseg - 1;
+        int64_t h = tree_root_height(&t) + nseg - 1;
         uint64_t len = (uint64_t)count * c->ts;
         if (io_root != root && c->rank == root && inplace) {
             /* the real root contributes a copy of its receive buffer (reduce.c:556) */
@@ -826,7 +850,7 @@ static pcs_err_t gen_reduce(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t count,
     reduce_generic(c, sbuf, inplace && c->rank == root, has_rbuf, count, seg, &t,
                    ch->max_requests);
     int64_t nseg = (count + seg - 1) / seg;
-    *gsteps = tree_height(&t, root) + nseg - 1;
+    *gsteps = tree_root_height(&t) + nseg - 1;
     return PCS_OK;
 }
 
@@ -1830,7 +1854,7 @@ pcs_err_t pcs_gen_sub(pcs_ctx_t *c, const pcs_args_t *sub, const pcs_choice_t *c
         } else if (ch->alg == PCS_ALG_GATHER_BINOMIAL) {
             gather_binomial(&cc, sub->count, sub->root, sub->in_place);
             tree_t t = {.kind = TR_INORDER_BM, .size = sub->size, .root = sub->root};
-            *gsteps = tree_height(&t, sub->root);
+            *gsteps = tree_root_height(&t);
         } else {
             gather_linear_sync(&cc, sub->count, sub->root, sub->in_place, ch->segsize);
             *gsteps = 2;
@@ -1841,7 +1865,7 @@ pcs_err_t pcs_gen_sub(pcs_ctx_t *c, const pcs_args_t *sub, const pcs_choice_t *c
         if (ch->alg == PCS_ALG_SCATTER_BINOMIAL) {
             scatter_binomial(&cc, sub->count, sub->root, sub->in_place);
             tree_t t = {.kind = TR_INORDER_BM, .size = sub->size, .root = sub->root};
-            *gsteps = tree_height(&t, sub->root);
+            *gsteps = tree_root_height(&t);
         } else if (ch->alg == PCS_ALG_SCATTER_LINEAR_NB && ch->max_requests > 1) {
             e = PCS_E_UNSUPPORTED;
         } else {

@@ -121,6 +121,54 @@ const char *pcs_coll_name(pcs_coll_t c); /* "allreduce"; "?" if out of range */
     X(EXSCAN_RECURSIVE_DOUBLING, EXSCAN, "recursive_doubling")                              \
     X(GATHERV_LINEAR, GATHERV, "linear")                                                    \
     X(SCATTERV_LINEAR, SCATTERV, "linear")                                                  \
+    /* MPICH 4.0 (coll_mpich_algs.c, coll_mpich40.c): MPIR algorithms by their MPICH names, \
+     * the node-aware ones (smp, ch4 compositions) as what they compose */                  \
+    X(MPICH_BCAST_BINOMIAL, BCAST, "binomial")                                              \
+    X(MPICH_BCAST_SCATTER_RD_ALLGATHER, BCAST, "scatter_recursive_doubling_allgather")      \
+    X(MPICH_BCAST_SCATTER_RING_ALLGATHER, BCAST, "scatter_ring_allgather")                  \
+    X(MPICH_BCAST_SMP, BCAST, "smp")                                                        \
+    X(MPICH_BCAST_CH4_ALPHA, BCAST, "ch4_alpha")                                            \
+    X(MPICH_BCAST_CH4_BETA, BCAST, "ch4_beta")                                              \
+    X(MPICH_REDUCE_BINOMIAL, REDUCE, "binomial")                                            \
+    X(MPICH_REDUCE_RSG, REDUCE, "reduce_scatter_gather")                                    \
+    X(MPICH_REDUCE_SMP, REDUCE, "smp")                                                      \
+    X(MPICH_REDUCE_CH4_ALPHA, REDUCE, "ch4_alpha")                                          \
+    X(MPICH_REDUCE_CH4_BETA, REDUCE, "ch4_beta")                                            \
+    X(MPICH_ALLREDUCE_RD, ALLREDUCE, "recursive_doubling")                                  \
+    X(MPICH_ALLREDUCE_RSA, ALLREDUCE, "reduce_scatter_allgather")                           \
+    X(MPICH_ALLREDUCE_SMP, ALLREDUCE, "smp")                                                \
+    X(MPICH_ALLREDUCE_CH4_ALPHA, ALLREDUCE, "ch4_alpha")                                    \
+    X(MPICH_ALLGATHER_RD, ALLGATHER, "recursive_doubling")                                  \
+    X(MPICH_ALLGATHER_BRUCKS, ALLGATHER, "brucks")                                          \
+    X(MPICH_ALLGATHER_RING, ALLGATHER, "ring")                                              \
+    X(MPICH_ALLGATHERV_RD, ALLGATHERV, "recursive_doubling")                                \
+    X(MPICH_ALLGATHERV_BRUCKS, ALLGATHERV, "brucks")                                        \
+    X(MPICH_ALLGATHERV_RING, ALLGATHERV, "ring")                                            \
+    X(MPICH_ALLTOALL_SCATTERED, ALLTOALL, "scattered")                                      \
+    X(MPICH_ALLTOALL_PAIRWISE, ALLTOALL, "pairwise")                                        \
+    X(MPICH_ALLTOALL_BRUCKS, ALLTOALL, "brucks")                                            \
+    X(MPICH_ALLTOALL_SENDRECV_REPLACE, ALLTOALL, "pairwise_sendrecv_replace")               \
+    X(MPICH_ALLTOALLV_SCATTERED, ALLTOALLV, "scattered")                                    \
+    X(MPICH_ALLTOALLV_SENDRECV_REPLACE, ALLTOALLV, "pairwise_sendrecv_replace")             \
+    X(MPICH_BARRIER_DISSEMINATION, BARRIER, "dissemination")                                \
+    X(MPICH_BARRIER_SMP, BARRIER, "smp")                                                    \
+    X(MPICH_BARRIER_CH4_ALPHA, BARRIER, "ch4_alpha")                                        \
+    X(MPICH_GATHER_BINOMIAL, GATHER, "binomial")                                            \
+    X(MPICH_SCATTER_BINOMIAL, SCATTER, "binomial")                                          \
+    X(MPICH_RS_NONCOMMUTATIVE, REDUCE_SCATTER, "noncommutative")                            \
+    X(MPICH_RS_PAIRWISE, REDUCE_SCATTER, "pairwise")                                        \
+    X(MPICH_RS_RECURSIVE_DOUBLING, REDUCE_SCATTER, "recursive_doubling")                    \
+    X(MPICH_RS_RECURSIVE_HALVING, REDUCE_SCATTER, "recursive_halving")                      \
+    X(MPICH_RSB_NONCOMMUTATIVE, REDUCE_SCATTER_BLOCK, "noncommutative")                     \
+    X(MPICH_RSB_PAIRWISE, REDUCE_SCATTER_BLOCK, "pairwise")                                 \
+    X(MPICH_RSB_RECURSIVE_DOUBLING, REDUCE_SCATTER_BLOCK, "recursive_doubling")             \
+    X(MPICH_RSB_RECURSIVE_HALVING, REDUCE_SCATTER_BLOCK, "recursive_halving")               \
+    X(MPICH_SCAN_RD, SCAN, "recursive_doubling")                                            \
+    X(MPICH_SCAN_SMP, SCAN, "smp")                                                          \
+    X(MPICH_SCAN_CH4_ALPHA, SCAN, "ch4_alpha")                                              \
+    X(MPICH_EXSCAN_RD, EXSCAN, "recursive_doubling")                                        \
+    X(MPICH_GATHERV_LINEAR, GATHERV, "linear")                                              \
+    X(MPICH_SCATTERV_LINEAR, SCATTERV, "linear")                                          \
     X(ALLREDUCE_SEGMENTED_RING, ALLREDUCE, "segmented_ring")
 typedef enum pcs_alg {
 #define PCS_X_(id, coll, name) PCS_ALG_##id,
@@ -226,6 +274,8 @@ typedef enum pcs_component {
     PCS_COMP_TUNED = 1, /* Open MPI coll/tuned */
     PCS_COMP_BASIC = 2, /* Open MPI coll/basic */
     PCS_COMP_SELF = 3,  /* Open MPI coll/self (size 1) */
+    PCS_COMP_MPICH_CH4 = 4,  /* MPICH: a ch4 composition runs (lib_alg 1 = alpha, 2 = beta) */
+    PCS_COMP_MPICH_MPIR = 5, /* MPICH: an MPIR algorithm (lib_alg: its CVAR value) */
 } pcs_component_t;
 
 typedef struct pcs_choice {
@@ -266,5 +316,43 @@ pcs_err_t pcs_generate(const pcs_args_t *a, const pcs_choice_t *c, pcs_sched_t *
 /* Select with Open MPI 4.1's rules and generate, for composite algorithms and callers. */
 pcs_err_t pcs_ompi41_schedule(const pcs_args_t *a, const pcs_ompi_forced_t *forced,
                               pcs_sched_t *s);
+
+/* ---- MPICH 4.0 (ch4 device; doc/collectives.md "MPICH 4.0") ----
+ * Choices: component PCS_COMP_MPICH_CH4 (a ch4 composition runs; lib_alg 1 = alpha, 2 = beta)
+ * or PCS_COMP_MPICH_MPIR (an MPIR algorithm runs on the communicator; lib_alg = its value of
+ * MPIR_CVAR_<COLL>_INTRA_ALGORITHM); rule_line = the line of the deciding leaf in the JSON
+ * file of that layer (maint/tuning/coll/{ch4,mpir}/generic.json v4.0.2), 0 if forced. */
+
+/* The MPIR_CVAR_* variables recorded at run time. Zero-initialised = MPICH's defaults. */
+typedef struct pcs_mpich_env {
+    int device_collectives;       /* MPIR_CVAR_DEVICE_COLLECTIVES: 0 percoll, 1 all, 2 none */
+    bool no_device[PCS_NCOLLS];   /* MPIR_CVAR_<COLL>_DEVICE_COLLECTIVE=0 */
+    int intra_algorithm[PCS_NCOLLS]; /* MPIR_CVAR_<COLL>_INTRA_ALGORITHM: position of the value
+                                      * in cvars.txt's list (0 = auto) */
+    int alltoall_throttle;        /* MPIR_CVAR_ALLTOALL_THROTTLE: 0 = default 32, < 0 = MPICH's 0 */
+} pcs_mpich_env_t;
+/* Take one variable (MPIR_CVAR_, MPICH_ or MPIR_PARAM_ prefix) into env: 1 if used, 0 if not
+ * one of these, -1 if its value is not one MPICH accepts. */
+int pcs_mpich_env_set(pcs_mpich_env_t *env, const char *name, const char *value);
+
+/* What MPICH looks at beyond pcs_args_t. */
+typedef struct pcs_mpich_comm {
+    const int *node; /* node of each communicator rank (any ints, equal = same node: from the
+                      * logs' hostnames); NULL = all ranks on one node */
+    bool user_op;    /* the op is user-defined (MPICH tests built-in-ness; commutative user
+                      * ops exist) */
+} pcs_mpich_comm_t;
+
+/* MPICH 4.0.x as built with ch4:ucx (no shared-memory collectives): binding early returns,
+ * ch4 JSON, MPIR JSON / forced CVARs. t and env may be NULL. */
+pcs_err_t pcs_mpich40_select(const pcs_args_t *a, const pcs_mpich_comm_t *t,
+                             const pcs_mpich_env_t *env, pcs_choice_t *out);
+/* Generate a choice of pcs_mpich40_select (the compositions re-select on node_comm and
+ * node_roots_comm, hence t and env). Appends to s like pcs_generate. */
+pcs_err_t pcs_mpich40_generate(const pcs_args_t *a, const pcs_mpich_comm_t *t,
+                               const pcs_mpich_env_t *env, const pcs_choice_t *c,
+                               pcs_sched_t *s);
+pcs_err_t pcs_mpich40_schedule(const pcs_args_t *a, const pcs_mpich_comm_t *t,
+                               const pcs_mpich_env_t *env, pcs_sched_t *s);
 
 #endif

@@ -13,5 +13,6 @@ int phasor_usage_error(const char *cmd, const char *fmt, ...) __attribute__((for
 int phasor_cmd_run(int argc, char **argv);  /* postproc/phasor_run.c */
 int phasor_cmd_dump(int argc, char **argv); /* postproc/phasor_dump.c */
 int phasor_cmd_report(int argc, char **argv); /* postproc/phasor_report.c */
+int phasor_cmd_steps(int argc, char **argv); /* postproc/phasor_steps.c */
 
 #endif

@@ -21,6 +21,7 @@ static const struct subcommand {
     {"run", phasor_cmd_run, "run an MPI program under the profiler (phasor run -- mpirun ...)"},
     {"dump", phasor_cmd_dump, "print every decoded event of a log (--rank, --csv, --json)"},
     {"report", phasor_cmd_report, "profile of a log: time per rank/function, imbalance, matrix"},
+    {"steps", phasor_cmd_steps, "the point-to-point steps inside every collective call (--csv)"},
 };
 
 #define N_SUBCOMMANDS (sizeof(subcommands) / sizeof(subcommands[0]))

@@ -199,9 +199,33 @@ static int matrix_event(rep_t *rep, const plog_rec_t *e)
     }
 }
 
+/* The messages inside a collective call, as its rank's schedule sends them. */
+static int coll_matrix_event(rep_t *rep, recon_t *rc, pcs_sched_t *s, const plog_rec_t *e)
+{
+    pcs_args_t a;
+    pcs_choice_t ch;
+    recon_skip_t why = recon_event(rc, e, &a, &ch, s);
+    if (why == RECON_NOT_COLL)
+        return 0;
+    rep->coll_calls++;
+    if (why != RECON_OK) {
+        rep->coll_skipped[why]++;
+        return 0;
+    }
+    for (size_t i = 0; i < s->n; i++) {
+        const pcs_op_t *op = &s->ops[i];
+        if ((op->kind == PCS_OP_SEND || op->kind == PCS_OP_ISEND) &&
+            matrix_add(&rep->coll_matrix, e->rank, recon_world(e, op->peer), rep->world_size,
+                       op->len) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 static unsigned char known[PLOG_CALL__MAX]; /* call ids that have a name */
 
-static plog_err_t rank_pass(plog_run_t *run, rep_t *rep, int32_t r, plog_error_t *err)
+static plog_err_t rank_pass(plog_run_t *run, rep_t *rep, int32_t r, recon_t *rc,
+                            pcs_sched_t *sched, plog_error_t *err)
 {
     const plog_rank_t *rk = plog_run_rank(run, r);
     rep_rank_t *rr = &rep->ranks[r];
@@ -253,6 +277,8 @@ static plog_err_t rank_pass(plog_run_t *run, rep_t *rep, int32_t r, plog_error_t
             if (s == NULL)
                 goto nomem;
             stat_add(s, dur, b);
+            if (coll_matrix_event(rep, rc, sched, e) != 0)
+                goto nomem;
         }
         if (matrix_event(rep, e) != 0)
             goto nomem;
@@ -302,14 +328,22 @@ plog_err_t rep_compute(plog_run_t *run, rep_t *rep, plog_error_t *err)
     }
     for (unsigned c = 0; c < PLOG_CALL__MAX; c++)
         known[c] = plog_call_name(c) != NULL;
-    for (int32_t r = 0; r < rep->world_size; r++) {
-        if (plog_run_rank(run, r) == NULL)
-            continue;
-        plog_err_t e = rank_pass(run, rep, r, err);
-        if (e != PLOG_OK)
-            return e;
+    recon_t *rc = recon_new(run, RECON_LIB_AUTO);
+    if (rc == NULL) {
+        if (err) {
+            err->code = PLOG_E_NOMEM;
+            snprintf(err->msg, sizeof(err->msg), "%s: out of memory", plog_run_path(run));
+        }
+        return PLOG_E_NOMEM;
     }
-    return PLOG_OK;
+    pcs_sched_t sched = PCS_SCHED_INIT;
+    plog_err_t e = PLOG_OK;
+    for (int32_t r = 0; r < rep->world_size && e == PLOG_OK; r++)
+        if (plog_run_rank(run, r) != NULL)
+            e = rank_pass(run, rep, r, rc, &sched, err);
+    pcs_sched_free(&sched);
+    recon_free(rc);
+    return e;
 }
 
 void rep_free(rep_t *rep)
@@ -319,6 +353,7 @@ void rep_free(rep_t *rep)
     free(rep->coll.slot);
     free(rep->matrix.slot);
     free(rep->sites.slot);
+    free(rep->coll_matrix.slot);
     memset(rep, 0, sizeof(*rep));
 }
 
@@ -392,15 +427,25 @@ static void bucket_label(unsigned k, char *out, size_t cap)
     snprintf(out, cap, "[%s, %s)", a, b);
 }
 
+/* A communication matrix: its entries sorted by (src, dst), and totals. */
+typedef struct pairs {
+    rep_stat_t *v;
+    size_t n;
+    uint64_t msgs, bytes;
+    const char *name;         /* file stem under -o: "matrix", "coll_matrix" */
+    const char *what;         /* for the SVG title */
+} pairs_t;
+
 typedef struct ctx {
     const char *path;
     plog_run_t *run;
     rep_t *rep;
     unsigned order[REP_NFUNC]; /* functions by time, descending */
     unsigned nfunc;
-    rep_stat_t *coll, *pairs, *sites;
-    size_t ncoll, npairs, nsites;
-    uint64_t msgs, msg_bytes;
+    rep_stat_t *coll, *sites;
+    size_t ncoll, nsites;
+    pairs_t p2p;              /* the application's point-to-point messages */
+    pairs_t cm;               /* the messages inside collectives (rebuilt steps) */
     const char *outdir;
     int wrote_files;
     plog_callsites_t *cs;     /* the run's call-site table (empty for format-1 logs) */
@@ -493,7 +538,7 @@ static const char *ended(const plog_rank_t *rk, char *buf, size_t cap)
 
 /* ---- files: matrix.csv and matrix.svg ---- */
 
-static int write_matrix(ctx_t *c)
+static int write_pairs(ctx_t *c, const pairs_t *pm)
 {
     char path[4096];
     if (mkdir(c->outdir, 0777) != 0 && errno != EEXIST) {
@@ -501,13 +546,13 @@ static int write_matrix(ctx_t *c)
                 strerror(errno));
         return -1;
     }
-    snprintf(path, sizeof(path), "%s/matrix.csv", c->outdir);
+    snprintf(path, sizeof(path), "%s/%s.csv", c->outdir, pm->name);
     FILE *f = fopen(path, "w");
     if (f == NULL)
         goto fail;
     fprintf(f, "src,dst,messages,bytes_min,bytes_max,bytes_sum\n");
-    for (size_t i = 0; i < c->npairs; i++) {
-        const rep_stat_t *s = &c->pairs[i];
+    for (size_t i = 0; i < pm->n; i++) {
+        const rep_stat_t *s = &pm->v[i];
         fprintf(f, "%u,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
                 (unsigned)(s->key >> 32), (unsigned)(s->key & 0xffffffffu), s->count,
                 s->bytes_min, s->bytes_max, s->bytes_sum);
@@ -526,20 +571,20 @@ static int write_matrix(ctx_t *c)
         fprintf(stderr, "phasor report: out of memory\n");
         return -1;
     }
-    for (size_t i = 0; i < c->npairs; i++) {
-        const rep_stat_t *s = &c->pairs[i];
+    for (size_t i = 0; i < pm->n; i++) {
+        const rep_stat_t *s = &pm->v[i];
         size_t k = (size_t)((s->key >> 32) / (uint64_t)block) * g +
                    (size_t)((s->key & 0xffffffffu) / (uint64_t)block);
         val[k] += (double)s->bytes_sum;
         cnt[k] += s->count;
     }
-    snprintf(path, sizeof(path), "%s/matrix.svg", c->outdir);
+    snprintf(path, sizeof(path), "%s/%s.svg", c->outdir, pm->name);
     f = fopen(path, "w");
     int rc = -1;
     if (f != NULL) {
         char title[4200];
-        snprintf(title, sizeof(title), "phasor: point-to-point messages of %s (%d ranks)",
-                 c->path, (int)world);
+        snprintf(title, sizeof(title), "phasor: %s of %s (%d ranks)", pm->what, c->path,
+                 (int)world);
         rc = svg_heatmap(f, title, world, g, block, val, cnt);
         if (fclose(f) != 0)
             rc = -1;
@@ -548,14 +593,49 @@ static int write_matrix(ctx_t *c)
     free(cnt);
     if (rc != 0)
         goto fail;
-    c->wrote_files = 1;
     return 0;
 fail:
     fprintf(stderr, "phasor report: %s: %s\n", path, strerror(errno));
     return -1;
 }
 
+static int write_matrix(ctx_t *c)
+{
+    if (write_pairs(c, &c->p2p) != 0 || write_pairs(c, &c->cm) != 0)
+        return -1;
+    c->wrote_files = 1;
+    return 0;
+}
+
 /* ---- text ---- */
+
+/* Totals, where the files went, and the top pairs by bytes. */
+static void text_pairs(FILE *o, const ctx_t *c, const pairs_t *pm)
+{
+    fprintf(o, "%zu rank pairs, %" PRIu64 " messages, %" PRIu64 " bytes\n", pm->n, pm->msgs,
+            pm->bytes);
+    if (c->wrote_files)
+        fprintf(o, "written: %s/%s.csv, %s/%s.svg\n", c->outdir, pm->name, c->outdir, pm->name);
+    else
+        fprintf(o, "(phasor report -o DIR writes the whole matrix as DIR/%s.csv and "
+                   "DIR/%s.svg)\n", pm->name, pm->name);
+    if (pm->n > 0) {
+        rep_stat_t *top = malloc(pm->n * sizeof(*top));
+        if (top != NULL) {
+            memcpy(top, pm->v, pm->n * sizeof(*top));
+            qsort(top, pm->n, sizeof(*top), cmp_bytes);
+            size_t n = pm->n < 10 ? pm->n : 10;
+            fprintf(o, "top %zu pairs by bytes:\n%8s %8s %12s %14s %14s %16s\n", n, "src",
+                    "dst", "messages", "bytes_min", "bytes_max", "bytes_sum");
+            for (size_t i = 0; i < n; i++)
+                fprintf(o, "%8u %8u %12" PRIu64 " %14" PRIu64 " %14" PRIu64 " %16" PRIu64 "\n",
+                        (unsigned)(top[i].key >> 32), (unsigned)(top[i].key & 0xffffffffu),
+                        top[i].count, top[i].bytes_min, top[i].bytes_max, top[i].bytes_sum);
+            free(top);
+        }
+    }
+
+}
 
 static void text_report(FILE *o, ctx_t *c)
 {
@@ -634,28 +714,21 @@ static void text_report(FILE *o, ctx_t *c)
 
     fprintf(o, "\n@--- Point-to-point matrix (sender side: Send/Isend/Sendrecv/Start of a "
                "send)\n");
-    fprintf(o, "%zu rank pairs, %" PRIu64 " messages, %" PRIu64 " bytes\n", c->npairs, c->msgs,
-            c->msg_bytes);
-    if (c->wrote_files)
-        fprintf(o, "written: %s/matrix.csv, %s/matrix.svg\n", c->outdir, c->outdir);
-    else
-        fprintf(o, "(phasor report -o DIR writes the whole matrix as DIR/matrix.csv and "
-                   "DIR/matrix.svg)\n");
-    if (c->npairs > 0) {
-        rep_stat_t *top = malloc(c->npairs * sizeof(*top));
-        if (top != NULL) {
-            memcpy(top, c->pairs, c->npairs * sizeof(*top));
-            qsort(top, c->npairs, sizeof(*top), cmp_bytes);
-            size_t n = c->npairs < 10 ? c->npairs : 10;
-            fprintf(o, "top %zu pairs by bytes:\n%8s %8s %12s %14s %14s %16s\n", n, "src",
-                    "dst", "messages", "bytes_min", "bytes_max", "bytes_sum");
-            for (size_t i = 0; i < n; i++)
-                fprintf(o, "%8u %8u %12" PRIu64 " %14" PRIu64 " %14" PRIu64 " %16" PRIu64 "\n",
-                        (unsigned)(top[i].key >> 32), (unsigned)(top[i].key & 0xffffffffu),
-                        top[i].count, top[i].bytes_min, top[i].bytes_max, top[i].bytes_sum);
-            free(top);
-        }
-    }
+    text_pairs(o, c, &c->p2p);
+    fprintf(o, "\n@--- Collective-internal matrix (the messages inside collective calls, as the "
+               "library's\n     algorithms send them: phasor steps)\n");
+    const rep_t *rep0 = c->rep;
+    uint64_t without = 0;
+    for (int w = 1; w < RECON__COUNT; w++)
+        without += rep0->coll_skipped[w];
+    fprintf(o, "%" PRIu64 " of %" PRIu64 " collective calls rebuilt", rep0->coll_calls - without,
+            rep0->coll_calls);
+    for (int w = 1; w < RECON__COUNT; w++)
+        if (rep0->coll_skipped[w])
+            fprintf(o, "; %" PRIu64 " not: %s", rep0->coll_skipped[w],
+                    recon_skip_name((recon_skip_t)w));
+    fprintf(o, "\n");
+    text_pairs(o, c, &c->cm);
 
     fprintf(o, "\n@--- Top call sites\n");
     if (c->nsites == 0) {
@@ -743,6 +816,32 @@ static void jstat(FILE *o, const rep_stat_t *s)
             s->time_max, s->bytes_sum);
 }
 
+/* "{pairs, messages, bytes, csv, svg, entries" of a matrix (the caller closes it). */
+static void json_pairs(FILE *o, const ctx_t *c, const pairs_t *pm)
+{
+    fprintf(o, "{\"pairs\": %zu, \"messages\": %" PRIu64 ", \"bytes\": %" PRIu64
+               ", \"csv\": ", pm->n, pm->msgs, pm->bytes);
+    if (c->wrote_files) {
+        char p[4200];
+        snprintf(p, sizeof(p), "%s/%s.csv", c->outdir, pm->name);
+        jstr(o, p);
+        fprintf(o, ", \"svg\": ");
+        snprintf(p, sizeof(p), "%s/%s.svg", c->outdir, pm->name);
+        jstr(o, p);
+    } else {
+        fprintf(o, "null, \"svg\": null");
+    }
+    fprintf(o, ",\n  \"entries\": [");
+    for (size_t i = 0; i < pm->n; i++) {
+        const rep_stat_t *s = &pm->v[i];
+        fprintf(o, "%s[%u, %u, %" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %" PRIu64 "]",
+                i == 0 ? "" : i % 4 ? ", " : ",\n    ", (unsigned)(s->key >> 32),
+                (unsigned)(s->key & 0xffffffffu), s->count, s->bytes_min, s->bytes_max,
+                s->bytes_sum);
+    }
+    fprintf(o, "]");
+}
+
 static void json_report(FILE *o, ctx_t *c)
 {
     const rep_t *rep = c->rep;
@@ -819,27 +918,21 @@ static void json_report(FILE *o, ctx_t *c)
         jstat(o, s);
         fprintf(o, "}");
     }
-    fprintf(o, "\n],\n\"matrix\": {\"pairs\": %zu, \"messages\": %" PRIu64 ", \"bytes\": %" PRIu64
-               ", \"csv\": ", c->npairs, c->msgs, c->msg_bytes);
-    if (c->wrote_files) {
-        char p[4200];
-        snprintf(p, sizeof(p), "%s/matrix.csv", c->outdir);
-        jstr(o, p);
-        fprintf(o, ", \"svg\": ");
-        snprintf(p, sizeof(p), "%s/matrix.svg", c->outdir);
-        jstr(o, p);
-    } else {
-        fprintf(o, "null, \"svg\": null");
-    }
-    fprintf(o, ",\n  \"entries\": [");
-    for (size_t i = 0; i < c->npairs; i++) {
-        const rep_stat_t *s = &c->pairs[i];
-        fprintf(o, "%s[%u, %u, %" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %" PRIu64 "]",
-                i == 0 ? "" : i % 4 ? ", " : ",\n    ", (unsigned)(s->key >> 32),
-                (unsigned)(s->key & 0xffffffffu), s->count, s->bytes_min, s->bytes_max,
-                s->bytes_sum);
-    }
-    fprintf(o, "]},\n\"callsites_note\": \"%s\",\n\"callsites\": [",
+    fprintf(o, "\n],\n\"matrix\": ");
+    json_pairs(o, c, &c->p2p);
+    fprintf(o, "},\n\"coll_matrix\": ");
+    json_pairs(o, c, &c->cm);
+    const rep_t *rep0 = c->rep;
+    fprintf(o, ",\n  \"calls\": %" PRIu64 ", \"calls_without_steps\": {", rep0->coll_calls);
+    const char *sep = "";
+    for (int w = 1; w < RECON__COUNT; w++)
+        if (rep0->coll_skipped[w]) {
+            fprintf(o, "%s\"%s\": %" PRIu64, sep, recon_skip_name((recon_skip_t)w),
+                    rep0->coll_skipped[w]);
+            sep = ", ";
+        }
+    fprintf(o, "}");
+    fprintf(o, "},\n\"callsites_note\": \"%s\",\n\"callsites\": [",
             c->nsites ? "top sites by time; stack innermost first"
                       : "call sites not recorded");
     for (size_t i = 0; i < c->nsites && i < TOP_SITES; i++) {
@@ -877,6 +970,21 @@ static void json_report(FILE *o, ctx_t *c)
         jstr(o, warning_at(c, i));
     }
     fprintf(o, "%s]}\n", nwarnings(c) ? "\n" : "");
+}
+
+static void pairs_init(pairs_t *pm, const rep_map_t *m, const char *name, const char *what)
+{
+    memset(pm, 0, sizeof(*pm));
+    pm->name = name;
+    pm->what = what;
+    pm->v = rep_map_list(m);
+    pm->n = pm->v ? m->n : 0;
+    if (pm->v)
+        qsort(pm->v, pm->n, sizeof(*pm->v), cmp_key);
+    for (size_t i = 0; i < pm->n; i++) {
+        pm->msgs += pm->v[i].count;
+        pm->bytes += pm->v[i].bytes_sum;
+    }
 }
 
 /* ---- the command ---- */
@@ -972,14 +1080,8 @@ int phasor_cmd_report(int argc, char **argv)
     c.ncoll = c.coll ? rep.coll.n : 0;
     if (c.coll)
         qsort(c.coll, c.ncoll, sizeof(*c.coll), cmp_time);
-    c.pairs = rep_map_list(&rep.matrix);
-    c.npairs = c.pairs ? rep.matrix.n : 0;
-    if (c.pairs)
-        qsort(c.pairs, c.npairs, sizeof(*c.pairs), cmp_key);
-    for (size_t i = 0; i < c.npairs; i++) {
-        c.msgs += c.pairs[i].count;
-        c.msg_bytes += c.pairs[i].bytes_sum;
-    }
+    pairs_init(&c.p2p, &rep.matrix, "matrix", "point-to-point messages");
+    pairs_init(&c.cm, &rep.coll_matrix, "coll_matrix", "messages inside collectives");
     c.sites = rep_map_list(&rep.sites);
     c.nsites = c.sites ? rep.sites.n : 0;
     if (c.sites)
@@ -999,7 +1101,8 @@ int phasor_cmd_report(int argc, char **argv)
         }
     }
     free(c.coll);
-    free(c.pairs);
+    free(c.p2p.v);
+    free(c.cm.v);
     free(c.sites);
     phasor_symbols_free(c.sym);
     plog_callsites_free(c.cs);

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "plog_calls.h"
+#include "coll_recon.h"
 #include "plog_reader.h"
 
 #define REP_UNKNOWN_CALL PLOG_CALL__MAX   /* every id without a name is counted here */
@@ -47,6 +48,10 @@ typedef struct rep {
     rep_map_t coll;                  /* key (call << 32) | communicator size (0: unknown) */
     rep_map_t matrix;                /* key (src << 32) | dst, world ranks; count = messages */
     rep_map_t sites;                 /* key (callsite << 16) | call, callsite != 0 */
+    rep_map_t coll_matrix;           /* as matrix, for the messages inside collectives as the
+                                        library's algorithm sends them (coll_recon.h) */
+    uint64_t coll_calls;             /* collective calls seen */
+    uint64_t coll_skipped[RECON__COUNT]; /* of those, without a schedule, by reason */
     uint64_t events, mpi_total, app_total;
 } rep_t;
 

@@ -94,6 +94,7 @@ if build "$bdir" --enable-werror MPICC="$mpicc"; then
   [ $mpitests -eq 1 ] && run_step "command line and transparency ($mpi)" "$bdir/tests/mpi/run_cli_tests.sh"
   [ $mpitests -eq 1 ] && run_step "endings without MPI_Finalize ($mpi)" "$bdir/tests/mpi/run_ending_tests.sh"
   [ $mpitests -eq 1 ] && run_step "call sites ($mpi)" "$bdir/tests/mpi/run_callsite_tests.sh"
+  [ $mpitests -eq 1 ] && run_step "collective steps ($mpi)" "$bdir/tests/mpi/run_steps_tests.sh"
   [ $mpitests -eq 1 ] && run_step "collective schedules executed ($mpi)" "$bdir/tests/mpi/run_coll_exec_tests.sh"
 fi
 

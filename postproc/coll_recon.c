@@ -1,0 +1,422 @@
+/* coll_recon.c: logged collective calls -> the library's schedules (coll_recon.h). */
+#include "coll_recon.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plog_calls.h"
+
+typedef struct rank_info {
+    recon_lib_t lib;
+    pcs_ompi_forced_t forced;
+    pcs_mpich_env_t menv;
+    int host;          /* hosts numbered by first appearance in rank order */
+} rank_info_t;
+
+struct recon {
+    const plog_run_t *run;
+    int32_t world;
+    rank_info_t *ranks;     /* world entries */
+    int32_t **inverse;      /* by global comm id: world rank -> comm rank (lazily) */
+    size_t ncomms;
+    int64_t *counts, *displs, *scounts; /* scratch for v-variants, world entries each */
+    int *node;                          /* scratch: host of each communicator rank */
+    int assumed_bytes;
+};
+
+const char *recon_lib_name(recon_lib_t l)
+{
+    switch (l) {
+    case RECON_LIB_AUTO: return "auto";
+    case RECON_LIB_OMPI41: return "ompi41";
+    case RECON_LIB_MPICH40: return "mpich40";
+    default: return "unknown";
+    }
+}
+
+int recon_lib_parse(const char *name)
+{
+    if (strcmp(name, "auto") == 0)
+        return RECON_LIB_AUTO;
+    if (strcmp(name, "ompi41") == 0)
+        return RECON_LIB_OMPI41;
+    if (strcmp(name, "mpich40") == 0)
+        return RECON_LIB_MPICH40;
+    return -1;
+}
+
+const char *recon_skip_name(recon_skip_t why)
+{
+    static const char *const names[RECON__COUNT] = {
+        "ok", "not a collective", "nonblocking (the library's nbc algorithms are not modelled)",
+        "intercommunicator", "the call failed", "unknown communicator",
+        "no rules for this MPI library", "algorithm not in the catalogue yet",
+        "recorded values inconsistent"};
+    return why < RECON__COUNT ? names[why] : "?";
+}
+
+/* ---- per rank: library and forcing variables ---- */
+
+static recon_lib_t lib_of(const plog_rank_t *rk)
+{
+    const char *lib = plog_rank_kv(rk, "mpi_library");
+    if (lib && strstr(lib, "Open MPI v4.1"))
+        return RECON_LIB_OMPI41;
+    const char *m = lib ? strstr(lib, "MPICH Version:") : NULL;
+    if (m) {
+        m += strlen("MPICH Version:");
+        while (*m == ' ' || *m == '\t')
+            m++;
+        if (strncmp(m, "4.0", 3) == 0)
+            return RECON_LIB_MPICH40;
+    }
+    return RECON_LIB_UNKNOWN;
+}
+
+static long env_long(const plog_rank_t *rk, const char *coll, const char *suffix, long dflt)
+{
+    char key[160];
+    if (coll)
+        snprintf(key, sizeof(key), "env.OMPI_MCA_coll_tuned_%s_%s", coll, suffix);
+    else
+        snprintf(key, sizeof(key), "env.OMPI_MCA_coll_tuned_%s", suffix);
+    const char *v = plog_rank_kv(rk, key);
+    if (!v || !*v)
+        return dflt;
+    char *end;
+    long x = strtol(v, &end, 0);
+    if (*end != '\0') /* Open MPI also takes names ("ring"); those are not read here */
+        return dflt;
+    return x;
+}
+
+/* MPICH's variables from the recorded environment (values MPICH would refuse are left at the
+ * default, as MPICH itself would not start with them). */
+static void mpich_env_of(const plog_rank_t *rk, pcs_mpich_env_t *env)
+{
+    memset(env, 0, sizeof(*env));
+    for (const char *kv = plog_rank_kv_next(rk, NULL); kv; kv = plog_rank_kv_next(rk, kv)) {
+        if (strncmp(kv, "env.", 4) != 0)
+            continue;
+        const char *eq = strchr(kv, '=');
+        if (!eq || (size_t)(eq - kv - 4) >= 128)
+            continue;
+        char name[128];
+        memcpy(name, kv + 4, (size_t)(eq - kv - 4));
+        name[eq - kv - 4] = '\0';
+        pcs_mpich_env_set(env, name, eq + 1);
+    }
+}
+
+static void forced_of(const plog_rank_t *rk, pcs_ompi_forced_t *f)
+{
+    memset(f, 0, sizeof(*f));
+    f->use_dynamic_rules = env_long(rk, NULL, "use_dynamic_rules", 0) != 0;
+    for (int c = 0; c < PCS_NCOLLS; c++) {
+        const char *name = pcs_coll_name((pcs_coll_t)c);
+        f->algorithm[c] = (int)env_long(rk, name, "algorithm", 0);
+        f->segsize[c] = env_long(rk, name, "algorithm_segmentsize", 0);
+        f->chain_fanout[c] = (int)env_long(rk, name, "algorithm_chain_fanout", 0);
+        f->max_requests[c] = (int)env_long(rk, name, "algorithm_max_requests", 0);
+    }
+    f->knomial_radix = (int)env_long(rk, "bcast", "algorithm_knomial_radix", 0);
+}
+
+recon_t *recon_new(const plog_run_t *run, recon_lib_t force)
+{
+    recon_t *r = calloc(1, sizeof(*r));
+    if (!r)
+        return NULL;
+    r->run = run;
+    r->world = plog_run_world_size(run);
+    r->ncomms = plog_run_ncomms(run);
+    r->ranks = calloc((size_t)r->world, sizeof(*r->ranks));
+    r->inverse = calloc(r->ncomms + 1, sizeof(*r->inverse));
+    r->counts = malloc((size_t)r->world * sizeof(int64_t));
+    r->displs = malloc((size_t)r->world * sizeof(int64_t));
+    r->scounts = malloc((size_t)r->world * sizeof(int64_t));
+    r->node = malloc((size_t)r->world * sizeof(int));
+    const char **hosts = calloc((size_t)r->world, sizeof(*hosts));
+    if (!r->ranks || !r->inverse || !r->counts || !r->displs || !r->scounts || !r->node ||
+        !hosts) {
+        free(hosts);
+        recon_free(r);
+        return NULL;
+    }
+    int nhosts = 0;
+    for (int32_t i = 0; i < r->world; i++) {
+        const plog_rank_t *rk = plog_run_rank(run, i);
+        r->ranks[i].host = -1 - i; /* a rank without a log: a host of its own */
+        if (!rk)
+            continue;
+        r->ranks[i].lib = force != RECON_LIB_AUTO ? force : lib_of(rk);
+        forced_of(rk, &r->ranks[i].forced);
+        mpich_env_of(rk, &r->ranks[i].menv);
+        const char *h = plog_rank_kv(rk, "hostname");
+        if (!h)
+            continue;
+        int k = 0; /* hosts are few: a linear search, once per rank */
+        while (k < nhosts && strcmp(hosts[k], h) != 0)
+            k++;
+        if (k == nhosts)
+            hosts[nhosts++] = h;
+        r->ranks[i].host = k;
+    }
+    free(hosts);
+    return r;
+}
+
+void recon_free(recon_t *r)
+{
+    if (!r)
+        return;
+    if (r->inverse)
+        for (size_t i = 0; i <= r->ncomms; i++)
+            free(r->inverse[i]);
+    free(r->inverse);
+    free(r->ranks);
+    free(r->counts);
+    free(r->displs);
+    free(r->scounts);
+    free(r->node);
+    free(r);
+}
+
+int recon_assumed_bytes(const recon_t *r) { return r->assumed_bytes; }
+
+/* Communicator rank of world rank w in global communicator gid; -1 if not a member. */
+static int32_t comm_rank_of(recon_t *r, int32_t gid, int32_t w)
+{
+    if (gid <= 0 || (size_t)gid > r->ncomms || w < 0 || w >= r->world)
+        return -1;
+    if (!r->inverse[gid]) {
+        const plog_gcomm_t *g = plog_run_comm(r->run, gid);
+        int32_t *inv = malloc((size_t)r->world * sizeof(int32_t));
+        if (!g || !inv) {
+            free(inv);
+            return -1;
+        }
+        for (int32_t i = 0; i < r->world; i++)
+            inv[i] = -1;
+        for (uint32_t i = 0; i < g->n_members; i++)
+            if (g->members[i] >= 0 && g->members[i] < r->world)
+                inv[g->members[i]] = (int32_t)i;
+        r->inverse[gid] = inv;
+    }
+    return r->inverse[gid][w];
+}
+
+/* ---- one event ---- */
+
+typedef struct callmap {
+    uint16_t call;
+    uint8_t coll;
+    uint8_t nonblocking;
+} callmap_t;
+
+static const callmap_t calls[] = {
+    {PLOG_CALL_MPI_Barrier, PCS_BARRIER, 0},
+    {PLOG_CALL_MPI_Bcast, PCS_BCAST, 0},
+    {PLOG_CALL_MPI_Gather, PCS_GATHER, 0},
+    {PLOG_CALL_MPI_Gatherv, PCS_GATHERV, 0},
+    {PLOG_CALL_MPI_Scatter, PCS_SCATTER, 0},
+    {PLOG_CALL_MPI_Scatterv, PCS_SCATTERV, 0},
+    {PLOG_CALL_MPI_Allgather, PCS_ALLGATHER, 0},
+    {PLOG_CALL_MPI_Allgatherv, PCS_ALLGATHERV, 0},
+    {PLOG_CALL_MPI_Alltoall, PCS_ALLTOALL, 0},
+    {PLOG_CALL_MPI_Alltoallv, PCS_ALLTOALLV, 0},
+    {PLOG_CALL_MPI_Reduce, PCS_REDUCE, 0},
+    {PLOG_CALL_MPI_Allreduce, PCS_ALLREDUCE, 0},
+    {PLOG_CALL_MPI_Reduce_scatter, PCS_REDUCE_SCATTER, 0},
+    {PLOG_CALL_MPI_Reduce_scatter_block, PCS_REDUCE_SCATTER_BLOCK, 0},
+    {PLOG_CALL_MPI_Scan, PCS_SCAN, 0},
+    {PLOG_CALL_MPI_Exscan, PCS_EXSCAN, 0},
+    {PLOG_CALL_MPI_Ibarrier, PCS_BARRIER, 1},
+    {PLOG_CALL_MPI_Ibcast, PCS_BCAST, 1},
+    {PLOG_CALL_MPI_Igather, PCS_GATHER, 1},
+    {PLOG_CALL_MPI_Igatherv, PCS_GATHERV, 1},
+    {PLOG_CALL_MPI_Iscatter, PCS_SCATTER, 1},
+    {PLOG_CALL_MPI_Iscatterv, PCS_SCATTERV, 1},
+    {PLOG_CALL_MPI_Iallgather, PCS_ALLGATHER, 1},
+    {PLOG_CALL_MPI_Iallgatherv, PCS_ALLGATHERV, 1},
+    {PLOG_CALL_MPI_Ialltoall, PCS_ALLTOALL, 1},
+    {PLOG_CALL_MPI_Ialltoallv, PCS_ALLTOALLV, 1},
+    {PLOG_CALL_MPI_Ireduce, PCS_REDUCE, 1},
+    {PLOG_CALL_MPI_Iallreduce, PCS_ALLREDUCE, 1},
+    {PLOG_CALL_MPI_Ireduce_scatter, PCS_REDUCE_SCATTER, 1},
+    {PLOG_CALL_MPI_Ireduce_scatter_block, PCS_REDUCE_SCATTER_BLOCK, 1},
+    {PLOG_CALL_MPI_Iscan, PCS_SCAN, 1},
+    {PLOG_CALL_MPI_Iexscan, PCS_EXSCAN, 1},
+};
+
+static const callmap_t *map_call(unsigned call)
+{
+    static int8_t idx[PLOG_CALL__MAX + 1];
+    static int ready;
+    if (!ready) { /* call ids are < PLOG_CALL__MAX: a direct table */
+        memset(idx, -1, sizeof(idx));
+        for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)
+            idx[calls[i].call] = (int8_t)i;
+        ready = 1;
+    }
+    return call <= PLOG_CALL__MAX && idx[call] >= 0 ? &calls[idx[call]] : NULL;
+}
+
+/* elements = bytes / type size; 0 type size with bytes > 0 is inconsistent */
+static int elems(uint64_t bytes, uint64_t ts, int64_t *out)
+{
+    if (ts == 0) {
+        *out = 0;
+        return bytes == 0;
+    }
+    if (bytes % ts != 0 || bytes / ts > INT64_MAX)
+        return 0;
+    *out = (int64_t)(bytes / ts);
+    return 1;
+}
+
+static int list_elems(const uint64_t *v, uint32_t n, int size, uint64_t ts, int64_t *out)
+{
+    if (v == NULL || (int)n != size)
+        return 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (!elems(v[i], ts, &out[i]))
+            return 0;
+    return 1;
+}
+
+recon_skip_t recon_event(recon_t *r, const plog_rec_t *e, pcs_args_t *a, pcs_choice_t *ch,
+                         pcs_sched_t *s)
+{
+    const callmap_t *m = map_call(e->call);
+    if (!m)
+        return RECON_NOT_COLL;
+    if (m->nonblocking)
+        return RECON_NONBLOCKING;
+    if (e->flags & PLOG_F_INTER)
+        return RECON_INTER;
+    if (e->rc != 0)
+        return RECON_FAILED;
+    const plog_lcomm_t *lc = e->lcomm;
+    if (!lc || lc->my_rank < 0 || e->rank < 0 || e->rank >= r->world)
+        return RECON_NO_COMM;
+    const rank_info_t *ri = &r->ranks[e->rank];
+    if (ri->lib != RECON_LIB_OMPI41 && ri->lib != RECON_LIB_MPICH40)
+        return RECON_LIBRARY;
+
+    memset(a, 0, sizeof(*a));
+    a->coll = (pcs_coll_t)m->coll;
+    a->size = (int)lc->n_local;
+    a->rank = lc->my_rank;
+    a->in_place = (e->flags & PLOG_F_INPLACE) != 0;
+    uint64_t sts = e->stype_size, rts = e->rtype_size;
+    if (!(e->flags & PLOG_F_COLLINFO) && a->coll != PCS_BARRIER) { /* format 1: elements
+                                                                      * taken as bytes */
+        sts = rts = 1;
+        r->assumed_bytes = 1;
+    }
+    a->commutative = (e->flags & PLOG_F_COLLINFO) ? e->op_commutative != 0 : true;
+    int rooted = a->coll == PCS_BCAST || a->coll == PCS_REDUCE || a->coll == PCS_GATHER ||
+                 a->coll == PCS_GATHERV || a->coll == PCS_SCATTER || a->coll == PCS_SCATTERV;
+    if (rooted) {
+        a->root = comm_rank_of(r, e->comm, e->root);
+        if (a->root < 0)
+            return RECON_BAD_ARGS;
+    }
+    int is_root = rooted && a->root == a->rank;
+    int ok = 1;
+    switch (a->coll) {
+    case PCS_BARRIER:
+        a->type_size = 1;
+        break;
+    case PCS_BCAST: case PCS_REDUCE: case PCS_ALLREDUCE: case PCS_SCAN: case PCS_EXSCAN:
+        a->type_size = sts ? sts : rts;
+        ok = elems(e->bytes, a->type_size, &a->count);
+        break;
+    case PCS_ALLGATHER: case PCS_ALLTOALL:
+        a->type_size = rts;
+        ok = elems(e->rbytes, rts, &a->count);
+        break;
+    case PCS_GATHER:
+        a->type_size = is_root ? rts : sts;
+        ok = is_root ? elems(e->rbytes, rts, &a->count) : elems(e->bytes, sts, &a->count);
+        break;
+    case PCS_SCATTER:
+        a->type_size = is_root ? sts : rts;
+        ok = is_root ? elems(e->bytes, sts, &a->count) : elems(e->rbytes, rts, &a->count);
+        break;
+    case PCS_REDUCE_SCATTER_BLOCK:
+        a->type_size = sts ? sts : rts;
+        ok = elems(e->rbytes, a->type_size, &a->count);
+        break;
+    case PCS_REDUCE_SCATTER:
+        a->type_size = sts ? sts : rts;
+        ok = list_elems(e->vrecv, e->n_vrecv, a->size, a->type_size, r->counts);
+        a->counts = r->counts;
+        break;
+    case PCS_ALLGATHERV:
+        a->type_size = rts;
+        ok = list_elems(e->vrecv, e->n_vrecv, a->size, rts, r->counts);
+        a->counts = r->counts;
+        break;
+    case PCS_GATHERV:
+        a->type_size = is_root ? rts : sts;
+        if (is_root) {
+            ok = list_elems(e->vrecv, e->n_vrecv, a->size, rts, r->counts);
+            a->counts = r->counts;
+            a->own_count = a->in_place ? r->counts[a->rank] : 0;
+            if (!a->in_place && ok)
+                ok = elems(e->bytes, sts, &a->own_count);
+        } else {
+            ok = elems(e->bytes, sts, &a->own_count);
+        }
+        break;
+    case PCS_SCATTERV:
+        a->type_size = is_root ? sts : rts;
+        if (is_root) {
+            ok = list_elems(e->vsend, e->n_vsend, a->size, sts, r->counts);
+            a->counts = r->counts;
+            a->own_count = a->in_place ? r->counts[a->rank] : 0;
+            if (!a->in_place && ok)
+                ok = elems(e->rbytes, rts, &a->own_count);
+        } else {
+            ok = elems(e->rbytes, rts, &a->own_count);
+        }
+        break;
+    case PCS_ALLTOALLV:
+        a->type_size = rts;
+        ok = list_elems(e->vrecv, e->n_vrecv, a->size, rts, r->counts) &&
+             list_elems(e->vsend, e->n_vsend, a->size, a->in_place ? rts : sts, r->scounts);
+        a->counts = r->counts;
+        a->scounts = r->scounts;
+        break;
+    default:
+        return RECON_NOT_COLL;
+    }
+    if (!ok)
+        return RECON_BAD_ARGS;
+
+    pcs_sched_reset(s);
+    pcs_err_t pe;
+    if (ri->lib == RECON_LIB_MPICH40) {
+        for (int i = 0; i < a->size; i++) {
+            int32_t w = lc->local[i];
+            r->node[i] = w >= 0 && w < r->world ? r->ranks[w].host : -1 - i;
+        }
+        pcs_mpich_comm_t t = {.node = r->node,
+                              .user_op = (e->flags & PLOG_F_COLLINFO) && e->op == PLOG_OP_USER};
+        pe = pcs_mpich40_select(a, &t, &ri->menv, ch);
+        if (pe == PCS_OK)
+            pe = pcs_mpich40_generate(a, &t, &ri->menv, ch, s);
+    } else {
+        pe = pcs_ompi41_select(a, &ri->forced, ch);
+        if (pe == PCS_OK)
+            pe = pcs_generate(a, ch, s);
+    }
+    if (pe == PCS_E_UNSUPPORTED)
+        return RECON_UNSUPPORTED;
+    if (pe != PCS_OK)
+        return RECON_BAD_ARGS;
+    return RECON_OK;
+}

@@ -1,0 +1,787 @@
+/* test_coll_mpich.c: every MPICH 4.0 schedule (MPIR algorithms, forced or chosen, and the ch4
+ * node-aware compositions), executed by all P ranks at once in this process with real data,
+ * must compute the collective's result; plus selection cases read off the 4.0.2 JSON files.
+ * The executor is test_coll_sched.c's, except that MPICH sends to itself (scattered alltoall,
+ * sendrecv_replace with i == j). */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll_sched.h"
+
+#define MAXP 9
+
+/* ---- reduction ops on whole elements: inout = in (op) inout ---- */
+typedef void op_fn(const uint8_t *in, uint8_t *inout, size_t nbytes);
+/* 2x2 matrices of uint8 mod 256, in x inout: associative, not commutative */
+static void op_matmul(const uint8_t *in, uint8_t *io, size_t n)
+{
+    for (size_t i = 0; i + 4 <= n; i += 4) {
+        const uint8_t *a = in + i;
+        uint8_t *b = io + i, r[4];
+        r[0] = (uint8_t)(a[0] * b[0] + a[1] * b[2]);
+        r[1] = (uint8_t)(a[0] * b[1] + a[1] * b[3]);
+        r[2] = (uint8_t)(a[2] * b[0] + a[3] * b[2]);
+        r[3] = (uint8_t)(a[2] * b[1] + a[3] * b[3]);
+        memcpy(b, r, 4);
+    }
+}
+/* double addition on small integers: exact whatever the order */
+static void op_dsum(const uint8_t *in, uint8_t *io, size_t n)
+{
+    for (size_t i = 0; i + 8 <= n; i += 8) {
+        double a, b;
+        memcpy(&a, in + i, 8);
+        memcpy(&b, io + i, 8);
+        b = a + b;
+        memcpy(io + i, &b, 8);
+    }
+}
+
+/* ---- the executor ---- */
+typedef struct msg {
+    int src, dst, tag, step;
+    uint64_t len;
+    uint8_t *data;
+    int matched;     /* 1 once a receive took it */
+    int recv_id;     /* which posted receive */
+} msg_t;
+typedef struct rpost {
+    int rank, src, tag, step;
+    size_t op;       /* index of the op (for its region / pieces) */
+    int msg;         /* matched message, -1 */
+} rpost_t;
+typedef struct rstate {
+    size_t pc;
+    int posted;      /* current blocking op already posted (msg or recv id) */
+    int cur;         /* id of that post */
+    int req_kind[1024], req_id[1024]; /* 0 free, 1 send (msg id), 2 recv (rpost id) */
+} rstate_t;
+
+typedef struct exec {
+    int P;
+    pcs_sched_t *s;
+    uint8_t *buf[MAXP][PCS_NBUFS];
+    uint64_t bsz[MAXP][PCS_NBUFS];
+    msg_t msgs[40000];
+    int nmsgs;
+    rpost_t rp[40000];
+    int nrp;
+    rstate_t st[MAXP];
+    op_fn *op;
+    char err[512];
+} exec_t;
+
+static uint8_t *region(exec_t *x, int r, int buf, uint64_t off, uint64_t len)
+{
+    if (buf < 0 || buf >= PCS_NBUFS || off + len > x->bsz[r][buf] ||
+        (len > 0 && !x->buf[r][buf])) {
+        snprintf(x->err, sizeof x->err, "rank %d: region buf %d off %llu len %llu outside %llu",
+                 r, buf, (unsigned long long)off, (unsigned long long)len,
+                 (unsigned long long)(buf < PCS_NBUFS && buf >= 0 ? x->bsz[r][buf] : 0));
+        return NULL;
+    }
+    return x->buf[r][buf] + off;
+}
+
+/* gather a transfer's bytes (contiguous, or its pieces) */
+static int xfer_io(exec_t *x, int r, size_t i, uint8_t *data, int out)
+{
+    const pcs_op_t *o = &x->s[r].ops[i];
+    if (o->a.buf != PCS_BUF_IOV) {
+        uint8_t *p = region(x, r, o->a.buf, o->a.off, o->len);
+        if (!p)
+            return -1;
+        if (out)
+            memcpy(data, p, o->len);
+        else
+            memcpy(p, data, o->len);
+        return 0;
+    }
+    uint64_t done = 0;
+    for (size_t j = i + 1; j < x->s[r].n && x->s[r].ops[j].kind == PCS_OP_PIECE; j++) {
+        const pcs_op_t *q = &x->s[r].ops[j];
+        uint8_t *p = region(x, r, q->a.buf, q->a.off, q->len);
+        if (!p || done + q->len > o->len)
+            return -1;
+        if (out)
+            memcpy(data + done, p, q->len);
+        else
+            memcpy(p, data + done, q->len);
+        done += q->len;
+    }
+    return done == o->len ? 0 : -1;
+}
+
+static void try_match(exec_t *x)
+{
+    for (int k = 0; k < x->nrp; k++) {
+        rpost_t *rp = &x->rp[k];
+        if (rp->msg >= 0)
+            continue;
+        for (int m = 0; m < x->nmsgs; m++) {
+            msg_t *g = &x->msgs[m];
+            if (g->matched || g->dst != rp->rank || g->tag != rp->tag ||
+                (rp->src != PCS_ANY_SOURCE && rp->src != g->src))
+                continue;
+            /* non-overtaking: the earliest unmatched message from that source */
+            g->matched = 1;
+            g->recv_id = k;
+            rp->msg = m;
+            const pcs_op_t *o = &x->s[rp->rank].ops[rp->op];
+            if (o->len != g->len && !x->err[0])
+                snprintf(x->err, sizeof x->err, "%d->%d: sent %llu bytes, receive says %llu",
+                         g->src, g->dst, (unsigned long long)g->len,
+                         (unsigned long long)o->len);
+            if (g->step != rp->step && !x->err[0])
+                snprintf(x->err, sizeof x->err, "%d->%d: send step %d, receive step %d",
+                         g->src, g->dst, g->step, rp->step);
+            break;
+        }
+    }
+}
+
+static int post_send(exec_t *x, int r, size_t i)
+{
+    const pcs_op_t *o = &x->s[r].ops[i];
+    cr_assert_lt(x->nmsgs, 40000);
+    msg_t *g = &x->msgs[x->nmsgs];
+    *g = (msg_t){.src = r, .dst = o->peer, .tag = o->tag, .step = (int)o->step, .len = o->len,
+                 .recv_id = -1};
+    g->data = malloc(o->len ? o->len : 1);
+    if (o->peer < 0 || o->peer >= x->P)
+        snprintf(x->err, sizeof x->err, "rank %d sends to bad peer %d", r, o->peer);
+    if (xfer_io(x, r, i, g->data, 1) && !x->err[0])
+        snprintf(x->err, sizeof x->err, "rank %d op %zu: bad send region", r, i);
+    x->nmsgs++;
+    try_match(x);
+    return x->nmsgs - 1;
+}
+
+static int post_recv(exec_t *x, int r, size_t i)
+{
+    const pcs_op_t *o = &x->s[r].ops[i];
+    cr_assert_lt(x->nrp, 40000);
+    x->rp[x->nrp] = (rpost_t){.rank = r, .src = o->peer, .tag = o->tag, .step = (int)o->step,
+                              .op = i, .msg = -1};
+    x->nrp++;
+    try_match(x);
+    return x->nrp - 1;
+}
+
+static int deliver(exec_t *x, int id)
+{
+    rpost_t *rp = &x->rp[id];
+    if (rp->msg < 0)
+        return 0;
+    msg_t *g = &x->msgs[rp->msg];
+    const pcs_op_t *o = &x->s[rp->rank].ops[rp->op];
+    uint64_t keep = o->len;
+    if (g->len < keep)
+        ((pcs_op_t *)o)->len = g->len;
+    if (xfer_io(x, rp->rank, rp->op, g->data, 0) && !x->err[0])
+        snprintf(x->err, sizeof x->err, "rank %d: bad receive region", rp->rank);
+    ((pcs_op_t *)o)->len = keep;
+    return 1;
+}
+
+static int advance(exec_t *x, int r)
+{
+    rstate_t *st = &x->st[r];
+    pcs_sched_t *s = &x->s[r];
+    int moved = 0;
+    while (st->pc < s->n && !x->err[0]) {
+        const pcs_op_t *o = &s->ops[st->pc];
+        size_t next = st->pc + 1;
+        if (o->kind <= PCS_OP_IRECV && o->a.buf == PCS_BUF_IOV)
+            while (next < s->n && s->ops[next].kind == PCS_OP_PIECE)
+                next++;
+        switch (o->kind) {
+        case PCS_OP_SEND:
+        case PCS_OP_RECV:
+            if (!st->posted) {
+                st->cur = o->kind == PCS_OP_SEND ? post_send(x, r, st->pc) : post_recv(x, r, st->pc);
+                st->posted = 1;
+                moved = 1;
+            }
+            if (o->kind == PCS_OP_SEND ? !x->msgs[st->cur].matched : !deliver(x, st->cur))
+                return moved;
+            st->posted = 0;
+            break;
+        case PCS_OP_ISEND:
+        case PCS_OP_IRECV:
+            if (o->req >= 1024 || st->req_kind[o->req]) {
+                snprintf(x->err, sizeof x->err, "rank %d: request slot %u busy", r, o->req);
+                return 0;
+            }
+            st->req_kind[o->req] = o->kind == PCS_OP_ISEND ? 1 : 2;
+            st->req_id[o->req] = o->kind == PCS_OP_ISEND ? post_send(x, r, st->pc)
+                                                         : post_recv(x, r, st->pc);
+            break;
+        case PCS_OP_WAIT:
+            if (!st->req_kind[o->req]) {
+                snprintf(x->err, sizeof x->err, "rank %d: wait on free slot %u", r, o->req);
+                return 0;
+            }
+            if (st->req_kind[o->req] == 1 ? !x->msgs[st->req_id[o->req]].matched
+                                          : !deliver(x, st->req_id[o->req]))
+                return moved;
+            st->req_kind[o->req] = 0;
+            break;
+        case PCS_OP_COPY: {
+            uint8_t *a = region(x, r, o->a.buf, o->a.off, o->len);
+            uint8_t *b = region(x, r, o->b.buf, o->b.off, o->len);
+            if (!a || !b)
+                return 0;
+            memmove(b, a, o->len);
+            break;
+        }
+        case PCS_OP_REDUCE: {
+            uint8_t *a = region(x, r, o->a.buf, o->a.off, o->len);
+            uint8_t *b = region(x, r, o->b.buf, o->b.off, o->len);
+            if (!a || !b)
+                return 0;
+            x->op(a, b, o->len);
+            break;
+        }
+        default:
+            snprintf(x->err, sizeof x->err, "rank %d: stray op kind %d", r, o->kind);
+            return 0;
+        }
+        st->pc = next;
+        moved = 1;
+    }
+    return moved;
+}
+
+/* Runs all ranks; returns NULL or a one-line reason. */
+static const char *execute(exec_t *x)
+{
+    for (int progress = 1; progress && !x->err[0];) {
+        progress = 0;
+        for (int r = 0; r < x->P; r++)
+            progress |= advance(x, r);
+    }
+    if (x->err[0])
+        return x->err;
+    for (int r = 0; r < x->P; r++)
+        if (x->st[r].pc < x->s[r].n) {
+            snprintf(x->err, sizeof x->err, "deadlock: rank %d stuck at op %zu (kind %d peer %d)",
+                     r, x->st[r].pc, x->s[r].ops[x->st[r].pc].kind, x->s[r].ops[x->st[r].pc].peer);
+            return x->err;
+        }
+    for (int m = 0; m < x->nmsgs; m++)
+        if (!x->msgs[m].matched) {
+            snprintf(x->err, sizeof x->err, "unmatched message %d->%d", x->msgs[m].src,
+                     x->msgs[m].dst);
+            return x->err;
+        }
+    for (int k = 0; k < x->nrp; k++)
+        if (x->rp[k].msg < 0) {
+            snprintf(x->err, sizeof x->err, "unmatched receive at rank %d", x->rp[k].rank);
+            return x->err;
+        }
+    return NULL;
+}
+
+/* ---- data and expected results ---- */
+static uint8_t val(int rank, uint64_t i, int which)
+{
+    uint64_t h = (uint64_t)rank * 0x9E3779B97F4A7C15ull + i * 0xBF58476D1CE4E5B9ull +
+                 (uint64_t)which * 0x94D049BB133111EBull;
+    h ^= h >> 31;
+    return (uint8_t)(h * 0x2545F4914F6CDD1Dull >> 56);
+}
+
+static void fill(uint8_t *p, uint64_t n, int rank, int which, op_fn *op, uint64_t ts)
+{
+    for (uint64_t i = 0; i < n; i++)
+        p[i] = val(rank, i, which);
+    if (op == op_dsum)
+        for (uint64_t i = 0; i + 8 <= n; i += 8) {
+            double d = (double)(val(rank, i, which + 7) % 64);
+            memcpy(p + i, &d, 8);
+        }
+    (void)ts;
+}
+
+typedef struct run {
+    pcs_coll_t coll;
+    int P, root, inplace;
+    const char *forced; /* MPIR_CVAR_<COLL>_INTRA_ALGORITHM value, NULL: auto */
+    const int *node;    /* node of each rank, NULL: one node */
+    int64_t count;
+    op_fn *op;
+    uint64_t ts;
+    bool commutative;
+} run_t;
+
+static int n_run, n_skip, n_fail;
+static const char *const CVNAME[PCS_NCOLLS] = {
+    [PCS_BCAST] = "BCAST", [PCS_REDUCE] = "REDUCE", [PCS_ALLREDUCE] = "ALLREDUCE",
+    [PCS_ALLGATHER] = "ALLGATHER", [PCS_ALLGATHERV] = "ALLGATHERV", [PCS_ALLTOALL] = "ALLTOALL",
+    [PCS_ALLTOALLV] = "ALLTOALLV", [PCS_BARRIER] = "BARRIER", [PCS_GATHER] = "GATHER",
+    [PCS_SCATTER] = "SCATTER", [PCS_REDUCE_SCATTER] = "REDUCE_SCATTER",
+    [PCS_REDUCE_SCATTER_BLOCK] = "REDUCE_SCATTER_BLOCK", [PCS_SCAN] = "SCAN",
+    [PCS_EXSCAN] = "EXSCAN", [PCS_GATHERV] = "GATHERV", [PCS_SCATTERV] = "SCATTERV"};
+
+/* alltoallv: i sends f(i, j) elements to j; symmetric so that in place is legal */
+static int64_t a2av(int64_t count, int i, int j) { return (count + i + j) % 4 == 1 ? 0 : count + (i + j) % 3; }
+
+static void run_one(const run_t *rc)
+{
+    const int P = rc->P;
+    const uint64_t ts = rc->ts;
+    exec_t *x = calloc(1, sizeof *x);
+    pcs_sched_t s[MAXP];
+    memset(s, 0, sizeof s);
+    x->P = P;
+    x->s = s;
+    x->op = rc->op;
+    int64_t counts[MAXP] = {0}, displs[MAXP] = {0};
+    int64_t rcnt[MAXP][MAXP], rdsp[MAXP][MAXP], scnt[MAXP][MAXP], sdsp[MAXP][MAXP];
+    uint64_t blk = (uint64_t)rc->count * ts;
+    for (int i = 0; i < P; i++)
+        counts[i] = (rc->count + i) % 4 == 1 ? 0 : rc->count + i % 3;
+    int64_t d = 0;
+    for (int i = 0; i < P; i++) {
+        displs[i] = d;
+        d += counts[i] + 1; /* gaps */
+    }
+    if (rc->coll == PCS_REDUCE_SCATTER) { /* packed: MPI has no displacements there */
+        d = 0;
+        for (int i = 0; i < P; i++) {
+            displs[i] = d;
+            d += counts[i];
+        }
+    }
+    uint64_t a2tot[MAXP], a2stot[MAXP];
+    for (int r = 0; r < P; r++) {
+        int64_t dr = 0, ds = 0;
+        for (int j = 0; j < P; j++) {
+            rcnt[r][j] = a2av(rc->count, j, r);
+            rdsp[r][j] = dr;
+            dr += rcnt[r][j] + (j % 2);
+            scnt[r][j] = a2av(rc->count, r, j);
+            sdsp[r][j] = ds;
+            ds += scnt[r][j] + 1;
+        }
+        a2tot[r] = (uint64_t)dr * ts;
+        a2stot[r] = (uint64_t)ds * ts;
+    }
+    pcs_mpich_env_t env;
+    memset(&env, 0, sizeof env);
+    if (rc->forced) {
+        char name[80];
+        snprintf(name, sizeof name, "MPIR_CVAR_%s_INTRA_ALGORITHM", CVNAME[rc->coll]);
+        cr_assert_eq(pcs_mpich_env_set(&env, name, rc->forced), 1, "%s=%s", name, rc->forced);
+        cr_assert_eq(pcs_mpich_env_set(&env, "MPIR_CVAR_DEVICE_COLLECTIVES", "none"), 1);
+    }
+    pcs_mpich_comm_t mc = {.node = rc->node, .user_op = !rc->commutative};
+    bool rooted = rc->coll == PCS_BCAST || rc->coll == PCS_REDUCE || rc->coll == PCS_GATHER ||
+                  rc->coll == PCS_SCATTER || rc->coll == PCS_GATHERV || rc->coll == PCS_SCATTERV;
+    pcs_args_t a[MAXP];
+    bool skip = false;
+    for (int r = 0; r < P; r++) {
+        a[r] = (pcs_args_t){.coll = rc->coll, .size = P, .rank = r, .root = rc->root,
+                            .type_size = ts, .count = rc->count, .commutative = rc->commutative};
+        a[r].in_place = rc->inplace && (!rooted || r == rc->root);
+        a[r].counts = counts;
+        a[r].displs = displs;
+        a[r].own_count = counts[r];
+        if (rc->coll == PCS_ALLTOALLV) {
+            a[r].counts = rcnt[r];
+            a[r].displs = rdsp[r];
+            a[r].scounts = scnt[r];
+            a[r].sdispls = sdsp[r];
+        }
+        pcs_err_t e = pcs_mpich40_schedule(&a[r], &mc, &env, &s[r]);
+        if (e == PCS_E_UNSUPPORTED) {
+            skip = true;
+            break;
+        }
+        cr_assert_eq(e, PCS_OK, "%s P=%d %s rank %d: %s", pcs_coll_name(rc->coll), P,
+                     rc->forced ? rc->forced : "auto", r, pcs_strerror(e));
+    }
+    if (skip) {
+        n_skip++;
+        goto out;
+    }
+    uint64_t vtot = ((uint64_t)displs[P - 1] + (uint64_t)counts[P - 1]) * ts;
+    uint64_t rstot = 0;
+    for (int i = 0; i < P; i++)
+        rstot += (uint64_t)counts[i] * ts;
+    for (int r = 0; r < P; r++) {
+        uint64_t sz[2] = {0, 0};
+        switch (rc->coll) {
+        case PCS_BCAST: sz[1] = blk; break;
+        case PCS_REDUCE: case PCS_ALLREDUCE: case PCS_SCAN: case PCS_EXSCAN:
+            sz[0] = sz[1] = blk; break;
+        case PCS_ALLGATHER: sz[0] = blk; sz[1] = blk * P; break;
+        case PCS_ALLGATHERV: sz[0] = (uint64_t)counts[r] * ts; sz[1] = vtot; break;
+        case PCS_ALLTOALL: sz[0] = sz[1] = blk * P; break;
+        case PCS_ALLTOALLV: sz[0] = a2stot[r]; sz[1] = a2tot[r]; break;
+        case PCS_GATHER: sz[0] = blk; sz[1] = r == rc->root ? blk * P : 0; break;
+        case PCS_SCATTER: sz[0] = r == rc->root ? blk * P : 0; sz[1] = blk; break;
+        case PCS_GATHERV: sz[0] = (uint64_t)counts[r] * ts; sz[1] = r == rc->root ? vtot : 0; break;
+        case PCS_SCATTERV: sz[0] = r == rc->root ? vtot : 0; sz[1] = (uint64_t)counts[r] * ts; break;
+        case PCS_REDUCE_SCATTER: sz[0] = rstot; sz[1] = rc->inplace ? rstot : (uint64_t)counts[r] * ts; break;
+        case PCS_REDUCE_SCATTER_BLOCK: sz[0] = blk * P; sz[1] = rc->inplace ? blk * P : blk; break;
+        default: break;
+        }
+        if (a[r].in_place) /* scatter(v): the receive buffer is MPI_IN_PLACE; else no send buffer */
+            sz[rc->coll == PCS_SCATTER || rc->coll == PCS_SCATTERV ? 1 : 0] = 0;
+        x->bsz[r][0] = sz[0];
+        x->bsz[r][1] = sz[1];
+        for (int b = 0; b < 3; b++)
+            x->bsz[r][PCS_BUF_TMP + b] = s[r].tmp_bytes[b];
+        for (int b = 0; b < PCS_NBUFS; b++) {
+            x->buf[r][b] = calloc(1, x->bsz[r][b] + 1);
+            fill(x->buf[r][b], x->bsz[r][b], r, b, rc->op, ts);
+        }
+    }
+    uint8_t *in[MAXP];
+    for (int r = 0; r < P; r++) {
+        int b = a[r].in_place && rc->coll != PCS_SCATTER && rc->coll != PCS_SCATTERV ? 1 : 0;
+        in[r] = malloc(x->bsz[r][b] + 1);
+        memcpy(in[r], x->buf[r][b], x->bsz[r][b]);
+    }
+    uint8_t *r0 = malloc(x->bsz[rc->root][1] + 1);
+    memcpy(r0, x->buf[rc->root][1], x->bsz[rc->root][1]);
+    const char *why = execute(x);
+    n_run++;
+    char tagline[240];
+    snprintf(tagline, sizeof tagline, "%s %s(%s) P=%d count=%lld root=%d inplace=%d ts=%llu nodes=%s",
+             pcs_coll_name(rc->coll), rc->forced ? rc->forced : "auto", pcs_alg_name(s[0].alg), P,
+             (long long)rc->count, rc->root, rc->inplace, (unsigned long long)ts,
+             rc->node ? "several" : "one");
+    if (why) {
+        n_fail++;
+        cr_expect_fail("%s: %s", tagline, why);
+        goto free_bufs;
+    }
+    uint8_t *exp = malloc(blk * P + vtot + rstot + 4096);
+    for (int r = 0; r < P && !why; r++) {
+        const uint8_t *got = x->buf[r][1];
+        switch (rc->coll) {
+        case PCS_BCAST:
+            if (memcmp(got, r0, blk)) why = "bcast data";
+            break;
+        case PCS_REDUCE: case PCS_ALLREDUCE: case PCS_SCAN: case PCS_EXSCAN: {
+            if (rc->coll == PCS_REDUCE && r != rc->root) break;
+            int last = rc->coll == PCS_SCAN ? r : rc->coll == PCS_EXSCAN ? r - 1 : P - 1;
+            if (last < 0) break;
+            memcpy(exp, in[last], blk);
+            for (int k = last - 1; k >= 0; k--)
+                rc->op(in[k], exp, blk);
+            if (memcmp(got, exp, blk)) why = "reduction result";
+            break;
+        }
+        case PCS_REDUCE_SCATTER: case PCS_REDUCE_SCATTER_BLOCK: {
+            bool blkd = rc->coll == PCS_REDUCE_SCATTER_BLOCK;
+            uint64_t off = blkd ? (uint64_t)r * blk : (uint64_t)displs[r] * ts;
+            uint64_t len = blkd ? blk : (uint64_t)counts[r] * ts;
+            memcpy(exp, in[P - 1] + off, len);
+            for (int k = P - 2; k >= 0; k--)
+                rc->op(in[k] + off, exp, len);
+            if (memcmp(got, exp, len)) why = "reduce_scatter result";
+            break;
+        }
+        case PCS_ALLGATHER:
+            for (int k = 0; k < P; k++)
+                memcpy(exp + k * blk, a[k].in_place ? in[k] + k * blk : in[k], blk);
+            if (memcmp(got, exp, blk * P)) why = "allgather data";
+            break;
+        case PCS_ALLGATHERV:
+            for (int k = 0; k < P; k++)
+                if (memcmp(got + displs[k] * ts,
+                           a[k].in_place ? in[k] + displs[k] * ts : in[k], counts[k] * ts))
+                    why = "allgatherv data";
+            break;
+        case PCS_ALLTOALL:
+            for (int k = 0; k < P; k++)
+                memcpy(exp + k * blk, in[k] + r * blk, blk);
+            if (memcmp(got, exp, blk * P)) why = "alltoall data";
+            break;
+        case PCS_ALLTOALLV:
+            for (int k = 0; k < P; k++) {
+                const uint8_t *src = a[k].in_place ? in[k] + rdsp[k][r] * ts : in[k] + sdsp[k][r] * ts;
+                if (memcmp(got + rdsp[r][k] * ts, src, rcnt[r][k] * ts)) why = "alltoallv data";
+            }
+            break;
+        case PCS_GATHER:
+            if (r != rc->root) break;
+            for (int k = 0; k < P; k++)
+                memcpy(exp + k * blk, a[k].in_place ? in[k] + k * blk : in[k], blk);
+            if (memcmp(got, exp, blk * P)) why = "gather data";
+            break;
+        case PCS_SCATTER:
+            if (a[r].in_place) break;
+            if (memcmp(got, in[rc->root] + r * blk, blk)) why = "scatter data";
+            break;
+        case PCS_GATHERV:
+            if (r != rc->root) break;
+            for (int k = 0; k < P; k++)
+                if (!(k == r && a[r].in_place) &&
+                    memcmp(got + displs[k] * ts, in[k], counts[k] * ts)) why = "gatherv data";
+            break;
+        case PCS_SCATTERV:
+            if (a[r].in_place) break;
+            if (memcmp(got, in[rc->root] + displs[r] * ts, counts[r] * ts)) why = "scatterv data";
+            break;
+        default: break;
+        }
+        if (why) {
+            n_fail++;
+            cr_expect_fail("%s: rank %d: %s", tagline, r, why);
+        }
+    }
+    free(exp);
+free_bufs:
+    free(r0);
+    for (int r = 0; r < P; r++) {
+        free(in[r]);
+        for (int b = 0; b < PCS_NBUFS; b++)
+            free(x->buf[r][b]);
+    }
+    for (int m = 0; m < x->nmsgs; m++)
+        free(x->msgs[m].data);
+out:
+    for (int r = 0; r < P; r++)
+        pcs_sched_free(&s[r]);
+    free(x);
+}
+
+static const int64_t COUNTS[] = {0, 1, 2, 3, 5, 8, 13, 64, 1700};
+/* the values of each MPIR_CVAR_<COLL>_INTRA_ALGORITHM (cvars.txt), "nb" left out */
+static const char *const ALGS[PCS_NCOLLS][6] = {
+    [PCS_BARRIER] = {"smp", "dissemination"},
+    [PCS_BCAST] = {"binomial", "smp", "scatter_recursive_doubling_allgather", "scatter_ring_allgather"},
+    [PCS_GATHER] = {"binomial"}, [PCS_SCATTER] = {"binomial"},
+    [PCS_GATHERV] = {"linear"}, [PCS_SCATTERV] = {"linear"},
+    [PCS_ALLGATHER] = {"brucks", "recursive_doubling", "ring"},
+    [PCS_ALLGATHERV] = {"brucks", "recursive_doubling", "ring"},
+    [PCS_ALLTOALL] = {"brucks", "pairwise", "pairwise_sendrecv_replace", "scattered"},
+    [PCS_ALLTOALLV] = {"pairwise_sendrecv_replace", "scattered"},
+    [PCS_REDUCE] = {"binomial", "smp", "reduce_scatter_gather"},
+    [PCS_ALLREDUCE] = {"smp", "recursive_doubling", "reduce_scatter_allgather"},
+    [PCS_REDUCE_SCATTER] = {"noncommutative", "pairwise", "recursive_doubling", "recursive_halving"},
+    [PCS_REDUCE_SCATTER_BLOCK] = {"noncommutative", "recursive_doubling", "pairwise", "recursive_halving"},
+    [PCS_SCAN] = {"smp", "recursive_doubling"}, [PCS_EXSCAN] = {"recursive_doubling"},
+};
+
+/* node layouts for P ranks: consecutive pairs, round robin over 2 (not consecutive), one
+ * rank per node, a big node then singles */
+static int NODES[4][MAXP];
+static void init_nodes(void)
+{
+    for (int r = 0; r < MAXP; r++) {
+        NODES[0][r] = r / 2 * 7 + 100;
+        NODES[1][r] = r % 2;
+        NODES[2][r] = r;
+        NODES[3][r] = r < 5 ? 0 : r;
+    }
+}
+
+static bool alg_applies(pcs_coll_t c, const char *alg, int P, int64_t count, bool comm)
+{
+    /* MPICH asserts rather than falls back: noncommutative needs a power of two and regular
+     * blocks; commutative-only algorithms are refused by restriction (then fall back) */
+    if (!strcmp(alg, "noncommutative") && c == PCS_REDUCE_SCATTER)
+        return (P & (P - 1)) == 0 && (count + 1) % 4 != 1 && 0; /* our counts are irregular */
+    if (!strcmp(alg, "noncommutative"))
+        return (P & (P - 1)) == 0;
+    (void)comm;
+    return true;
+}
+
+static void sweep(pcs_coll_t c)
+{
+    bool red = c == PCS_REDUCE || c == PCS_ALLREDUCE || c == PCS_SCAN || c == PCS_EXSCAN ||
+               c == PCS_REDUCE_SCATTER || c == PCS_REDUCE_SCATTER_BLOCK;
+    bool rooted = c == PCS_BCAST || c == PCS_REDUCE || c == PCS_GATHER || c == PCS_SCATTER ||
+                  c == PCS_GATHERV || c == PCS_SCATTERV;
+    bool has_inplace = c != PCS_BCAST && c != PCS_BARRIER && c != PCS_EXSCAN;
+    init_nodes();
+    n_run = n_skip = n_fail = 0;
+    for (int ai = -1; ai < 6; ai++) {
+        const char *alg = ai < 0 ? NULL : ALGS[c][ai];
+        if (ai >= 0 && !alg)
+            break;
+        for (int P = 1; P <= MAXP; P++)
+            for (int ni = -1; ni < (alg ? 0 : 4); ni++)
+                for (size_t ci = 0; ci < sizeof COUNTS / sizeof COUNTS[0]; ci++)
+                    for (int ri = 0; ri < (rooted ? 3 : 1); ri++)
+                        for (int ip = 0; ip <= (has_inplace ? 1 : 0); ip++)
+                            for (int oi = 0; oi < (red ? 2 : 1); oi++) {
+                                if (COUNTS[ci] > 64 && (ri || (red && oi == 0) || P % 4 == 2))
+                                    continue; /* the large count: enough to reach the big-message rules */
+                                int root = ri == 0 ? 0 : ri == 1 ? P - 1 : P / 2;
+                                run_t rc = {.coll = c, .P = P, .root = root, .inplace = ip,
+                                            .forced = alg, .count = COUNTS[ci],
+                                            .node = ni < 0 ? NULL : NODES[ni]};
+                                rc.op = oi == 0 ? op_matmul : op_dsum;
+                                rc.ts = oi == 0 ? 4 : 8;
+                                rc.commutative = oi == 1;
+                                if (!red) {
+                                    rc.ts = 3;
+                                    rc.op = op_dsum;
+                                }
+                                if (alg && !alg_applies(c, alg, P, rc.count, rc.commutative))
+                                    continue;
+                                run_one(&rc);
+                            }
+    }
+    printf("mpich %-22s %6d executed, %5d failed, %5d skipped (not in catalogue)\n",
+           pcs_coll_name(c), n_run, n_fail, n_skip);
+    fflush(stdout);
+}
+
+Test(coll_mpich, bcast) { sweep(PCS_BCAST); }
+Test(coll_mpich, reduce) { sweep(PCS_REDUCE); }
+Test(coll_mpich, allreduce) { sweep(PCS_ALLREDUCE); }
+Test(coll_mpich, allgather) { sweep(PCS_ALLGATHER); }
+Test(coll_mpich, allgatherv) { sweep(PCS_ALLGATHERV); }
+Test(coll_mpich, alltoall) { sweep(PCS_ALLTOALL); }
+Test(coll_mpich, alltoallv) { sweep(PCS_ALLTOALLV); }
+Test(coll_mpich, barrier) { sweep(PCS_BARRIER); }
+Test(coll_mpich, gather) { sweep(PCS_GATHER); }
+Test(coll_mpich, scatter) { sweep(PCS_SCATTER); }
+Test(coll_mpich, reduce_scatter) { sweep(PCS_REDUCE_SCATTER); }
+Test(coll_mpich, reduce_scatter_block) { sweep(PCS_REDUCE_SCATTER_BLOCK); }
+Test(coll_mpich, scan) { sweep(PCS_SCAN); }
+Test(coll_mpich, exscan) { sweep(PCS_EXSCAN); }
+Test(coll_mpich, gatherv) { sweep(PCS_GATHERV); }
+Test(coll_mpich, scatterv) { sweep(PCS_SCATTERV); }
+
+/* Selection against the leaves of maint/tuning/coll/{ch4,mpir}/generic.json v4.0.2 (line
+ * numbers of the copies in the notes) and the binding's early returns. */
+static pcs_choice_t sel(pcs_coll_t c, int P, int64_t count, uint64_t ts, bool comm,
+                        const int *node, const pcs_mpich_env_t *env)
+{
+    pcs_args_t a = {.coll = c, .size = P, .rank = 0, .root = 0, .type_size = ts,
+                    .count = count, .commutative = comm};
+    pcs_mpich_comm_t mc = {.node = node, .user_op = !comm};
+    pcs_choice_t ch;
+    cr_assert_eq(pcs_mpich40_select(&a, &mc, env, &ch), PCS_OK);
+    return ch;
+}
+
+Test(coll_mpich, selection)
+{
+    static const int flat[8] = {0, 1, 2, 3, 4, 5, 6, 7}, two[8] = {0, 0, 0, 0, 1, 1, 1, 1};
+    static const struct { pcs_coll_t c; int P; int64_t bytes; bool comm; const int *node;
+                          int comp; pcs_alg_t alg; int line; } t[] = {
+        /* one node, PARENT: ch4 first */
+        {PCS_BCAST, 4, 4, true, NULL, PCS_COMP_MPICH_CH4, PCS_ALG_MPICH_BCAST_CH4_ALPHA, 12},
+        {PCS_BCAST, 8, 20001, true, NULL, PCS_COMP_MPICH_CH4, PCS_ALG_MPICH_BCAST_CH4_BETA, 23},
+        {PCS_BCAST, 8, 524289, true, NULL, PCS_COMP_MPICH_MPIR,
+         PCS_ALG_MPICH_BCAST_SCATTER_RING_ALLGATHER, 45},
+        {PCS_BCAST, 9, 13001, true, NULL, PCS_COMP_MPICH_MPIR,
+         PCS_ALG_MPICH_BCAST_SCATTER_RING_ALLGATHER, 78},
+        {PCS_ALLREDUCE, 4, 8, true, NULL, PCS_COMP_MPICH_MPIR, PCS_ALG_MPICH_ALLREDUCE_RD, 116},
+        {PCS_ALLREDUCE, 4, 32, true, NULL, PCS_COMP_MPICH_MPIR, PCS_ALG_MPICH_ALLREDUCE_RSA, 132},
+        {PCS_ALLREDUCE, 4, 32, false, NULL, PCS_COMP_MPICH_MPIR, PCS_ALG_MPICH_ALLREDUCE_RD, 122},
+        {PCS_REDUCE, 4, 8, true, NULL, PCS_COMP_MPICH_CH4, PCS_ALG_MPICH_REDUCE_CH4_BETA, 89},
+        {PCS_REDUCE, 4, 4096, true, NULL, PCS_COMP_MPICH_CH4, PCS_ALG_MPICH_REDUCE_CH4_ALPHA, 93},
+        {PCS_REDUCE, 4, 4096, false, NULL, PCS_COMP_MPICH_MPIR, PCS_ALG_MPICH_REDUCE_BINOMIAL, 242},
+        {PCS_BARRIER, 4, 0, true, NULL, PCS_COMP_MPICH_CH4, PCS_ALG_MPICH_BARRIER_CH4_ALPHA, 113},
+        {PCS_SCAN, 4, 8, true, NULL, PCS_COMP_MPICH_CH4, PCS_ALG_MPICH_SCAN_CH4_ALPHA, 202},
+        {PCS_EXSCAN, 4, 8, true, NULL, PCS_COMP_MPICH_MPIR, PCS_ALG_MPICH_EXSCAN_RD, 412},
+        /* alltoall: "comm_size<8" under is_sendbuf_inplace is size <= 8 (csel.c) */
+        {PCS_ALLTOALL, 8, 100, true, NULL, PCS_COMP_MPICH_MPIR, PCS_ALG_MPICH_ALLTOALL_SCATTERED, 446},
+        {PCS_ALLTOALL, 9, 100, true, NULL, PCS_COMP_MPICH_MPIR, PCS_ALG_MPICH_ALLTOALL_BRUCKS, 457},
+        {PCS_ALLTOALL, 9, 1000, true, NULL, PCS_COMP_MPICH_MPIR, PCS_ALG_MPICH_ALLTOALL_SCATTERED, 461},
+        {PCS_ALLTOALL, 4, 40000, true, NULL, PCS_COMP_MPICH_MPIR, PCS_ALG_MPICH_ALLTOALL_PAIRWISE, 450},
+        {PCS_ALLGATHER, 4, 100, true, NULL, PCS_COMP_MPICH_MPIR, PCS_ALG_MPICH_ALLGATHER_RD, 150},
+        {PCS_ALLGATHER, 6, 100, true, NULL, PCS_COMP_MPICH_MPIR, PCS_ALG_MPICH_ALLGATHER_BRUCKS, 161},
+        {PCS_ALLGATHER, 6, 20000, true, NULL, PCS_COMP_MPICH_MPIR, PCS_ALG_MPICH_ALLGATHER_RING, 165},
+        {PCS_GATHER, 5, 8, true, NULL, PCS_COMP_MPICH_MPIR, PCS_ALG_MPICH_GATHER_BINOMIAL, 352},
+        {PCS_REDUCE_SCATTER_BLOCK, 6, 8, false, NULL, PCS_COMP_MPICH_MPIR,
+         PCS_ALG_MPICH_RSB_RECURSIVE_DOUBLING, 339},
+        {PCS_REDUCE_SCATTER_BLOCK, 8, 8, false, NULL, PCS_COMP_MPICH_MPIR,
+         PCS_ALG_MPICH_RSB_NONCOMMUTATIVE, 335},
+        /* one rank per node: FLAT, ch4 passes through, MPIR's non-parent branches */
+        {PCS_BCAST, 8, 4, true, flat, PCS_COMP_MPICH_MPIR, PCS_ALG_MPICH_BCAST_BINOMIAL, 52},
+        {PCS_BARRIER, 8, 0, true, flat, PCS_COMP_MPICH_MPIR, PCS_ALG_MPICH_BARRIER_DISSEMINATION, 424},
+        {PCS_REDUCE, 8, 4096, true, flat, PCS_COMP_MPICH_MPIR, PCS_ALG_MPICH_REDUCE_RSG, 262},
+        {PCS_SCAN, 8, 8, true, flat, PCS_COMP_MPICH_MPIR, PCS_ALG_MPICH_SCAN_RD, 402},
+        /* two nodes: allreduce is no longer "node_comm_size" */
+        {PCS_ALLREDUCE, 8, 32, true, two, PCS_COMP_MPICH_CH4, PCS_ALG_MPICH_ALLREDUCE_CH4_ALPHA, 64},
+        {PCS_ALLREDUCE, 8, 32, false, two, PCS_COMP_MPICH_MPIR, PCS_ALG_MPICH_ALLREDUCE_RD, 122},
+        /* early returns */
+        {PCS_REDUCE, 4, 0, true, NULL, PCS_COMP_NONE, PCS_ALG_NONE, 0},
+        {PCS_BARRIER, 1, 0, true, NULL, PCS_COMP_NONE, PCS_ALG_NONE, 0},
+        {PCS_SCAN, 4, 0, true, NULL, PCS_COMP_NONE, PCS_ALG_NONE, 0},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        uint64_t ts = t[i].c == PCS_BARRIER ? 0 : 1;
+        pcs_choice_t ch = sel(t[i].c, t[i].P, t[i].bytes, ts, t[i].comm, t[i].node, NULL);
+        cr_expect_eq((int)ch.component, t[i].comp, "case %zu: component %d", i, ch.component);
+        cr_expect_eq(ch.alg, t[i].alg, "case %zu (%s): alg %s", i, pcs_coll_name(t[i].c),
+                     pcs_alg_name(ch.alg));
+        cr_expect_eq(ch.rule_line, t[i].line, "case %zu: line %d", i, ch.rule_line);
+    }
+    /* forcing: only inside MPIR_<Coll>_impl, restrictions fall back silently */
+    pcs_mpich_env_t env;
+    memset(&env, 0, sizeof env);
+    cr_assert_eq(pcs_mpich_env_set(&env, "MPICH_ALLGATHER_INTRA_ALGORITHM", "ring"), 1);
+    cr_assert_eq(pcs_mpich_env_set(&env, "MPIR_CVAR_ALLGATHER_INTRA_ALGORITHM", "bogus"), -1);
+    cr_assert_eq(pcs_mpich_env_set(&env, "OMPI_MCA_coll_tuned_use_dynamic_rules", "1"), 0);
+    pcs_choice_t ch = sel(PCS_ALLGATHER, 4, 8, 1, true, NULL, &env);
+    cr_expect_eq(ch.alg, PCS_ALG_MPICH_ALLGATHER_RING);
+    cr_expect_eq(ch.lib_alg, 4);
+    cr_assert_eq(pcs_mpich_env_set(&env, "MPIR_CVAR_BCAST_INTRA_ALGORITHM", "binomial"), 1);
+    ch = sel(PCS_BCAST, 4, 4, 1, true, NULL, &env); /* still the ch4 composition */
+    cr_expect_eq(ch.alg, PCS_ALG_MPICH_BCAST_CH4_ALPHA);
+    cr_assert_eq(pcs_mpich_env_set(&env, "MPIR_CVAR_DEVICE_COLLECTIVES", "none"), 1);
+    ch = sel(PCS_BCAST, 4, 4, 1, true, NULL, &env);
+    cr_expect_eq(ch.alg, PCS_ALG_MPICH_BCAST_BINOMIAL);
+    cr_assert_eq(pcs_mpich_env_set(&env, "MPIR_CVAR_ALLGATHER_INTRA_ALGORITHM", "recursive_doubling"), 1);
+    ch = sel(PCS_ALLGATHER, 6, 8, 1, true, NULL, &env); /* power-of-two only: back to the JSON */
+    cr_expect_eq(ch.alg, PCS_ALG_MPICH_ALLGATHER_BRUCKS);
+}
+
+/* The traces recorded on this machine (notes §3.1): np=4 one node, bcast 4 B from root 2 is
+ * 2->0 then a binomial from 0 (0->2, 0->1, 2->3); barrier is two dissemination rounds and a
+ * 1-byte binomial bcast; scan of one double is rd on node_comm, 3->0, a 4-byte bcast. */
+static int sends(pcs_coll_t c, int P, int rank, int root, int64_t count, uint64_t ts,
+                 int out[][3], bool comm)
+{
+    pcs_args_t a = {.coll = c, .size = P, .rank = rank, .root = root, .type_size = ts,
+                    .count = count, .commutative = comm};
+    pcs_sched_t s = PCS_SCHED_INIT;
+    cr_assert_eq(pcs_mpich40_schedule(&a, NULL, NULL, &s), PCS_OK);
+    int n = 0;
+    for (size_t i = 0; i < s.n; i++)
+        if (s.ops[i].kind == PCS_OP_SEND || s.ops[i].kind == PCS_OP_ISEND) {
+            out[n][0] = s.ops[i].peer;
+            out[n][1] = (int)s.ops[i].len;
+            out[n][2] = s.ops[i].tag;
+            n++;
+        }
+    pcs_sched_free(&s);
+    return n;
+}
+
+Test(coll_mpich, traced_np4)
+{
+    int o[64][3], n;
+    n = sends(PCS_BCAST, 4, 2, 2, 4, 1, o, true);
+    cr_assert_eq(n, 2);
+    cr_expect(o[0][0] == 0 && o[0][1] == 4 && o[0][2] == 2 && o[1][0] == 3);
+    n = sends(PCS_BCAST, 4, 0, 2, 4, 1, o, true);
+    cr_assert_eq(n, 2);
+    cr_expect(o[0][0] == 2 && o[1][0] == 1);
+    n = sends(PCS_BARRIER, 4, 0, 0, 0, 0, o, true);
+    cr_assert_eq(n, 4);
+    cr_expect(o[0][0] == 1 && o[0][1] == 0 && o[0][2] == 1 && o[1][0] == 2);
+    cr_expect(o[2][0] == 2 && o[2][1] == 1 && o[2][2] == 2 && o[3][0] == 1);
+    n = sends(PCS_SCAN, 4, 3, 0, 1, 8, o, true);
+    cr_assert_eq(n, 3);
+    cr_expect(o[0][0] == 2 && o[1][0] == 1 && o[2][0] == 0 && o[2][1] == 8 && o[2][2] == 20);
+    n = sends(PCS_REDUCE, 4, 0, 2, 1, 8, o, true); /* beta: binomial on node_comm to root 2 */
+    cr_assert_eq(n, 1);
+    cr_expect(o[0][0] == 2 && o[0][2] == 11);
+}
