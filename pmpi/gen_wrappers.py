@@ -451,7 +451,7 @@ ${fill}    }
 
 # Names the generated wrapper bodies declare; a spec parameter of the same name would clash.
 LOCALS = {'th', 't0', 't1', 'rc', 'ev', 'x', 'room', 'nx', 'ok', 'ip', 'at_root', 'at_leaf', 'measured',
-          'at_part', 'nvs', 'nvr', 'vs_sum', 'vr_sum', 'st', 'st_own', 'msg_in', 'new_id'}
+          'at_part', 'nvs', 'nvr', 'vs_sum', 'vr_sum', 'st', 'st_own', 'msg_in', 'new_id', 'veto'}
 
 LIST_FLAG = {'vsend': 'PLOG_F_VSEND', 'wsend': 'PLOG_F_VSEND',
              'vrecv': 'PLOG_F_VRECV', 'wrecv': 'PLOG_F_VRECV'}
@@ -684,6 +684,12 @@ class WrapperGen:
                            f'        if (rc == MPI_SUCCESS && phasor_active)\n'
                            f'            {self.passthrough_register}\n'
                            f'        return rc;\n    }}\n')
+        elif c.get('measure') and not self.fortran:
+            # every rank of a collective must reach phasor's agreement, recording or not
+            passthrough = (f'    if (!th) {{\n        int veto = -1;\n'
+                           f'        return phasor_steps_mode\n'
+                           f'                   ? pmpi_measure_{c.name[4:]}({wrap_list(names + ["&veto"], 39 + len(c.name))})\n'
+                           f'                   : P{c.name}({wrap_list(names, 22 + len(c.name))});\n    }}\n')
         else:
             passthrough = f'    if (!th)\n        return P{c.name}({args});\n'
         if c.get('measure') and not self.fortran:

@@ -2,7 +2,9 @@
  * the call's arguments into the schedule arguments of models/ (counts in elements of the
  * datatype that describes the packed bytes: the library's view) and asks phasor_measure to
  * perform it; when it did not (*measured = 0), the library does. Called only from the
- * generated wrappers (gen/pmpi_wrappers.c, `measure` in pmpi/mpi_spec.txt). */
+ * generated wrappers (gen/pmpi_wrappers.c, `measure` in pmpi/mpi_spec.txt); *measured < 0
+ * on entry: the wrapper is not recording (nested call, thread without a slot), so this rank
+ * vetoes, but it still takes part in the ranks' agreement. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,9 +72,11 @@ static int64_t *i64(const int *v, int n)
 int pmpi_measure_Barrier(MPI_Comm comm, int *measured)
 {
     phasor_measure_t mc;
+    const bool veto = *measured < 0; /* this rank must not: the wrapper is not recording */
     *measured = 0;
     if (!setup(&mc, PCS_BARRIER, comm))
         return PMPI_Barrier(comm);
+    mc.veto = veto;
     mc.args.type_size = 1;
     MEASURE_OR(&mc, measured, PMPI_Barrier(comm));
 }
@@ -81,9 +85,11 @@ int pmpi_measure_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
                        int *measured)
 {
     phasor_measure_t mc;
+    const bool veto = *measured < 0; /* this rank must not: the wrapper is not recording */
     *measured = 0;
     if (!setup(&mc, PCS_BCAST, comm))
         return PMPI_Bcast(buffer, count, datatype, root, comm);
+    mc.veto = veto;
     mc.args.root = root;
     mc.args.count = count;
     mc.args.type_size = (uint64_t)tsize(datatype);
@@ -109,9 +115,11 @@ int pmpi_measure_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datat
                         MPI_Op op, int root, MPI_Comm comm, int *measured)
 {
     phasor_measure_t mc;
+    const bool veto = *measured < 0; /* this rank must not: the wrapper is not recording */
     *measured = 0;
     if (!setup(&mc, PCS_REDUCE, comm))
         return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+    mc.veto = veto;
     mc.args.root = root;
     reduction(&mc, sendbuf, recvbuf, count, datatype, op,
               mc.args.rank == root && sendbuf == MPI_IN_PLACE);
@@ -122,9 +130,11 @@ int pmpi_measure_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Da
                            MPI_Op op, MPI_Comm comm, int *measured)
 {
     phasor_measure_t mc;
+    const bool veto = *measured < 0; /* this rank must not: the wrapper is not recording */
     *measured = 0;
     if (!setup(&mc, PCS_ALLREDUCE, comm))
         return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+    mc.veto = veto;
     reduction(&mc, sendbuf, recvbuf, count, datatype, op, sendbuf == MPI_IN_PLACE);
     MEASURE_OR(&mc, measured, PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm));
 }
@@ -133,9 +143,11 @@ int pmpi_measure_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatyp
                       MPI_Op op, MPI_Comm comm, int *measured)
 {
     phasor_measure_t mc;
+    const bool veto = *measured < 0; /* this rank must not: the wrapper is not recording */
     *measured = 0;
     if (!setup(&mc, PCS_SCAN, comm))
         return PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
+    mc.veto = veto;
     reduction(&mc, sendbuf, recvbuf, count, datatype, op, sendbuf == MPI_IN_PLACE);
     MEASURE_OR(&mc, measured, PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm));
 }
@@ -144,9 +156,11 @@ int pmpi_measure_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datat
                         MPI_Op op, MPI_Comm comm, int *measured)
 {
     phasor_measure_t mc;
+    const bool veto = *measured < 0; /* this rank must not: the wrapper is not recording */
     *measured = 0;
     if (!setup(&mc, PCS_EXSCAN, comm))
         return PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
+    mc.veto = veto;
     reduction(&mc, sendbuf, recvbuf, count, datatype, op, sendbuf == MPI_IN_PLACE);
     MEASURE_OR(&mc, measured, PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm));
 }
@@ -156,9 +170,11 @@ int pmpi_measure_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int re
                                       int *measured)
 {
     phasor_measure_t mc;
+    const bool veto = *measured < 0; /* this rank must not: the wrapper is not recording */
     *measured = 0;
     if (!setup(&mc, PCS_REDUCE_SCATTER_BLOCK, comm))
         return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
+    mc.veto = veto;
     reduction(&mc, sendbuf, recvbuf, recvcount, datatype, op, sendbuf == MPI_IN_PLACE);
     MEASURE_OR(&mc, measured,
                PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm));
@@ -168,13 +184,15 @@ int pmpi_measure_Reduce_scatter(const void *sendbuf, void *recvbuf, const int re
                                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, int *measured)
 {
     phasor_measure_t mc;
+    const bool veto = *measured < 0; /* this rank must not: the wrapper is not recording */
     *measured = 0;
     if (!setup(&mc, PCS_REDUCE_SCATTER, comm))
         return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+    mc.veto = veto;
     reduction(&mc, sendbuf, recvbuf, 0, datatype, op, sendbuf == MPI_IN_PLACE);
     int64_t *counts = i64(recvcounts, mc.args.size);
     mc.args.counts = counts;
-    mc.veto = counts == NULL;
+    mc.veto = mc.veto || counts == NULL;
     int rc = phasor_measure(&mc, measured);
     free(counts);
     return *measured ? rc : PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
@@ -199,9 +217,11 @@ int pmpi_measure_Allgather(const void *sendbuf, int sendcount, MPI_Datatype send
                            int *measured)
 {
     phasor_measure_t mc;
+    const bool veto = *measured < 0; /* this rank must not: the wrapper is not recording */
     *measured = 0;
     if (!setup(&mc, PCS_ALLGATHER, comm))
         return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    mc.veto = veto;
     blocks(&mc, sendbuf, sendtype, recvbuf, recvcount, recvtype);
     MEASURE_OR(&mc, measured,
                PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
@@ -212,9 +232,11 @@ int pmpi_measure_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendt
                           int *measured)
 {
     phasor_measure_t mc;
+    const bool veto = *measured < 0; /* this rank must not: the wrapper is not recording */
     *measured = 0;
     if (!setup(&mc, PCS_ALLTOALL, comm))
         return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    mc.veto = veto;
     blocks(&mc, sendbuf, sendtype, recvbuf, recvcount, recvtype);
     MEASURE_OR(&mc, measured,
                PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
@@ -225,15 +247,17 @@ int pmpi_measure_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sen
                             MPI_Datatype recvtype, MPI_Comm comm, int *measured)
 {
     phasor_measure_t mc;
+    const bool veto = *measured < 0; /* this rank must not: the wrapper is not recording */
     *measured = 0;
     if (!setup(&mc, PCS_ALLGATHERV, comm))
         return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                                recvtype, comm);
+    mc.veto = veto;
     blocks(&mc, sendbuf, sendtype, recvbuf, 0, recvtype);
     int64_t *c = i64(recvcounts, mc.args.size), *d = i64(displs, mc.args.size);
     mc.args.counts = c;
     mc.args.displs = d;
-    mc.veto = !(c && d);
+    mc.veto = mc.veto || !(c && d);
     int rc = phasor_measure(&mc, measured);
     free(c);
     free(d);
@@ -248,10 +272,12 @@ int pmpi_measure_Alltoallv(const void *sendbuf, const int sendcounts[], const in
                            int *measured)
 {
     phasor_measure_t mc;
+    const bool veto = *measured < 0; /* this rank must not: the wrapper is not recording */
     *measured = 0;
     if (!setup(&mc, PCS_ALLTOALLV, comm))
         return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
                               rdispls, recvtype, comm);
+    mc.veto = veto;
     blocks(&mc, sendbuf, sendtype, recvbuf, 0, recvtype);
     int n = mc.args.size, in_place = sendbuf == MPI_IN_PLACE;
     int64_t *rc_ = i64(recvcounts, n), *rd = i64(rdispls, n);
@@ -263,7 +289,7 @@ int pmpi_measure_Alltoallv(const void *sendbuf, const int sendcounts[], const in
     mc.args.sdispls = sd;
     /* one element size serves both sides in models/: otherwise the library does it */
     int same = in_place || tsize(sendtype) == tsize(recvtype);
-    mc.veto = !(rc_ && rd && sc && sd && same);
+    mc.veto = mc.veto || !(rc_ && rd && sc && sd && same);
     int rc = phasor_measure(&mc, measured);
     free(rc_);
     free(rd);
@@ -279,9 +305,11 @@ int pmpi_measure_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
                         MPI_Comm comm, int *measured)
 {
     phasor_measure_t mc;
+    const bool veto = *measured < 0; /* this rank must not: the wrapper is not recording */
     *measured = 0;
     if (!setup(&mc, PCS_GATHER, comm))
         return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    mc.veto = veto;
     int at_root = mc.args.rank == root, in_place = at_root && sendbuf == MPI_IN_PLACE;
     mc.args.root = root;
     mc.args.count = at_root ? recvcount : sendcount;
@@ -300,10 +328,12 @@ int pmpi_measure_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendty
                          MPI_Comm comm, int *measured)
 {
     phasor_measure_t mc;
+    const bool veto = *measured < 0; /* this rank must not: the wrapper is not recording */
     *measured = 0;
     if (!setup(&mc, PCS_SCATTER, comm))
         return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
                             comm);
+    mc.veto = veto;
     int at_root = mc.args.rank == root, in_place = at_root && recvbuf == MPI_IN_PLACE;
     mc.args.root = root;
     mc.args.count = at_root ? sendcount : recvcount;
@@ -323,10 +353,12 @@ int pmpi_measure_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendty
                          MPI_Datatype recvtype, int root, MPI_Comm comm, int *measured)
 {
     phasor_measure_t mc;
+    const bool veto = *measured < 0; /* this rank must not: the wrapper is not recording */
     *measured = 0;
     if (!setup(&mc, PCS_GATHERV, comm))
         return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
                             root, comm);
+    mc.veto = veto;
     int at_root = mc.args.rank == root, in_place = at_root && sendbuf == MPI_IN_PLACE;
     int64_t *c = NULL, *d = NULL;
     mc.args.root = root;
@@ -349,7 +381,7 @@ int pmpi_measure_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendty
     } else {
         mc.args.own_count = sendcount;
     }
-    mc.veto = !ready;
+    mc.veto = mc.veto || !ready;
     int rc = phasor_measure(&mc, measured);
     free(c);
     free(d);
@@ -363,10 +395,12 @@ int pmpi_measure_Scatterv(const void *sendbuf, const int sendcounts[], const int
                           MPI_Datatype recvtype, int root, MPI_Comm comm, int *measured)
 {
     phasor_measure_t mc;
+    const bool veto = *measured < 0; /* this rank must not: the wrapper is not recording */
     *measured = 0;
     if (!setup(&mc, PCS_SCATTERV, comm))
         return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
                              root, comm);
+    mc.veto = veto;
     int at_root = mc.args.rank == root, in_place = at_root && recvbuf == MPI_IN_PLACE;
     int64_t *c = NULL, *d = NULL;
     mc.args.root = root;
@@ -388,7 +422,7 @@ int pmpi_measure_Scatterv(const void *sendbuf, const int sendcounts[], const int
     } else {
         mc.args.own_count = recvcount;
     }
-    mc.veto = !ready;
+    mc.veto = mc.veto || !ready;
     int rc = phasor_measure(&mc, measured);
     free(c);
     free(d);
