@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "fwrappers.h"
+#include "phasor_measure.h"
 #include "phasor_internal.h"
 
 /* Set while a Fortran lifecycle wrapper runs: on MPICH the library's Fortran entry calls the
@@ -606,6 +607,8 @@ PFW_ALIASES(mpi_startall_, mpi_startall, mpi_startall__, MPI_STARTALL)
 static void pfw_comm_destroy(MPI_Fint *comm, MPI_Fint *ierr, unsigned call,
                              void (*destroy)(MPI_Fint *, MPI_Fint *))
 {
+    if (phasor_steps_mode && comm) /* collective like the user's free: before it */
+        phasor_measure_release(PMPI_Comm_f2c(*comm));
     phasor_thread_t *th = phasor_enter();
     const MPI_Comm saved = comm ? PMPI_Comm_f2c(*comm) : MPI_COMM_NULL;
     plog_event_t probe = {0};

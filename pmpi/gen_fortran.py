@@ -68,6 +68,8 @@ def fparam(p):
 
 
 class FortranGen(gw.WrapperGen):
+    fortran = True
+
     def render(self, call_args):
         c = self.c
         # the C wrapper's own sections: status swapping is replaced by the Fortran one below

@@ -65,7 +65,7 @@ class Call:
         return ds[0].value if ds else None
 
 
-PROTO_RE = re.compile(r'^(int)\s+(MPI_\w+)\s*\((.*)\)$')
+PROTO_RE = re.compile(r'^(int)\s+((?:MPI|PHASOR)_\w+)\s*\((.*)\)$')
 PARAM_RE = re.compile(r'^(.*?)\s*\b(\w+)\s*(\[\s*\])?$')
 LINE_RE = re.compile(r'^(\d+)\s+([A-Z][A-Z0-9_]*)\s+(.*)$')
 
@@ -122,8 +122,8 @@ def parse_params(text, where):
 
 
 def parse_directive(word, where):
-    if word == 'special':
-        return Directive('special', '', [])
+    if word in ('special', 'measure'):
+        return Directive(word, '', [])
     m = re.match(r'^([a-z]+)=([^@]+)(?:@([a-z,]+))?$', word)
     if not m:
         raise SpecError(f'{where}: bad directive "{word}"')
@@ -136,7 +136,7 @@ def parse_directive(word, where):
 
 def check_directive(call, d, where):
     """Every argument a directive names must exist with the right C type."""
-    if d.key == 'special':
+    if d.key in ('special', 'measure'):
         return
     if d.key not in DIRECTIVE_TYPES:
         raise SpecError(f'{where}: unknown directive "{d.key}"')
@@ -294,6 +294,7 @@ WRAPPERS_C = string.Template('''\
  * The Wait/Test families, Start*, Request_free, Cancel, Comm_free/disconnect/idup are in
  * pmpi/wrappers_special.c; Init, Finalize, Abort and Pcontrol in pmpi/wrappers_lifecycle.c. */
 #include "phasor_rt.h"
+#include "pmpi_measure.h"
 
 /* ---- helpers shared by the wrappers below (extras writers check room, set TRUNCATED);
  * all static inline so that a spec without a user of one still compiles with -Werror ---- */
@@ -439,8 +440,7 @@ $ret $name($params)
 {
     phasor_thread_t *th = phasor_enter();
 ${passthrough}${before}    uint64_t t0 = phasor_now();
-    int rc = P$name($call_args);
-    uint64_t t1 = phasor_now();
+${call}    uint64_t t1 = phasor_now();
 ${after}    plog_event_t *ev = phasor_event_begin($begin_args);
     if (ev) {
 ${fill}    }
@@ -450,8 +450,8 @@ ${fill}    }
 ''')
 
 # Names the generated wrapper bodies declare; a spec parameter of the same name would clash.
-LOCALS = {'th', 't0', 't1', 'rc', 'ev', 'x', 'room', 'nx', 'ok', 'ip', 'at_root', 'at_leaf',
-          'at_part', 'nvs', 'nvr', 'vs_sum', 'vr_sum', 'st', 'st_own', 'msg_in', 'new_id'}
+LOCALS = {'th', 't0', 't1', 'rc', 'ev', 'x', 'room', 'nx', 'ok', 'ip', 'at_root', 'at_leaf', 'measured',
+          'at_part', 'nvs', 'nvr', 'vs_sum', 'vr_sum', 'st', 'st_own', 'msg_in', 'new_id', 'veto'}
 
 LIST_FLAG = {'vsend': 'PLOG_F_VSEND', 'wsend': 'PLOG_F_VSEND',
              'vrecv': 'PLOG_F_VRECV', 'wrecv': 'PLOG_F_VRECV'}
@@ -461,6 +461,8 @@ class WrapperGen:
     """Emits one wrapper. Sections: before the call, after it (values needed before the
     event is reserved), and the fill: fields that need no MPI query, extras in the order
     plog_format.h fixes, then fields valid only on success."""
+
+    fortran = False  # FortranGen: its library entry is called, never the measure path
 
     def __init__(self, call):
         self.c = call
@@ -682,12 +684,26 @@ class WrapperGen:
                            f'        if (rc == MPI_SUCCESS && phasor_active)\n'
                            f'            {self.passthrough_register}\n'
                            f'        return rc;\n    }}\n')
+        elif c.get('measure') and not self.fortran:
+            # every rank of a collective must reach phasor's agreement, recording or not
+            passthrough = (f'    if (!th) {{\n        int veto = -1;\n'
+                           f'        return phasor_steps_mode\n'
+                           f'                   ? pmpi_measure_{c.name[4:]}({wrap_list(names + ["&veto"], 39 + len(c.name))})\n'
+                           f'                   : P{c.name}({wrap_list(names, 22 + len(c.name))});\n    }}\n')
         else:
             passthrough = f'    if (!th)\n        return P{c.name}({args});\n'
-        return WRAPPER.substitute(passthrough=passthrough,
+        if c.get('measure') and not self.fortran:
+            # PHASOR_STEPS=measure: phasor performs the collective (or hands it back)
+            call = (f'    int measured = 0;\n'
+                    f'    int rc = phasor_steps_mode\n'
+                    f'                 ? pmpi_measure_{c.name[4:]}({wrap_list(call_args + ["&measured"], 41 + len(c.name))})\n'
+                    f'                 : P{c.name}({wrap_list(call_args, 20 + len(c.name))});\n')
+            fill.insert(0, '        if (measured)\n            ev->flags |= PLOG_F_MEASURED;')
+        else:
+            call = f'    int rc = P{c.name}({wrap_list(call_args, len(c.name) + 15)});\n'
+        return WRAPPER.substitute(passthrough=passthrough, call=call,
             id=c.id, name=c.name, cls=c.cls, ret=c.ret,
             params=wrap_list([p.decl for p in c.params] or ['void'], len(c.ret + c.name) + 2),
-            call_args=wrap_list(call_args, len(c.name) + 15),
             before=''.join(line + '\n' for line in self.before),
             after=''.join(line + '\n' for line in after),
             begin_args=wrap_list(['th', f'PLOG_CALL_{c.name}', 't0', 't1', 'rc', max_extras],
@@ -712,6 +728,22 @@ def wrap_list(items, column, width=98):
 def gen_wrappers_c(calls):
     return WRAPPERS_C.substitute(
         wrappers=''.join(WrapperGen(c).build() for c in calls if not c.special))
+
+
+def gen_measure_h(calls):
+    """Prototypes of pmpi/wrappers_measure.c's functions, one per `measure` line: the
+    call's own parameters plus `int *measured` (set when phasor performed the call)."""
+    protos = []
+    for c in calls:
+        if not c.get('measure'):
+            continue
+        params = [p.decl for p in c.params] + ['int *measured']
+        protos.append(f'int pmpi_measure_{c.name[4:]}(' +
+                      wrap_list(params, len(c.name) + 14) + ');\n')
+    return ('/* pmpi_measure.h: GENERATED from pmpi/mpi_spec.txt by pmpi/gen_wrappers.py.\n'
+            ' * The collectives phasor can perform itself (PHASOR_STEPS=measure). */\n'
+            '#ifndef PMPI_MEASURE_H\n#define PMPI_MEASURE_H\n\n#include <mpi.h>\n\n' +
+            ''.join(protos) + '\n#endif\n')
 
 
 # ---------------------------------------------------------------------------------------------
@@ -753,7 +785,8 @@ def main(argv=None):
     try:
         calls = parse_spec(opts.spec)
         outputs = {'plog_calls.h': gen_calls_h(calls), 'plog_calls.c': gen_calls_c(calls),
-                   'pmpi_wrappers.c': gen_wrappers_c(calls)}
+                   'pmpi_wrappers.c': gen_wrappers_c(calls),
+                   'pmpi_measure.h': gen_measure_h(calls)}
     except (SpecError, OSError) as e:
         print(f'gen_wrappers.py: {e}', file=sys.stderr)
         return 1
@@ -761,7 +794,7 @@ def main(argv=None):
     for name, text in outputs.items():
         write_if_changed(os.path.join(opts.outdir, name), text)
     if not opts.quiet:
-        special = [c for c in calls if c.special]
+        special = [c for c in calls if c.special and c.name.startswith('MPI_')]
         found = hand_written(opts.spec, calls)
         missing = [c.name for c in special if c.name not in found]
         print(f'gen_wrappers.py: {len(calls)} calls: {len(calls) - len(special)} generated, '

@@ -14,6 +14,7 @@
  *   Request_free, Cancel   request = the handle before the call
  *   Comm_free/disconnect   comm = the id the communicator had; Comm_idup: NEWCOMM, request
  * A status entry is [handle, source/tag, bytes, index]; MPI_REQUEST_NULL inputs give none. */
+#include "phasor_measure.h"
 #include "phasor_rt.h"
 
 /* ---- helpers ---- */
@@ -532,6 +533,8 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 static inline __attribute__((always_inline)) int
 pmpi_comm_destroy(MPI_Comm *comm, unsigned call, int (*destroy)(MPI_Comm *))
 {
+    if (phasor_steps_mode && comm) /* collective like the user's free: before it */
+        phasor_measure_release(*comm);
     phasor_thread_t *th = phasor_enter();
     if (!th) {
         const MPI_Comm was = comm ? *comm : MPI_COMM_NULL;

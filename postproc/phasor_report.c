@@ -243,6 +243,8 @@ static plog_err_t rank_pass(plog_run_t *run, rep_t *rep, int32_t r, recon_t *rc,
         unsigned call = e->call < PLOG_CALL__MAX && known[e->call] ? e->call : REP_UNKNOWN_CALL;
         uint64_t dur = e->t_end > e->t_start ? e->t_end - e->t_start : 0;
         rr->events++;
+        if (e->cls == PLOG_CLASS_STEP)
+            continue; /* a transfer inside a collective phasor performed: not an MPI call */
         if (e->end_ns > last_end)
             last_end = e->end_ns;
         /* Init and Finalize bound the application time; they are not MPI time */

@@ -18,9 +18,40 @@
     "kind,tag,flags\n"
 
 typedef struct tally {
-    uint64_t instances, with_steps, rows;
+    uint64_t instances, with_steps, rows, measured, unmatched;
     uint64_t skipped[RECON__COUNT];
 } tally_t;
+
+/* Transfers phasor performed (PHASOR_STEPS=measure): STEP events, kept per thread until the
+ * collective they belong to (flag MEASURED) arrives; their tag is the transfer's position. */
+typedef struct mstep {
+    int64_t start, end;
+} mstep_t;
+
+typedef struct pending {
+    mstep_t *v;      /* by position - 1 */
+    uint32_t n, cap; /* n: highest position seen */
+} pending_t;
+
+static int pending_add(pending_t *p, const plog_rec_t *e)
+{
+    if (e->tag <= 0)
+        return 0;
+    uint32_t pos = (uint32_t)e->tag;
+    if (pos > p->cap) {
+        uint32_t cap = pos * 2;
+        mstep_t *v = realloc(p->v, cap * sizeof(*v));
+        if (!v)
+            return -1;
+        memset(v + p->cap, 0, (cap - p->cap) * sizeof(*v));
+        p->v = v;
+        p->cap = cap;
+    }
+    p->v[pos - 1] = (mstep_t){e->start_ns, e->end_ns};
+    if (pos > p->n)
+        p->n = pos;
+    return 0;
+}
 
 static void usage(FILE *f)
 {
@@ -41,7 +72,7 @@ static void usage(FILE *f)
 }
 
 static void row_csv(out_t *o, const plog_rec_t *e, uint64_t inst, const pcs_args_t *a,
-                    const pcs_sched_t *s, const pcs_op_t *op)
+                    const pcs_sched_t *s, const pcs_op_t *op, const mstep_t *m)
 {
     int send = op->kind == PCS_OP_SEND || op->kind == PCS_OP_ISEND;
     o_i64(o, e->rank);
@@ -61,7 +92,15 @@ static void row_csv(out_t *o, const plog_rec_t *e, uint64_t inst, const pcs_args
     o_u64(o, send ? op->len : 0);
     o_chr(o, ',');
     o_u64(o, send ? 0 : op->len);
-    o_str(o, ",,,"); /* start_ns, end_ns: only for measured steps */
+    o_chr(o, ',');
+    if (m) { /* measured: times on the run's aligned axis */
+        o_i64(o, m->start);
+        o_chr(o, ',');
+        o_i64(o, m->end);
+        o_chr(o, ',');
+    } else {
+        o_str(o, ",,");
+    }
     o_str(o, send ? "send," : "recv,");
     o_i64(o, op->tag);
     o_chr(o, ',');
@@ -74,7 +113,7 @@ static void row_csv(out_t *o, const plog_rec_t *e, uint64_t inst, const pcs_args
 
 /* IPMPI-style: one header line per instance, one line per transfer. */
 static void instance_text(out_t *o, const plog_rec_t *e, uint64_t inst, const pcs_args_t *a,
-                          const pcs_choice_t *ch, const pcs_sched_t *s)
+                          const pcs_choice_t *ch, const pcs_sched_t *s, const mstep_t *ms)
 {
     char line[256];
     snprintf(line, sizeof(line),
@@ -89,17 +128,25 @@ static void instance_text(out_t *o, const plog_rec_t *e, uint64_t inst, const pc
         snprintf(line, sizeof(line), " (rule: %s line %d)", file, ch->rule_line);
         o_str(o, line);
     }
-    o_chr(o, '\n');
+    o_str(o, ms ? " measured\n" : "\n");
+    size_t k = 0;
     for (size_t i = 0; i < s->n; i++) {
         const pcs_op_t *op = &s->ops[i];
         int send = op->kind == PCS_OP_SEND || op->kind == PCS_OP_ISEND;
         if (!send && op->kind != PCS_OP_RECV && op->kind != PCS_OP_IRECV)
             continue;
         int32_t peer = op->peer == PCS_ANY_SOURCE ? PLOG_ANY_SOURCE : recon_world(e, op->peer);
-        snprintf(line, sizeof(line), "  step %u: %s %" PRIu64 " B %s %d%s\n", op->step,
+        snprintf(line, sizeof(line), "  step %u: %s %" PRIu64 " B %s %d%s", op->step,
                  send ? "send" : "recv", op->len, send ? "to" : "from", (int)peer,
                  op->peer == PCS_ANY_SOURCE ? " (any source)" : "");
         o_str(o, line);
+        if (ms) {
+            snprintf(line, sizeof(line), " [%" PRId64 " .. %" PRId64 " ns]", ms[k].start,
+                     ms[k].end);
+            o_str(o, line);
+        }
+        o_chr(o, '\n');
+        k++;
     }
 }
 
@@ -188,6 +235,8 @@ int phasor_cmd_steps(int argc, char **argv)
         o_str(&o, STEPS_CSV_HEADER);
     tally_t t = {0};
     pcs_sched_t s = PCS_SCHED_INIT;
+    pending_t *pend = NULL; /* by thread slot */
+    size_t npend = 0;
     int status = PHASOR_EXIT_OK;
     for (int32_t r = 0; r < plog_run_world_size(run) && status == PHASOR_EXIT_OK; r++) {
         if (plog_run_rank(run, r) == NULL || (rank >= 0 && r != rank))
@@ -198,9 +247,26 @@ int phasor_cmd_steps(int argc, char **argv)
             status = PHASOR_EXIT_INPUT;
             break;
         }
+        for (size_t i = 0; i < npend; i++)
+            pend[i].n = 0;
         const plog_rec_t *e;
         plog_err_t ie;
         while ((ie = plog_iter_next(it, &e, &err)) == PLOG_OK && e != NULL) {
+            if (e->thread >= npend) {
+                size_t n = (size_t)e->thread + 1;
+                pending_t *np = realloc(pend, n * sizeof(*np));
+                if (!np)
+                    break;
+                memset(np + npend, 0, (n - npend) * sizeof(*np));
+                pend = np;
+                npend = n;
+            }
+            pending_t *pd = &pend[e->thread];
+            if (e->cls == PLOG_CLASS_STEP) {
+                if (pending_add(pd, e) != 0)
+                    break;
+                continue;
+            }
             if (e->cls != PLOG_CLASS_COLL && e->cls != PLOG_CLASS_ICOLL)
                 continue;
             /* Collectives on one communicator are called in the same order on every rank:
@@ -219,13 +285,29 @@ int phasor_cmd_steps(int argc, char **argv)
                 continue;
             }
             t.with_steps++;
+            /* measured: the k-th transfer of the schedule is the step at position k */
+            const mstep_t *ms = NULL;
+            if (e->flags & PLOG_F_MEASURED) {
+                size_t nt = 0;
+                for (size_t i = 0; i < s.n; i++)
+                    nt += is_transfer(&s.ops[i]);
+                if (nt == pd->n) {
+                    ms = pd->v;
+                    t.measured++;
+                } else {
+                    t.unmatched++;
+                }
+            }
+            pd->n = 0;
             if (!csv) {
-                instance_text(&o, e, inst, &a, &ch, &s);
+                instance_text(&o, e, inst, &a, &ch, &s, ms);
                 continue;
             }
+            size_t k = 0;
             for (size_t i = 0; i < s.n; i++)
                 if (is_transfer(&s.ops[i])) {
-                    row_csv(&o, e, inst, &a, &s, &s.ops[i]);
+                    row_csv(&o, e, inst, &a, &s, &s.ops[i], ms ? &ms[k] : NULL);
+                    k++;
                     t.rows++;
                 }
         }
@@ -250,11 +332,21 @@ int phasor_cmd_steps(int argc, char **argv)
             if (t.skipped[w])
                 fprintf(stderr, "phasor steps: %" PRIu64 " without steps: %s\n", t.skipped[w],
                         recon_skip_name((recon_skip_t)w));
+        if (t.measured || t.unmatched)
+            fprintf(stderr, "phasor steps: %" PRIu64 " calls with measured steps%s\n", t.measured,
+                    t.unmatched ? "; some measured calls do not match the rebuilt schedule "
+                                  "(times left out)" : "");
+        if (t.unmatched)
+            fprintf(stderr, "phasor steps: %" PRIu64 " measured calls left without times\n",
+                    t.unmatched);
         if (recon_assumed_bytes(rc))
             fprintf(stderr, "phasor steps: note: the log has no datatype sizes (format 1): "
                             "elements were taken to be bytes\n");
     }
     pcs_sched_free(&s);
+    for (size_t i = 0; i < npend; i++)
+        free(pend[i].v);
+    free(pend);
     free(seq);
     recon_free(rc);
     plog_run_close(run);

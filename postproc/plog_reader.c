@@ -67,6 +67,7 @@ const char *plog_class_name(int cls)
         [PLOG_CLASS_COMPLETE] = "complete", [PLOG_CLASS_REQFREE] = "reqfree",
         [PLOG_CLASS_PROBE] = "probe",       [PLOG_CLASS_COLL] = "coll",
         [PLOG_CLASS_ICOLL] = "icoll",       [PLOG_CLASS_COMM] = "comm",
+        [PLOG_CLASS_STEP] = "step",
     };
     if (cls < 0 || cls >= PLOG_CLASS__COUNT)
         return "other";

@@ -24,6 +24,7 @@
 
 #include "config.h"
 #include "phasor_internal.h"
+#include "phasor_measure.h"
 #include "plog_write.h"
 
 #define MAX_SLOTS 1024
@@ -646,6 +647,18 @@ void phasor_start(unsigned call, uint64_t t0, uint64_t t1, int rc, int required,
         return;
     choose_dir();
     choose_writer();
+    {
+        char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+        int len = 0;
+        PMPI_Get_library_version(lib, &len);
+        const char *steps = getenv("PHASOR_STEPS");
+        int m = phasor_measure_init(steps, lib);
+        if (m < 0 && phasor_world_rank == 0)
+            warn("PHASOR_STEPS=%s is not 'off' or 'measure'; using off", steps);
+        else if (m == 0 && phasor_world_rank == 0)
+            warn("PHASOR_STEPS=measure: no algorithm rules for this MPI library; collectives "
+                 "run as usual");
+    }
     if (!phasor_callsite_init(cfg.callsite_depth) && phasor_world_rank == 0)
         warn("call sites are off: cannot load %s (%s)", PHASOR_LIBUNWIND_SONAME, dlerror());
 

@@ -75,6 +75,10 @@ static inline phasor_thread_t *phasor_enter(void)
 
 static inline void phasor_leave(phasor_thread_t *th) { th->depth--; }
 
+/* PHASOR_STEPS=measure is on (phasor_measure.c): the `measure` wrappers perform blocking
+ * collectives through pmpi_measure_* (pmpi/wrappers_measure.c). */
+extern int phasor_steps_mode;
+
 /* Call sites (phasor_callsite.c). phasor_cs_depth: application frames per site, 0 = off. */
 extern int phasor_cs_depth;
 extern int (*phasor_unw_backtrace)(void **, int);

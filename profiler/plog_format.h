@@ -80,6 +80,8 @@ enum plog_call_class {
     PLOG_CLASS_COLL = 13,      /* blocking collectives */
     PLOG_CLASS_ICOLL = 14,     /* nonblocking collectives */
     PLOG_CLASS_COMM = 15,      /* communicator constructors and destructors */
+    PLOG_CLASS_STEP = 16,      /* version 2: one transfer inside a collective the shim itself
+                                  performed (PHASOR_STEPS=measure), not an MPI call */
     PLOG_CLASS__COUNT
 };
 
@@ -110,6 +112,8 @@ enum plog_event_flags {
     PLOG_F_INTER = 1u << 9,     /* communicator is an intercommunicator: peers are remote ranks */
     PLOG_F_MESSAGE = 1u << 10,  /* the HANDLES list holds one MPI_Message (Mprobe, Improbe,
                                  * Mrecv, Imrecv), not requests: links a receive to its probe */
+    PLOG_F_MEASURED = 1u << 12, /* version 2: the shim performed this collective itself; its
+                                 * transfers are the STEP events just before it on its thread */
     PLOG_F_COLLINFO = 1u << 11  /* version 2: two words a collective's algorithm depends on:
                                  * w0 send type size | recv type size << 32 (bytes, 0: not
                                  * significant here), w1 the op: PLOG_OP_* | commutative << 8 */

@@ -1,0 +1,432 @@
+/* wrappers_measure.c: PHASOR_STEPS=measure for the blocking collectives: each function turns
+ * the call's arguments into the schedule arguments of models/ (counts in elements of the
+ * datatype that describes the packed bytes: the library's view) and asks phasor_measure to
+ * perform it; when it did not (*measured = 0), the library does. Called only from the
+ * generated wrappers (gen/pmpi_wrappers.c, `measure` in pmpi/mpi_spec.txt); *measured < 0
+ * on entry: the wrapper is not recording (nested call, thread without a slot), so this rank
+ * vetoes, but it still takes part in the ranks' agreement. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "phasor_measure.h"
+#include "phasor_rt.h"
+#include "pmpi_measure.h"
+
+static int64_t tsize(MPI_Datatype t)
+{
+    int sz = 0;
+    if (t == MPI_DATATYPE_NULL || PMPI_Type_size(t, &sz) != MPI_SUCCESS || sz < 0)
+        return 0;
+    return sz;
+}
+
+/* Common part; 0 when phasor does not perform calls on comm (intercommunicators). */
+static int setup(phasor_measure_t *mc, pcs_coll_t coll, MPI_Comm comm)
+{
+    memset(mc, 0, sizeof(*mc));
+    int inter = 0;
+    if (comm == MPI_COMM_NULL || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
+        return 0;
+    PMPI_Comm_size(comm, &mc->args.size);
+    PMPI_Comm_rank(comm, &mc->args.rank);
+    mc->args.coll = coll;
+    mc->args.commutative = true;
+    mc->comm = comm;
+    mc->stype = mc->rtype = mc->optype = MPI_DATATYPE_NULL;
+    mc->op = MPI_OP_NULL;
+    return 1;
+}
+
+static void set_op(phasor_measure_t *mc, MPI_Op op, MPI_Datatype dt)
+{
+    uint64_t w = phasor_op_word(op);
+    mc->op = op;
+    mc->optype = dt;
+    mc->args.commutative = (w & PLOG_OP_COMMUTATIVE) != 0;
+    mc->user_op = (w & 0xff) == PLOG_OP_USER;
+}
+
+/* int counts and displacements as models/ takes them; NULL on failure (then not measured) */
+static int64_t *i64(const int *v, int n)
+{
+    if (v == NULL || n <= 0)
+        return NULL;
+    int64_t *o = malloc((size_t)n * sizeof(*o));
+    if (o)
+        for (int i = 0; i < n; i++)
+            o[i] = v[i];
+    return o;
+}
+
+/* phasor_measure or, when it did not perform the call, the library. Every rank of the call
+ * must reach phasor_measure (it agrees with the others): what only this rank cannot do is a
+ * veto, never a shortcut to the library. */
+#define MEASURE_OR(mc, measured, fallback)                                                  \
+    do {                                                                                    \
+        int rc_ = phasor_measure(mc, measured);                                             \
+        if (*(measured))                                                                    \
+            return rc_;                                                                     \
+        return fallback;                                                                    \
+    } while (0)
+
+int pmpi_measure_Barrier(MPI_Comm comm, int *measured)
+{
+    phasor_measure_t mc;
+    const bool veto = *measured < 0; /* this rank must not: the wrapper is not recording */
+    *measured = 0;
+    if (!setup(&mc, PCS_BARRIER, comm))
+        return PMPI_Barrier(comm);
+    mc.veto = veto;
+    mc.args.type_size = 1;
+    MEASURE_OR(&mc, measured, PMPI_Barrier(comm));
+}
+
+int pmpi_measure_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                       int *measured)
+{
+    phasor_measure_t mc;
+    const bool veto = *measured < 0; /* this rank must not: the wrapper is not recording */
+    *measured = 0;
+    if (!setup(&mc, PCS_BCAST, comm))
+        return PMPI_Bcast(buffer, count, datatype, root, comm);
+    mc.veto = veto;
+    mc.args.root = root;
+    mc.args.count = count;
+    mc.args.type_size = (uint64_t)tsize(datatype);
+    mc.rbuf = buffer;
+    mc.rtype = datatype;
+    MEASURE_OR(&mc, measured, PMPI_Bcast(buffer, count, datatype, root, comm));
+}
+
+static void reduction(phasor_measure_t *mc, const void *sendbuf, void *recvbuf, int count,
+                      MPI_Datatype datatype, MPI_Op op, int in_place)
+{
+    mc->args.count = count;
+    mc->args.type_size = (uint64_t)tsize(datatype);
+    mc->args.in_place = in_place;
+    mc->sbuf = sendbuf;
+    mc->rbuf = recvbuf;
+    mc->stype = in_place ? MPI_DATATYPE_NULL : datatype;
+    mc->rtype = datatype;
+    set_op(mc, op, datatype);
+}
+
+int pmpi_measure_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                        MPI_Op op, int root, MPI_Comm comm, int *measured)
+{
+    phasor_measure_t mc;
+    const bool veto = *measured < 0; /* this rank must not: the wrapper is not recording */
+    *measured = 0;
+    if (!setup(&mc, PCS_REDUCE, comm))
+        return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+    mc.veto = veto;
+    mc.args.root = root;
+    reduction(&mc, sendbuf, recvbuf, count, datatype, op,
+              mc.args.rank == root && sendbuf == MPI_IN_PLACE);
+    MEASURE_OR(&mc, measured, PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm));
+}
+
+int pmpi_measure_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                           MPI_Op op, MPI_Comm comm, int *measured)
+{
+    phasor_measure_t mc;
+    const bool veto = *measured < 0; /* this rank must not: the wrapper is not recording */
+    *measured = 0;
+    if (!setup(&mc, PCS_ALLREDUCE, comm))
+        return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+    mc.veto = veto;
+    reduction(&mc, sendbuf, recvbuf, count, datatype, op, sendbuf == MPI_IN_PLACE);
+    MEASURE_OR(&mc, measured, PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm));
+}
+
+int pmpi_measure_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                      MPI_Op op, MPI_Comm comm, int *measured)
+{
+    phasor_measure_t mc;
+    const bool veto = *measured < 0; /* this rank must not: the wrapper is not recording */
+    *measured = 0;
+    if (!setup(&mc, PCS_SCAN, comm))
+        return PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
+    mc.veto = veto;
+    reduction(&mc, sendbuf, recvbuf, count, datatype, op, sendbuf == MPI_IN_PLACE);
+    MEASURE_OR(&mc, measured, PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm));
+}
+
+int pmpi_measure_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                        MPI_Op op, MPI_Comm comm, int *measured)
+{
+    phasor_measure_t mc;
+    const bool veto = *measured < 0; /* this rank must not: the wrapper is not recording */
+    *measured = 0;
+    if (!setup(&mc, PCS_EXSCAN, comm))
+        return PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
+    mc.veto = veto;
+    reduction(&mc, sendbuf, recvbuf, count, datatype, op, sendbuf == MPI_IN_PLACE);
+    MEASURE_OR(&mc, measured, PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm));
+}
+
+int pmpi_measure_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                                      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                      int *measured)
+{
+    phasor_measure_t mc;
+    const bool veto = *measured < 0; /* this rank must not: the wrapper is not recording */
+    *measured = 0;
+    if (!setup(&mc, PCS_REDUCE_SCATTER_BLOCK, comm))
+        return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
+    mc.veto = veto;
+    reduction(&mc, sendbuf, recvbuf, recvcount, datatype, op, sendbuf == MPI_IN_PLACE);
+    MEASURE_OR(&mc, measured,
+               PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm));
+}
+
+int pmpi_measure_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, int *measured)
+{
+    phasor_measure_t mc;
+    const bool veto = *measured < 0; /* this rank must not: the wrapper is not recording */
+    *measured = 0;
+    if (!setup(&mc, PCS_REDUCE_SCATTER, comm))
+        return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+    mc.veto = veto;
+    reduction(&mc, sendbuf, recvbuf, 0, datatype, op, sendbuf == MPI_IN_PLACE);
+    int64_t *counts = i64(recvcounts, mc.args.size);
+    mc.args.counts = counts;
+    mc.veto = mc.veto || counts == NULL;
+    int rc = phasor_measure(&mc, measured);
+    free(counts);
+    return *measured ? rc : PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+}
+
+/* allgather / alltoall: the per-rank block in elements of the receive type */
+static void blocks(phasor_measure_t *mc, const void *sendbuf, MPI_Datatype sendtype,
+                   void *recvbuf, int recvcount, MPI_Datatype recvtype)
+{
+    int in_place = sendbuf == MPI_IN_PLACE;
+    mc->args.count = recvcount;
+    mc->args.type_size = (uint64_t)tsize(recvtype);
+    mc->args.in_place = in_place;
+    mc->sbuf = sendbuf;
+    mc->rbuf = recvbuf;
+    mc->stype = in_place ? MPI_DATATYPE_NULL : sendtype;
+    mc->rtype = recvtype;
+}
+
+int pmpi_measure_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                           void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                           int *measured)
+{
+    phasor_measure_t mc;
+    const bool veto = *measured < 0; /* this rank must not: the wrapper is not recording */
+    *measured = 0;
+    if (!setup(&mc, PCS_ALLGATHER, comm))
+        return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    mc.veto = veto;
+    blocks(&mc, sendbuf, sendtype, recvbuf, recvcount, recvtype);
+    MEASURE_OR(&mc, measured,
+               PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
+}
+
+int pmpi_measure_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                          void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                          int *measured)
+{
+    phasor_measure_t mc;
+    const bool veto = *measured < 0; /* this rank must not: the wrapper is not recording */
+    *measured = 0;
+    if (!setup(&mc, PCS_ALLTOALL, comm))
+        return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    mc.veto = veto;
+    blocks(&mc, sendbuf, sendtype, recvbuf, recvcount, recvtype);
+    MEASURE_OR(&mc, measured,
+               PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
+}
+
+int pmpi_measure_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, const int recvcounts[], const int displs[],
+                            MPI_Datatype recvtype, MPI_Comm comm, int *measured)
+{
+    phasor_measure_t mc;
+    const bool veto = *measured < 0; /* this rank must not: the wrapper is not recording */
+    *measured = 0;
+    if (!setup(&mc, PCS_ALLGATHERV, comm))
+        return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                               recvtype, comm);
+    mc.veto = veto;
+    blocks(&mc, sendbuf, sendtype, recvbuf, 0, recvtype);
+    int64_t *c = i64(recvcounts, mc.args.size), *d = i64(displs, mc.args.size);
+    mc.args.counts = c;
+    mc.args.displs = d;
+    mc.veto = mc.veto || !(c && d);
+    int rc = phasor_measure(&mc, measured);
+    free(c);
+    free(d);
+    return *measured ? rc
+                     : PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                       recvtype, comm);
+}
+
+int pmpi_measure_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                           MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                           const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                           int *measured)
+{
+    phasor_measure_t mc;
+    const bool veto = *measured < 0; /* this rank must not: the wrapper is not recording */
+    *measured = 0;
+    if (!setup(&mc, PCS_ALLTOALLV, comm))
+        return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                              rdispls, recvtype, comm);
+    mc.veto = veto;
+    blocks(&mc, sendbuf, sendtype, recvbuf, 0, recvtype);
+    int n = mc.args.size, in_place = sendbuf == MPI_IN_PLACE;
+    int64_t *rc_ = i64(recvcounts, n), *rd = i64(rdispls, n);
+    int64_t *sc = in_place ? i64(recvcounts, n) : i64(sendcounts, n);
+    int64_t *sd = in_place ? i64(rdispls, n) : i64(sdispls, n);
+    mc.args.counts = rc_;
+    mc.args.displs = rd;
+    mc.args.scounts = sc;
+    mc.args.sdispls = sd;
+    /* one element size serves both sides in models/: otherwise the library does it */
+    int same = in_place || tsize(sendtype) == tsize(recvtype);
+    mc.veto = mc.veto || !(rc_ && rd && sc && sd && same);
+    int rc = phasor_measure(&mc, measured);
+    free(rc_);
+    free(rd);
+    free(sc);
+    free(sd);
+    return *measured ? rc
+                     : PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                                      rdispls, recvtype, comm);
+}
+
+int pmpi_measure_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                        void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                        MPI_Comm comm, int *measured)
+{
+    phasor_measure_t mc;
+    const bool veto = *measured < 0; /* this rank must not: the wrapper is not recording */
+    *measured = 0;
+    if (!setup(&mc, PCS_GATHER, comm))
+        return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    mc.veto = veto;
+    int at_root = mc.args.rank == root, in_place = at_root && sendbuf == MPI_IN_PLACE;
+    mc.args.root = root;
+    mc.args.count = at_root ? recvcount : sendcount;
+    mc.args.type_size = (uint64_t)tsize(at_root ? recvtype : sendtype);
+    mc.args.in_place = in_place;
+    mc.sbuf = sendbuf;
+    mc.rbuf = recvbuf;
+    mc.stype = in_place ? MPI_DATATYPE_NULL : sendtype;
+    mc.rtype = at_root ? recvtype : MPI_DATATYPE_NULL;
+    MEASURE_OR(&mc, measured,
+               PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
+}
+
+int pmpi_measure_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                         void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                         MPI_Comm comm, int *measured)
+{
+    phasor_measure_t mc;
+    const bool veto = *measured < 0; /* this rank must not: the wrapper is not recording */
+    *measured = 0;
+    if (!setup(&mc, PCS_SCATTER, comm))
+        return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                            comm);
+    mc.veto = veto;
+    int at_root = mc.args.rank == root, in_place = at_root && recvbuf == MPI_IN_PLACE;
+    mc.args.root = root;
+    mc.args.count = at_root ? sendcount : recvcount;
+    mc.args.type_size = (uint64_t)tsize(at_root ? sendtype : recvtype);
+    mc.args.in_place = in_place;
+    mc.sbuf = sendbuf;
+    mc.rbuf = recvbuf;
+    mc.stype = at_root ? sendtype : MPI_DATATYPE_NULL;
+    mc.rtype = in_place ? MPI_DATATYPE_NULL : recvtype;
+    MEASURE_OR(&mc, measured,
+               PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                            comm));
+}
+
+int pmpi_measure_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                         void *recvbuf, const int recvcounts[], const int displs[],
+                         MPI_Datatype recvtype, int root, MPI_Comm comm, int *measured)
+{
+    phasor_measure_t mc;
+    const bool veto = *measured < 0; /* this rank must not: the wrapper is not recording */
+    *measured = 0;
+    if (!setup(&mc, PCS_GATHERV, comm))
+        return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                            root, comm);
+    mc.veto = veto;
+    int at_root = mc.args.rank == root, in_place = at_root && sendbuf == MPI_IN_PLACE;
+    int64_t *c = NULL, *d = NULL;
+    mc.args.root = root;
+    mc.args.in_place = in_place;
+    mc.sbuf = sendbuf;
+    mc.rbuf = recvbuf;
+    mc.stype = in_place ? MPI_DATATYPE_NULL : sendtype;
+    mc.args.type_size = (uint64_t)tsize(at_root ? recvtype : sendtype);
+    int ready = 1;
+    if (at_root) {
+        c = i64(recvcounts, mc.args.size);
+        d = i64(displs, mc.args.size);
+        mc.args.counts = c;
+        mc.args.displs = d;
+        mc.rtype = recvtype;
+        ready = c && d;
+        mc.args.own_count = in_place && c ? c[root] : sendcount;
+        /* one element size serves both sides in models/ */
+        ready = ready && (in_place || tsize(sendtype) == tsize(recvtype));
+    } else {
+        mc.args.own_count = sendcount;
+    }
+    mc.veto = mc.veto || !ready;
+    int rc = phasor_measure(&mc, measured);
+    free(c);
+    free(d);
+    return *measured ? rc
+                     : PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                    recvtype, root, comm);
+}
+
+int pmpi_measure_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                          MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                          MPI_Datatype recvtype, int root, MPI_Comm comm, int *measured)
+{
+    phasor_measure_t mc;
+    const bool veto = *measured < 0; /* this rank must not: the wrapper is not recording */
+    *measured = 0;
+    if (!setup(&mc, PCS_SCATTERV, comm))
+        return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
+                             root, comm);
+    mc.veto = veto;
+    int at_root = mc.args.rank == root, in_place = at_root && recvbuf == MPI_IN_PLACE;
+    int64_t *c = NULL, *d = NULL;
+    mc.args.root = root;
+    mc.args.in_place = in_place;
+    mc.sbuf = sendbuf;
+    mc.rbuf = recvbuf;
+    mc.rtype = in_place ? MPI_DATATYPE_NULL : recvtype;
+    mc.args.type_size = (uint64_t)tsize(at_root ? sendtype : recvtype);
+    int ready = 1;
+    if (at_root) {
+        c = i64(sendcounts, mc.args.size);
+        d = i64(displs, mc.args.size);
+        mc.args.counts = c;
+        mc.args.displs = d;
+        mc.stype = sendtype;
+        ready = c && d;
+        mc.args.own_count = in_place && c ? c[root] : recvcount;
+        ready = ready && (in_place || tsize(sendtype) == tsize(recvtype));
+    } else {
+        mc.args.own_count = recvcount;
+    }
+    mc.veto = mc.veto || !ready;
+    int rc = phasor_measure(&mc, measured);
+    free(c);
+    free(d);
+    return *measured ? rc
+                     : PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
+                                     recvtype, root, comm);
+}

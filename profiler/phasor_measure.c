@@ -1,0 +1,324 @@
+/* phasor_measure.c: PHASOR_STEPS=measure: the shim performs blocking collectives itself,
+ * running the MPI library's own schedule (models/) with PMPI point-to-point calls on a
+ * private duplicate of the communicator, and records every transfer as a STEP event
+ * (start, end, peer, bytes, step) ahead of the collective's own event (flag MEASURED).
+ *
+ * Results equal the library's because the schedule is its algorithm, reductions apply the
+ * op with MPI_Reduce_local in the library's operand order, and data moves as bytes of the
+ * same packed layout. What phasor cannot perform (no rules for this library, a datatype
+ * that is not contiguous, an algorithm not in the catalogue, no memory) goes to the library
+ * instead; every rank of the call must decide alike, so the decision is agreed with one
+ * MPI_Allreduce on the private communicator before anything else is sent.
+ *
+ * Off the hot path by design: opt-in, allocates, locks the per-communicator table. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "coll_sched.h"
+#include "phasor_internal.h"
+#include "phasor_measure.h"
+
+int phasor_steps_mode;
+
+enum { LIB_NONE, LIB_OMPI41, LIB_MPICH40 };
+static int lib;
+static pcs_ompi_forced_t ompi_forced;
+static pcs_mpich_env_t mpich_env;
+
+/* Private duplicate (and MPICH's node numbers) per user communicator. */
+typedef struct mcomm {
+    MPI_Comm user, dup;
+    int *node; /* host of each rank (MPICH's node-aware rules) */
+    struct mcomm *next;
+} mcomm_t;
+static mcomm_t *mcomms;
+static pthread_mutex_t mcomm_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Per-thread working memory, kept between calls (the request arrays share req_cap). */
+typedef struct mthread {
+    pcs_sched_t s;
+    uint8_t *tmp[3];
+    size_t tmp_cap[3];
+    MPI_Request *reqs;
+    uint64_t *req_t0;
+    uint32_t *req_op, *req_seq;
+    size_t req_cap;
+    uint8_t *stage;
+    size_t stage_cap;
+} mthread_t;
+static PHASOR_TLS mthread_t *mth;
+
+static long env_long(const char *name, long dflt)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return dflt;
+    char *end;
+    long x = strtol(v, &end, 0);
+    return *end == '\0' ? x : dflt;
+}
+
+int phasor_measure_init(const char *mode, const char *library)
+{
+    phasor_steps_mode = 0;
+    if (!mode || !*mode || strcmp(mode, "off") == 0)
+        return 1;
+    if (strcmp(mode, "measure") != 0)
+        return -1;
+    const char *m = library ? strstr(library, "MPICH Version:") : NULL;
+    if (library && strstr(library, "Open MPI v4.1")) {
+        lib = LIB_OMPI41;
+        ompi_forced.use_dynamic_rules = env_long("OMPI_MCA_coll_tuned_use_dynamic_rules", 0) != 0;
+        for (int c = 0; c < PCS_NCOLLS; c++) {
+            char key[160];
+            const char *n = pcs_coll_name((pcs_coll_t)c);
+            snprintf(key, sizeof(key), "OMPI_MCA_coll_tuned_%s_algorithm", n);
+            ompi_forced.algorithm[c] = (int)env_long(key, 0);
+            snprintf(key, sizeof(key), "OMPI_MCA_coll_tuned_%s_algorithm_segmentsize", n);
+            ompi_forced.segsize[c] = env_long(key, 0);
+            snprintf(key, sizeof(key), "OMPI_MCA_coll_tuned_%s_algorithm_chain_fanout", n);
+            ompi_forced.chain_fanout[c] = (int)env_long(key, 0);
+            snprintf(key, sizeof(key), "OMPI_MCA_coll_tuned_%s_algorithm_max_requests", n);
+            ompi_forced.max_requests[c] = (int)env_long(key, 0);
+        }
+        ompi_forced.knomial_radix =
+            (int)env_long("OMPI_MCA_coll_tuned_bcast_algorithm_knomial_radix", 0);
+    } else if (m) {
+        m += strlen("MPICH Version:");
+        while (*m == ' ' || *m == '\t')
+            m++;
+        if (strncmp(m, "4.0", 3) != 0)
+            return 0;
+        lib = LIB_MPICH40;
+        extern char **environ;
+        for (char **e = environ; e && *e; e++) {
+            const char *eq = strchr(*e, '=');
+            if (!eq || (size_t)(eq - *e) >= 128)
+                continue;
+            char name[128];
+            memcpy(name, *e, (size_t)(eq - *e));
+            name[eq - *e] = '\0';
+            pcs_mpich_env_set(&mpich_env, name, eq + 1);
+        }
+    } else {
+        return 0;
+    }
+    phasor_steps_mode = 1;
+    return 1;
+}
+
+/* The private duplicate of comm, made on its first measured collective (every rank of comm
+ * is in that call, so the duplication is collective-safe). NULL on failure. */
+static mcomm_t *mcomm_get(MPI_Comm comm)
+{
+    pthread_mutex_lock(&mcomm_lock);
+    for (mcomm_t *c = mcomms; c; c = c->next)
+        if (c->user == comm) {
+            pthread_mutex_unlock(&mcomm_lock);
+            return c;
+        }
+    pthread_mutex_unlock(&mcomm_lock);
+    mcomm_t *c = calloc(1, sizeof(*c));
+    if (!c)
+        return NULL;
+    int size = 0;
+    if (PMPI_Comm_size(comm, &size) != MPI_SUCCESS || PMPI_Comm_dup(comm, &c->dup) != MPI_SUCCESS) {
+        free(c);
+        return NULL;
+    }
+    c->user = comm;
+    if (lib == LIB_MPICH40) { /* ranks sharing a host share a node */
+        char host[256] = "";
+        gethostname(host, sizeof(host) - 1);
+        int h = 5381;
+        for (const char *p = host; *p; p++)
+            h = h * 33 + (unsigned char)*p;
+        c->node = malloc((size_t)size * sizeof(int));
+        if (!c->node || PMPI_Allgather(&h, 1, MPI_INT, c->node, 1, MPI_INT, c->dup) != MPI_SUCCESS) {
+            free(c->node);
+            c->node = NULL; /* all on one node */
+        }
+    }
+    pthread_mutex_lock(&mcomm_lock);
+    c->next = mcomms;
+    mcomms = c;
+    pthread_mutex_unlock(&mcomm_lock);
+    return c;
+}
+
+void phasor_measure_release(MPI_Comm comm)
+{
+    if (!phasor_steps_mode || comm == MPI_COMM_NULL)
+        return;
+    pthread_mutex_lock(&mcomm_lock);
+    mcomm_t **pp = &mcomms, *c = NULL;
+    for (; *pp; pp = &(*pp)->next)
+        if ((*pp)->user == comm) {
+            c = *pp;
+            *pp = c->next;
+            break;
+        }
+    pthread_mutex_unlock(&mcomm_lock);
+    if (c) { /* the user's free is collective: so is ours */
+        PMPI_Comm_free(&c->dup);
+        free(c->node);
+        free(c);
+    }
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 1;
+    size_t n = need < 64 ? 64 : need * 2;
+    void *q = realloc(*p, n * elem);
+    if (!q)
+        return 0;
+    *p = q;
+    *cap = n;
+    return 1;
+}
+
+static mthread_t *mthread(void)
+{
+    if (!mth)
+        mth = calloc(1, sizeof(*mth));
+    return mth;
+}
+
+/* A datatype whose `count` elements are `count * size` contiguous bytes from the buffer. */
+static int contiguous(MPI_Datatype t)
+{
+    if (t == MPI_DATATYPE_NULL)
+        return 1;
+    int size;
+    MPI_Aint lb, extent, tlb, textent;
+    if (PMPI_Type_size(t, &size) != MPI_SUCCESS || PMPI_Type_get_extent(t, &lb, &extent) != MPI_SUCCESS ||
+        PMPI_Type_get_true_extent(t, &tlb, &textent) != MPI_SUCCESS)
+        return 0;
+    return tlb == 0 && lb == 0 && textent == size && extent == size;
+}
+
+static void record_step(phasor_thread_t *th, uint64_t t0, uint64_t t1, uint32_t comm_id,
+                        const pcs_op_t *op, uint32_t seq)
+{
+    plog_event_t *ev = phasor_event_begin(th, PLOG_CALL_PHASOR_Step, t0, t1, 0, 0);
+    if (!ev)
+        return;
+    int send = op->kind == PCS_OP_SEND || op->kind == PCS_OP_ISEND;
+    ev->comm = comm_id;
+    ev->peer = op->peer == PCS_ANY_SOURCE ? PLOG_ANY_SOURCE : op->peer;
+    ev->tag = (int32_t)seq; /* 1-based position among the schedule's transfers */
+    ev->bytes = send ? op->len : 0;
+    ev->rbytes = send ? 0 : op->len;
+    phasor_event_end(th, ev, 0);
+}
+
+/* Tags of the library's own (Open MPI's are negative) on our private communicator. */
+static int our_tag(int32_t tag) { return tag < 0 ? -tag : tag; }
+
+int phasor_measure(const phasor_measure_t *mc, int *measured)
+{
+    *measured = 0;
+    phasor_thread_t *th = phasor_tls;
+    mthread_t *m = mthread();
+    const pcs_args_t *a = &mc->args;
+    mcomm_t *c = mcomm_get(mc->comm);
+    if (!c)
+        return MPI_SUCCESS; /* no private communicator: the library performs the call */
+
+    /* Can this rank perform it? Then agree: all or none (every rank gets here). */
+    int ok = m != NULL && !mc->veto && th != NULL && !th->dead && contiguous(mc->stype) &&
+             contiguous(mc->rtype);
+    pcs_sched_t *s = m ? &m->s : NULL;
+    if (ok) {
+        pcs_sched_reset(s);
+        pcs_err_t e;
+        if (lib == LIB_MPICH40) {
+            pcs_mpich_comm_t t = {.node = c->node, .user_op = mc->user_op};
+            e = pcs_mpich40_schedule(a, &t, &mpich_env, s);
+        } else {
+            e = pcs_ompi41_schedule(a, &ompi_forced, s);
+        }
+        ok = e == PCS_OK;
+        for (size_t i = 0; ok && i < s->n; i++)
+            ok = s->ops[i].a.buf != PCS_BUF_IOV; /* multi-piece messages: not yet */
+        for (int i = 0; ok && i < 3; i++)
+            ok = grow((void **)&m->tmp[i], &m->tmp_cap[i], s->tmp_bytes[i] + 1, 1);
+        ok = ok && grow((void **)&m->reqs, &m->req_cap, (size_t)s->nreqs + 1, sizeof(MPI_Request));
+        if (ok) { /* the parallel arrays share req_cap */
+            size_t cap = m->req_cap;
+            uint64_t *t0 = realloc(m->req_t0, cap * sizeof(*t0));
+            if (t0)
+                m->req_t0 = t0;
+            uint32_t *ro = realloc(m->req_op, cap * sizeof(*ro));
+            if (ro)
+                m->req_op = ro;
+            uint32_t *rs = realloc(m->req_seq, cap * sizeof(*rs));
+            if (rs)
+                m->req_seq = rs;
+            ok = t0 && ro && rs;
+        }
+    }
+    int all = 0;
+    if (PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, c->dup) != MPI_SUCCESS || !all)
+        return MPI_SUCCESS;
+
+    uint8_t *buf[PCS_NBUFS] = {(uint8_t *)(uintptr_t)mc->sbuf, (uint8_t *)mc->rbuf, m->tmp[0],
+                               m->tmp[1], m->tmp[2]};
+    const uint32_t comm_id = phasor_comm_id(mc->comm);
+    uint32_t seq = 0;
+    int rc = MPI_SUCCESS;
+    for (size_t i = 0; i < s->n && rc == MPI_SUCCESS; i++) {
+        const pcs_op_t *op = &s->ops[i];
+        uint8_t *pa = op->a.buf < PCS_NBUFS ? buf[op->a.buf] + op->a.off : NULL;
+        int n = (int)op->len; /* transfers move bytes of the packed layout */
+        int peer = op->peer == PCS_ANY_SOURCE ? MPI_ANY_SOURCE : op->peer;
+        uint64_t t0 = phasor_now();
+        switch (op->kind) {
+        case PCS_OP_SEND:
+            rc = (op->flags & PCS_F_SYNC) ? PMPI_Ssend(pa, n, MPI_BYTE, peer, our_tag(op->tag), c->dup)
+                                          : PMPI_Send(pa, n, MPI_BYTE, peer, our_tag(op->tag), c->dup);
+            record_step(th, t0, phasor_now(), comm_id, op, ++seq);
+            break;
+        case PCS_OP_RECV:
+            rc = PMPI_Recv(pa, n, MPI_BYTE, peer, our_tag(op->tag), c->dup, MPI_STATUS_IGNORE);
+            record_step(th, t0, phasor_now(), comm_id, op, ++seq);
+            break;
+        case PCS_OP_ISEND:
+        case PCS_OP_IRECV:
+            /* numbered in schedule order, recorded when the wait completes it */
+            m->req_t0[op->req] = t0;
+            m->req_op[op->req] = (uint32_t)i;
+            m->req_seq[op->req] = ++seq;
+            rc = op->kind == PCS_OP_IRECV
+                     ? PMPI_Irecv(pa, n, MPI_BYTE, peer, our_tag(op->tag), c->dup, &m->reqs[op->req])
+                     : (op->flags & PCS_F_SYNC)
+                           ? PMPI_Issend(pa, n, MPI_BYTE, peer, our_tag(op->tag), c->dup, &m->reqs[op->req])
+                           : PMPI_Isend(pa, n, MPI_BYTE, peer, our_tag(op->tag), c->dup, &m->reqs[op->req]);
+            break;
+        case PCS_OP_WAIT:
+            rc = PMPI_Wait(&m->reqs[op->req], MPI_STATUS_IGNORE);
+            record_step(th, m->req_t0[op->req], phasor_now(), comm_id,
+                        &s->ops[m->req_op[op->req]], m->req_seq[op->req]);
+            break;
+        case PCS_OP_COPY:
+            memmove(buf[op->b.buf] + op->b.off, pa, op->len);
+            break;
+        case PCS_OP_REDUCE: {
+            uint64_t ts = a->type_size ? a->type_size : 1;
+            rc = PMPI_Reduce_local(pa, buf[op->b.buf] + op->b.off, (int)(op->len / ts),
+                                   mc->optype, mc->op);
+            break;
+        }
+        default:
+            break;
+        }
+    }
+    *measured = 1;
+    return rc;
+}
