@@ -302,6 +302,35 @@ static inline size_t hm_find(const hmap_t *m, uint64_t key)
     }
 }
 
+/* Where key is (*found = 1) or would go (*found = 0: an empty slot, usable for key by
+ * hm_put_at while the table is not full); SIZE_MAX for an empty table. */
+static inline size_t hm_probe(const hmap_t *m, uint64_t key, int *found)
+{
+    *found = 0;
+    if (m->cap == 0)
+        return SIZE_MAX;
+    size_t mask = m->cap - 1;
+    for (size_t i = mix64(key) & mask;; i = (i + 1) & mask) {
+        if (m->keys[i] == key) {
+            *found = 1;
+            return i;
+        }
+        if (m->keys[i] == 0)
+            return i;
+    }
+}
+
+/* Insert key (absent) at the empty slot hm_probe gave, or by hm_put when it must grow. */
+static inline int hm_put_at(hmap_t *m, size_t i, uint64_t key, uint32_t val)
+{
+    if (i == SIZE_MAX || (m->n + 1) * 4 > m->cap * 3)
+        return hm_put(m, key, val);
+    m->keys[i] = key;
+    m->vals[i] = val;
+    m->n++;
+    return 0;
+}
+
 static void hm_del_at(hmap_t *m, size_t i)
 {
     size_t mask = m->cap - 1;
@@ -422,6 +451,7 @@ struct plog_run {
     const int32_t *empty;
     uint8_t call_cls[65536];  /* class + 1, 0 = unknown call id */
     uint8_t call_flags[65536];
+    const char *call_name[PLOG_CALL__MAX]; /* plog_call_name() without a call per event */
     char **warn;
     size_t n_warn, warn_cap, warn_dropped;
 };
@@ -472,6 +502,7 @@ static void calls_init(plog_run_t *run)
         if (name == NULL || cls < 0 || cls >= PLOG_CLASS__COUNT)
             continue;
         run->call_cls[id] = (uint8_t)(cls + 1);
+        run->call_name[id] = name;
         uint8_t f = CALLF_KNOWN;
         if (strncmp(name, "MPI_Test", 8) == 0 && strcmp(name, "MPI_Test_cancelled") != 0)
             f |= CALLF_TEST;
@@ -1838,11 +1869,17 @@ static void pool_release(rstream_t *s, uint32_t i)
  * order) the earliest posted, as arrays are usually filled in posting order. With none
  * ended by t (clock granularity across threads), the earliest ending. */
 static uint32_t open_choose(rstream_t *s, uint64_t handle, uint64_t t, uint16_t thread,
-                            int fifo)
+                            int fifo, size_t *slotp)
 {
-    uint32_t head = 0;
-    if (handle == 0 || !hm_get(&s->open, handle, &head))
+    size_t slot = handle == 0 ? SIZE_MAX : hm_find(&s->open, handle);
+    *slotp = slot;
+    if (slot == SIZE_MAX)
         return UINT32_MAX;
+    uint32_t head = s->open.vals[slot];
+    if (s->pool[head - 1].next == 0) { /* one open start: the usual case */
+        const reqent_t *q = &s->pool[head - 1];
+        return q->picked == s->serial ? UINT32_MAX : head - 1;
+    }
     uint32_t best = UINT32_MAX;
     int best_rank = -1;
     for (uint32_t k = head; k != 0; k = s->pool[k - 1].next) {
@@ -1866,14 +1903,20 @@ static uint32_t open_choose(rstream_t *s, uint64_t handle, uint64_t t, uint16_t 
     return best;
 }
 
-/* Remove entry i from the open chain of its handle. */
-static void open_close(rstream_t *s, uint32_t i)
+/* Remove entry i from the open chain of its handle, found at slot (SIZE_MAX: look it up;
+ * open_choose gives it, valid until the table next changes). */
+static void open_close_at(rstream_t *s, uint32_t i, size_t slot)
 {
-    uint64_t handle = s->pool[i].handle;
-    size_t slot = hm_find(&s->open, handle);
+    if (slot == SIZE_MAX)
+        slot = hm_find(&s->open, s->pool[i].handle);
     if (slot == SIZE_MAX)
         return;
     uint32_t head = s->open.vals[slot];
+    if (head == i + 1 && s->pool[i].next == 0) { /* the handle's only open start */
+        pool_release(s, i);
+        hm_del_at(&s->open, slot);
+        return;
+    }
     uint32_t newhead = 0, *link = &newhead;
     for (uint32_t k = head; k != 0;) {
         uint32_t nx = s->pool[k - 1].next;
@@ -1892,6 +1935,11 @@ static void open_close(rstream_t *s, uint32_t i)
         s->open.vals[slot] = newhead;
 }
 
+static void open_close(rstream_t *s, uint32_t i)
+{
+    open_close_at(s, i, SIZE_MAX);
+}
+
 /* Open starts kept per handle: more means completions are missing from the log (dropped
  * events); the oldest is then given up, so memory stays bounded. */
 #define MAX_OPEN_PER_HANDLE 65536
@@ -1899,8 +1947,16 @@ static void open_close(rstream_t *s, uint32_t i)
 static int open_add(rstream_t *s, uint64_t handle, const plog_reqinfo_t *info,
                     const plog_lcomm_t *lc, int inter, uint64_t t_end, uint16_t thread)
 {
+    int found;
+    size_t slot = hm_probe(&s->open, handle, &found);
+    if (__builtin_expect(!found, 1)) { /* no open start with this handle: one probe */
+        uint32_t i = pool_new(s);
+        if (i == UINT32_MAX)
+            return -1;
+        s->pool[i] = (reqent_t){handle, 0, (uint8_t)inter, 0, 0, thread, 0, lc, t_end, *info};
+        return hm_put_at(&s->open, slot, handle, i + 1);
+    }
     uint32_t head = 0, n = 0, oldest = UINT32_MAX;
-    size_t slot = hm_find(&s->open, handle);
     int moved = 0; /* open_close may have moved or deleted the slot */
     if (slot != SIZE_MAX)
         head = s->open.vals[slot];
@@ -1979,7 +2035,15 @@ typedef struct parts {
  * accounted for. */
 static int parse_extras(const plog_event_t *ev, const uint64_t *x, parts_t *p)
 {
-    memset(p, 0, sizeof(*p));
+    /* field by field: a memset here compiled to rep stos, slow to start, once per event */
+    p->has_recvspec = p->has_newcomm = p->has_collinfo = 0;
+    p->handles = p->status = p->vsend = p->vrecv = NULL;
+    p->nh = p->ns = p->nvs = p->nvr = 0;
+    if (ev->nextra == 0)
+        return ev->flags & (PLOG_F_RECVSPEC | PLOG_F_HANDLES | PLOG_F_STATUS | PLOG_F_VSEND |
+                            PLOG_F_VRECV | PLOG_F_NEWCOMM | PLOG_F_COLLINFO)
+                   ? ((ev->flags & PLOG_F_TRUNCATED) ? 0 : -1)
+                   : 0;
     uint32_t n = ev->nextra, i = 0;
     int cut = (ev->flags & PLOG_F_TRUNCATED) != 0;
     uint16_t f = ev->flags;
@@ -2134,8 +2198,10 @@ static int order_statuses(rstream_t *s, const parts_t *p)
 /* Decode a status entry's words (source left to the caller, which knows the communicator). */
 static int32_t status_fill(plog_rstatus_t *st, const uint64_t *w)
 {
-    memset(st, 0, sizeof(*st));
     st->handle = w[0];
+    st->request = 0;
+    st->source = 0;
+    st->start = NULL;
     st->tag = (int32_t)(uint32_t)w[1];
     st->cancelled = (w[2] & PLOG_STATUS_CANCELLED) != 0;
     uint64_t b = w[2] & ~PLOG_STATUS_CANCELLED;
@@ -2163,7 +2229,7 @@ static plog_err_t build_rec(rstream_t *s, tstream_t *t, plog_error_t *err)
     r->rank = s->rk->rank;
     r->thread = t->thread;
     r->call = ev->call;
-    r->call_name = cinfo ? plog_call_name(ev->call) : "unknown";
+    r->call_name = cinfo ? run->call_name[ev->call] : "unknown";
     r->cls = cinfo ? cinfo - 1 : PLOG_CLASS_OTHER;
     r->flags = ev->flags;
     if (s->clk_const) {
@@ -2344,7 +2410,8 @@ static plog_err_t build_rec(rstream_t *s, tstream_t *t, plog_error_t *err)
         /* Request_free ends the request (and a persistent definition); Cancel only names it */
         if (ev->request == 0)
             break;
-        uint32_t q = open_choose(s, ev->request, ev->t_start, t->thread, 0);
+        size_t qslot;
+        uint32_t q = open_choose(s, ev->request, ev->t_start, t->thread, 0, &qslot);
         const reqent_t *def = pers_get(s, ev->request);
         if (q != UINT32_MAX || def != NULL) {
             s->rinfo = q != UINT32_MAX ? s->pool[q].info : def->info;
@@ -2359,7 +2426,7 @@ static plog_err_t build_rec(rstream_t *s, tstream_t *t, plog_error_t *err)
                 s->pool[q].cancelled = 1;
         } else {
             if (q != UINT32_MAX)
-                open_close(s, q);
+                open_close_at(s, q, qslot);
             pers_drop(s, ev->request);
         }
         break;
@@ -2370,7 +2437,8 @@ static plog_err_t build_rec(rstream_t *s, tstream_t *t, plog_error_t *err)
          * may have ended them anyway: they become uncertain (see open_add). */
         s->serial++;
         for (uint32_t i = 0; i < p.nh; i++) {
-            uint32_t q = open_choose(s, p.handles[i], ev->t_start, t->thread, 1);
+            size_t slot;
+            uint32_t q = open_choose(s, p.handles[i], ev->t_start, t->thread, 1, &slot);
             if (q != UINT32_MAX) {
                 s->pool[q].picked = s->serial;
                 s->pool[q].uncertain |= ev->rc != 0;
@@ -2379,7 +2447,8 @@ static plog_err_t build_rec(rstream_t *s, tstream_t *t, plog_error_t *err)
                 s->hv[i].start = &s->iv[ni++];
             }
         }
-        uint32_t q = open_choose(s, ev->request, ev->t_start, t->thread, 0);
+        size_t qslot;
+        uint32_t q = open_choose(s, ev->request, ev->t_start, t->thread, 0, &qslot);
         if (q != UINT32_MAX) {
             s->pool[q].uncertain |= ev->rc != 0;
             s->rinfo = s->pool[q].info;
@@ -2399,8 +2468,9 @@ static plog_err_t build_rec(rstream_t *s, tstream_t *t, plog_error_t *err)
             int32_t src = status_fill(st, w);
             if (st->handle == 0 && p.ns == 1)
                 st->handle = ev->request;
+            size_t kslot;
             uint32_t k = open_choose(s, st->handle, ev->t_start, t->thread,
-                                     (cflags & CALLF_ARRAY) != 0);
+                                     (cflags & CALLF_ARRAY) != 0, &kslot);
             if (k == UINT32_MAX) {
                 st->source = lcomm_world(NULL, 0, src); /* specials pass, else bad */
                 if (st->handle != 0 && pers_get(s, st->handle) == NULL)
@@ -2436,7 +2506,7 @@ static plog_err_t build_rec(rstream_t *s, tstream_t *t, plog_error_t *err)
                 st->bytes = PLOG_BYTES_UNKNOWN;
             }
             if (!(cflags & CALLF_GETSTATUS))
-                open_close(s, k);
+                open_close_at(s, k, kslot);
             else
                 q2->picked = s->serial;
         }
@@ -2452,9 +2522,11 @@ static plog_err_t build_rec(rstream_t *s, tstream_t *t, plog_error_t *err)
                         r->call_name, (long long)r->start_ns, (unsigned long long)ev->request);
             if (cflags & CALLF_ALL)
                 for (uint32_t i = 0; i < p.nh; i++) {
-                    uint32_t k = open_choose(s, p.handles[i], ev->t_start, t->thread, 1);
+                    size_t kslot;
+                    uint32_t k = open_choose(s, p.handles[i], ev->t_start, t->thread, 1,
+                                             &kslot);
                     if (k != UINT32_MAX)
-                        open_close(s, k);
+                        open_close_at(s, k, kslot);
                 }
         }
         if (r->request == 0) { /* Waitany/Testany: the one completed */
