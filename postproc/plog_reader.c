@@ -1944,17 +1944,27 @@ static void open_close(rstream_t *s, uint32_t i)
  * events); the oldest is then given up, so memory stays bounded. */
 #define MAX_OPEN_PER_HANDLE 65536
 
-static int open_add(rstream_t *s, uint64_t handle, const plog_reqinfo_t *info,
-                    const plog_lcomm_t *lc, int inter, uint64_t t_end, uint16_t thread)
+/* A new open start of handle, its info left for the caller to fill (in place: starts are
+ * most events); NULL when out of memory. */
+static plog_reqinfo_t *open_new(rstream_t *s, uint64_t handle, const plog_lcomm_t *lc,
+                                int inter, uint64_t t_end, uint16_t thread)
 {
     int found;
     size_t slot = hm_probe(&s->open, handle, &found);
     if (__builtin_expect(!found, 1)) { /* no open start with this handle: one probe */
         uint32_t i = pool_new(s);
         if (i == UINT32_MAX)
-            return -1;
-        s->pool[i] = (reqent_t){handle, 0, (uint8_t)inter, 0, 0, thread, 0, lc, t_end, *info};
-        return hm_put_at(&s->open, slot, handle, i + 1);
+            return NULL;
+        reqent_t *q = &s->pool[i];
+        q->handle = handle;
+        q->next = 0;
+        q->inter = (uint8_t)inter;
+        q->uncertain = q->cancelled = 0;
+        q->thread = thread;
+        q->picked = 0;
+        q->lc = lc;
+        q->t_end = t_end;
+        return hm_put_at(&s->open, slot, handle, i + 1) == 0 ? &q->info : NULL;
     }
     uint32_t head = 0, n = 0, oldest = UINT32_MAX;
     int moved = 0; /* open_close may have moved or deleted the slot */
@@ -1983,13 +1993,23 @@ static int open_add(rstream_t *s, uint64_t handle, const plog_reqinfo_t *info,
     head = slot != SIZE_MAX ? s->open.vals[slot] : 0;
     uint32_t i = pool_new(s);
     if (i == UINT32_MAX)
-        return -1;
-    s->pool[i] = (reqent_t){handle, head, (uint8_t)inter, 0, 0, thread, 0, lc, t_end, *info};
+        return NULL;
+    s->pool[i] = (reqent_t){handle, head, (uint8_t)inter, 0, 0, thread, 0, lc, t_end, {0}};
     if (slot != SIZE_MAX) {
         s->open.vals[slot] = i + 1;
-        return 0;
+        return &s->pool[i].info;
     }
-    return hm_put(&s->open, handle, i + 1);
+    return hm_put(&s->open, handle, i + 1) == 0 ? &s->pool[i].info : NULL;
+}
+
+static int open_add(rstream_t *s, uint64_t handle, const plog_reqinfo_t *info,
+                    const plog_lcomm_t *lc, int inter, uint64_t t_end, uint16_t thread)
+{
+    plog_reqinfo_t *q = open_new(s, handle, lc, inter, t_end, thread);
+    if (q == NULL)
+        return -1;
+    *q = *info;
+    return 0;
 }
 
 static const reqent_t *pers_get(rstream_t *s, uint64_t handle)
@@ -2093,7 +2113,7 @@ static int parse_extras(const plog_event_t *ev, const uint64_t *x, parts_t *p)
 
 static void info_from_rec(const plog_rec_t *r, uint64_t id, plog_reqinfo_t *inf)
 {
-    memset(inf, 0, sizeof(*inf));
+    inf->def_id = 0;
     inf->id = id;
     inf->call = r->call;
     inf->cls = (uint16_t)r->cls;
@@ -2442,18 +2462,16 @@ static plog_err_t build_rec(rstream_t *s, tstream_t *t, plog_error_t *err)
             if (q != UINT32_MAX) {
                 s->pool[q].picked = s->serial;
                 s->pool[q].uncertain |= ev->rc != 0;
-                s->iv[ni] = s->pool[q].info;
-                s->hv[i].id = s->iv[ni].id;
-                s->hv[i].start = &s->iv[ni++];
+                s->hv[i].id = s->pool[q].info.id;
+                s->hv[i].start = &s->pool[q].info; /* completions add no entries: stays */
             }
         }
         size_t qslot;
         uint32_t q = open_choose(s, ev->request, ev->t_start, t->thread, 0, &qslot);
         if (q != UINT32_MAX) {
             s->pool[q].uncertain |= ev->rc != 0;
-            s->rinfo = s->pool[q].info;
-            r->request = s->rinfo.id;
-            r->req = &s->rinfo;
+            r->request = s->pool[q].info.id;
+            r->req = &s->pool[q].info;
         }
         /* Each status names the request it completed (a lone status of a single-request
          * call may leave the handle 0: it is the call's request). Taken in index order; the
@@ -2480,8 +2498,7 @@ static plog_err_t build_rec(rstream_t *s, tstream_t *t, plog_error_t *err)
                 continue;
             }
             reqent_t *q2 = &s->pool[k];
-            s->iv[ni] = q2->info;
-            st->start = &s->iv[ni++];
+            st->start = &q2->info; /* closed entries keep their info until reused */
             st->request = q2->info.id;
             if (st->cancelled && !q2->cancelled) {
                 rs_warn(s, W_CANCEL, "thread %u, %s at %lld ns, request %llu", t->thread,
@@ -2546,11 +2563,14 @@ static plog_err_t build_rec(rstream_t *s, tstream_t *t, plog_error_t *err)
     }
     default: /* Isend, Irecv, Ibcast..., and any other call that made a request (Comm_idup) */
         if (ev->request != 0) {
-            info_from_rec(r, s->next_id++, &s->rinfo);
-            if (open_add(s, ev->request, &s->rinfo, lc, inter, ev->t_end, t->thread) != 0)
+            /* filled in the table, pointed to from there (no copy): the table changes
+             * next in this stream's next event, as the record's pointers may */
+            plog_reqinfo_t *inf = open_new(s, ev->request, lc, inter, ev->t_end, t->thread);
+            if (inf == NULL)
                 return rs_error(s, PLOG_E_NOMEM, t->frame_off, err, "request table");
-            r->request = s->rinfo.id;
-            r->req = &s->rinfo;
+            info_from_rec(r, s->next_id++, inf);
+            r->request = inf->id;
+            r->req = inf;
         }
         break;
     }
