@@ -223,6 +223,7 @@ typedef struct hmap {
     uint64_t *keys;
     uint32_t *vals;
     size_t cap, n; /* cap: power of two or 0 */
+    unsigned shift; /* 64 - log2(cap) */
 } hmap_t;
 
 static inline uint64_t mix64(uint64_t k)
@@ -235,12 +236,20 @@ static inline uint64_t mix64(uint64_t k)
     return k;
 }
 
+/* Home slot: Fibonacci hashing, the top bits of key x 2^64/phi. One multiply on the
+ * request tables' path, where each event probes; request handles (pointers, counters)
+ * differ in low and middle bits, which the multiply carries into the top ones. */
+static inline size_t hm_home(uint64_t key, unsigned shift)
+{
+    return (size_t)((key * 0x9e3779b97f4a7c15ull) >> shift);
+}
+
 static int hm_get(const hmap_t *m, uint64_t key, uint32_t *val)
 {
     if (m->cap == 0)
         return 0;
     size_t mask = m->cap - 1;
-    for (size_t i = mix64(key) & mask;; i = (i + 1) & mask) {
+    for (size_t i = hm_home(key, m->shift);; i = (i + 1) & mask) {
         if (m->keys[i] == key) {
             *val = m->vals[i];
             return 1;
@@ -264,7 +273,7 @@ static int hm_put(hmap_t *m, uint64_t key, uint32_t val)
         for (size_t i = 0; i < m->cap; i++) {
             if (m->keys[i] == 0)
                 continue;
-            size_t j = mix64(m->keys[i]) & (nc - 1);
+            size_t j = hm_home(m->keys[i], (unsigned)__builtin_clzll(nc) + 1);
             while (nk[j] != 0)
                 j = (j + 1) & (nc - 1);
             nk[j] = m->keys[i];
@@ -275,9 +284,10 @@ static int hm_put(hmap_t *m, uint64_t key, uint32_t val)
         m->keys = nk;
         m->vals = nv;
         m->cap = nc;
+        m->shift = (unsigned)__builtin_clzll(nc) + 1;
     }
     size_t mask = m->cap - 1;
-    size_t i = mix64(key) & mask;
+    size_t i = hm_home(key, m->shift);
     while (m->keys[i] != 0 && m->keys[i] != key)
         i = (i + 1) & mask;
     if (m->keys[i] == 0)
@@ -294,7 +304,7 @@ static inline size_t hm_find(const hmap_t *m, uint64_t key)
     if (m->cap == 0)
         return SIZE_MAX;
     size_t mask = m->cap - 1;
-    for (size_t i = mix64(key) & mask;; i = (i + 1) & mask) {
+    for (size_t i = hm_home(key, m->shift);; i = (i + 1) & mask) {
         if (m->keys[i] == key)
             return i;
         if (m->keys[i] == 0)
@@ -310,7 +320,7 @@ static inline size_t hm_probe(const hmap_t *m, uint64_t key, int *found)
     if (m->cap == 0)
         return SIZE_MAX;
     size_t mask = m->cap - 1;
-    for (size_t i = mix64(key) & mask;; i = (i + 1) & mask) {
+    for (size_t i = hm_home(key, m->shift);; i = (i + 1) & mask) {
         if (m->keys[i] == key) {
             *found = 1;
             return i;
@@ -335,7 +345,7 @@ static void hm_del_at(hmap_t *m, size_t i)
 {
     size_t mask = m->cap - 1;
     for (size_t j = (i + 1) & mask; m->keys[j] != 0; j = (j + 1) & mask) {
-        size_t home = mix64(m->keys[j]) & mask;
+        size_t home = hm_home(m->keys[j], m->shift);
         /* move j into the hole at i unless its home lies cyclically in (i, j] */
         if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
             m->keys[i] = m->keys[j];
@@ -2113,18 +2123,11 @@ static int parse_extras(const plog_event_t *ev, const uint64_t *x, parts_t *p)
 
 static void info_from_rec(const plog_rec_t *r, uint64_t id, plog_reqinfo_t *inf)
 {
-    inf->def_id = 0;
-    inf->id = id;
-    inf->call = r->call;
-    inf->cls = (uint16_t)r->cls;
-    inf->comm = r->comm;
-    inf->peer = r->peer;
-    inf->tag = r->tag;
-    inf->root = r->root;
-    inf->bytes = r->bytes;
-    inf->rbytes = r->rbytes;
-    inf->start_ns = r->start_ns;
-    inf->end_ns = r->end_ns;
+    /* one assignment (padding included), often into a reused table entry */
+    *inf = (plog_reqinfo_t){.id = id, .def_id = 0, .call = r->call, .cls = (uint16_t)r->cls,
+                            .comm = r->comm, .peer = r->peer, .tag = r->tag, .root = r->root,
+                            .bytes = r->bytes, .rbytes = r->rbytes, .start_ns = r->start_ns,
+                            .end_ns = r->end_ns};
 }
 
 /* A Start of persistent handle h: a new instance; returns its id (0: no definition). */
@@ -2218,10 +2221,8 @@ static int order_statuses(rstream_t *s, const parts_t *p)
 /* Decode a status entry's words (source left to the caller, which knows the communicator). */
 static int32_t status_fill(plog_rstatus_t *st, const uint64_t *w)
 {
+    memset(st, 0, sizeof(*st)); /* padding too: consumers may hash or compare statuses */
     st->handle = w[0];
-    st->request = 0;
-    st->source = 0;
-    st->start = NULL;
     st->tag = (int32_t)(uint32_t)w[1];
     st->cancelled = (w[2] & PLOG_STATUS_CANCELLED) != 0;
     uint64_t b = w[2] & ~PLOG_STATUS_CANCELLED;
