@@ -17,9 +17,9 @@ typedef struct rank_info {
  * report's time on a log of collectives. Select and generate are pure functions of the
  * arguments and the rank's settings, so a call equal in both gets a copy of the schedule.
  * Only calls without per-rank lists (no v-variants); large schedules are not kept, so the
- * cache stays small (at most SCHED_CACHE x SCHED_CACHE_OPS operations). */
+ * cache stays small (at most SCHED_CACHE x SCHED_CACHE_OPS operations, < 4 MB). */
 #define SCHED_CACHE 64
-#define SCHED_CACHE_OPS 4096
+#define SCHED_CACHE_OPS 1024
 
 typedef struct sched_ent {
     int valid;
