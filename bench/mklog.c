@@ -3,6 +3,9 @@
  *   mklog DIR RANKS EVENTS_PER_RANK          stencil-like mix for `phasor report`: per
  *       iteration Irecv + Isend to both ring neighbours, Waitall with four statuses, and an
  *       Allreduce every fourth iteration
+ *   mklog --ompi DIR RANKS EVENTS_PER_RANK   the same mix as Open MPI 4.1 logs it (library
+ *       string, the Allreduce's type size and op), so that report also rebuilds each
+ *       Allreduce's schedule (collective-internal matrix), as on a real run
  *   mklog --colls DIR RANKS COLLS_PER_RANK   collectives on MPI_COMM_WORLD for `phasor steps`,
  *       with the type sizes and ops the shim records (COLLINFO), as Open MPI 4.1 logs: a cycle
  *       of Allreduce 8 B and 64 KiB, Bcast 4 KiB from a moving root, Reduce 8 B to rank 0,
@@ -100,8 +103,13 @@ int main(int argc, char **argv)
         }
         return colls_log(argv[2], world, per_rank);
     }
+    int ompi = argc == 5 && strcmp(argv[1], "--ompi") == 0;
+    if (ompi) {
+        argv++;
+        argc--;
+    }
     if (argc != 4) {
-        fprintf(stderr, "usage: mklog DIR RANKS EVENTS_PER_RANK\n"
+        fprintf(stderr, "usage: mklog [--ompi] DIR RANKS EVENTS_PER_RANK\n"
                         "       mklog --colls DIR RANKS COLLS_PER_RANK\n");
         return 2;
     }
@@ -121,7 +129,11 @@ int main(int argc, char **argv)
     for (int r = 0; r < world; r++) {
         pgen_rank_t g;
         uint64_t t = 1000000 + (uint64_t)r * 1000, seed = 0x9e3779b97f4a7c15ull + (uint64_t)r;
-        if (pgen_open(&g, dir, r, world, t) != 0) {
+        static const char lib[] = "mpi_library=Open MPI v4.1.4, package: Debian OpenMPI";
+        char path[4096];
+        snprintf(path, sizeof(path), "%s/rank-%06d.plog", dir, r);
+        pgen_opts_t o = {.t_init_ns = t, .kv = lib, .kv_len = sizeof(lib)};
+        if (ompi ? pgen_open_ex(&g, path, r, world, &o) != 0 : pgen_open(&g, dir, r, world, t) != 0) {
             fprintf(stderr, "mklog: cannot write rank %d under %s\n", r, dir);
             return 1;
         }
@@ -164,6 +176,8 @@ int main(int argc, char **argv)
                                      5000 + pgen_rand(&seed) % 50000);
                 a->comm = 1;
                 a->bytes = a->rbytes = 8;
+                if (ompi)
+                    collinfo(&g, a, 8, PLOG_OP_SUM);
                 n++;
                 since++;
             }

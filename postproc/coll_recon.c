@@ -14,6 +14,26 @@ typedef struct rank_info {
     int host;          /* hosts numbered by first appearance in rank order */
 } rank_info_t;
 
+/* Schedules of recent calls: a run repeats the same collective with the same arguments
+ * (an Allreduce per iteration), and selecting and generating its schedule cost ~70% of
+ * report's time on a log of collectives. Select and generate are pure functions of the
+ * arguments and the rank's settings, so a call equal in both gets a copy of the schedule.
+ * Only calls without per-rank lists (no v-variants); large schedules are not kept, so the
+ * cache stays small (at most SCHED_CACHE x SCHED_CACHE_OPS operations, < 4 MB). */
+#define SCHED_CACHE 64
+#define SCHED_CACHE_OPS 1024
+
+typedef struct sched_ent {
+    int valid;
+    int32_t rank;       /* world rank: whose library settings */
+    int32_t comm;       /* global communicator (MPICH: its node layout) */
+    bool user_op;
+    pcs_args_t a;       /* scalars only: the list pointers are NULL */
+    recon_skip_t why;
+    pcs_choice_t ch;
+    pcs_sched_t s;      /* its own operations */
+} sched_ent_t;
+
 struct recon {
     const plog_run_t *run;
     int32_t world;
@@ -23,6 +43,7 @@ struct recon {
     int64_t *counts, *displs, *scounts; /* scratch for v-variants, world entries each */
     int *node;                          /* scratch: host of each communicator rank */
     int assumed_bytes;
+    sched_ent_t *cache;     /* SCHED_CACHE entries */
 };
 
 const char *recon_lib_name(recon_lib_t l)
@@ -137,9 +158,10 @@ recon_t *recon_new(const plog_run_t *run, recon_lib_t force)
     r->displs = malloc((size_t)r->world * sizeof(int64_t));
     r->scounts = malloc((size_t)r->world * sizeof(int64_t));
     r->node = malloc((size_t)r->world * sizeof(int));
+    r->cache = calloc(SCHED_CACHE, sizeof(*r->cache));
     const char **hosts = calloc((size_t)r->world, sizeof(*hosts));
     if (!r->ranks || !r->inverse || !r->counts || !r->displs || !r->scounts || !r->node ||
-        !hosts) {
+        !r->cache || !hosts) {
         free(hosts);
         recon_free(r);
         return NULL;
@@ -180,7 +202,51 @@ void recon_free(recon_t *r)
     free(r->displs);
     free(r->scounts);
     free(r->node);
+    if (r->cache)
+        for (size_t i = 0; i < SCHED_CACHE; i++)
+            pcs_sched_free(&r->cache[i].s);
+    free(r->cache);
     free(r);
+}
+
+static int args_eq(const pcs_args_t *x, const pcs_args_t *y)
+{
+    return x->coll == y->coll && x->size == y->size && x->rank == y->rank &&
+           x->root == y->root && x->type_size == y->type_size && x->count == y->count &&
+           x->own_count == y->own_count && x->in_place == y->in_place &&
+           x->commutative == y->commutative;
+}
+
+static size_t args_slot(const pcs_args_t *a, int32_t rank)
+{
+    uint64_t h = (uint64_t)a->coll * 0x9e3779b97f4a7c15ull;
+    h = (h ^ (uint64_t)(uint32_t)rank) * 0x9e3779b97f4a7c15ull;
+    h = (h ^ (uint64_t)a->count) * 0x9e3779b97f4a7c15ull;
+    h = (h ^ a->type_size ^ (uint64_t)(uint32_t)a->root << 32) * 0x9e3779b97f4a7c15ull;
+    h = (h ^ (uint64_t)(uint32_t)a->size ^ (uint64_t)a->own_count << 20 ^
+         (uint64_t)a->in_place << 62 ^ (uint64_t)a->commutative << 63) *
+        0x9e3779b97f4a7c15ull;
+    return (size_t)(h >> 58) % SCHED_CACHE;
+}
+
+/* dst = src, operations included; -1 when out of memory (dst is then unusable). */
+static int sched_copy(pcs_sched_t *dst, const pcs_sched_t *src)
+{
+    if (src->n > dst->cap) {
+        pcs_op_t *ops = realloc(dst->ops, src->n * sizeof(*ops));
+        if (!ops)
+            return -1;
+        dst->ops = ops;
+        dst->cap = src->n;
+    }
+    pcs_op_t *ops = dst->ops;
+    size_t cap = dst->cap;
+    *dst = *src;
+    dst->ops = ops;
+    dst->cap = cap;
+    if (src->n)
+        memcpy(dst->ops, src->ops, src->n * sizeof(*ops));
+    return 0;
 }
 
 int recon_assumed_bytes(const recon_t *r) { return r->assumed_bytes; }
@@ -397,6 +463,18 @@ recon_skip_t recon_event(recon_t *r, const plog_rec_t *e, pcs_args_t *a, pcs_cho
     if (!ok)
         return RECON_BAD_ARGS;
 
+    /* MPICH's rules also look at the node layout (the communicator) and built-in ops */
+    const bool user_op = (e->flags & PLOG_F_COLLINFO) && e->op == PLOG_OP_USER;
+    sched_ent_t *ce = NULL;
+    if (!a->counts && !a->displs && !a->scounts && !a->sdispls) {
+        ce = &r->cache[args_slot(a, e->rank)];
+        if (ce->valid && ce->rank == e->rank && ce->comm == e->comm &&
+            ce->user_op == user_op && args_eq(&ce->a, a) &&
+            sched_copy(s, &ce->s) == 0) {
+            *ch = ce->ch;
+            return ce->why;
+        }
+    }
     pcs_sched_reset(s);
     pcs_err_t pe;
     if (ri->lib == RECON_LIB_MPICH40) {
@@ -404,8 +482,7 @@ recon_skip_t recon_event(recon_t *r, const plog_rec_t *e, pcs_args_t *a, pcs_cho
             int32_t w = lc->local[i];
             r->node[i] = w >= 0 && w < r->world ? r->ranks[w].host : -1 - i;
         }
-        pcs_mpich_comm_t t = {.node = r->node,
-                              .user_op = (e->flags & PLOG_F_COLLINFO) && e->op == PLOG_OP_USER};
+        pcs_mpich_comm_t t = {.node = r->node, .user_op = user_op};
         pe = pcs_mpich40_select(a, &t, &ri->menv, ch);
         if (pe == PCS_OK)
             pe = pcs_mpich40_generate(a, &t, &ri->menv, ch, s);
@@ -414,9 +491,17 @@ recon_skip_t recon_event(recon_t *r, const plog_rec_t *e, pcs_args_t *a, pcs_cho
         if (pe == PCS_OK)
             pe = pcs_generate(a, ch, s);
     }
-    if (pe == PCS_E_UNSUPPORTED)
-        return RECON_UNSUPPORTED;
-    if (pe != PCS_OK)
-        return RECON_BAD_ARGS;
-    return RECON_OK;
+    recon_skip_t why = pe == PCS_OK ? RECON_OK
+                       : pe == PCS_E_UNSUPPORTED ? RECON_UNSUPPORTED
+                                                 : RECON_BAD_ARGS;
+    if (ce && s->n <= SCHED_CACHE_OPS) {
+        ce->valid = sched_copy(&ce->s, s) == 0;
+        ce->rank = e->rank;
+        ce->comm = e->comm;
+        ce->user_op = user_op;
+        ce->a = *a;
+        ce->why = why;
+        ce->ch = *ch;
+    }
+    return why;
 }

@@ -84,6 +84,32 @@ static rep_stat_t *map_at(rep_map_t *m, uint64_t key)
     return &m->slot[j];
 }
 
+/* The last few entries looked up in a map, by key: a rank sends to a few peers, again and
+ * again. Entries move when the map grows, so the cache holds for one capacity. */
+#define MCACHE_N 8
+typedef struct mcache {
+    size_t cap;
+    uint64_t key[MCACHE_N];
+    rep_stat_t *st[MCACHE_N];
+} mcache_t;
+
+static rep_stat_t *map_at_cached(rep_map_t *m, mcache_t *c, uint64_t key)
+{
+    unsigned h = (unsigned)(key ^ key >> 32) & (MCACHE_N - 1);
+    if (c->cap == m->cap && c->st[h] != NULL && c->key[h] == key)
+        return c->st[h];
+    rep_stat_t *s = map_at(m, key);
+    if (s == NULL)
+        return NULL;
+    if (c->cap != m->cap) {
+        memset(c, 0, sizeof(*c));
+        c->cap = m->cap;
+    }
+    c->key[h] = key;
+    c->st[h] = s;
+    return s;
+}
+
 const rep_stat_t *rep_map_get(const rep_map_t *m, uint64_t key)
 {
     if (m->cap == 0)
@@ -161,11 +187,13 @@ static uint64_t ev_bytes(const plog_rec_t *e, int *has)
     }
 }
 
-static int matrix_add(rep_map_t *m, int32_t src, int32_t dst, int32_t world, uint64_t bytes)
+static int matrix_add(rep_map_t *m, mcache_t *c, int32_t src, int32_t dst, int32_t world,
+                      uint64_t bytes)
 {
     if (dst < 0 || dst >= world || bytes == PLOG_BYTES_UNKNOWN)
         return 0; /* MPI_PROC_NULL, untranslatable ranks: no message */
-    rep_stat_t *s = map_at(m, ((uint64_t)(uint32_t)src << 32) | (uint32_t)dst);
+    uint64_t key = ((uint64_t)(uint32_t)src << 32) | (uint32_t)dst;
+    rep_stat_t *s = c != NULL ? map_at_cached(m, c, key) : map_at(m, key);
     if (s == NULL)
         return -1;
     stat_add(s, 0, bytes);
@@ -173,24 +201,24 @@ static int matrix_add(rep_map_t *m, int32_t src, int32_t dst, int32_t world, uin
 }
 
 /* Sender-side rule: each user message is counted once, by the call that sends it. */
-static int matrix_event(rep_t *rep, const plog_rec_t *e)
+static int matrix_event(rep_t *rep, mcache_t *c, const plog_rec_t *e)
 {
     switch (e->cls) {
     case PLOG_CLASS_SEND:
     case PLOG_CLASS_ISEND:
     case PLOG_CLASS_SENDRECV:
-        return matrix_add(&rep->matrix, e->rank, e->peer, rep->world_size, e->bytes);
+        return matrix_add(&rep->matrix, c, e->rank, e->peer, rep->world_size, e->bytes);
     case PLOG_CLASS_START:
         if (e->call == PLOG_CALL_MPI_Start) {
             if (e->req != NULL && e->req->cls == PLOG_CLASS_PSEND_INIT)
-                return matrix_add(&rep->matrix, e->rank, e->req->peer, rep->world_size,
+                return matrix_add(&rep->matrix, c, e->rank, e->req->peer, rep->world_size,
                                   e->req->bytes);
             return 0;
         }
         for (uint32_t i = 0; i < e->n_handles; i++) {
             const plog_reqinfo_t *q = e->handles[i].start;
             if (q != NULL && q->cls == PLOG_CLASS_PSEND_INIT &&
-                matrix_add(&rep->matrix, e->rank, q->peer, rep->world_size, q->bytes) != 0)
+                matrix_add(&rep->matrix, c, e->rank, q->peer, rep->world_size, q->bytes) != 0)
                 return -1;
         }
         return 0;
@@ -200,7 +228,8 @@ static int matrix_event(rep_t *rep, const plog_rec_t *e)
 }
 
 /* The messages inside a collective call, as its rank's schedule sends them. */
-static int coll_matrix_event(rep_t *rep, recon_t *rc, pcs_sched_t *s, const plog_rec_t *e)
+static int coll_matrix_event(rep_t *rep, recon_t *rc, pcs_sched_t *s, mcache_t *c,
+                             const plog_rec_t *e)
 {
     pcs_args_t a;
     pcs_choice_t ch;
@@ -215,8 +244,8 @@ static int coll_matrix_event(rep_t *rep, recon_t *rc, pcs_sched_t *s, const plog
     for (size_t i = 0; i < s->n; i++) {
         const pcs_op_t *op = &s->ops[i];
         if ((op->kind == PCS_OP_SEND || op->kind == PCS_OP_ISEND) &&
-            matrix_add(&rep->coll_matrix, e->rank, recon_world(e, op->peer), rep->world_size,
-                       op->len) != 0)
+            matrix_add(&rep->coll_matrix, c, e->rank, recon_world(e, op->peer),
+                       rep->world_size, op->len) != 0)
             return -1;
     }
     return 0;
@@ -238,6 +267,7 @@ static plog_err_t rank_pass(plog_run_t *run, rep_t *rep, int32_t r, recon_t *rc,
     uint64_t u_start = 0, u_end = 0, mpi = 0;
     int in_union = 0;
     int64_t last_end = INT64_MIN;
+    mcache_t mc = {0}, cmc = {0};
     const plog_rec_t *e;
     while ((ie = plog_iter_next(it, &e, err)) == PLOG_OK && e != NULL) {
         unsigned call = e->call < PLOG_CALL__MAX && known[e->call] ? e->call : REP_UNKNOWN_CALL;
@@ -279,10 +309,10 @@ static plog_err_t rank_pass(plog_run_t *run, rep_t *rep, int32_t r, recon_t *rc,
             if (s == NULL)
                 goto nomem;
             stat_add(s, dur, b);
-            if (coll_matrix_event(rep, rc, sched, e) != 0)
+            if (coll_matrix_event(rep, rc, sched, &cmc, e) != 0)
                 goto nomem;
         }
-        if (matrix_event(rep, e) != 0)
+        if (matrix_event(rep, &mc, e) != 0)
             goto nomem;
         if (e->callsite != 0) {
             rep_stat_t *s = map_at(&rep->sites, ((uint64_t)e->callsite << 16) | call);

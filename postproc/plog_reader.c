@@ -224,6 +224,7 @@ typedef struct hmap {
     uint64_t *keys;
     uint32_t *vals;
     size_t cap, n; /* cap: power of two or 0 */
+    unsigned shift; /* 64 - log2(cap) */
 } hmap_t;
 
 static inline uint64_t mix64(uint64_t k)
@@ -236,12 +237,20 @@ static inline uint64_t mix64(uint64_t k)
     return k;
 }
 
+/* Home slot: Fibonacci hashing, the top bits of key x 2^64/phi. One multiply on the
+ * request tables' path, where each event probes; request handles (pointers, counters)
+ * differ in low and middle bits, which the multiply carries into the top ones. */
+static inline size_t hm_home(uint64_t key, unsigned shift)
+{
+    return (size_t)((key * 0x9e3779b97f4a7c15ull) >> shift);
+}
+
 static int hm_get(const hmap_t *m, uint64_t key, uint32_t *val)
 {
     if (m->cap == 0)
         return 0;
     size_t mask = m->cap - 1;
-    for (size_t i = mix64(key) & mask;; i = (i + 1) & mask) {
+    for (size_t i = hm_home(key, m->shift);; i = (i + 1) & mask) {
         if (m->keys[i] == key) {
             *val = m->vals[i];
             return 1;
@@ -265,7 +274,7 @@ static int hm_put(hmap_t *m, uint64_t key, uint32_t val)
         for (size_t i = 0; i < m->cap; i++) {
             if (m->keys[i] == 0)
                 continue;
-            size_t j = mix64(m->keys[i]) & (nc - 1);
+            size_t j = hm_home(m->keys[i], (unsigned)__builtin_clzll(nc) + 1);
             while (nk[j] != 0)
                 j = (j + 1) & (nc - 1);
             nk[j] = m->keys[i];
@@ -276,9 +285,10 @@ static int hm_put(hmap_t *m, uint64_t key, uint32_t val)
         m->keys = nk;
         m->vals = nv;
         m->cap = nc;
+        m->shift = (unsigned)__builtin_clzll(nc) + 1;
     }
     size_t mask = m->cap - 1;
-    size_t i = mix64(key) & mask;
+    size_t i = hm_home(key, m->shift);
     while (m->keys[i] != 0 && m->keys[i] != key)
         i = (i + 1) & mask;
     if (m->keys[i] == 0)
@@ -295,7 +305,7 @@ static inline size_t hm_find(const hmap_t *m, uint64_t key)
     if (m->cap == 0)
         return SIZE_MAX;
     size_t mask = m->cap - 1;
-    for (size_t i = mix64(key) & mask;; i = (i + 1) & mask) {
+    for (size_t i = hm_home(key, m->shift);; i = (i + 1) & mask) {
         if (m->keys[i] == key)
             return i;
         if (m->keys[i] == 0)
@@ -303,11 +313,40 @@ static inline size_t hm_find(const hmap_t *m, uint64_t key)
     }
 }
 
+/* Where key is (*found = 1) or would go (*found = 0: an empty slot, usable for key by
+ * hm_put_at while the table is not full); SIZE_MAX for an empty table. */
+static inline size_t hm_probe(const hmap_t *m, uint64_t key, int *found)
+{
+    *found = 0;
+    if (m->cap == 0)
+        return SIZE_MAX;
+    size_t mask = m->cap - 1;
+    for (size_t i = hm_home(key, m->shift);; i = (i + 1) & mask) {
+        if (m->keys[i] == key) {
+            *found = 1;
+            return i;
+        }
+        if (m->keys[i] == 0)
+            return i;
+    }
+}
+
+/* Insert key (absent) at the empty slot hm_probe gave, or by hm_put when it must grow. */
+static inline int hm_put_at(hmap_t *m, size_t i, uint64_t key, uint32_t val)
+{
+    if (i == SIZE_MAX || (m->n + 1) * 4 > m->cap * 3)
+        return hm_put(m, key, val);
+    m->keys[i] = key;
+    m->vals[i] = val;
+    m->n++;
+    return 0;
+}
+
 static void hm_del_at(hmap_t *m, size_t i)
 {
     size_t mask = m->cap - 1;
     for (size_t j = (i + 1) & mask; m->keys[j] != 0; j = (j + 1) & mask) {
-        size_t home = mix64(m->keys[j]) & mask;
+        size_t home = hm_home(m->keys[j], m->shift);
         /* move j into the hole at i unless its home lies cyclically in (i, j] */
         if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
             m->keys[i] = m->keys[j];
@@ -423,6 +462,7 @@ struct plog_run {
     const int32_t *empty;
     uint8_t call_cls[65536];  /* class + 1, 0 = unknown call id */
     uint8_t call_flags[65536];
+    const char *call_name[PLOG_CALL__MAX]; /* plog_call_name() without a call per event */
     char **warn;
     size_t n_warn, warn_cap, warn_dropped;
 };
@@ -473,6 +513,7 @@ static void calls_init(plog_run_t *run)
         if (name == NULL || cls < 0 || cls >= PLOG_CLASS__COUNT)
             continue;
         run->call_cls[id] = (uint8_t)(cls + 1);
+        run->call_name[id] = name;
         uint8_t f = CALLF_KNOWN;
         if (strncmp(name, "MPI_Test", 8) == 0 && strcmp(name, "MPI_Test_cancelled") != 0)
             f |= CALLF_TEST;
@@ -1839,11 +1880,17 @@ static void pool_release(rstream_t *s, uint32_t i)
  * order) the earliest posted, as arrays are usually filled in posting order. With none
  * ended by t (clock granularity across threads), the earliest ending. */
 static uint32_t open_choose(rstream_t *s, uint64_t handle, uint64_t t, uint16_t thread,
-                            int fifo)
+                            int fifo, size_t *slotp)
 {
-    uint32_t head = 0;
-    if (handle == 0 || !hm_get(&s->open, handle, &head))
+    size_t slot = handle == 0 ? SIZE_MAX : hm_find(&s->open, handle);
+    *slotp = slot;
+    if (slot == SIZE_MAX)
         return UINT32_MAX;
+    uint32_t head = s->open.vals[slot];
+    if (s->pool[head - 1].next == 0) { /* one open start: the usual case */
+        const reqent_t *q = &s->pool[head - 1];
+        return q->picked == s->serial ? UINT32_MAX : head - 1;
+    }
     uint32_t best = UINT32_MAX;
     int best_rank = -1;
     for (uint32_t k = head; k != 0; k = s->pool[k - 1].next) {
@@ -1867,14 +1914,20 @@ static uint32_t open_choose(rstream_t *s, uint64_t handle, uint64_t t, uint16_t 
     return best;
 }
 
-/* Remove entry i from the open chain of its handle. */
-static void open_close(rstream_t *s, uint32_t i)
+/* Remove entry i from the open chain of its handle, found at slot (SIZE_MAX: look it up;
+ * open_choose gives it, valid until the table next changes). */
+static void open_close_at(rstream_t *s, uint32_t i, size_t slot)
 {
-    uint64_t handle = s->pool[i].handle;
-    size_t slot = hm_find(&s->open, handle);
+    if (slot == SIZE_MAX)
+        slot = hm_find(&s->open, s->pool[i].handle);
     if (slot == SIZE_MAX)
         return;
     uint32_t head = s->open.vals[slot];
+    if (head == i + 1 && s->pool[i].next == 0) { /* the handle's only open start */
+        pool_release(s, i);
+        hm_del_at(&s->open, slot);
+        return;
+    }
     uint32_t newhead = 0, *link = &newhead;
     for (uint32_t k = head; k != 0;) {
         uint32_t nx = s->pool[k - 1].next;
@@ -1893,15 +1946,38 @@ static void open_close(rstream_t *s, uint32_t i)
         s->open.vals[slot] = newhead;
 }
 
+static void open_close(rstream_t *s, uint32_t i)
+{
+    open_close_at(s, i, SIZE_MAX);
+}
+
 /* Open starts kept per handle: more means completions are missing from the log (dropped
  * events); the oldest is then given up, so memory stays bounded. */
 #define MAX_OPEN_PER_HANDLE 65536
 
-static int open_add(rstream_t *s, uint64_t handle, const plog_reqinfo_t *info,
-                    const plog_lcomm_t *lc, int inter, uint64_t t_end, uint16_t thread)
+/* A new open start of handle, its info left for the caller to fill (in place: starts are
+ * most events); NULL when out of memory. */
+static plog_reqinfo_t *open_new(rstream_t *s, uint64_t handle, const plog_lcomm_t *lc,
+                                int inter, uint64_t t_end, uint16_t thread)
 {
+    int found;
+    size_t slot = hm_probe(&s->open, handle, &found);
+    if (__builtin_expect(!found, 1)) { /* no open start with this handle: one probe */
+        uint32_t i = pool_new(s);
+        if (i == UINT32_MAX)
+            return NULL;
+        reqent_t *q = &s->pool[i];
+        q->handle = handle;
+        q->next = 0;
+        q->inter = (uint8_t)inter;
+        q->uncertain = q->cancelled = 0;
+        q->thread = thread;
+        q->picked = 0;
+        q->lc = lc;
+        q->t_end = t_end;
+        return hm_put_at(&s->open, slot, handle, i + 1) == 0 ? &q->info : NULL;
+    }
     uint32_t head = 0, n = 0, oldest = UINT32_MAX;
-    size_t slot = hm_find(&s->open, handle);
     int moved = 0; /* open_close may have moved or deleted the slot */
     if (slot != SIZE_MAX)
         head = s->open.vals[slot];
@@ -1928,13 +2004,23 @@ static int open_add(rstream_t *s, uint64_t handle, const plog_reqinfo_t *info,
     head = slot != SIZE_MAX ? s->open.vals[slot] : 0;
     uint32_t i = pool_new(s);
     if (i == UINT32_MAX)
-        return -1;
-    s->pool[i] = (reqent_t){handle, head, (uint8_t)inter, 0, 0, thread, 0, lc, t_end, *info};
+        return NULL;
+    s->pool[i] = (reqent_t){handle, head, (uint8_t)inter, 0, 0, thread, 0, lc, t_end, {0}};
     if (slot != SIZE_MAX) {
         s->open.vals[slot] = i + 1;
-        return 0;
+        return &s->pool[i].info;
     }
-    return hm_put(&s->open, handle, i + 1);
+    return hm_put(&s->open, handle, i + 1) == 0 ? &s->pool[i].info : NULL;
+}
+
+static int open_add(rstream_t *s, uint64_t handle, const plog_reqinfo_t *info,
+                    const plog_lcomm_t *lc, int inter, uint64_t t_end, uint16_t thread)
+{
+    plog_reqinfo_t *q = open_new(s, handle, lc, inter, t_end, thread);
+    if (q == NULL)
+        return -1;
+    *q = *info;
+    return 0;
 }
 
 static const reqent_t *pers_get(rstream_t *s, uint64_t handle)
@@ -1980,7 +2066,15 @@ typedef struct parts {
  * accounted for. */
 static int parse_extras(const plog_event_t *ev, const uint64_t *x, parts_t *p)
 {
-    memset(p, 0, sizeof(*p));
+    /* field by field: a memset here compiled to rep stos, slow to start, once per event */
+    p->has_recvspec = p->has_newcomm = p->has_collinfo = 0;
+    p->handles = p->status = p->vsend = p->vrecv = NULL;
+    p->nh = p->ns = p->nvs = p->nvr = 0;
+    if (ev->nextra == 0)
+        return ev->flags & (PLOG_F_RECVSPEC | PLOG_F_HANDLES | PLOG_F_STATUS | PLOG_F_VSEND |
+                            PLOG_F_VRECV | PLOG_F_NEWCOMM | PLOG_F_COLLINFO)
+                   ? ((ev->flags & PLOG_F_TRUNCATED) ? 0 : -1)
+                   : 0;
     uint32_t n = ev->nextra, i = 0;
     int cut = (ev->flags & PLOG_F_TRUNCATED) != 0;
     uint16_t f = ev->flags;
@@ -2030,18 +2124,11 @@ static int parse_extras(const plog_event_t *ev, const uint64_t *x, parts_t *p)
 
 static void info_from_rec(const plog_rec_t *r, uint64_t id, plog_reqinfo_t *inf)
 {
-    memset(inf, 0, sizeof(*inf));
-    inf->id = id;
-    inf->call = r->call;
-    inf->cls = (uint16_t)r->cls;
-    inf->comm = r->comm;
-    inf->peer = r->peer;
-    inf->tag = r->tag;
-    inf->root = r->root;
-    inf->bytes = r->bytes;
-    inf->rbytes = r->rbytes;
-    inf->start_ns = r->start_ns;
-    inf->end_ns = r->end_ns;
+    /* one assignment (padding included), often into a reused table entry */
+    *inf = (plog_reqinfo_t){.id = id, .def_id = 0, .call = r->call, .cls = (uint16_t)r->cls,
+                            .comm = r->comm, .peer = r->peer, .tag = r->tag, .root = r->root,
+                            .bytes = r->bytes, .rbytes = r->rbytes, .start_ns = r->start_ns,
+                            .end_ns = r->end_ns};
 }
 
 /* A Start of persistent handle h: a new instance; returns its id (0: no definition). */
@@ -2135,7 +2222,7 @@ static int order_statuses(rstream_t *s, const parts_t *p)
 /* Decode a status entry's words (source left to the caller, which knows the communicator). */
 static int32_t status_fill(plog_rstatus_t *st, const uint64_t *w)
 {
-    memset(st, 0, sizeof(*st));
+    memset(st, 0, sizeof(*st)); /* padding too: consumers may hash or compare statuses */
     st->handle = w[0];
     st->tag = (int32_t)(uint32_t)w[1];
     st->cancelled = (w[2] & PLOG_STATUS_CANCELLED) != 0;
@@ -2164,7 +2251,7 @@ static plog_err_t build_rec(rstream_t *s, tstream_t *t, plog_error_t *err)
     r->rank = s->rk->rank;
     r->thread = t->thread;
     r->call = ev->call;
-    r->call_name = cinfo ? plog_call_name(ev->call) : "unknown";
+    r->call_name = cinfo ? run->call_name[ev->call] : "unknown";
     r->cls = cinfo ? cinfo - 1 : PLOG_CLASS_OTHER;
     r->flags = ev->flags;
     if (s->clk_const) {
@@ -2345,7 +2432,8 @@ static plog_err_t build_rec(rstream_t *s, tstream_t *t, plog_error_t *err)
         /* Request_free ends the request (and a persistent definition); Cancel only names it */
         if (ev->request == 0)
             break;
-        uint32_t q = open_choose(s, ev->request, ev->t_start, t->thread, 0);
+        size_t qslot;
+        uint32_t q = open_choose(s, ev->request, ev->t_start, t->thread, 0, &qslot);
         const reqent_t *def = pers_get(s, ev->request);
         if (q != UINT32_MAX || def != NULL) {
             s->rinfo = q != UINT32_MAX ? s->pool[q].info : def->info;
@@ -2360,7 +2448,7 @@ static plog_err_t build_rec(rstream_t *s, tstream_t *t, plog_error_t *err)
                 s->pool[q].cancelled = 1;
         } else {
             if (q != UINT32_MAX)
-                open_close(s, q);
+                open_close_at(s, q, qslot);
             pers_drop(s, ev->request);
         }
         break;
@@ -2371,21 +2459,21 @@ static plog_err_t build_rec(rstream_t *s, tstream_t *t, plog_error_t *err)
          * may have ended them anyway: they become uncertain (see open_add). */
         s->serial++;
         for (uint32_t i = 0; i < p.nh; i++) {
-            uint32_t q = open_choose(s, p.handles[i], ev->t_start, t->thread, 1);
+            size_t slot;
+            uint32_t q = open_choose(s, p.handles[i], ev->t_start, t->thread, 1, &slot);
             if (q != UINT32_MAX) {
                 s->pool[q].picked = s->serial;
                 s->pool[q].uncertain |= ev->rc != 0;
-                s->iv[ni] = s->pool[q].info;
-                s->hv[i].id = s->iv[ni].id;
-                s->hv[i].start = &s->iv[ni++];
+                s->hv[i].id = s->pool[q].info.id;
+                s->hv[i].start = &s->pool[q].info; /* completions add no entries: stays */
             }
         }
-        uint32_t q = open_choose(s, ev->request, ev->t_start, t->thread, 0);
+        size_t qslot;
+        uint32_t q = open_choose(s, ev->request, ev->t_start, t->thread, 0, &qslot);
         if (q != UINT32_MAX) {
             s->pool[q].uncertain |= ev->rc != 0;
-            s->rinfo = s->pool[q].info;
-            r->request = s->rinfo.id;
-            r->req = &s->rinfo;
+            r->request = s->pool[q].info.id;
+            r->req = &s->pool[q].info;
         }
         /* Each status names the request it completed (a lone status of a single-request
          * call may leave the handle 0: it is the call's request). Taken in index order; the
@@ -2400,8 +2488,9 @@ static plog_err_t build_rec(rstream_t *s, tstream_t *t, plog_error_t *err)
             int32_t src = status_fill(st, w);
             if (st->handle == 0 && p.ns == 1)
                 st->handle = ev->request;
+            size_t kslot;
             uint32_t k = open_choose(s, st->handle, ev->t_start, t->thread,
-                                     (cflags & CALLF_ARRAY) != 0);
+                                     (cflags & CALLF_ARRAY) != 0, &kslot);
             if (k == UINT32_MAX) {
                 st->source = lcomm_world(NULL, 0, src); /* specials pass, else bad */
                 if (st->handle != 0 && pers_get(s, st->handle) == NULL)
@@ -2411,8 +2500,7 @@ static plog_err_t build_rec(rstream_t *s, tstream_t *t, plog_error_t *err)
                 continue;
             }
             reqent_t *q2 = &s->pool[k];
-            s->iv[ni] = q2->info;
-            st->start = &s->iv[ni++];
+            st->start = &q2->info; /* closed entries keep their info until reused */
             st->request = q2->info.id;
             if (st->cancelled && !q2->cancelled) {
                 rs_warn(s, W_CANCEL, "thread %u, %s at %lld ns, request %llu", t->thread,
@@ -2437,7 +2525,7 @@ static plog_err_t build_rec(rstream_t *s, tstream_t *t, plog_error_t *err)
                 st->bytes = PLOG_BYTES_UNKNOWN;
             }
             if (!(cflags & CALLF_GETSTATUS))
-                open_close(s, k);
+                open_close_at(s, k, kslot);
             else
                 q2->picked = s->serial;
         }
@@ -2453,9 +2541,11 @@ static plog_err_t build_rec(rstream_t *s, tstream_t *t, plog_error_t *err)
                         r->call_name, (long long)r->start_ns, (unsigned long long)ev->request);
             if (cflags & CALLF_ALL)
                 for (uint32_t i = 0; i < p.nh; i++) {
-                    uint32_t k = open_choose(s, p.handles[i], ev->t_start, t->thread, 1);
+                    size_t kslot;
+                    uint32_t k = open_choose(s, p.handles[i], ev->t_start, t->thread, 1,
+                                             &kslot);
                     if (k != UINT32_MAX)
-                        open_close(s, k);
+                        open_close_at(s, k, kslot);
                 }
         }
         if (r->request == 0) { /* Waitany/Testany: the one completed */
@@ -2475,11 +2565,14 @@ static plog_err_t build_rec(rstream_t *s, tstream_t *t, plog_error_t *err)
     }
     default: /* Isend, Irecv, Ibcast..., and any other call that made a request (Comm_idup) */
         if (ev->request != 0) {
-            info_from_rec(r, s->next_id++, &s->rinfo);
-            if (open_add(s, ev->request, &s->rinfo, lc, inter, ev->t_end, t->thread) != 0)
+            /* filled in the table, pointed to from there (no copy): the table changes
+             * next in this stream's next event, as the record's pointers may */
+            plog_reqinfo_t *inf = open_new(s, ev->request, lc, inter, ev->t_end, t->thread);
+            if (inf == NULL)
                 return rs_error(s, PLOG_E_NOMEM, t->frame_off, err, "request table");
-            r->request = s->rinfo.id;
-            r->req = &s->rinfo;
+            info_from_rec(r, s->next_id++, inf);
+            r->request = inf->id;
+            r->req = inf;
         }
         break;
     }
