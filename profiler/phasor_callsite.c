@@ -325,11 +325,30 @@ static inline uint64_t pcs_hash(void *const *pcs, int n)
     return h | 1; /* 0 marks an empty way */
 }
 
-uint32_t phasor_callsite_lookup(phasor_thread_t *th, void *const *pcs, int n)
+static inline int self_frames(void *const *pcs, int n)
 {
     int k = 0;
     while (k < n && (uintptr_t)pcs[k] - self_lo < self_len)
         k++;
+    return k;
+}
+
+#define CS_MAX_CAPTURE (PLOG_SITE_MAX_FRAMES + 16)
+
+uint32_t phasor_callsite_lookup(phasor_thread_t *th, void *const *pcs, int n)
+{
+    int k = self_frames(pcs, n);
+    /* The capture assumed one libphasor frame (the wrapper). When the record was made deeper
+     * in the runtime (a helper the compiler kept out of line, Init/Finalize/Abort), frames of
+     * the application were cut off: capture again with room for what was skipped. Rare, and
+     * the common case pays one compare. */
+    void *more[CS_MAX_CAPTURE];
+    for (int want = phasor_cs_depth + 1; k > 1 && n == want && want < CS_MAX_CAPTURE;) {
+        want = want + k + 2 < CS_MAX_CAPTURE ? want + k + 2 : CS_MAX_CAPTURE;
+        n = phasor_unw_backtrace(more, want);
+        pcs = more;
+        k = self_frames(pcs, n);
+    }
     int m = n - k;
     if (m > phasor_cs_depth)
         m = phasor_cs_depth;
@@ -358,13 +377,4 @@ uint32_t phasor_callsite_lookup(phasor_thread_t *th, void *const *pcs, int n)
     victim[1] = ((uint64_t)m << 32) | id;
     memcpy(victim + 2, pcs, (size_t)m * sizeof(void *));
     return id;
-}
-
-#define DEEP_EXTRA 6 /* runtime frames above a lifecycle wrapper, with room to spare */
-
-uint32_t phasor_callsite_deep(phasor_thread_t *th)
-{
-    void *pcs[PLOG_SITE_MAX_FRAMES + DEEP_EXTRA];
-    int n = phasor_unw_backtrace(pcs, phasor_cs_depth + DEEP_EXTRA);
-    return phasor_callsite_lookup(th, pcs, n);
 }

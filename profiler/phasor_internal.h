@@ -28,9 +28,6 @@ void phasor_queue_comm_def(const plog_comm_def_t *c);
  * could not be loaded (sites off). flush: emit pending definitions (write lock held). */
 int phasor_callsite_init(int depth);
 uint64_t *phasor_callsite_cache_new(void);
-/* For events recorded from inside the runtime (Init, Finalize, Abort, Pcontrol): captures
- * enough extra frames to get past the runtime's own. */
-uint32_t phasor_callsite_deep(phasor_thread_t *th);
 void phasor_callsite_flush(void (*emit)(uint32_t n, const void *buf, size_t len), int try_only);
 
 /* Clock alignment (phasor_clocksync.c): min-RTT ping-pong with rank 0 on the private comm. */

@@ -630,8 +630,6 @@ static void append_event_raw(unsigned call, uint64_t t0, uint64_t t1, int rc, in
     plog_event_t *ev = phasor_event_begin(th, call, t0, t1, rc, 0);
     if (ev) {
         ev->tag = tag;
-        if (phasor_cs_depth)
-            ev->callsite = phasor_callsite_deep(th);
         phasor_event_end(th, ev, 0);
     }
 }
@@ -870,8 +868,6 @@ void phasor_on_abort(uint64_t t0, int errorcode, MPI_Comm comm)
         if (ev) {
             ev->comm = phasor_comm_id(comm);
             ev->tag = errorcode;
-            if (phasor_cs_depth)
-                ev->callsite = phasor_callsite_deep(th);
             phasor_event_end(th, ev, 0);
         }
     }

@@ -98,7 +98,8 @@ plog_event_t *phasor_event_begin_slow(phasor_thread_t *th, size_t need);
 
 /* Reserve a record with room for max_extras extra words and fill the common fields;
  * the rest are zero / PLOG_NONE. Returns NULL only if nothing can be recorded any more. */
-/* Always inlined: the call-site capture inside must run in the wrapper's own frame. */
+/* Always inlined: the call-site capture then starts in the wrapper's own frame, the case it
+ * is sized for (phasor_callsite_lookup captures again when it started deeper). */
 static inline __attribute__((always_inline)) plog_event_t *
 phasor_event_begin(phasor_thread_t *th, unsigned call, uint64_t t0, uint64_t t1, int rc,
                    size_t max_extras)
