@@ -35,7 +35,10 @@ echo "== what phasor read back: phasor report"
 "$bdir/phasor" report "$out/logs" -o "$out/report"
 echo
 echo "== the first events of rank 1 (times in ns on the aligned axis)"
-"$bdir/phasor" dump "$out/logs" --rank 1 | head -12
+# through a file: with pipefail, head closing the pipe early would fail the demo (SIGPIPE)
+"$bdir/phasor" dump "$out/logs" --rank 1 >"$out/rank1.txt"
+head -12 "$out/rank1.txt"
 echo
 ls -l "$out/logs"
 echo "Try: $bdir/phasor dump $out/logs --json | less    (matrix heatmap: $out/report/matrix.svg)"
+echo "     $bdir/phasor steps $out/logs | less          (the transfers inside each collective)"
