@@ -1,6 +1,7 @@
 /* coll_ompi41.c: which algorithm Open MPI 4.1.x runs for a collective on an intracommunicator
  * (component selection, coll/tuned's fixed decision rules, the forcing MCA variables, and the
  * fallbacks inside the algorithms), as read from v4.1.4 (identical through 4.1.8). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "coll_build.h"
@@ -686,4 +687,61 @@ pcs_err_t pcs_ompi41_select(const pcs_args_t *a, const pcs_ompi_forced_t *forced
     }
     out->alg = alg;
     return PCS_OK;
+}
+
+int pcs_ompi_forced_set(pcs_ompi_forced_t *f, const char *name, const char *value)
+{
+    static const char prefix[] = "OMPI_MCA_coll_tuned_";
+    if (strncmp(name, prefix, sizeof(prefix) - 1) != 0 || !value || !*value)
+        return 0;
+    const char *n = name + sizeof(prefix) - 1;
+    char *end;
+    long v = strtol(value, &end, 0);
+    if (*end != '\0')
+        return 0;
+    if (strcmp(n, "use_dynamic_rules") == 0) {
+        f->use_dynamic_rules = v != 0;
+        return 1;
+    }
+    if (strcmp(n, "bcast_algorithm_knomial_radix") == 0) {
+        f->knomial_radix = (int)v;
+        return 1;
+    }
+    static const char *const suffix[] = {"_algorithm", "_algorithm_segmentsize",
+                                         "_algorithm_chain_fanout", "_algorithm_max_requests"};
+    for (int c = 0; c < PCS_NCOLLS; c++) {
+        const char *cn = pcs_coll_name((pcs_coll_t)c);
+        size_t len = strlen(cn);
+        if (strncmp(n, cn, len) != 0)
+            continue;
+        for (int k = 0; k < 4; k++) {
+            if (strcmp(n + len, suffix[k]) != 0)
+                continue;
+            switch (k) {
+            case 0: f->algorithm[c] = (int)v; break;
+            case 1: f->segsize[c] = v; break;
+            case 2: f->chain_fanout[c] = (int)v; break;
+            default: f->max_requests[c] = (int)v; break;
+            }
+            return 1;
+        }
+    }
+    return 0;
+}
+
+pcs_library_t pcs_library_of(const char *s)
+{
+    if (!s)
+        return PCS_LIB_UNKNOWN;
+    if (strstr(s, "Open MPI v4.1"))
+        return PCS_LIB_OMPI41;
+    const char *m = strstr(s, "MPICH Version:");
+    if (m) {
+        m += strlen("MPICH Version:");
+        while (*m == ' ' || *m == '\t')
+            m++;
+        if (strncmp(m, "4.0", 3) == 0)
+            return PCS_LIB_MPICH40;
+    }
+    return PCS_LIB_UNKNOWN;
 }

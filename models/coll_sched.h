@@ -300,6 +300,19 @@ typedef struct pcs_ompi_forced {
     int knomial_radix;                   /* bcast_algorithm_knomial_radix (0 = 4) */
 } pcs_ompi_forced_t;
 
+/* One OMPI_MCA_coll_tuned_* variable (numeric values only; Open MPI also takes names) into
+ * f: 1 if it is one of these, 0 if not. Shared by the shim (its environment) and the
+ * offline tools (the environment a rank recorded). */
+int pcs_ompi_forced_set(pcs_ompi_forced_t *f, const char *name, const char *value);
+
+/* Which rules describe a library, from MPI_Get_library_version's string. */
+typedef enum pcs_library {
+    PCS_LIB_UNKNOWN = 0,
+    PCS_LIB_OMPI41 = 1,  /* "Open MPI v4.1.x" */
+    PCS_LIB_MPICH40 = 2, /* "MPICH Version: 4.0.x" */
+} pcs_library_t;
+pcs_library_t pcs_library_of(const char *version_string);
+
 /* Open MPI 4.1.x (coll_tuned_decision_fixed.c, unchanged 4.1.0-4.1.8) on an intracommunicator.
  * forced may be NULL. Writes out even when it returns an error. */
 pcs_err_t pcs_ompi41_select(const pcs_args_t *a, const pcs_ompi_forced_t *forced,

@@ -79,44 +79,11 @@ const char *recon_skip_name(recon_skip_t why)
 
 /* ---- per rank: library and forcing variables ---- */
 
-static recon_lib_t lib_of(const plog_rank_t *rk)
+/* The library's variables from the environment the rank recorded (env.NAME=VALUE). */
+static void settings_of(const plog_rank_t *rk, rank_info_t *ri)
 {
-    const char *lib = plog_rank_kv(rk, "mpi_library");
-    if (lib && strstr(lib, "Open MPI v4.1"))
-        return RECON_LIB_OMPI41;
-    const char *m = lib ? strstr(lib, "MPICH Version:") : NULL;
-    if (m) {
-        m += strlen("MPICH Version:");
-        while (*m == ' ' || *m == '\t')
-            m++;
-        if (strncmp(m, "4.0", 3) == 0)
-            return RECON_LIB_MPICH40;
-    }
-    return RECON_LIB_UNKNOWN;
-}
-
-static long env_long(const plog_rank_t *rk, const char *coll, const char *suffix, long dflt)
-{
-    char key[160];
-    if (coll)
-        snprintf(key, sizeof(key), "env.OMPI_MCA_coll_tuned_%s_%s", coll, suffix);
-    else
-        snprintf(key, sizeof(key), "env.OMPI_MCA_coll_tuned_%s", suffix);
-    const char *v = plog_rank_kv(rk, key);
-    if (!v || !*v)
-        return dflt;
-    char *end;
-    long x = strtol(v, &end, 0);
-    if (*end != '\0') /* Open MPI also takes names ("ring"); those are not read here */
-        return dflt;
-    return x;
-}
-
-/* MPICH's variables from the recorded environment (values MPICH would refuse are left at the
- * default, as MPICH itself would not start with them). */
-static void mpich_env_of(const plog_rank_t *rk, pcs_mpich_env_t *env)
-{
-    memset(env, 0, sizeof(*env));
+    memset(&ri->forced, 0, sizeof(ri->forced));
+    memset(&ri->menv, 0, sizeof(ri->menv));
     for (const char *kv = plog_rank_kv_next(rk, NULL); kv; kv = plog_rank_kv_next(rk, kv)) {
         if (strncmp(kv, "env.", 4) != 0)
             continue;
@@ -126,22 +93,18 @@ static void mpich_env_of(const plog_rank_t *rk, pcs_mpich_env_t *env)
         char name[128];
         memcpy(name, kv + 4, (size_t)(eq - kv - 4));
         name[eq - kv - 4] = '\0';
-        pcs_mpich_env_set(env, name, eq + 1);
+        if (!pcs_ompi_forced_set(&ri->forced, name, eq + 1))
+            pcs_mpich_env_set(&ri->menv, name, eq + 1);
     }
 }
 
-static void forced_of(const plog_rank_t *rk, pcs_ompi_forced_t *f)
+static recon_lib_t lib_of(const plog_rank_t *rk)
 {
-    memset(f, 0, sizeof(*f));
-    f->use_dynamic_rules = env_long(rk, NULL, "use_dynamic_rules", 0) != 0;
-    for (int c = 0; c < PCS_NCOLLS; c++) {
-        const char *name = pcs_coll_name((pcs_coll_t)c);
-        f->algorithm[c] = (int)env_long(rk, name, "algorithm", 0);
-        f->segsize[c] = env_long(rk, name, "algorithm_segmentsize", 0);
-        f->chain_fanout[c] = (int)env_long(rk, name, "algorithm_chain_fanout", 0);
-        f->max_requests[c] = (int)env_long(rk, name, "algorithm_max_requests", 0);
+    switch (pcs_library_of(plog_rank_kv(rk, "mpi_library"))) {
+    case PCS_LIB_OMPI41: return RECON_LIB_OMPI41;
+    case PCS_LIB_MPICH40: return RECON_LIB_MPICH40;
+    default: return RECON_LIB_UNKNOWN;
     }
-    f->knomial_radix = (int)env_long(rk, "bcast", "algorithm_knomial_radix", 0);
 }
 
 recon_t *recon_new(const plog_run_t *run, recon_lib_t force)
@@ -173,8 +136,7 @@ recon_t *recon_new(const plog_run_t *run, recon_lib_t force)
         if (!rk)
             continue;
         r->ranks[i].lib = force != RECON_LIB_AUTO ? force : lib_of(rk);
-        forced_of(rk, &r->ranks[i].forced);
-        mpich_env_of(rk, &r->ranks[i].menv);
+        settings_of(rk, &r->ranks[i]);
         const char *h = plog_rank_kv(rk, "hostname");
         if (!h)
             continue;

@@ -13,7 +13,6 @@
  * Off the hot path by design: opt-in, allocates, locks the per-communicator table. */
 #define _GNU_SOURCE
 #include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -52,16 +51,6 @@ typedef struct mthread {
 } mthread_t;
 static PHASOR_TLS mthread_t *mth;
 
-static long env_long(const char *name, long dflt)
-{
-    const char *v = getenv(name);
-    if (!v || !*v)
-        return dflt;
-    char *end;
-    long x = strtol(v, &end, 0);
-    return *end == '\0' ? x : dflt;
-}
-
 int phasor_measure_init(const char *mode, const char *library)
 {
     phasor_steps_mode = 0;
@@ -69,43 +58,22 @@ int phasor_measure_init(const char *mode, const char *library)
         return 1;
     if (strcmp(mode, "measure") != 0)
         return -1;
-    const char *m = library ? strstr(library, "MPICH Version:") : NULL;
-    if (library && strstr(library, "Open MPI v4.1")) {
-        lib = LIB_OMPI41;
-        ompi_forced.use_dynamic_rules = env_long("OMPI_MCA_coll_tuned_use_dynamic_rules", 0) != 0;
-        for (int c = 0; c < PCS_NCOLLS; c++) {
-            char key[160];
-            const char *n = pcs_coll_name((pcs_coll_t)c);
-            snprintf(key, sizeof(key), "OMPI_MCA_coll_tuned_%s_algorithm", n);
-            ompi_forced.algorithm[c] = (int)env_long(key, 0);
-            snprintf(key, sizeof(key), "OMPI_MCA_coll_tuned_%s_algorithm_segmentsize", n);
-            ompi_forced.segsize[c] = env_long(key, 0);
-            snprintf(key, sizeof(key), "OMPI_MCA_coll_tuned_%s_algorithm_chain_fanout", n);
-            ompi_forced.chain_fanout[c] = (int)env_long(key, 0);
-            snprintf(key, sizeof(key), "OMPI_MCA_coll_tuned_%s_algorithm_max_requests", n);
-            ompi_forced.max_requests[c] = (int)env_long(key, 0);
-        }
-        ompi_forced.knomial_radix =
-            (int)env_long("OMPI_MCA_coll_tuned_bcast_algorithm_knomial_radix", 0);
-    } else if (m) {
-        m += strlen("MPICH Version:");
-        while (*m == ' ' || *m == '\t')
-            m++;
-        if (strncmp(m, "4.0", 3) != 0)
-            return 0;
-        lib = LIB_MPICH40;
-        extern char **environ;
-        for (char **e = environ; e && *e; e++) {
-            const char *eq = strchr(*e, '=');
-            if (!eq || (size_t)(eq - *e) >= 128)
-                continue;
-            char name[128];
-            memcpy(name, *e, (size_t)(eq - *e));
-            name[eq - *e] = '\0';
+    switch (pcs_library_of(library)) {
+    case PCS_LIB_OMPI41: lib = LIB_OMPI41; break;
+    case PCS_LIB_MPICH40: lib = LIB_MPICH40; break;
+    default: return 0;
+    }
+    /* the library's forcing variables, as the offline tools read them from the log */
+    extern char **environ;
+    for (char **e = environ; e && *e; e++) {
+        const char *eq = strchr(*e, '=');
+        if (!eq || (size_t)(eq - *e) >= 128)
+            continue;
+        char name[128];
+        memcpy(name, *e, (size_t)(eq - *e));
+        name[eq - *e] = '\0';
+        if (!pcs_ompi_forced_set(&ompi_forced, name, eq + 1))
             pcs_mpich_env_set(&mpich_env, name, eq + 1);
-        }
-    } else {
-        return 0;
     }
     phasor_steps_mode = 1;
     return 1;

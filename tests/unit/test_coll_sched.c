@@ -446,3 +446,31 @@ Test(coll_sched, ompi41_fixed_rules)
     cr_assert_eq(pcs_ompi41_select(&a, NULL, &ch), PCS_OK);
     cr_expect_eq(ch.alg, PCS_ALG_NONE);
 }
+
+Test(coll_sched, forcing_variables_and_library_strings)
+{
+    pcs_ompi_forced_t f = {0};
+    cr_assert_eq(pcs_ompi_forced_set(&f, "OMPI_MCA_coll_tuned_use_dynamic_rules", "1"), 1);
+    cr_assert(f.use_dynamic_rules);
+    cr_assert_eq(pcs_ompi_forced_set(&f, "OMPI_MCA_coll_tuned_allreduce_algorithm", "4"), 1);
+    cr_assert_eq(f.algorithm[PCS_ALLREDUCE], 4);
+    cr_assert_eq(f.algorithm[PCS_REDUCE], 0, "reduce is a prefix of allreduce's name only");
+    cr_assert_eq(pcs_ompi_forced_set(&f, "OMPI_MCA_coll_tuned_reduce_scatter_algorithm", "2"), 1);
+    cr_assert_eq(f.algorithm[PCS_REDUCE_SCATTER], 2);
+    cr_assert_eq(f.algorithm[PCS_REDUCE], 0);
+    cr_assert_eq(pcs_ompi_forced_set(&f, "OMPI_MCA_coll_tuned_bcast_algorithm_segmentsize",
+                                     "8192"), 1);
+    cr_assert_eq(f.segsize[PCS_BCAST], 8192);
+    cr_assert_eq(pcs_ompi_forced_set(&f, "OMPI_MCA_coll_tuned_bcast_algorithm_knomial_radix",
+                                     "3"), 1);
+    cr_assert_eq(f.knomial_radix, 3);
+    cr_assert_eq(pcs_ompi_forced_set(&f, "OMPI_MCA_coll_tuned_bcast_algorithm", "ring"), 0,
+                 "names are not read");
+    cr_assert_eq(pcs_ompi_forced_set(&f, "MPIR_CVAR_BCAST_INTRA_ALGORITHM", "binomial"), 0);
+    cr_assert_eq(pcs_library_of("Open MPI v4.1.4, package: Debian OpenMPI"), PCS_LIB_OMPI41);
+    cr_assert_eq(pcs_library_of("MPICH Version:      4.0.2\nMPICH Release date: ..."),
+                 PCS_LIB_MPICH40);
+    cr_assert_eq(pcs_library_of("MPICH Version:\t4.1.1"), PCS_LIB_UNKNOWN);
+    cr_assert_eq(pcs_library_of("Open MPI v5.0.0"), PCS_LIB_UNKNOWN);
+    cr_assert_eq(pcs_library_of(NULL), PCS_LIB_UNKNOWN);
+}
