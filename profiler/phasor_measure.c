@@ -172,9 +172,9 @@ static int contiguous(MPI_Datatype t)
 }
 
 static void record_step(phasor_thread_t *th, uint64_t t0, uint64_t t1, uint32_t comm_id,
-                        const pcs_op_t *op, uint32_t seq)
+                        uint32_t site, const pcs_op_t *op, uint32_t seq)
 {
-    plog_event_t *ev = phasor_event_begin(th, PLOG_CALL_PHASOR_Step, t0, t1, 0, 0);
+    plog_event_t *ev = phasor_event_reserve(th, PLOG_CALL_PHASOR_Step, t0, t1, 0, 0, site);
     if (!ev)
         return;
     int send = op->kind == PCS_OP_SEND || op->kind == PCS_OP_ISEND;
@@ -239,6 +239,8 @@ int phasor_measure(const phasor_measure_t *mc, int *measured)
     uint8_t *buf[PCS_NBUFS] = {(uint8_t *)(uintptr_t)mc->sbuf, (uint8_t *)mc->rbuf, m->tmp[0],
                                m->tmp[1], m->tmp[2]};
     const uint32_t comm_id = phasor_comm_id(mc->comm);
+    /* one unwind per call: every step carries the collective's site */
+    const uint32_t site = phasor_cs_depth ? phasor_callsite(th) : 0;
     uint32_t seq = 0;
     int rc = MPI_SUCCESS;
     for (size_t i = 0; i < s->n && rc == MPI_SUCCESS; i++) {
@@ -251,11 +253,11 @@ int phasor_measure(const phasor_measure_t *mc, int *measured)
         case PCS_OP_SEND:
             rc = (op->flags & PCS_F_SYNC) ? PMPI_Ssend(pa, n, MPI_BYTE, peer, our_tag(op->tag), c->dup)
                                           : PMPI_Send(pa, n, MPI_BYTE, peer, our_tag(op->tag), c->dup);
-            record_step(th, t0, phasor_now(), comm_id, op, ++seq);
+            record_step(th, t0, phasor_now(), comm_id, site, op, ++seq);
             break;
         case PCS_OP_RECV:
             rc = PMPI_Recv(pa, n, MPI_BYTE, peer, our_tag(op->tag), c->dup, MPI_STATUS_IGNORE);
-            record_step(th, t0, phasor_now(), comm_id, op, ++seq);
+            record_step(th, t0, phasor_now(), comm_id, site, op, ++seq);
             break;
         case PCS_OP_ISEND:
         case PCS_OP_IRECV:
@@ -271,7 +273,7 @@ int phasor_measure(const phasor_measure_t *mc, int *measured)
             break;
         case PCS_OP_WAIT:
             rc = PMPI_Wait(&m->reqs[op->req], MPI_STATUS_IGNORE);
-            record_step(th, m->req_t0[op->req], phasor_now(), comm_id,
+            record_step(th, m->req_t0[op->req], phasor_now(), comm_id, site,
                         &s->ops[m->req_op[op->req]], m->req_seq[op->req]);
             break;
         case PCS_OP_COPY:

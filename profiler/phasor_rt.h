@@ -98,11 +98,11 @@ plog_event_t *phasor_event_begin_slow(phasor_thread_t *th, size_t need);
 
 /* Reserve a record with room for max_extras extra words and fill the common fields;
  * the rest are zero / PLOG_NONE. Returns NULL only if nothing can be recorded any more. */
-/* Always inlined: the call-site capture then starts in the wrapper's own frame, the case it
- * is sized for (phasor_callsite_lookup captures again when it started deeper). */
+/* phasor_event_begin with a call site the caller already has (records phasor makes itself
+ * inside one MPI call: the steps of a measured collective carry the collective's site). */
 static inline __attribute__((always_inline)) plog_event_t *
-phasor_event_begin(phasor_thread_t *th, unsigned call, uint64_t t0, uint64_t t1, int rc,
-                   size_t max_extras)
+phasor_event_reserve(phasor_thread_t *th, unsigned call, uint64_t t0, uint64_t t1, int rc,
+                     size_t max_extras, uint32_t callsite)
 {
     size_t need = sizeof(plog_event_t) + max_extras * sizeof(uint64_t);
     plog_event_t *ev;
@@ -119,7 +119,7 @@ phasor_event_begin(phasor_thread_t *th, unsigned call, uint64_t t0, uint64_t t1,
     ev->peer = PLOG_NONE;
     ev->tag = PLOG_NONE;
     ev->root = PLOG_NONE;
-    ev->callsite = __builtin_expect(phasor_cs_depth != 0, 1) ? phasor_callsite(th) : 0;
+    ev->callsite = callsite;
     ev->rc = rc;
     ev->call = (uint16_t)call;
     ev->flags = 0;
@@ -128,6 +128,16 @@ phasor_event_begin(phasor_thread_t *th, unsigned call, uint64_t t0, uint64_t t1,
 }
 
 /* Words of extras that fit after ev (may be fewer than asked when the buffer is small). */
+/* Always inlined: the call-site capture then starts in the wrapper's own frame, the case it
+ * is sized for (phasor_callsite_lookup captures again when it started deeper). */
+static inline __attribute__((always_inline)) plog_event_t *
+phasor_event_begin(phasor_thread_t *th, unsigned call, uint64_t t0, uint64_t t1, int rc,
+                   size_t max_extras)
+{
+    uint32_t site = __builtin_expect(phasor_cs_depth != 0, 1) ? phasor_callsite(th) : 0;
+    return phasor_event_reserve(th, call, t0, t1, rc, max_extras, site);
+}
+
 static inline size_t phasor_extras_room(const phasor_thread_t *th, const plog_event_t *ev)
 {
     return (size_t)(th->end - (const uint8_t *)(ev + 1)) / sizeof(uint64_t);
