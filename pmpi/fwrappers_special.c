@@ -490,15 +490,16 @@ static void pfw_record_some(phasor_thread_t *th, unsigned call, uint64_t t0, uin
     phasor_event_end(th, ev, nx);
 }
 
-PFW_DECL(mpi_waitsome_, MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount,
-         MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierr);
-void mpi_waitsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount,
-                   MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierr)
+/* Waitsome and Testsome differ only in the library entry and the call recorded. */
+typedef void pfw_some_fn(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *);
+static inline __attribute__((always_inline)) void
+pfw_some(pfw_some_fn *fn, unsigned call, int is_wait, MPI_Fint *incount,
+         MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices,
+         MPI_Fint *array_of_statuses, MPI_Fint *ierr)
 {
     phasor_thread_t *th = phasor_enter();
     if (!th) {
-        pmpi_waitsome_(incount, array_of_requests, outcount, array_of_indices,
-                       array_of_statuses, ierr);
+        fn(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, ierr);
         return;
     }
     const MPI_Request *saved = pfw_save_requests(th, *incount, array_of_requests);
@@ -506,11 +507,20 @@ void mpi_waitsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *out
     if (pfw_statuses_ignored(fsts) && saved)
         fsts = (MPI_Fint *)th->st_scratch;
     uint64_t t0 = phasor_now();
-    pmpi_waitsome_(incount, array_of_requests, outcount, array_of_indices, fsts, ierr);
+    fn(incount, array_of_requests, outcount, array_of_indices, fsts, ierr);
     uint64_t t1 = phasor_now();
-    pfw_record_some(th, PLOG_CALL_MPI_Waitsome, t0, t1, *ierr, *incount, saved, *outcount,
-                    array_of_indices, fsts, 1);
+    pfw_record_some(th, call, t0, t1, *ierr, *incount, saved, *outcount, array_of_indices, fsts,
+                    is_wait);
     phasor_leave(th);
+}
+
+PFW_DECL(mpi_waitsome_, MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount,
+         MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierr);
+void mpi_waitsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount,
+                   MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierr)
+{
+    pfw_some(pmpi_waitsome_, PLOG_CALL_MPI_Waitsome, 1, incount, array_of_requests, outcount,
+             array_of_indices, array_of_statuses, ierr);
 }
 PFW_ALIASES(mpi_waitsome_, mpi_waitsome, mpi_waitsome__, MPI_WAITSOME)
 
@@ -519,22 +529,8 @@ PFW_DECL(mpi_testsome_, MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint
 void mpi_testsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount,
                    MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierr)
 {
-    phasor_thread_t *th = phasor_enter();
-    if (!th) {
-        pmpi_testsome_(incount, array_of_requests, outcount, array_of_indices,
-                       array_of_statuses, ierr);
-        return;
-    }
-    const MPI_Request *saved = pfw_save_requests(th, *incount, array_of_requests);
-    MPI_Fint *fsts = array_of_statuses;
-    if (pfw_statuses_ignored(fsts) && saved)
-        fsts = (MPI_Fint *)th->st_scratch;
-    uint64_t t0 = phasor_now();
-    pmpi_testsome_(incount, array_of_requests, outcount, array_of_indices, fsts, ierr);
-    uint64_t t1 = phasor_now();
-    pfw_record_some(th, PLOG_CALL_MPI_Testsome, t0, t1, *ierr, *incount, saved, *outcount,
-                    array_of_indices, fsts, 0);
-    phasor_leave(th);
+    pfw_some(pmpi_testsome_, PLOG_CALL_MPI_Testsome, 0, incount, array_of_requests, outcount,
+             array_of_indices, array_of_statuses, ierr);
 }
 PFW_ALIASES(mpi_testsome_, mpi_testsome, mpi_testsome__, MPI_TESTSOME)
 
