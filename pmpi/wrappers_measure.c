@@ -20,10 +20,13 @@ static int64_t tsize(MPI_Datatype t)
     return sz;
 }
 
-/* Common part; 0 when phasor does not perform calls on comm (intercommunicators). */
-static int setup(phasor_measure_t *mc, pcs_coll_t coll, MPI_Comm comm)
+/* Common part; 0 when phasor does not perform calls on comm (intercommunicators). Reads the
+ * wrapper's veto from *measured (< 0: not recording) and clears it. */
+static int setup(phasor_measure_t *mc, pcs_coll_t coll, MPI_Comm comm, int *measured)
 {
     memset(mc, 0, sizeof(*mc));
+    mc->veto = *measured < 0;
+    *measured = 0;
     int inter = 0;
     if (comm == MPI_COMM_NULL || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
         return 0;
@@ -72,11 +75,8 @@ static int64_t *i64(const int *v, int n)
 int pmpi_measure_Barrier(MPI_Comm comm, int *measured)
 {
     phasor_measure_t mc;
-    const bool veto = *measured < 0; /* this rank must not: the wrapper is not recording */
-    *measured = 0;
-    if (!setup(&mc, PCS_BARRIER, comm))
+    if (!setup(&mc, PCS_BARRIER, comm, measured))
         return PMPI_Barrier(comm);
-    mc.veto = veto;
     mc.args.type_size = 1;
     MEASURE_OR(&mc, measured, PMPI_Barrier(comm));
 }
@@ -85,11 +85,8 @@ int pmpi_measure_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
                        int *measured)
 {
     phasor_measure_t mc;
-    const bool veto = *measured < 0; /* this rank must not: the wrapper is not recording */
-    *measured = 0;
-    if (!setup(&mc, PCS_BCAST, comm))
+    if (!setup(&mc, PCS_BCAST, comm, measured))
         return PMPI_Bcast(buffer, count, datatype, root, comm);
-    mc.veto = veto;
     mc.args.root = root;
     mc.args.count = count;
     mc.args.type_size = (uint64_t)tsize(datatype);
@@ -115,11 +112,8 @@ int pmpi_measure_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datat
                         MPI_Op op, int root, MPI_Comm comm, int *measured)
 {
     phasor_measure_t mc;
-    const bool veto = *measured < 0; /* this rank must not: the wrapper is not recording */
-    *measured = 0;
-    if (!setup(&mc, PCS_REDUCE, comm))
+    if (!setup(&mc, PCS_REDUCE, comm, measured))
         return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
-    mc.veto = veto;
     mc.args.root = root;
     reduction(&mc, sendbuf, recvbuf, count, datatype, op,
               mc.args.rank == root && sendbuf == MPI_IN_PLACE);
@@ -130,11 +124,8 @@ int pmpi_measure_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Da
                            MPI_Op op, MPI_Comm comm, int *measured)
 {
     phasor_measure_t mc;
-    const bool veto = *measured < 0; /* this rank must not: the wrapper is not recording */
-    *measured = 0;
-    if (!setup(&mc, PCS_ALLREDUCE, comm))
+    if (!setup(&mc, PCS_ALLREDUCE, comm, measured))
         return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
-    mc.veto = veto;
     reduction(&mc, sendbuf, recvbuf, count, datatype, op, sendbuf == MPI_IN_PLACE);
     MEASURE_OR(&mc, measured, PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm));
 }
@@ -143,11 +134,8 @@ int pmpi_measure_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatyp
                       MPI_Op op, MPI_Comm comm, int *measured)
 {
     phasor_measure_t mc;
-    const bool veto = *measured < 0; /* this rank must not: the wrapper is not recording */
-    *measured = 0;
-    if (!setup(&mc, PCS_SCAN, comm))
+    if (!setup(&mc, PCS_SCAN, comm, measured))
         return PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
-    mc.veto = veto;
     reduction(&mc, sendbuf, recvbuf, count, datatype, op, sendbuf == MPI_IN_PLACE);
     MEASURE_OR(&mc, measured, PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm));
 }
@@ -156,11 +144,8 @@ int pmpi_measure_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datat
                         MPI_Op op, MPI_Comm comm, int *measured)
 {
     phasor_measure_t mc;
-    const bool veto = *measured < 0; /* this rank must not: the wrapper is not recording */
-    *measured = 0;
-    if (!setup(&mc, PCS_EXSCAN, comm))
+    if (!setup(&mc, PCS_EXSCAN, comm, measured))
         return PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
-    mc.veto = veto;
     reduction(&mc, sendbuf, recvbuf, count, datatype, op, sendbuf == MPI_IN_PLACE);
     MEASURE_OR(&mc, measured, PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm));
 }
@@ -170,11 +155,8 @@ int pmpi_measure_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int re
                                       int *measured)
 {
     phasor_measure_t mc;
-    const bool veto = *measured < 0; /* this rank must not: the wrapper is not recording */
-    *measured = 0;
-    if (!setup(&mc, PCS_REDUCE_SCATTER_BLOCK, comm))
+    if (!setup(&mc, PCS_REDUCE_SCATTER_BLOCK, comm, measured))
         return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
-    mc.veto = veto;
     reduction(&mc, sendbuf, recvbuf, recvcount, datatype, op, sendbuf == MPI_IN_PLACE);
     MEASURE_OR(&mc, measured,
                PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm));
@@ -184,11 +166,8 @@ int pmpi_measure_Reduce_scatter(const void *sendbuf, void *recvbuf, const int re
                                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, int *measured)
 {
     phasor_measure_t mc;
-    const bool veto = *measured < 0; /* this rank must not: the wrapper is not recording */
-    *measured = 0;
-    if (!setup(&mc, PCS_REDUCE_SCATTER, comm))
+    if (!setup(&mc, PCS_REDUCE_SCATTER, comm, measured))
         return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
-    mc.veto = veto;
     reduction(&mc, sendbuf, recvbuf, 0, datatype, op, sendbuf == MPI_IN_PLACE);
     int64_t *counts = i64(recvcounts, mc.args.size);
     mc.args.counts = counts;
@@ -217,11 +196,8 @@ int pmpi_measure_Allgather(const void *sendbuf, int sendcount, MPI_Datatype send
                            int *measured)
 {
     phasor_measure_t mc;
-    const bool veto = *measured < 0; /* this rank must not: the wrapper is not recording */
-    *measured = 0;
-    if (!setup(&mc, PCS_ALLGATHER, comm))
+    if (!setup(&mc, PCS_ALLGATHER, comm, measured))
         return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    mc.veto = veto;
     blocks(&mc, sendbuf, sendtype, recvbuf, recvcount, recvtype);
     MEASURE_OR(&mc, measured,
                PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
@@ -232,11 +208,8 @@ int pmpi_measure_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendt
                           int *measured)
 {
     phasor_measure_t mc;
-    const bool veto = *measured < 0; /* this rank must not: the wrapper is not recording */
-    *measured = 0;
-    if (!setup(&mc, PCS_ALLTOALL, comm))
+    if (!setup(&mc, PCS_ALLTOALL, comm, measured))
         return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    mc.veto = veto;
     blocks(&mc, sendbuf, sendtype, recvbuf, recvcount, recvtype);
     MEASURE_OR(&mc, measured,
                PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
@@ -247,12 +220,9 @@ int pmpi_measure_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sen
                             MPI_Datatype recvtype, MPI_Comm comm, int *measured)
 {
     phasor_measure_t mc;
-    const bool veto = *measured < 0; /* this rank must not: the wrapper is not recording */
-    *measured = 0;
-    if (!setup(&mc, PCS_ALLGATHERV, comm))
+    if (!setup(&mc, PCS_ALLGATHERV, comm, measured))
         return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                                recvtype, comm);
-    mc.veto = veto;
     blocks(&mc, sendbuf, sendtype, recvbuf, 0, recvtype);
     int64_t *c = i64(recvcounts, mc.args.size), *d = i64(displs, mc.args.size);
     mc.args.counts = c;
@@ -272,12 +242,9 @@ int pmpi_measure_Alltoallv(const void *sendbuf, const int sendcounts[], const in
                            int *measured)
 {
     phasor_measure_t mc;
-    const bool veto = *measured < 0; /* this rank must not: the wrapper is not recording */
-    *measured = 0;
-    if (!setup(&mc, PCS_ALLTOALLV, comm))
+    if (!setup(&mc, PCS_ALLTOALLV, comm, measured))
         return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
                               rdispls, recvtype, comm);
-    mc.veto = veto;
     blocks(&mc, sendbuf, sendtype, recvbuf, 0, recvtype);
     int n = mc.args.size, in_place = sendbuf == MPI_IN_PLACE;
     int64_t *rc_ = i64(recvcounts, n), *rd = i64(rdispls, n);
@@ -305,11 +272,8 @@ int pmpi_measure_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
                         MPI_Comm comm, int *measured)
 {
     phasor_measure_t mc;
-    const bool veto = *measured < 0; /* this rank must not: the wrapper is not recording */
-    *measured = 0;
-    if (!setup(&mc, PCS_GATHER, comm))
+    if (!setup(&mc, PCS_GATHER, comm, measured))
         return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    mc.veto = veto;
     int at_root = mc.args.rank == root, in_place = at_root && sendbuf == MPI_IN_PLACE;
     mc.args.root = root;
     mc.args.count = at_root ? recvcount : sendcount;
@@ -328,12 +292,9 @@ int pmpi_measure_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendty
                          MPI_Comm comm, int *measured)
 {
     phasor_measure_t mc;
-    const bool veto = *measured < 0; /* this rank must not: the wrapper is not recording */
-    *measured = 0;
-    if (!setup(&mc, PCS_SCATTER, comm))
+    if (!setup(&mc, PCS_SCATTER, comm, measured))
         return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
                             comm);
-    mc.veto = veto;
     int at_root = mc.args.rank == root, in_place = at_root && recvbuf == MPI_IN_PLACE;
     mc.args.root = root;
     mc.args.count = at_root ? sendcount : recvcount;
@@ -348,40 +309,44 @@ int pmpi_measure_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendty
                             comm));
 }
 
+/* Gatherv/Scatterv at the root: the per-rank list (elements of listtype) and the root's own
+ * part (own elements of owntype, or its entry of the list in place); a veto where models/
+ * cannot describe the call. The caller frees *c and *d. */
+static void root_list(phasor_measure_t *mc, const int *counts, const int *displs,
+                      MPI_Datatype listtype, int own, MPI_Datatype owntype, int64_t **c,
+                      int64_t **d)
+{
+    *c = i64(counts, mc->args.size);
+    *d = i64(displs, mc->args.size);
+    mc->args.counts = *c;
+    mc->args.displs = *d;
+    mc->args.own_count = mc->args.in_place && *c ? (*c)[mc->args.root] : own;
+    /* one element size serves both sides in models/ */
+    mc->veto = mc->veto || !*c || !*d ||
+               (!mc->args.in_place && tsize(owntype) != tsize(listtype));
+}
+
 int pmpi_measure_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                          void *recvbuf, const int recvcounts[], const int displs[],
                          MPI_Datatype recvtype, int root, MPI_Comm comm, int *measured)
 {
     phasor_measure_t mc;
-    const bool veto = *measured < 0; /* this rank must not: the wrapper is not recording */
-    *measured = 0;
-    if (!setup(&mc, PCS_GATHERV, comm))
+    if (!setup(&mc, PCS_GATHERV, comm, measured))
         return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
                             root, comm);
-    mc.veto = veto;
-    int at_root = mc.args.rank == root, in_place = at_root && sendbuf == MPI_IN_PLACE;
+    int at_root = mc.args.rank == root;
     int64_t *c = NULL, *d = NULL;
     mc.args.root = root;
-    mc.args.in_place = in_place;
+    mc.args.in_place = at_root && sendbuf == MPI_IN_PLACE;
+    mc.args.own_count = sendcount;
+    mc.args.type_size = (uint64_t)tsize(at_root ? recvtype : sendtype);
     mc.sbuf = sendbuf;
     mc.rbuf = recvbuf;
-    mc.stype = in_place ? MPI_DATATYPE_NULL : sendtype;
-    mc.args.type_size = (uint64_t)tsize(at_root ? recvtype : sendtype);
-    int ready = 1;
+    mc.stype = mc.args.in_place ? MPI_DATATYPE_NULL : sendtype;
     if (at_root) {
-        c = i64(recvcounts, mc.args.size);
-        d = i64(displs, mc.args.size);
-        mc.args.counts = c;
-        mc.args.displs = d;
         mc.rtype = recvtype;
-        ready = c && d;
-        mc.args.own_count = in_place && c ? c[root] : sendcount;
-        /* one element size serves both sides in models/ */
-        ready = ready && (in_place || tsize(sendtype) == tsize(recvtype));
-    } else {
-        mc.args.own_count = sendcount;
+        root_list(&mc, recvcounts, displs, recvtype, sendcount, sendtype, &c, &d);
     }
-    mc.veto = mc.veto || !ready;
     int rc = phasor_measure(&mc, measured);
     free(c);
     free(d);
@@ -395,34 +360,22 @@ int pmpi_measure_Scatterv(const void *sendbuf, const int sendcounts[], const int
                           MPI_Datatype recvtype, int root, MPI_Comm comm, int *measured)
 {
     phasor_measure_t mc;
-    const bool veto = *measured < 0; /* this rank must not: the wrapper is not recording */
-    *measured = 0;
-    if (!setup(&mc, PCS_SCATTERV, comm))
+    if (!setup(&mc, PCS_SCATTERV, comm, measured))
         return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
                              root, comm);
-    mc.veto = veto;
-    int at_root = mc.args.rank == root, in_place = at_root && recvbuf == MPI_IN_PLACE;
+    int at_root = mc.args.rank == root;
     int64_t *c = NULL, *d = NULL;
     mc.args.root = root;
-    mc.args.in_place = in_place;
+    mc.args.in_place = at_root && recvbuf == MPI_IN_PLACE;
+    mc.args.own_count = recvcount;
+    mc.args.type_size = (uint64_t)tsize(at_root ? sendtype : recvtype);
     mc.sbuf = sendbuf;
     mc.rbuf = recvbuf;
-    mc.rtype = in_place ? MPI_DATATYPE_NULL : recvtype;
-    mc.args.type_size = (uint64_t)tsize(at_root ? sendtype : recvtype);
-    int ready = 1;
+    mc.rtype = mc.args.in_place ? MPI_DATATYPE_NULL : recvtype;
     if (at_root) {
-        c = i64(sendcounts, mc.args.size);
-        d = i64(displs, mc.args.size);
-        mc.args.counts = c;
-        mc.args.displs = d;
         mc.stype = sendtype;
-        ready = c && d;
-        mc.args.own_count = in_place && c ? c[root] : recvcount;
-        ready = ready && (in_place || tsize(sendtype) == tsize(recvtype));
-    } else {
-        mc.args.own_count = recvcount;
+        root_list(&mc, sendcounts, displs, sendtype, recvcount, recvtype, &c, &d);
     }
-    mc.veto = mc.veto || !ready;
     int rc = phasor_measure(&mc, measured);
     free(c);
     free(d);
