@@ -392,6 +392,8 @@ static pcs_err_t select_topo(const pcs_args_t *a, const topo_t *t, bool user_op,
     if (a->size < 1 || a->rank < 0 || a->rank >= a->size ||
         (a->root < 0 && a->coll != PCS_BARRIER) || a->root >= a->size || (unsigned)a->coll >= PCS_NCOLLS)
         return PCS_E_ARG;
+    if (a->nonblocking || a->coll == PCS_ALLTOALLW)
+        return PCS_E_UNSUPPORTED;
     if (early_return(a)) {
         out->component = PCS_COMP_NONE;
         out->alg = PCS_ALG_NONE;

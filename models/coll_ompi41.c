@@ -582,6 +582,8 @@ pcs_err_t pcs_ompi41_select(const pcs_args_t *a, const pcs_ompi_forced_t *forced
     out->dsize = -1;
     if ((unsigned)a->coll >= PCS_NCOLLS || a->size < 1 || a->rank < 0 || a->rank >= a->size)
         return PCS_E_ARG;
+    if (a->nonblocking || a->coll == PCS_ALLTOALLW)
+        return PCS_E_UNSUPPORTED;
     if (a->size == 1) { /* coll/self: local copies only */
         out->component = PCS_COMP_SELF;
         return PCS_OK;

@@ -43,7 +43,7 @@ const char *pcs_strerror(pcs_err_t e);
     X(ALLTOALLV, "alltoallv") X(BARRIER, "barrier") X(GATHER, "gather")                     \
     X(SCATTER, "scatter") X(REDUCE_SCATTER, "reduce_scatter")                               \
     X(REDUCE_SCATTER_BLOCK, "reduce_scatter_block") X(SCAN, "scan") X(EXSCAN, "exscan")     \
-    X(GATHERV, "gatherv") X(SCATTERV, "scatterv")
+    X(GATHERV, "gatherv") X(SCATTERV, "scatterv") X(ALLTOALLW, "alltoallw")
 typedef enum pcs_coll {
 #define PCS_X_(id, name) PCS_##id,
     PCS_COLLS(PCS_X_)
@@ -194,12 +194,16 @@ typedef struct pcs_args {
      * allgatherv: ignored (use counts). */
     int64_t count;
     const int64_t *counts, *displs;   /* v-variants (receive side of allgatherv/gatherv/
-                                       * alltoallv, send side of scatterv), reduce_scatter's
+                                       * alltoallv/w, send side of scatterv), reduce_scatter's
                                        * recvcounts; displs NULL = packed */
-    const int64_t *scounts, *sdispls; /* alltoallv send side; sdispls NULL = packed */
+    const int64_t *scounts, *sdispls; /* alltoallv/w send side; sdispls NULL = packed.
+                                       * alltoallw: type_size is 1, counts are bytes (one
+                                       * datatype per peer, so only bytes are common) */
     int64_t own_count; /* gatherv: this rank's send count; scatterv: this rank's recv count */
     bool in_place;     /* MPI_IN_PLACE where the collective allows it (root only for rooted) */
     bool commutative;  /* the op (reductions) */
+    bool nonblocking;  /* the MPI_I* form: the library's nonblocking path chooses (Open MPI:
+                        * coll/libnbc, MPICH: the MPIR sched_ algorithms) */
 } pcs_args_t;
 
 /* ---- the schedule ----

@@ -176,7 +176,7 @@ static int args_eq(const pcs_args_t *x, const pcs_args_t *y)
     return x->coll == y->coll && x->size == y->size && x->rank == y->rank &&
            x->root == y->root && x->type_size == y->type_size && x->count == y->count &&
            x->own_count == y->own_count && x->in_place == y->in_place &&
-           x->commutative == y->commutative;
+           x->commutative == y->commutative && x->nonblocking == y->nonblocking;
 }
 
 static size_t args_slot(const pcs_args_t *a, int32_t rank)
@@ -186,7 +186,8 @@ static size_t args_slot(const pcs_args_t *a, int32_t rank)
     h = (h ^ (uint64_t)a->count) * 0x9e3779b97f4a7c15ull;
     h = (h ^ a->type_size ^ (uint64_t)(uint32_t)a->root << 32) * 0x9e3779b97f4a7c15ull;
     h = (h ^ (uint64_t)(uint32_t)a->size ^ (uint64_t)a->own_count << 20 ^
-         (uint64_t)a->in_place << 62 ^ (uint64_t)a->commutative << 63) *
+         (uint64_t)a->in_place << 62 ^ (uint64_t)a->commutative << 63 ^
+         (uint64_t)a->nonblocking << 61) *
         0x9e3779b97f4a7c15ull;
     return (size_t)(h >> 58) % SCHED_CACHE;
 }
@@ -254,6 +255,7 @@ static const callmap_t calls[] = {
     {PLOG_CALL_MPI_Allgatherv, PCS_ALLGATHERV, 0},
     {PLOG_CALL_MPI_Alltoall, PCS_ALLTOALL, 0},
     {PLOG_CALL_MPI_Alltoallv, PCS_ALLTOALLV, 0},
+    {PLOG_CALL_MPI_Alltoallw, PCS_ALLTOALLW, 0},
     {PLOG_CALL_MPI_Reduce, PCS_REDUCE, 0},
     {PLOG_CALL_MPI_Allreduce, PCS_ALLREDUCE, 0},
     {PLOG_CALL_MPI_Reduce_scatter, PCS_REDUCE_SCATTER, 0},
@@ -270,6 +272,7 @@ static const callmap_t calls[] = {
     {PLOG_CALL_MPI_Iallgatherv, PCS_ALLGATHERV, 1},
     {PLOG_CALL_MPI_Ialltoall, PCS_ALLTOALL, 1},
     {PLOG_CALL_MPI_Ialltoallv, PCS_ALLTOALLV, 1},
+    {PLOG_CALL_MPI_Ialltoallw, PCS_ALLTOALLW, 1},
     {PLOG_CALL_MPI_Ireduce, PCS_REDUCE, 1},
     {PLOG_CALL_MPI_Iallreduce, PCS_ALLREDUCE, 1},
     {PLOG_CALL_MPI_Ireduce_scatter, PCS_REDUCE_SCATTER, 1},
@@ -320,8 +323,6 @@ recon_skip_t recon_event(recon_t *r, const plog_rec_t *e, pcs_args_t *a, pcs_cho
     const callmap_t *m = map_call(e->call);
     if (!m)
         return RECON_NOT_COLL;
-    if (m->nonblocking)
-        return RECON_NONBLOCKING;
     if (e->flags & PLOG_F_INTER)
         return RECON_INTER;
     if (e->rc != 0)
@@ -338,6 +339,7 @@ recon_skip_t recon_event(recon_t *r, const plog_rec_t *e, pcs_args_t *a, pcs_cho
     a->size = (int)lc->n_local;
     a->rank = lc->my_rank;
     a->in_place = (e->flags & PLOG_F_INPLACE) != 0;
+    a->nonblocking = m->nonblocking;
     uint64_t sts = e->stype_size, rts = e->rtype_size;
     if (!(e->flags & PLOG_F_COLLINFO) && a->coll != PCS_BARRIER) { /* format 1: elements
                                                                       * taken as bytes */
@@ -419,6 +421,13 @@ recon_skip_t recon_event(recon_t *r, const plog_rec_t *e, pcs_args_t *a, pcs_cho
         a->counts = r->counts;
         a->scounts = r->scounts;
         break;
+    case PCS_ALLTOALLW: /* per-peer datatypes: the lists are already bytes */
+        a->type_size = 1;
+        ok = list_elems(e->vrecv, e->n_vrecv, a->size, 1, r->counts) &&
+             list_elems(e->vsend, e->n_vsend, a->size, 1, r->scounts);
+        a->counts = r->counts;
+        a->scounts = r->scounts;
+        break;
     default:
         return RECON_NOT_COLL;
     }
@@ -453,9 +462,10 @@ recon_skip_t recon_event(recon_t *r, const plog_rec_t *e, pcs_args_t *a, pcs_cho
         if (pe == PCS_OK)
             pe = pcs_generate(a, ch, s);
     }
-    recon_skip_t why = pe == PCS_OK ? RECON_OK
-                       : pe == PCS_E_UNSUPPORTED ? RECON_UNSUPPORTED
-                                                 : RECON_BAD_ARGS;
+    recon_skip_t why = pe == PCS_OK                 ? RECON_OK
+                       : pe != PCS_E_UNSUPPORTED ? RECON_BAD_ARGS
+                       : a->nonblocking          ? RECON_NONBLOCKING
+                                                 : RECON_UNSUPPORTED;
     if (ce && s->n <= SCHED_CACHE_OPS) {
         ce->valid = sched_copy(&ce->s, s) == 0;
         ce->rank = e->rank;
