@@ -1,0 +1,471 @@
+/* phasor_probe.c: the live network-health probe (see phasor_probe.h for the protocols). */
+#include "phasor_probe.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const uint64_t quick_sizes[] = {4096, 16384, 65536, 131072, 1048576};
+#define FULL_NSIZES 13 /* 512 B .. 2 MiB */
+
+enum { TAG_DATA = 1, TAG_ACK = 2, TAG_TOKEN = 3 };
+
+void pprobe_defaults(pprobe_mode_t mode, pprobe_opts_t *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->mode = mode;
+    o->budget_s = 0.8;
+    o->reps_min = mode == PPROBE_FULL ? 5 : 3;
+    o->reps_max = 200;
+    o->max_rounds = 16;
+    o->seed = 0x9e3779b97f4a7c15ull;
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t splitmix(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static void shuffle(int *v, size_t n, uint64_t *s)
+{
+    for (size_t i = n; i > 1; i--) {
+        size_t j = (size_t)(splitmix(s) % i);
+        int t = v[i - 1];
+        v[i - 1] = v[j];
+        v[j] = t;
+    }
+}
+
+int pprobe_partner(int r, int k, int p)
+{
+    int n = p % 2 ? p + 1 : p; /* odd P: a phantom rank n-1; its partner rests */
+    if (p < 2 || r < 0 || r >= p || k < 0 || k >= n - 1)
+        return -1;
+    int q;
+    if (r == n - 1)
+        q = k;
+    else if (r == k)
+        q = n - 1;
+    else
+        q = ((2 * k - r) % (n - 1) + (n - 1)) % (n - 1);
+    return q < p ? q : -1;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double q_at(const double *v, size_t n, double q)
+{
+    double h = (double)(n - 1) * q;
+    size_t lo = (size_t)floor(h);
+    size_t hi = lo + 1 < n ? lo + 1 : lo;
+    return v[lo] + (h - (double)lo) * (v[hi] - v[lo]);
+}
+
+void pprobe_quantiles(double *v, size_t n, pprobe_q_t *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (n == 0)
+        return;
+    qsort(v, n, sizeof(*v), cmp_double);
+    double sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += v[i];
+    out->n = (uint32_t)n;
+    out->min = v[0];
+    out->max = v[n - 1];
+    out->mean = sum / (double)n;
+    out->q10 = q_at(v, n, 0.10);
+    out->q25 = q_at(v, n, 0.25);
+    out->q50 = q_at(v, n, 0.50);
+    out->q75 = q_at(v, n, 0.75);
+    out->q90 = q_at(v, n, 0.90);
+}
+
+void pprobe_result_free(pprobe_result_t *res)
+{
+    if (!res)
+        return;
+    free(res->entries);
+    free(res->hosts);
+    memset(res, 0, sizeof(*res));
+}
+
+/* Samples of this rank as source: one growable array per (destination slot, size). */
+typedef struct sampleset {
+    double *v;
+    size_t n, cap;
+} sampleset_t;
+
+static int push(sampleset_t *s, double x)
+{
+    if (s->n == s->cap) {
+        size_t c = s->cap ? 2 * s->cap : 16;
+        double *nv = realloc(s->v, c * sizeof(*nv));
+        if (!nv)
+            return -1;
+        s->v = nv;
+        s->cap = c;
+    }
+    s->v[s->n++] = x;
+    return 0;
+}
+
+#define CHECK(call)                 \
+    do {                            \
+        int rc_ = (call);           \
+        if (rc_ != MPI_SUCCESS) {   \
+            rc = rc_;               \
+            goto out;               \
+        }                           \
+    } while (0)
+
+/* quick: dst slot = the round's index in the chosen rounds (a partner per round) */
+static int run_quick(MPI_Comm c, int me, int p, const pprobe_opts_t *o, uint64_t seed,
+                     char *buf, int *rounds_out, int *reps_out, int **partner_out,
+                     sampleset_t **sets_out)
+{
+    int rc = MPI_SUCCESS;
+    const int ns = (int)(sizeof(quick_sizes) / sizeof(quick_sizes[0]));
+    int nrounds_all = p % 2 ? p : p - 1;
+    int *rounds = malloc((size_t)nrounds_all * sizeof(int));
+    int *order = malloc((size_t)(nrounds_all > ns ? nrounds_all : ns) * sizeof(int));
+    int nr = nrounds_all < o->max_rounds ? nrounds_all : o->max_rounds;
+    int *partner = malloc((size_t)(nr ? nr : 1) * sizeof(int));
+    int *order2 = malloc((size_t)(nr ? nr : 1) * sizeof(int));
+    sampleset_t *sets = calloc((size_t)(nr ? nr : 1) * (size_t)ns, sizeof(*sets));
+    if (!rounds || !order || !partner || !order2 || !sets) {
+        rc = MPI_ERR_NO_MEM;
+        goto out;
+    }
+    for (int k = 0; k < nrounds_all; k++)
+        rounds[k] = k;
+    shuffle(rounds, (size_t)nrounds_all, &seed); /* which rounds, when not all */
+    for (int k = 0; k < nr; k++)
+        partner[k] = pprobe_partner(me, rounds[k], p);
+    int reps = 0;
+    uint64_t t_begin = now_ns();
+    for (;;) {
+        for (int s = 0; s < ns; s++)
+            order[s] = s;
+        shuffle(order, (size_t)ns, &seed);
+        for (int si = 0; si < ns; si++) {
+            int s = order[si];
+            int cnt = (int)quick_sizes[s];
+            for (int k = 0; k < nr; k++) /* the rounds in a new order each time */
+                order2[k] = k;
+            shuffle(order2, (size_t)nr, &seed);
+            for (int ki = 0; ki < nr; ki++) {
+                int k = order2[ki];
+                int q = partner[k];
+                CHECK(PMPI_Barrier(c));
+                if (q < 0)
+                    continue;
+                MPI_Request rq[2];
+                uint64_t t0 = now_ns();
+                CHECK(PMPI_Irecv(buf + quick_sizes[ns - 1], cnt, MPI_BYTE, q, TAG_DATA, c,
+                                 &rq[0]));
+                CHECK(PMPI_Isend(buf, cnt, MPI_BYTE, q, TAG_DATA, c, &rq[1]));
+                CHECK(PMPI_Waitall(2, rq, MPI_STATUSES_IGNORE));
+                if (push(&sets[(size_t)k * ns + s], (double)(now_ns() - t0)) != 0) {
+                    rc = MPI_ERR_NO_MEM;
+                    goto out;
+                }
+            }
+        }
+        reps++;
+        /* the same decision everywhere: the slowest rank's clock */
+        double el = (double)(now_ns() - t_begin) * 1e-9, el_max = 0;
+        CHECK(PMPI_Allreduce(&el, &el_max, 1, MPI_DOUBLE, MPI_MAX, c));
+        if (reps >= o->reps_max)
+            break;
+        if (reps >= o->reps_min && el_max * (double)(reps + 1) / reps > o->budget_s)
+            break;
+    }
+    *rounds_out = nr;
+    *reps_out = reps;
+out:
+    free(rounds);
+    free(order);
+    free(order2);
+    if (rc != MPI_SUCCESS) {
+        free(partner);
+        if (sets)
+            for (int i = 0; i < nr * ns; i++)
+                free(sets[i].v);
+        free(sets);
+        return rc;
+    }
+    *partner_out = partner;
+    *sets_out = sets;
+    return MPI_SUCCESS;
+}
+
+/* full: dst slot = the destination rank; sizes[0] = 0 (the pong-only round trip) */
+static int run_full(MPI_Comm c, int me, int p, const pprobe_opts_t *o, uint64_t seed,
+                    const uint64_t *sizes, int ns, char *buf, sampleset_t **sets_out)
+{
+    int rc = MPI_SUCCESS;
+    size_t nitems = (size_t)p * (size_t)(p - 1) * (size_t)ns * (size_t)o->reps_min;
+    int *items = malloc((nitems ? nitems : 1) * sizeof(int));
+    sampleset_t *sets = calloc((size_t)p * (size_t)ns, sizeof(*sets));
+    if (!items || !sets) {
+        rc = MPI_ERR_NO_MEM;
+        goto out;
+    }
+    /* item = ((src * p + dst) * ns + size) * reps + rep, src != dst */
+    size_t m = 0;
+    for (int s = 0; s < p; s++)
+        for (int d = 0; d < p; d++)
+            for (int z = 0; d != s && z < ns; z++)
+                for (int r = 0; r < o->reps_min; r++)
+                    items[m++] = ((s * p + d) * ns + z) * o->reps_min + r;
+    shuffle(items, m, &seed);
+    int prev_src = -1;
+    for (size_t i = 0; i < m; i++) {
+        int it = items[i] / o->reps_min;
+        int z = it % ns, pair = it / ns;
+        int s = pair / p, d = pair % p;
+        if (me == s) {
+            if (prev_src >= 0 && prev_src != me) /* wait for the last measurement to end */
+                CHECK(PMPI_Recv(NULL, 0, MPI_BYTE, prev_src, TAG_TOKEN, c, MPI_STATUS_IGNORE));
+            uint64_t t0 = now_ns();
+            CHECK(PMPI_Send(buf, (int)sizes[z], MPI_BYTE, d, TAG_DATA, c));
+            CHECK(PMPI_Recv(NULL, 0, MPI_BYTE, d, TAG_ACK, c, MPI_STATUS_IGNORE));
+            if (push(&sets[(size_t)d * ns + z], (double)(now_ns() - t0)) != 0) {
+                rc = MPI_ERR_NO_MEM;
+                goto out;
+            }
+        } else if (me == d) {
+            CHECK(PMPI_Recv(buf, (int)sizes[z], MPI_BYTE, s, TAG_DATA, c, MPI_STATUS_IGNORE));
+            CHECK(PMPI_Send(NULL, 0, MPI_BYTE, s, TAG_ACK, c));
+        }
+        /* hand the token on to the next measurement's source */
+        if (me == s && i + 1 < m) {
+            int ns2 = (items[i + 1] / o->reps_min) / ns / p;
+            if (ns2 != me)
+                CHECK(PMPI_Send(NULL, 0, MPI_BYTE, ns2, TAG_TOKEN, c));
+        }
+        prev_src = s;
+    }
+out:
+    free(items);
+    if (rc != MPI_SUCCESS) {
+        if (sets)
+            for (int i = 0; i < p * ns; i++)
+                free(sets[i].v);
+        free(sets);
+        return rc;
+    }
+    *sets_out = sets;
+    return MPI_SUCCESS;
+}
+
+int pprobe_run(MPI_Comm comm, int root, const pprobe_opts_t *o, pprobe_result_t *res)
+{
+    memset(res, 0, sizeof(*res));
+    int rc = MPI_SUCCESS, me, p;
+    MPI_Comm c = MPI_COMM_NULL;
+    char *buf = NULL;
+    sampleset_t *sets = NULL;
+    int *partner = NULL;
+    pprobe_entry_t *mine = NULL, *all = NULL;
+    int *counts = NULL, *displs = NULL;
+    char(*hosts)[64] = NULL;
+    int nslots = 0, ns = 0;
+    uint64_t sizes[PPROBE_MAXSIZES];
+
+    CHECK(PMPI_Comm_dup(comm, &c));
+    PMPI_Comm_rank(c, &me);
+    PMPI_Comm_size(c, &p);
+    uint64_t seed = o->seed;
+    CHECK(PMPI_Bcast(&seed, 1, MPI_UINT64_T, root, c));
+    double t0 = PMPI_Wtime();
+
+    int rounds = 0, reps = 0;
+    if (o->mode == PPROBE_QUICK) {
+        ns = (int)(sizeof(quick_sizes) / sizeof(quick_sizes[0]));
+        memcpy(sizes, quick_sizes, sizeof(quick_sizes));
+        buf = calloc(2, quick_sizes[ns - 1]); /* send half, receive half */
+        if (!buf) {
+            rc = MPI_ERR_NO_MEM;
+            goto out;
+        }
+        if (p > 1)
+            CHECK(run_quick(c, me, p, o, seed, buf, &rounds, &reps, &partner, &sets));
+        nslots = rounds;
+    } else {
+        ns = FULL_NSIZES + 1;
+        sizes[0] = 0;
+        for (int z = 1; z < ns; z++)
+            sizes[z] = 512ull << (z - 1);
+        buf = calloc(1, sizes[ns - 1]);
+        if (!buf) {
+            rc = MPI_ERR_NO_MEM;
+            goto out;
+        }
+        reps = o->reps_min;
+        if (p > 1)
+            CHECK(run_full(c, me, p, o, seed, sizes, ns, buf, &sets));
+        nslots = p;
+    }
+    double el = PMPI_Wtime() - t0, el_max = 0;
+    CHECK(PMPI_Allreduce(&el, &el_max, 1, MPI_DOUBLE, MPI_MAX, c));
+
+    /* this rank's summaries: per destination and size, then pooled per size */
+    size_t nmine = 0;
+    mine = calloc((size_t)nslots * (size_t)ns + (size_t)ns + 1, sizeof(*mine));
+    if (!mine) {
+        rc = MPI_ERR_NO_MEM;
+        goto out;
+    }
+    for (int z = 0; z < ns; z++) {
+        size_t pooled_n = 0;
+        for (int k = 0; k < nslots; k++)
+            pooled_n += sets[(size_t)k * ns + z].n;
+        double *pool = malloc((pooled_n ? pooled_n : 1) * sizeof(double));
+        if (!pool) {
+            rc = MPI_ERR_NO_MEM;
+            goto out;
+        }
+        size_t pn = 0;
+        for (int k = 0; k < nslots; k++) {
+            sampleset_t *st = &sets[(size_t)k * ns + z];
+            if (st->n == 0)
+                continue;
+            if (o->mode == PPROBE_FULL && z > 0) { /* one way: rtt - rtt0/2 of the pair */
+                sampleset_t *s0 = &sets[(size_t)k * ns];
+                pprobe_q_t q0;
+                pprobe_quantiles(s0->v, s0->n, &q0);
+                for (size_t i = 0; i < st->n; i++)
+                    st->v[i] -= q0.q50 / 2;
+            } else if (o->mode == PPROBE_FULL) {
+                continue; /* size 0 is the round trip itself: folded below */
+            }
+            memcpy(pool + pn, st->v, st->n * sizeof(double));
+            pn += st->n;
+            pprobe_entry_t *e = &mine[nmine++];
+            e->src = me;
+            e->dst = o->mode == PPROBE_QUICK ? partner[k] : k;
+            e->size_idx = (uint32_t)z;
+            pprobe_quantiles(st->v, st->n, &e->q);
+        }
+        if (pn > 0) {
+            pprobe_entry_t *e = &mine[nmine++];
+            e->src = me;
+            e->dst = -1;
+            e->size_idx = (uint32_t)z;
+            pprobe_quantiles(pool, pn, &e->q);
+        }
+        free(pool);
+    }
+    /* full: the 0-byte round trips, as entries of size 0 (one way = rtt/2) */
+    if (o->mode == PPROBE_FULL) {
+        /* rebuild mine with size-0 entries included: simplest to append them */
+        pprobe_entry_t *grown = realloc(mine, (nmine + (size_t)nslots + 1) * sizeof(*mine));
+        if (!grown) {
+            rc = MPI_ERR_NO_MEM;
+            goto out;
+        }
+        mine = grown;
+        for (int k = 0; k < nslots; k++) {
+            sampleset_t *s0 = &sets[(size_t)k * ns];
+            if (s0->n == 0)
+                continue;
+            for (size_t i = 0; i < s0->n; i++)
+                s0->v[i] /= 2;
+            pprobe_entry_t *e = &mine[nmine++];
+            e->src = me;
+            e->dst = k;
+            e->size_idx = 0;
+            pprobe_quantiles(s0->v, s0->n, &e->q);
+        }
+    }
+
+    /* gather at root: counts, then the entries as bytes */
+    int mybytes = (int)(nmine * sizeof(pprobe_entry_t));
+    if (me == root) {
+        counts = malloc((size_t)p * sizeof(int));
+        displs = malloc((size_t)p * sizeof(int));
+        hosts = calloc((size_t)p, sizeof(*hosts));
+        if (!counts || !displs || !hosts) {
+            rc = MPI_ERR_NO_MEM; /* the others block in the gather: MPI aborts the job */
+            goto out;
+        }
+    }
+    CHECK(PMPI_Gather(&mybytes, 1, MPI_INT, counts, 1, MPI_INT, root, c));
+    size_t total = 0;
+    if (me == root) {
+        for (int i = 0; i < p; i++) {
+            displs[i] = (int)total;
+            total += (size_t)counts[i];
+        }
+        all = malloc(total ? total : 1);
+        if (!all) {
+            rc = MPI_ERR_NO_MEM;
+            goto out;
+        }
+    }
+    CHECK(PMPI_Gatherv(mine, mybytes, MPI_BYTE, all, counts, displs, MPI_BYTE, root, c));
+    char name[MPI_MAX_PROCESSOR_NAME] = {0}, host[64] = {0};
+    int len = 0;
+    PMPI_Get_processor_name(name, &len);
+    snprintf(host, sizeof(host), "%s", name); /* longer names are cut: 63 bytes tell hosts apart */
+    CHECK(PMPI_Gather(host, 64, MPI_CHAR, hosts, 64, MPI_CHAR, root, c));
+
+    if (me == root) {
+        /* pair entries first, then the pooled ones */
+        size_t n = total / sizeof(pprobe_entry_t), w = 0;
+        pprobe_entry_t *sorted = malloc((n ? n : 1) * sizeof(*sorted));
+        if (!sorted) {
+            rc = MPI_ERR_NO_MEM;
+            goto out;
+        }
+        for (int pass = 0; pass < 2; pass++)
+            for (size_t i = 0; i < n; i++)
+                if ((all[i].dst >= 0) == (pass == 0))
+                    sorted[w++] = all[i];
+        res->mode = o->mode;
+        res->nranks = p;
+        res->nsizes = ns;
+        memcpy(res->sizes, sizes, (size_t)ns * sizeof(uint64_t));
+        res->reps = reps;
+        res->rounds = rounds;
+        res->elapsed_s = el_max;
+        res->seed = seed;
+        res->n_entries = n;
+        res->entries = sorted;
+        res->hosts = hosts;
+        hosts = NULL;
+    }
+out:
+    if (sets)
+        for (int i = 0; i < nslots * ns; i++)
+            free(sets[i].v);
+    free(sets);
+    free(partner);
+    free(buf);
+    free(mine);
+    free(all);
+    free(counts);
+    free(displs);
+    free(hosts);
+    if (c != MPI_COMM_NULL)
+        PMPI_Comm_free(&c);
+    return rc;
+}
