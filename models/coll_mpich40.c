@@ -17,7 +17,8 @@ static const char *const cvar_coll[PCS_NCOLLS] = {
     [PCS_ALLTOALLV] = "ALLTOALLV", [PCS_BARRIER] = "BARRIER", [PCS_GATHER] = "GATHER",
     [PCS_SCATTER] = "SCATTER", [PCS_REDUCE_SCATTER] = "REDUCE_SCATTER",
     [PCS_REDUCE_SCATTER_BLOCK] = "REDUCE_SCATTER_BLOCK", [PCS_SCAN] = "SCAN",
-    [PCS_EXSCAN] = "EXSCAN", [PCS_GATHERV] = "GATHERV", [PCS_SCATTERV] = "SCATTERV"};
+    [PCS_EXSCAN] = "EXSCAN", [PCS_GATHERV] = "GATHERV", [PCS_SCATTERV] = "SCATTERV",
+    [PCS_ALLTOALLW] = "ALLTOALLW"};
 #define NV 7
 static const struct { const char *name; pcs_alg_t alg; } cvar_vals[PCS_NCOLLS][NV] = {
     [PCS_BARRIER] = {{"auto", PCS_ALG_NONE}, {"nb", PCS_NALGS}, {"smp", PCS_ALG_MPICH_BARRIER_SMP},
