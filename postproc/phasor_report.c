@@ -15,6 +15,7 @@
 
 #include "phasor_cmd.h"
 #include "phasor_report.h"
+#include "plog_probeset.h"
 #include "phasor_svg.h"
 #include "phasor_symbols.h"
 #include "plog_callsites.h"
@@ -482,6 +483,8 @@ typedef struct ctx {
     int wrote_files;
     plog_callsites_t *cs;     /* the run's call-site table (empty for format-1 logs) */
     phasor_symbols_t *sym;
+    plog_probeset_t probe;    /* the network probe's results (PHASOR_PROBE), if run */
+    int have_probe;
 } ctx_t;
 
 #define TOP_SITES 20
@@ -669,6 +672,86 @@ static void text_pairs(FILE *o, const ctx_t *c, const pairs_t *pm)
 
 }
 
+/* Per size over the sources: the median of the sources' medians, and the slowest and
+ * fastest source by median (a slow node shows up here). */
+typedef struct probe_row {
+    uint64_t size;
+    int nsrc;
+    double med, slow, fast;
+    int32_t slow_src, fast_src;
+} probe_row_t;
+
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static int probe_rows(const plog_probeset_t *ps, probe_row_t *rows)
+{
+    int n = 0;
+    double *v = malloc(((size_t)ps->world + 1) * sizeof(double));
+    if (!v)
+        return -1;
+    for (unsigned z = 0; z < ps->info.nsizes; z++) {
+        probe_row_t *r = &rows[n];
+        memset(r, 0, sizeof(*r));
+        r->size = ps->info.sizes[z];
+        for (size_t i = 0; i < ps->n; i++) {
+            const plog_probe_entry_t *e = &ps->e[i];
+            if (e->dst >= 0 || e->size_idx != z)
+                continue;
+            if (r->nsrc == 0 || e->q.q50 > r->slow) {
+                r->slow = e->q.q50;
+                r->slow_src = e->src;
+            }
+            if (r->nsrc == 0 || e->q.q50 < r->fast) {
+                r->fast = e->q.q50;
+                r->fast_src = e->src;
+            }
+            v[r->nsrc++] = e->q.q50;
+        }
+        if (r->nsrc == 0)
+            continue;
+        qsort(v, (size_t)r->nsrc, sizeof(*v), cmp_dbl);
+        r->med = r->nsrc % 2 ? v[r->nsrc / 2] : (v[r->nsrc / 2 - 1] + v[r->nsrc / 2]) / 2;
+        n++;
+    }
+    free(v);
+    return n;
+}
+
+static const char *probe_mode_name(unsigned m) { return m == PLOG_PROBE_FULL ? "full" : "quick"; }
+
+static void text_probe(FILE *o, const ctx_t *c)
+{
+    fprintf(o, "\n@--- Network probe at MPI_Init\n");
+    if (!c->have_probe) {
+        fprintf(o, "not run (PHASOR_PROBE=quick or full runs it)\n");
+        return;
+    }
+    const plog_probeset_t *ps = &c->probe;
+    fprintf(o, "%s: %d of %d ranks, %u sizes, %u repetitions, %.3f s; %s\n",
+            probe_mode_name(ps->info.mode), (int)ps->ranks, (int)ps->world, ps->info.nsizes,
+            ps->info.reps, ps->info.elapsed_s,
+            ps->info.mode == PLOG_PROBE_FULL
+                ? "one-way time, one message in flight"
+                : "time to exchange both ways, every pair of a round at once");
+    probe_row_t rows[PLOG_PROBE_MAXSIZES];
+    int n = probe_rows(ps, rows);
+    if (n < 0) {
+        fprintf(o, "(out of memory)\n");
+        return;
+    }
+    fprintf(o, "%10s %8s %14s %14s %10s %14s %10s %10s\n", "bytes", "sources", "median_us",
+            "slowest_us", "slow_rank", "fastest_us", "fast_rank", "slow/med");
+    for (int i = 0; i < n; i++)
+        fprintf(o, "%10" PRIu64 " %8d %14.2f %14.2f %10d %14.2f %10d %10.2f\n", rows[i].size,
+                rows[i].nsrc, rows[i].med / 1e3, rows[i].slow / 1e3, (int)rows[i].slow_src,
+                rows[i].fast / 1e3, (int)rows[i].fast_src,
+                rows[i].med > 0 ? rows[i].slow / rows[i].med : 0);
+}
+
 static void text_report(FILE *o, ctx_t *c)
 {
     const rep_t *rep = c->rep;
@@ -788,6 +871,8 @@ static void text_report(FILE *o, ctx_t *c)
         }
     }
 
+    text_probe(o, c);
+
     fprintf(o, "\n@--- How the logs ended, and the reader's warnings\n");
     int ntrunc = 0;
     for (int32_t r = 0; r < rep->world_size; r++) {
@@ -872,6 +957,36 @@ static void json_pairs(FILE *o, const ctx_t *c, const pairs_t *pm)
                 s->bytes_sum);
     }
     fprintf(o, "]");
+}
+
+/* Every source's pooled quantiles per size (the per-pair ones go to model files). */
+static void json_probe(FILE *o, const ctx_t *c)
+{
+    if (!c->have_probe) {
+        fprintf(o, "null");
+        return;
+    }
+    const plog_probeset_t *ps = &c->probe;
+    fprintf(o, "{\"mode\": \"%s\", \"ranks\": %d, \"repetitions\": %u, \"elapsed_s\": %.6f, "
+               "\"sizes\": [", probe_mode_name(ps->info.mode), (int)ps->ranks, ps->info.reps,
+            ps->info.elapsed_s);
+    for (unsigned z = 0; z < ps->info.nsizes; z++)
+        fprintf(o, "%s%" PRIu64, z ? ", " : "", ps->info.sizes[z]);
+    fprintf(o, "], \"sources\": [");
+    int first = 1;
+    for (size_t i = 0; i < ps->n; i++) {
+        const plog_probe_entry_t *e = &ps->e[i];
+        if (e->dst >= 0)
+            continue;
+        fprintf(o, "%s{\"src\": %d, \"bytes\": %" PRIu64 ", \"n\": %u, \"min_ns\": %.1f, "
+                   "\"q10_ns\": %.1f, \"q25_ns\": %.1f, \"q50_ns\": %.1f, \"q75_ns\": %.1f, "
+                   "\"q90_ns\": %.1f, \"max_ns\": %.1f, \"mean_ns\": %.1f}",
+                first ? "\n  " : ",\n  ", (int)e->src, ps->info.sizes[e->size_idx], e->q.n,
+                e->q.min, e->q.q10, e->q.q25, e->q.q50, e->q.q75, e->q.q90, e->q.max,
+                e->q.mean);
+        first = 0;
+    }
+    fprintf(o, "%s]}", first ? "" : "\n");
 }
 
 static void json_report(FILE *o, ctx_t *c)
@@ -996,7 +1111,9 @@ static void json_report(FILE *o, ctx_t *c)
         }
         fprintf(o, "]}");
     }
-    fprintf(o, "%s],\n\"warnings\": [", c->nsites ? "\n" : "");
+    fprintf(o, "%s],\n\"probe\": ", c->nsites ? "\n" : "");
+    json_probe(o, c);
+    fprintf(o, ",\n\"warnings\": [");
     for (size_t i = 0; i < nwarnings(c); i++) {
         fprintf(o, "%s", i ? ",\n  " : "\n  ");
         jstr(o, warning_at(c, i));
@@ -1098,6 +1215,15 @@ int phasor_cmd_report(int argc, char **argv)
         plog_run_close(run);
         return PHASOR_EXIT_INPUT;
     }
+    plog_err_t pe = plog_probeset_load(run, &c.probe, &err);
+    if (pe != PLOG_OK && pe != PLOG_E_MISSING) {
+        fprintf(stderr, "phasor report: %s\n", err.msg);
+        plog_callsites_free(c.cs);
+        rep_free(&rep);
+        plog_run_close(run);
+        return PHASOR_EXIT_INPUT;
+    }
+    c.have_probe = pe == PLOG_OK;
     c.sym = phasor_symbols_new();
     c.path = path;
     c.run = run;
@@ -1138,6 +1264,7 @@ int phasor_cmd_report(int argc, char **argv)
     free(c.sites);
     phasor_symbols_free(c.sym);
     plog_callsites_free(c.cs);
+    plog_probeset_free(&c.probe);
     rep_free(&rep);
     plog_run_close(run);
     return status;

@@ -1,7 +1,6 @@
 /* phasor_probe.c: the live network-health probe (see phasor_probe.h for the protocols). */
 #include "phasor_probe.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,40 +60,6 @@ int pprobe_partner(int r, int k, int p)
     else
         q = ((2 * k - r) % (n - 1) + (n - 1)) % (n - 1);
     return q < p ? q : -1;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double q_at(const double *v, size_t n, double q)
-{
-    double h = (double)(n - 1) * q;
-    size_t lo = (size_t)floor(h);
-    size_t hi = lo + 1 < n ? lo + 1 : lo;
-    return v[lo] + (h - (double)lo) * (v[hi] - v[lo]);
-}
-
-void pprobe_quantiles(double *v, size_t n, pprobe_q_t *out)
-{
-    memset(out, 0, sizeof(*out));
-    if (n == 0)
-        return;
-    qsort(v, n, sizeof(*v), cmp_double);
-    double sum = 0;
-    for (size_t i = 0; i < n; i++)
-        sum += v[i];
-    out->n = (uint32_t)n;
-    out->min = v[0];
-    out->max = v[n - 1];
-    out->mean = sum / (double)n;
-    out->q10 = q_at(v, n, 0.10);
-    out->q25 = q_at(v, n, 0.25);
-    out->q50 = q_at(v, n, 0.50);
-    out->q75 = q_at(v, n, 0.75);
-    out->q90 = q_at(v, n, 0.90);
 }
 
 void pprobe_result_free(pprobe_result_t *res)
@@ -177,11 +142,13 @@ static int run_quick(MPI_Comm c, int me, int p, const pprobe_opts_t *o, uint64_t
                 if (q < 0)
                     continue;
                 MPI_Request rq[2];
+                MPI_Status st[2]; /* not MPI_STATUSES_IGNORE: MPICH's (MPI_Status *)1 trips
+                                   * gcc's -Wstringop-overflow */
                 uint64_t t0 = now_ns();
                 CHECK(PMPI_Irecv(buf + quick_sizes[ns - 1], cnt, MPI_BYTE, q, TAG_DATA, c,
                                  &rq[0]));
                 CHECK(PMPI_Isend(buf, cnt, MPI_BYTE, q, TAG_DATA, c, &rq[1]));
-                CHECK(PMPI_Waitall(2, rq, MPI_STATUSES_IGNORE));
+                CHECK(PMPI_Waitall(2, rq, st));
                 if (push(&sets[(size_t)k * ns + s], (double)(now_ns() - t0)) != 0) {
                     rc = MPI_ERR_NO_MEM;
                     goto out;
@@ -276,6 +243,18 @@ out:
     return MPI_SUCCESS;
 }
 
+static void fill_info(pprobe_result_t *res, const pprobe_opts_t *o, const uint64_t *sizes,
+                      int ns, int reps, int rounds, double el, uint64_t seed)
+{
+    res->info.mode = (unsigned)o->mode;
+    res->info.nsizes = (unsigned)ns;
+    memcpy(res->info.sizes, sizes, (size_t)ns * sizeof(uint64_t));
+    res->info.reps = (uint32_t)reps;
+    res->info.rounds = (uint32_t)rounds;
+    res->info.elapsed_s = el;
+    res->info.seed = seed;
+}
+
 int pprobe_run(MPI_Comm comm, int root, const pprobe_opts_t *o, pprobe_result_t *res)
 {
     memset(res, 0, sizeof(*res));
@@ -284,17 +263,17 @@ int pprobe_run(MPI_Comm comm, int root, const pprobe_opts_t *o, pprobe_result_t 
     char *buf = NULL;
     sampleset_t *sets = NULL;
     int *partner = NULL;
-    pprobe_entry_t *mine = NULL, *all = NULL;
+    plog_probe_entry_t *mine = NULL, *all = NULL;
     int *counts = NULL, *displs = NULL;
     char(*hosts)[64] = NULL;
     int nslots = 0, ns = 0;
-    uint64_t sizes[PPROBE_MAXSIZES];
+    uint64_t sizes[PLOG_PROBE_MAXSIZES];
 
     CHECK(PMPI_Comm_dup(comm, &c));
     PMPI_Comm_rank(c, &me);
     PMPI_Comm_size(c, &p);
     uint64_t seed = o->seed;
-    CHECK(PMPI_Bcast(&seed, 1, MPI_UINT64_T, root, c));
+    CHECK(PMPI_Bcast(&seed, 1, MPI_UINT64_T, root >= 0 ? root : 0, c));
     double t0 = PMPI_Wtime();
 
     int rounds = 0, reps = 0;
@@ -350,34 +329,34 @@ int pprobe_run(MPI_Comm comm, int root, const pprobe_opts_t *o, pprobe_result_t 
                 continue;
             if (o->mode == PPROBE_FULL && z > 0) { /* one way: rtt - rtt0/2 of the pair */
                 sampleset_t *s0 = &sets[(size_t)k * ns];
-                pprobe_q_t q0;
-                pprobe_quantiles(s0->v, s0->n, &q0);
-                for (size_t i = 0; i < st->n; i++)
-                    st->v[i] -= q0.q50 / 2;
+                plog_probe_q_t q0;
+                plog_probe_quantiles(s0->v, s0->n, &q0);
+                for (size_t i = 0; i < st->n; i++) /* noise can beat rtt0/2: not below 0 */
+                    st->v[i] = st->v[i] > q0.q50 / 2 ? st->v[i] - q0.q50 / 2 : 0;
             } else if (o->mode == PPROBE_FULL) {
                 continue; /* size 0 is the round trip itself: folded below */
             }
             memcpy(pool + pn, st->v, st->n * sizeof(double));
             pn += st->n;
-            pprobe_entry_t *e = &mine[nmine++];
+            plog_probe_entry_t *e = &mine[nmine++];
             e->src = me;
             e->dst = o->mode == PPROBE_QUICK ? partner[k] : k;
             e->size_idx = (uint32_t)z;
-            pprobe_quantiles(st->v, st->n, &e->q);
+            plog_probe_quantiles(st->v, st->n, &e->q);
         }
         if (pn > 0) {
-            pprobe_entry_t *e = &mine[nmine++];
+            plog_probe_entry_t *e = &mine[nmine++];
             e->src = me;
             e->dst = -1;
             e->size_idx = (uint32_t)z;
-            pprobe_quantiles(pool, pn, &e->q);
+            plog_probe_quantiles(pool, pn, &e->q);
         }
         free(pool);
     }
     /* full: the 0-byte round trips, as entries of size 0 (one way = rtt/2) */
     if (o->mode == PPROBE_FULL) {
         /* rebuild mine with size-0 entries included: simplest to append them */
-        pprobe_entry_t *grown = realloc(mine, (nmine + (size_t)nslots + 1) * sizeof(*mine));
+        plog_probe_entry_t *grown = realloc(mine, (nmine + (size_t)nslots + 1) * sizeof(*mine));
         if (!grown) {
             rc = MPI_ERR_NO_MEM;
             goto out;
@@ -389,16 +368,24 @@ int pprobe_run(MPI_Comm comm, int root, const pprobe_opts_t *o, pprobe_result_t 
                 continue;
             for (size_t i = 0; i < s0->n; i++)
                 s0->v[i] /= 2;
-            pprobe_entry_t *e = &mine[nmine++];
+            plog_probe_entry_t *e = &mine[nmine++];
             e->src = me;
             e->dst = k;
             e->size_idx = 0;
-            pprobe_quantiles(s0->v, s0->n, &e->q);
+            plog_probe_quantiles(s0->v, s0->n, &e->q);
         }
     }
 
+    if (root == PPROBE_NO_GATHER) {
+        res->nranks = p;
+        res->n_entries = nmine;
+        res->entries = mine;
+        mine = NULL;
+        fill_info(res, o, sizes, ns, reps, rounds, el_max, seed);
+        goto out;
+    }
     /* gather at root: counts, then the entries as bytes */
-    int mybytes = (int)(nmine * sizeof(pprobe_entry_t));
+    int mybytes = (int)(nmine * sizeof(plog_probe_entry_t));
     if (me == root) {
         counts = malloc((size_t)p * sizeof(int));
         displs = malloc((size_t)p * sizeof(int));
@@ -430,8 +417,8 @@ int pprobe_run(MPI_Comm comm, int root, const pprobe_opts_t *o, pprobe_result_t 
 
     if (me == root) {
         /* pair entries first, then the pooled ones */
-        size_t n = total / sizeof(pprobe_entry_t), w = 0;
-        pprobe_entry_t *sorted = malloc((n ? n : 1) * sizeof(*sorted));
+        size_t n = total / sizeof(plog_probe_entry_t), w = 0;
+        plog_probe_entry_t *sorted = malloc((n ? n : 1) * sizeof(*sorted));
         if (!sorted) {
             rc = MPI_ERR_NO_MEM;
             goto out;
@@ -440,18 +427,12 @@ int pprobe_run(MPI_Comm comm, int root, const pprobe_opts_t *o, pprobe_result_t 
             for (size_t i = 0; i < n; i++)
                 if ((all[i].dst >= 0) == (pass == 0))
                     sorted[w++] = all[i];
-        res->mode = o->mode;
         res->nranks = p;
-        res->nsizes = ns;
-        memcpy(res->sizes, sizes, (size_t)ns * sizeof(uint64_t));
-        res->reps = reps;
-        res->rounds = rounds;
-        res->elapsed_s = el_max;
-        res->seed = seed;
         res->n_entries = n;
         res->entries = sorted;
         res->hosts = hosts;
         hosts = NULL;
+        fill_info(res, o, sizes, ns, reps, rounds, el_max, seed);
     }
 out:
     if (sets)

@@ -26,9 +26,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef enum pprobe_mode { PPROBE_QUICK = 1, PPROBE_FULL = 2 } pprobe_mode_t;
+#include "plog_probe.h"
 
-#define PPROBE_MAXSIZES 16
+typedef enum pprobe_mode { PPROBE_QUICK = PLOG_PROBE_QUICK, PPROBE_FULL = PLOG_PROBE_FULL } pprobe_mode_t;
 
 typedef struct pprobe_opts {
     pprobe_mode_t mode;
@@ -42,43 +42,23 @@ typedef struct pprobe_opts {
 /* The defaults of each mode (budget 0.8 s, 3..200 reps, 16 rounds; full: 5 reps). */
 void pprobe_defaults(pprobe_mode_t mode, pprobe_opts_t *o);
 
-/* Quantiles of a set of samples (ns). Quantile q of n sorted values: linear interpolation
- * between order statistics at h = (n-1)q (Hyndman-Fan type 7, R's default). */
-typedef struct pprobe_q {
-    uint32_t n;
-    double min, q10, q25, q50, q75, q90, max, mean;
-} pprobe_q_t;
-
-/* One summary: src -> dst (dst = -1: every destination of src pooled) at sizes[size_idx]. */
-typedef struct pprobe_entry {
-    int32_t src, dst;
-    uint32_t size_idx;
-    pprobe_q_t q;
-} pprobe_entry_t;
-
 typedef struct pprobe_result {
-    pprobe_mode_t mode;
+    plog_probe_info_t info; /* elapsed_s: the slowest rank's; reps: the same on every rank */
     int nranks;
-    int nsizes;
-    uint64_t sizes[PPROBE_MAXSIZES];
-    int reps;               /* repetitions done (quick: the same on every rank) */
-    int rounds;             /* quick: tournament rounds used */
-    double elapsed_s;       /* wall time of the measurement, slowest rank */
-    uint64_t seed;
-    size_t n_entries;       /* pair entries first (dst >= 0), then per-source ones */
-    pprobe_entry_t *entries;
-    char (*hosts)[64];      /* processor name of each rank */
+    size_t n_entries;       /* pair entries first (dst >= 0), then pooled ones (dst -1) */
+    plog_probe_entry_t *entries;
+    char (*hosts)[64];      /* processor name of each rank (root only, else NULL) */
 } pprobe_result_t;
 
-/* Collective over comm. On root, *res is filled (free with pprobe_result_free); elsewhere it
- * is zeroed. Returns MPI_SUCCESS or the first failing MPI call's code (the same on all
- * ranks is not guaranteed: a failing network is what the probe is for, and MPI's default
- * error handler aborts first anyway). Uses PMPI only: nothing it does is recorded. */
+#define PPROBE_NO_GATHER (-1)
+
+/* Collective over comm; ranks are comm's. root >= 0: on root, *res holds every rank's
+ * entries and hosts (free with pprobe_result_free); elsewhere it is zeroed.
+ * root = PPROBE_NO_GATHER: every rank keeps its own entries (src = itself).
+ * Returns MPI_SUCCESS or the first failing MPI call's code (MPI's default error handler
+ * aborts the job first). Uses PMPI only: nothing it does is recorded. */
 int pprobe_run(MPI_Comm comm, int root, const pprobe_opts_t *o, pprobe_result_t *res);
 void pprobe_result_free(pprobe_result_t *res);
-
-/* Quantiles of v[0..n) (sorted in place). Exposed for tests. */
-void pprobe_quantiles(double *v, size_t n, pprobe_q_t *out);
 /* The partner of rank r in round k (0 <= k < P-1 for even P, < P for odd P) of the circle
  * tournament; -1 when r rests. Symmetric: partner(partner(r)) == r. Exposed for tests. */
 int pprobe_partner(int r, int k, int p);

@@ -25,6 +25,7 @@
 #include "config.h"
 #include "phasor_internal.h"
 #include "phasor_measure.h"
+#include "phasor_probe.h"
 #include "plog_write.h"
 
 #define MAX_SLOTS 1024
@@ -65,6 +66,7 @@ static struct {
     unsigned file_mode;
     int quiet;
     int callsite_depth;
+    int probe; /* 0 off, else enum pprobe_mode */
 } cfg;
 
 static slot_t slots[MAX_SLOTS];
@@ -206,6 +208,14 @@ static void read_config(int rank)
             cfg.inline_writer = 0;
         else if (strcmp(v, "auto") != 0 && rank == 0)
             warn("PHASOR_WRITER=%s is not 'auto', 'thread' or 'inline'; using auto", v);
+    }
+    if ((v = getenv("PHASOR_PROBE")) && *v) {
+        if (strcmp(v, "quick") == 0)
+            cfg.probe = PPROBE_QUICK;
+        else if (strcmp(v, "full") == 0)
+            cfg.probe = PPROBE_FULL;
+        else if (strcmp(v, "off") != 0 && rank == 0)
+            warn("PHASOR_PROBE=%s is not 'off', 'quick' or 'full'; using off", v);
     }
     if ((v = getenv("PHASOR_FILE_MODE")) && *v) {
         if (parse_int(v, 0, 0777, &l) && (l & 0600) == 0600)
@@ -634,6 +644,46 @@ static void append_event_raw(unsigned call, uint64_t t0, uint64_t t1, int rc, in
     }
 }
 
+/* PHASOR_PROBE: measure the network before the application starts, and keep what this
+ * rank sent in its log. Every rank must take part, so the ranks first agree on the mode. */
+static void run_probe(void)
+{
+    int lo_hi[2] = {cfg.probe, -cfg.probe}, agreed[2];
+    if (PMPI_Allreduce(lo_hi, agreed, 2, MPI_INT, MPI_MIN, phasor_private_comm) != MPI_SUCCESS)
+        return;
+    if (agreed[0] != -agreed[1]) {
+        if (phasor_world_rank == 0)
+            warn("PHASOR_PROBE differs between ranks: no probe");
+        return;
+    }
+    if (agreed[0] == 0)
+        return;
+    pprobe_opts_t o;
+    pprobe_defaults((pprobe_mode_t)agreed[0], &o);
+    pprobe_result_t res;
+    int rc = pprobe_run(MPI_COMM_WORLD, PPROBE_NO_GATHER, &o, &res);
+    if (rc != MPI_SUCCESS) {
+        warn("rank %d: the network probe failed (MPI error %d): no probe results",
+             phasor_world_rank, rc);
+        return;
+    }
+    size_t cap = PLOG_PROBE_BOUND(res.n_entries);
+    uint8_t *buf = malloc(cap);
+    if (buf) {
+        plog_wcur_t w = {buf, buf + cap, 0};
+        plog_probe_encode(&w, &res.info, res.entries, res.n_entries);
+        pthread_mutex_lock(&write_lock);
+        write_frame_locked(PLOG_FRAME_PROBE, 0, (uint32_t)res.n_entries, buf,
+                           (size_t)(w.p - buf));
+        pthread_mutex_unlock(&write_lock);
+        free(buf);
+    }
+    if (phasor_world_rank == 0)
+        warn("network probe (%s): %.2f s, %u repetitions", agreed[0] == PPROBE_QUICK ? "quick"
+             : "full", res.info.elapsed_s, res.info.reps);
+    pprobe_result_free(&res);
+}
+
 void phasor_start(unsigned call, uint64_t t0, uint64_t t1, int rc, int required, int provided)
 {
     if (rc != MPI_SUCCESS)
@@ -711,6 +761,7 @@ void phasor_start(unsigned call, uint64_t t0, uint64_t t1, int rc, int required,
     flush_comms_locked();
     write_frame_locked(PLOG_FRAME_CLOCKSYNC, 0, 1, sbuf, (size_t)(w.p - sbuf));
     pthread_mutex_unlock(&write_lock);
+    run_probe();
 
     if (!cfg.inline_writer && pthread_create(&writer_thread, NULL, writer_main, NULL) == 0) {
         writer_thread_running = 1;

@@ -13,7 +13,8 @@
 #include <stdint.h>
 
 #define PLOG_MAGIC "PHASORLG"           /* 8 bytes, no terminator on disk */
-#define PLOG_VERSION 2u             /* written; 2: CALLSITES payload defined (plog_sites.h) */
+#define PLOG_VERSION 3u             /* written; 2: CALLSITES payload defined (plog_sites.h);
+                                     * 3: PROBE payload defined (plog_probe.h) */
 #define PLOG_VERSION_MIN 1u         /* oldest the reader reads (1: no call-site tables) */
 #define PLOG_FRAME_MAGIC 0x4d524650u    /* "PFRM" */
 #define PLOG_FILE_PATTERN "rank-%06d.plog"
@@ -46,7 +47,7 @@ enum plog_frame_kind {
     PLOG_FRAME_CLOCKSYNC = 3, /* offset samples against rank 0 */
     PLOG_FRAME_META = 4,      /* key=value\0 strings: counters, thread table, notes */
     PLOG_FRAME_CALLSITES = 5, /* call-site and module definitions (plog_sites.h) */
-    PLOG_FRAME_PROBE = 6,     /* reserved for network-probe samples */
+    PLOG_FRAME_PROBE = 6,     /* network-probe quantiles (plog_probe.h; version >= 3) */
     PLOG_FRAME_END = 15       /* last frame of a complete log; payload is META-like */
 };
 

@@ -1,0 +1,63 @@
+/* plog_probe.h: the PROBE payload (format version 3): what the network-health probe measured,
+ * as quantiles of message times. Pure: no I/O, no MPI (shared by the shim, which runs the
+ * probe at MPI_Init with PHASOR_PROBE=quick|full, and by the offline reader).
+ *
+ * A rank's log holds the summaries of the messages it sent (src = its world rank). Payload:
+ *   varint mode (1 quick, 2 full), varint nsizes (1..PLOG_PROBE_MAXSIZES),
+ *   nsizes x varint size (bytes, strictly increasing), varint reps, varint rounds,
+ *   f64 elapsed_s, u64 seed (little-endian),
+ *   `count` entries: varint src, varint dst+1 (0: every destination pooled), varint size
+ *   index, varint n (samples, >= 1), 8 x f64 ns: min q10 q25 q50 q75 q90 max mean
+ *   (non-decreasing from min to max, mean within [min, max], all finite and >= 0).
+ * What a sample is depends on the mode: doc/log-format.md, profiler/phasor_probe.h. */
+#ifndef PLOG_PROBE_H
+#define PLOG_PROBE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "plog_codec.h"
+
+#define PLOG_PROBE_MAXSIZES 16
+
+enum plog_probe_mode { PLOG_PROBE_QUICK = 1, PLOG_PROBE_FULL = 2 };
+
+/* Quantiles of n samples (ns). Quantile q: linear interpolation between the order
+ * statistics at h = (n-1)q (Hyndman-Fan type 7, R's default). */
+typedef struct plog_probe_q {
+    uint32_t n;
+    double min, q10, q25, q50, q75, q90, max, mean;
+} plog_probe_q_t;
+
+/* src -> dst (dst = -1: every destination of src pooled) at sizes[size_idx] */
+typedef struct plog_probe_entry {
+    int32_t src, dst;
+    uint32_t size_idx;
+    plog_probe_q_t q;
+} plog_probe_entry_t;
+
+typedef struct plog_probe_info {
+    unsigned mode;
+    unsigned nsizes;
+    uint64_t sizes[PLOG_PROBE_MAXSIZES];
+    uint32_t reps, rounds;
+    double elapsed_s;
+    uint64_t seed;
+} plog_probe_info_t;
+
+/* Bytes the payload needs at most. */
+#define PLOG_PROBE_BOUND(n) (2 * 10 + PLOG_PROBE_MAXSIZES * 10 + 2 * 10 + 16 + \
+                             (size_t)(n) * (4 * 10 + 8 * 8))
+
+void plog_probe_encode(plog_wcur_t *w, const plog_probe_info_t *info,
+                       const plog_probe_entry_t *e, size_t n);
+/* The header part; then plog_probe_get_entry `count` times. world: the run's size (src and
+ * dst must be ranks of it). PLOG_E_TRUNCATED / PLOG_E_CORRUPT / PLOG_E_TOOBIG. */
+plog_err_t plog_probe_get_info(plog_rcur_t *r, plog_probe_info_t *out);
+plog_err_t plog_probe_get_entry(plog_rcur_t *r, const plog_probe_info_t *info, int32_t world,
+                                plog_probe_entry_t *out);
+
+/* Quantiles of v[0..n) (sorts v). n = 0 gives all zeros. */
+void plog_probe_quantiles(double *v, size_t n, plog_probe_q_t *out);
+
+#endif

@@ -1,0 +1,143 @@
+/* test_probe.c: the PROBE payload (profiler/plog_probe.c): round trip, every truncation and
+ * every kind of bad value rejected, quantiles against hand-computed values. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "plog_probe.h"
+
+static plog_probe_info_t info(void)
+{
+    plog_probe_info_t i = {.mode = PLOG_PROBE_QUICK, .nsizes = 3, .sizes = {4096, 65536, 1048576},
+                           .reps = 7, .rounds = 3, .elapsed_s = 0.25, .seed = 0x1234567890abcdefull};
+    return i;
+}
+
+static plog_probe_entry_t entry(int32_t src, int32_t dst, uint32_t z)
+{
+    plog_probe_entry_t e = {.src = src, .dst = dst, .size_idx = z,
+                            .q = {21, 1000, 1100, 1200, 1300, 1400, 1500, 2000, 1310.5}};
+    return e;
+}
+
+static size_t encode(uint8_t *buf, size_t cap, const plog_probe_info_t *in,
+                     const plog_probe_entry_t *e, size_t n)
+{
+    plog_wcur_t w = {buf, buf + cap, 0};
+    plog_probe_encode(&w, in, e, n);
+    cr_assert_eq(w.overflow, 0);
+    return (size_t)(w.p - buf);
+}
+
+/* decode the whole payload; returns the first error */
+static plog_err_t decode(const uint8_t *buf, size_t len, size_t n, int32_t world,
+                         plog_probe_info_t *out, plog_probe_entry_t *e)
+{
+    plog_rcur_t r = {buf, buf + len, PLOG_OK};
+    plog_err_t err = plog_probe_get_info(&r, out);
+    for (size_t k = 0; k < n && err == PLOG_OK; k++)
+        err = plog_probe_get_entry(&r, out, world, &e[k]);
+    if (err == PLOG_OK && r.p != r.end)
+        return PLOG_E_CORRUPT;
+    return err;
+}
+
+Test(probe, round_trip)
+{
+    plog_probe_info_t in = info(), out;
+    plog_probe_entry_t e[3] = {entry(2, 0, 0), entry(2, 3, 2), entry(2, -1, 1)}, got[3];
+    uint8_t buf[PLOG_PROBE_BOUND(3)];
+    size_t len = encode(buf, sizeof(buf), &in, e, 3);
+    cr_assert_eq(decode(buf, len, 3, 4, &out, got), PLOG_OK);
+    cr_assert_eq(out.mode, in.mode);
+    cr_assert_eq(out.nsizes, 3);
+    cr_assert_eq(out.sizes[2], 1048576);
+    cr_assert_eq(out.reps, 7);
+    cr_assert_eq(out.rounds, 3);
+    cr_assert_eq(out.seed, in.seed);
+    cr_assert_eq(out.elapsed_s, 0.25);
+    for (int k = 0; k < 3; k++) {
+        cr_assert_eq(got[k].src, e[k].src);
+        cr_assert_eq(got[k].dst, e[k].dst);
+        cr_assert_eq(got[k].size_idx, e[k].size_idx);
+        cr_assert_eq(got[k].q.n, e[k].q.n);
+        cr_assert(memcmp(&got[k].q.min, &e[k].q.min, 8 * sizeof(double)) == 0); /* bit exact */
+    }
+}
+
+Test(probe, every_truncation_is_an_error)
+{
+    plog_probe_info_t in = info(), out;
+    plog_probe_entry_t e[2] = {entry(1, 0, 0), entry(1, -1, 2)}, got[2];
+    uint8_t buf[PLOG_PROBE_BOUND(2)];
+    size_t len = encode(buf, sizeof(buf), &in, e, 2);
+    for (size_t cut = 0; cut < len; cut++)
+        cr_assert_neq(decode(buf, cut, 2, 2, &out, got), PLOG_OK, "cut at %zu of %zu", cut, len);
+}
+
+/* one bad value at a time: each must be refused */
+Test(probe, bad_values)
+{
+    plog_probe_info_t out;
+    plog_probe_entry_t got;
+    uint8_t buf[PLOG_PROBE_BOUND(1)];
+    for (int c = 0; c < 14; c++) {
+        plog_probe_info_t in = info();
+        plog_probe_entry_t e = entry(1, 2, 1);
+        int world = 4;
+        switch (c) {
+        case 0: in.mode = 3; break;
+        case 1: in.nsizes = 0; break;
+        case 2: in.sizes[1] = 4096; break;          /* not increasing */
+        case 3: e.src = 4; break;                   /* outside the world */
+        case 4: e.dst = 4; break;
+        case 5: e.dst = 1; break;                   /* to itself */
+        case 6: e.size_idx = 3; break;
+        case 7: e.q.n = 0; break;
+        case 8: e.q.q50 = NAN; break;
+        case 9: e.q.min = -1; break;
+        case 10: e.q.q75 = 1250; break;             /* below q50 */
+        case 11: e.q.mean = 2500; break;            /* above max */
+        case 12: in.elapsed_s = -0.5; break;
+        case 13: world = 0; break;
+        }
+        plog_wcur_t w = {buf, buf + sizeof(buf), 0};
+        plog_probe_encode(&w, &in, &e, 1);
+        cr_assert_neq(decode(buf, (size_t)(w.p - buf), 1, world, &out, &got), PLOG_OK,
+                      "case %d accepted", c);
+    }
+    /* and the unmutated one passes */
+    plog_probe_info_t in = info();
+    plog_probe_entry_t e = entry(1, 2, 1);
+    size_t len = encode(buf, sizeof(buf), &in, &e, 1);
+    cr_assert_eq(decode(buf, len, 1, 4, &out, &got), PLOG_OK);
+}
+
+Test(probe, too_many_sizes)
+{
+    uint8_t buf[8] = {PLOG_PROBE_QUICK, PLOG_PROBE_MAXSIZES + 1};
+    plog_rcur_t r = {buf, buf + sizeof(buf), PLOG_OK};
+    plog_probe_info_t out;
+    cr_assert_neq(plog_probe_get_info(&r, &out), PLOG_OK);
+}
+
+Test(probe, quantiles_type7)
+{
+    double v[10] = {10, 9, 8, 7, 6, 5, 4, 3, 2, 1};
+    plog_probe_q_t q;
+    plog_probe_quantiles(v, 10, &q);
+    cr_assert_eq(q.n, 10);
+    cr_assert_float_eq(q.min, 1, 1e-12);
+    cr_assert_float_eq(q.q10, 1.9, 1e-12); /* h = 0.9: 1 + 0.9 (2 - 1) */
+    cr_assert_float_eq(q.q25, 3.25, 1e-12);
+    cr_assert_float_eq(q.q50, 5.5, 1e-12);
+    cr_assert_float_eq(q.q75, 7.75, 1e-12);
+    cr_assert_float_eq(q.q90, 9.1, 1e-12);
+    cr_assert_float_eq(q.max, 10, 1e-12);
+    cr_assert_float_eq(q.mean, 5.5, 1e-12);
+    double one = 42;
+    plog_probe_quantiles(&one, 1, &q);
+    cr_assert(q.n == 1 && q.min == 42 && q.q10 == 42 && q.q90 == 42 && q.mean == 42);
+    plog_probe_quantiles(NULL, 0, &q);
+    cr_assert_eq(q.n, 0);
+}
