@@ -173,6 +173,10 @@ void ph_marks_free(ph_marks_t *m)
     if (m->t != NULL)
         for (int32_t r = 0; r < m->nranks; r++)
             free(m->t[r]);
+    if (m->comp != NULL)
+        for (int32_t r = 0; r < m->nranks; r++)
+            free(m->comp[r]);
+    free(m->comp);
     free(m->t);
     free(m->n);
     memset(m, 0, sizeof(*m));
@@ -538,6 +542,82 @@ static double busy_compute(const busy_t *b, int64_t q)
     return (double)q - busy;
 }
 
+/* One pass over rank r: C at the boundaries t[0..n) into cm and, with g, at the grid points
+ * into cg. */
+static plog_err_t busy_pass(plog_run_t *run, int32_t r, const int64_t *t, uint32_t n,
+                            const ph_grid_t *g, double *cm, double *cg, plog_error_t *err)
+{
+    plog_iter_t *it = NULL;
+    plog_err_t e = plog_iter_open(run, r, &it, err);
+    if (e != PLOG_OK)
+        return e;
+    size_t ng = g ? g->n : 0;
+    busy_t b = {0};
+    uint32_t qm = 0; /* next boundary query */
+    size_t qg = 0;   /* next grid query */
+    const plog_rec_t *ev;
+    for (;;) {
+        e = plog_iter_next(it, &ev, err);
+        if (e != PLOG_OK)
+            break;
+        int64_t s = ev != NULL ? ev->start_ns : INT64_MAX;
+        /* queries before this start are settled by the calls seen so far */
+        for (;;) {
+            int64_t tm = qm < n ? t[qm] : INT64_MAX;
+            int64_t tg = qg < ng ? g->t0 + (int64_t)qg * g->dt : INT64_MAX;
+            int64_t q = tm < tg ? tm : tg;
+            if (q == INT64_MAX || (q >= s && ev != NULL))
+                break;
+            if (tm <= tg)
+                cm[qm++] = busy_compute(&b, tm);
+            else
+                cg[qg++] = busy_compute(&b, tg);
+        }
+        if (ev == NULL)
+            break;
+        if (ev->cls == PLOG_CLASS_STEP || ev->call == PLOG_CALL_MPI_Pcontrol)
+            continue;
+        int64_t f = ev->end_ns > s ? ev->end_ns : s;
+        if (!b.have) {
+            b.have = 1;
+            b.bs = s;
+            b.be = f;
+        } else if (s <= b.be) {
+            if (f > b.be)
+                b.be = f;
+        } else {
+            b.closed += (double)(b.be - b.bs);
+            b.bs = s;
+            b.be = f;
+        }
+    }
+    plog_iter_close(it);
+    return e;
+}
+
+plog_err_t ph_marks_compute(plog_run_t *run, ph_marks_t *m, plog_error_t *err)
+{
+    if (m->comp == NULL && (m->comp = calloc((size_t)m->nranks, sizeof(*m->comp))) == NULL)
+        return ph_fail(err, PLOG_E_NOMEM, "%s: out of memory", plog_run_path(run));
+    for (int32_t r = 0; r < m->nranks; r++) {
+        uint32_t n = m->n[r];
+        if (n < 2 || plog_run_rank(run, r) == NULL || m->comp[r] != NULL)
+            continue;
+        double *cm = malloc(n * sizeof(*cm));
+        if (cm == NULL)
+            return ph_fail(err, PLOG_E_NOMEM, "%s: out of memory", plog_run_path(run));
+        plog_err_t e = busy_pass(run, r, m->t[r], n, NULL, cm, NULL, err);
+        if (e != PLOG_OK) {
+            free(cm);
+            return e;
+        }
+        for (uint32_t k = 0; k + 1 < n; k++)
+            cm[k] = cm[k + 1] - cm[k];
+        m->comp[r] = cm; /* n - 1 values used */
+    }
+    return PLOG_OK;
+}
+
 plog_err_t ph_compute_fill(plog_run_t *run, const ph_marks_t *m, const ph_grid_t *g,
                            ph_compute_t *out, plog_error_t *err)
 {
@@ -564,50 +644,7 @@ plog_err_t ph_compute_fill(plog_run_t *run, const ph_marks_t *m, const ph_grid_t
             break;
         }
         cm = ncm;
-        plog_iter_t *it = NULL;
-        if ((e = plog_iter_open(run, r, &it, err)) != PLOG_OK)
-            break;
-        busy_t b = {0};
-        uint32_t qm = 0; /* next marker query */
-        size_t qg = 0;   /* next grid query */
-        const plog_rec_t *ev;
-        for (;;) {
-            e = plog_iter_next(it, &ev, err);
-            if (e != PLOG_OK)
-                break;
-            int64_t s = ev != NULL ? ev->start_ns : INT64_MAX;
-            /* queries before this start are settled by the calls seen so far */
-            for (;;) {
-                int64_t tm = qm < n ? t[qm] : INT64_MAX;
-                int64_t tg = qg < g->n ? g->t0 + (int64_t)qg * g->dt : INT64_MAX;
-                int64_t q = tm < tg ? tm : tg;
-                if (q == INT64_MAX || (q >= s && ev != NULL))
-                    break;
-                if (tm <= tg)
-                    cm[qm++] = busy_compute(&b, tm);
-                else
-                    cg[qg++] = busy_compute(&b, tg);
-            }
-            if (ev == NULL)
-                break;
-            if (ev->cls == PLOG_CLASS_STEP || ev->call == PLOG_CALL_MPI_Pcontrol)
-                continue;
-            int64_t f = ev->end_ns > s ? ev->end_ns : s;
-            if (!b.have) {
-                b.have = 1;
-                b.bs = s;
-                b.be = f;
-            } else if (s <= b.be) {
-                if (f > b.be)
-                    b.be = f;
-            } else {
-                b.closed += (double)(b.be - b.bs);
-                b.bs = s;
-                b.be = f;
-            }
-        }
-        plog_iter_close(it);
-        if (e != PLOG_OK)
+        if ((e = busy_pass(run, r, t, n, g, cm, cg, err)) != PLOG_OK)
             break;
         ph_cursor_t c = {t, n, 0};
         for (size_t i = 0; i < g->n; i++) {
@@ -1089,8 +1126,7 @@ int ph_wave_find(const ph_marks_t *m, double frac, ph_wave_t *w)
     if (!w->arrival_iter || !w->arrival_ns || !med || !mad || !scr || !xs || !yi || !yt)
         goto out;
     rc = 0;
-    /* per rank: median duration and median absolute deviation; the source's largest excess */
-    double best = 0;
+    /* per rank: median duration and its median absolute deviation */
     for (int32_t r = 0; r < P; r++) {
         w->arrival_iter[r] = -1;
         w->arrival_ns[r] = 0;
@@ -1105,17 +1141,52 @@ int ph_wave_find(const ph_marks_t *m, double frac, ph_wave_t *w)
         }
         qsort(scr, n - 1, sizeof(*scr), cmp_i64);
         mad[r] = (double)scr[(n - 1) / 2];
-        for (uint32_t k = 0; k + 1 < n; k++) {
-            double ex = (double)(t[k + 1] - t[k]) - med[r];
-            if (ex > best) {
-                best = ex;
+    }
+    /* the source: the largest excess of compute time (where the delay was made), else of
+     * duration */
+    double best = 0;
+    for (int32_t r = 0; m->comp != NULL && r < P; r++) {
+        uint32_t n = m->n[r];
+        if (n < 3 || m->comp[r] == NULL)
+            continue;
+        double cmed;
+        {
+            double *c = malloc((n - 1) * sizeof(*c));
+            if (c == NULL) {
+                rc = -1;
+                goto out;
+            }
+            memcpy(c, m->comp[r], (n - 1) * sizeof(*c));
+            qsort(c, n - 1, sizeof(*c), cmp_dbl);
+            cmed = (n - 1) % 2 ? c[(n - 1) / 2] : 0.5 * (c[(n - 1) / 2 - 1] + c[(n - 1) / 2]);
+            free(c);
+        }
+        for (uint32_t k = 0; k + 1 < n; k++)
+            if (m->comp[r][k] - cmed > best) {
+                best = m->comp[r][k] - cmed;
                 w->source = r;
                 w->source_iter = k;
             }
-        }
     }
     if (w->source < 0)
+        for (int32_t r = 0; r < P; r++) {
+            uint32_t n = m->n[r];
+            for (uint32_t k = 0; n >= 3 && k + 1 < n; k++) {
+                double ex = (double)(m->t[r][k + 1] - m->t[r][k]) - med[r];
+                if (ex > best) {
+                    best = ex;
+                    w->source = r;
+                    w->source_iter = k;
+                }
+            }
+        }
+    if (w->source < 0)
         goto out;
+    {
+        const int64_t *ts = m->t[w->source];
+        double ex = (double)(ts[w->source_iter + 1] - ts[w->source_iter]) - med[w->source];
+        best = ex > 0 ? ex : best;
+    }
     w->source_excess_ns = best;
     size_t nx = 0;
     for (int32_t r = 0; r < P; r++) {
@@ -1127,7 +1198,7 @@ int ph_wave_find(const ph_marks_t *m, double frac, ph_wave_t *w)
         if (5 * mad[r] > thr)
             thr = 5 * mad[r];
         for (uint32_t k = w->source_iter; k + 1 < n; k++)
-            if ((double)(t[k + 1] - t[k]) - med[r] > thr) {
+            if ((double)(t[k + 1] - t[k]) - med[r] > thr || (r == w->source && k == w->source_iter)) {
                 w->arrival_iter[r] = (int32_t)k;
                 w->arrival_ns[r] = t[k + 1];
                 break;

@@ -49,6 +49,8 @@ typedef struct ph_marks {
     uint32_t period;     /* PERIOD: detected period in events on the most ranks, else 0 */
     uint32_t *n;         /* per rank: number of boundaries */
     int64_t **t;         /* per rank: boundary times, aligned ns, non-decreasing */
+    double **comp;       /* NULL, or after ph_marks_compute per rank n - 1 values: the time
+                            of each iteration spent outside MPI calls (ns) */
 } ph_marks_t;
 
 /* Find the boundaries of every loaded rank. A rank with fewer than two has no phase.
@@ -56,6 +58,9 @@ typedef struct ph_marks {
 plog_err_t ph_marks_find(plog_run_t *run, const ph_mark_spec_t *spec, ph_marks_t *out,
                          plog_error_t *err);
 void ph_marks_free(ph_marks_t *m);
+/* One more pass: each iteration's compute time (outside the union of the rank's MPI calls,
+ * the Pcontrol markers and phasor's own step records not counted) into m->comp. */
+plog_err_t ph_marks_compute(plog_run_t *run, ph_marks_t *m, plog_error_t *err);
 
 /* Period detection on one signature sequence (pure). Returns the smallest period p (in
  * sequence positions) with s[n] == s[n+p] for at least PH_PERIOD_MATCH of the positions
@@ -199,12 +204,15 @@ int ph_resync_add(ph_resync_t *r, int64_t t, double R);
 void ph_resync_finish(ph_resync_t *r, int64_t t_end);
 void ph_resync_free(ph_resync_t *r);
 
-/* Idle wave: per rank, iteration durations d_k; the excess over the rank's median duration
- * marks a delay. The source is the rank whose largest excess is largest; a rank is reached
- * at the first iteration (at or after the source's) whose excess is above
- * max(frac x the source's excess, 5 x the rank's median absolute deviation). Speeds are
- * least-squares slopes of |rank - source| over the arrival iteration and arrival time (the
- * end of the delayed iteration), over the reached ranks (each side fitted together). */
+/* Idle wave. A delay is an iteration longer than the rank's median duration. The source is
+ * where it was caused: with m->comp, the (rank, iteration) whose compute time exceeds the
+ * rank's median compute time the most (waiting for a late neighbour is time inside MPI);
+ * without, the longest excess duration. A rank is reached at its first iteration at or
+ * after the source's whose duration exceeds its median by more than
+ * max(frac x the source's excess duration, 5 x the rank's median absolute deviation).
+ * Speeds are the inverse least-squares slopes of the arrival iteration and the arrival time
+ * (the end of the delayed iteration) over the distance |rank - source|, over the reached
+ * ranks (both sides together). */
 typedef struct ph_wave {
     int found;            /* a source with a positive excess and >= 2 reached ranks */
     int32_t source;

@@ -684,7 +684,7 @@ static void write_small_files(state_t *s, csvf_t *f)
 {
     out_t *o;
     if ((o = f[F_MARKERS].o) != NULL) {
-        o_str(o, "rank,iteration,t_ns\n");
+        o_str(o, "rank,iteration,t_ns,duration_ns,compute_ns\n");
         for (int32_t r = 0; r < s->P; r++)
             for (uint32_t k = 0; k < s->marks.n[r]; k++) {
                 o_i64(o, r);
@@ -692,6 +692,15 @@ static void write_small_files(state_t *s, csvf_t *f)
                 o_u64(o, k);
                 o_chr(o, ',');
                 o_i64(o, s->marks.t[r][k]);
+                o_chr(o, ',');
+                if (k + 1 < s->marks.n[r]) {
+                    o_i64(o, s->marks.t[r][k + 1] - s->marks.t[r][k]);
+                    o_chr(o, ',');
+                    if (s->marks.comp != NULL && s->marks.comp[r] != NULL)
+                        o_dbl(o, s->marks.comp[r][k]);
+                } else {
+                    o_chr(o, ',');
+                }
                 o_chr(o, '\n');
             }
     }
@@ -1120,6 +1129,10 @@ int phasor_cmd_phases(int argc, char **argv)
         goto done;
     }
     s.median_period = ph_median_period(&s.marks);
+    if (ph_marks_compute(s.run, &s.marks, &err) != PLOG_OK) {
+        fprintf(stderr, "phasor phases: %s\n", err.msg);
+        goto done;
+    }
     if (strcmp(op.topology, "log") == 0) {
         if (ph_topo_from_log(s.run, &s.topo, &err) != PLOG_OK) {
             fprintf(stderr, "phasor phases: %s\n", err.msg);

@@ -503,6 +503,15 @@ Test(phases_log, propagating_delay_speed_and_resync)
     cr_assert_float_eq(w.ranks_per_iter, 1.0, 1e-9);
     cr_assert_float_eq(w.ranks_per_s, 1e9 / PERIOD, 1e-6);
     ph_wave_free(&w);
+    /* with the compute time per iteration: the delayed iterations are compute (MPI takes
+     * 300-400 ns of each iteration here), the source the same */
+    cr_assert_eq(ph_marks_compute(run, &m, &err), PLOG_OK, "%s", err.msg);
+    cr_assert_float_eq(m.comp[3][0], PERIOD - 400, 1e-9);       /* Recv + Send + Barrier */
+    cr_assert_float_eq(m.comp[0][K0], PERIOD + DELAY - 200, 1e-9); /* Send + Barrier */
+    cr_assert_eq(ph_wave_find(&m, 0.5, &w), 0);
+    cr_assert(w.found && w.source == 0 && w.source_iter == K0);
+    cr_assert_float_eq(w.ranks_per_iter, 1.0, 1e-9);
+    ph_wave_free(&w);
     /* R: 1 before, lower while the delay travels, 1 again once every rank took it */
     ph_grid_t g;
     cr_assert_eq(ph_grid_make(&m, 10000, 100000, &g), 0);
