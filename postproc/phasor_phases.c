@@ -772,6 +772,16 @@ static void write_small_files(state_t *s, csvf_t *f)
     }
 }
 
+/* Every pass over the log adds the reader's warnings to the run again: list each once. */
+static int warning_first(plog_run_t *run, size_t w)
+{
+    const char *x = plog_run_warning(run, w);
+    for (size_t k = 0; k < w; k++)
+        if (strcmp(plog_run_warning(run, k), x) == 0)
+            return 0;
+    return 1;
+}
+
 static const char *mode_name(int mode)
 {
     switch (mode) {
@@ -870,11 +880,12 @@ static void summary(state_t *s, out_t *o, int json, const char *path)
                      (int)lag_rank, lag_best);
             o_str(o, tmp);
         }
-        for (size_t w = 0; w < plog_run_nwarnings(s->run); w++) {
-            o_str(o, "warning: ");
-            o_str(o, plog_run_warning(s->run, w));
-            o_chr(o, '\n');
-        }
+        for (size_t w = 0; w < plog_run_nwarnings(s->run); w++)
+            if (warning_first(s->run, w)) {
+                o_str(o, "warning: ");
+                o_str(o, plog_run_warning(s->run, w));
+                o_chr(o, '\n');
+            }
         return;
     }
     o_str(o, "{\"format\":1,\"log\":");
@@ -960,11 +971,12 @@ static void summary(state_t *s, out_t *o, int json, const char *path)
         o_jstr(o, fname[k]);
     }
     o_str(o, "],\"warnings\":[");
-    for (size_t w = 0; w < plog_run_nwarnings(s->run); w++) {
-        if (w)
-            o_chr(o, ',');
-        o_jstr(o, plog_run_warning(s->run, w));
-    }
+    for (size_t w = 0, k = 0; w < plog_run_nwarnings(s->run); w++)
+        if (warning_first(s->run, w)) {
+            if (k++)
+                o_chr(o, ',');
+            o_jstr(o, plog_run_warning(s->run, w));
+        }
     o_str(o, "]}\n");
 }
 
