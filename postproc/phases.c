@@ -67,15 +67,50 @@ static int cmp_dbl(const void *a, const void *b)
 
 /* ---- period detection ---- */
 
+/* Fraction of positions i >= from with s[i] == s[i + p]; stops early (returning what it has,
+ * below PH_PERIOD_MATCH) once the mismatches alone rule the threshold out. */
 static double match_fraction(const uint64_t *s, size_t n, size_t p, size_t from)
 {
     if (p == 0 || from + p >= n)
         return 0;
-    size_t same = 0;
+    size_t total = n - p - from, miss = 0;
+    size_t limit = (size_t)((1 - PH_PERIOD_MATCH) * (double)total);
     for (size_t i = from; i + p < n; i++)
-        same += s[i] == s[i + p];
-    return (double)same / (double)(n - p - from);
+        if (s[i] != s[i + p] && ++miss > limit)
+            return 0;
+    return (double)(total - miss) / (double)total;
 }
+
+typedef struct sigpos {
+    uint64_t sig;
+    size_t pos;
+} sigpos_t;
+
+static int cmp_sigpos(const void *a, const void *b)
+{
+    const sigpos_t *x = a, *y = b;
+    if (x->sig != y->sig)
+        return x->sig < y->sig ? -1 : 1;
+    return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+typedef struct sigrun {
+    size_t count, first, last;
+} sigrun_t;
+
+static int cmp_run_count(const void *a, const void *b)
+{
+    const sigrun_t *x = a, *y = b;
+    return x->count > y->count ? -1 : x->count < y->count;
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+#define PH_PERIOD_SIGS 32 /* the most frequent signatures propose periods */
 
 uint32_t ph_detect_period(const uint64_t *s, size_t n, uint64_t *anchors, size_t max_anchors,
                           size_t *n_anchors)
@@ -84,72 +119,53 @@ uint32_t ph_detect_period(const uint64_t *s, size_t n, uint64_t *anchors, size_t
         *n_anchors = 0;
     if (n < 3)
         return 0;
-    uint64_t *sorted = malloc(n * sizeof(*sorted));
-    if (sorted == NULL)
-        return 0;
-    memcpy(sorted, s, n * sizeof(*s));
-    qsort(sorted, n, sizeof(*sorted), cmp_u64);
-    /* Candidates: for each signature with c >= 3 occurrences, its mean gap times m = 1..4
-     * (a signature may occur m times per period). */
-    size_t ncand = 0, capc = 64;
-    size_t *cand = malloc(capc * sizeof(*cand));
-    if (cand == NULL) {
-        free(sorted);
-        return 0;
-    }
+    sigpos_t *sp = malloc(n * sizeof(*sp));
+    sigrun_t *runs = malloc(n * sizeof(*runs));
+    size_t *cand = malloc(4 * PH_PERIOD_SIGS * sizeof(*cand));
+    size_t best = 0;
+    if (sp == NULL || runs == NULL || cand == NULL)
+        goto out;
+    for (size_t i = 0; i < n; i++)
+        sp[i] = (sigpos_t){s[i], i};
+    qsort(sp, n, sizeof(*sp), cmp_sigpos);
+    size_t nruns = 0;
     for (size_t i = 0; i < n;) {
         size_t j = i;
-        while (j < n && sorted[j] == sorted[i])
+        while (j < n && sp[j].sig == sp[i].sig)
             j++;
-        size_t c = j - i;
-        if (c >= 3) {
-            size_t first = n, last = 0;
-            for (size_t k = 0; k < n; k++)
-                if (s[k] == sorted[i]) {
-                    if (first == n)
-                        first = k;
-                    last = k;
-                }
-            double gap = (double)(last - first) / (double)(c - 1);
-            for (int m = 1; m <= 4; m++) {
-                size_t p = (size_t)llround(gap * m);
-                if (p == 0 || 3 * p > n)
-                    continue;
-                if (ncand == capc) {
-                    size_t *nc = realloc(cand, 2 * capc * sizeof(*cand));
-                    if (nc == NULL)
-                        break;
-                    cand = nc;
-                    capc *= 2;
-                }
-                cand[ncand++] = p;
-            }
-        }
+        runs[nruns++] = (sigrun_t){j - i, sp[i].pos, sp[j - 1].pos};
         i = j;
     }
-    /* smallest candidate that repeats the sequence; a set-up prefix is allowed: the match is
-     * measured past the first p positions */
-    size_t best = 0;
-    for (size_t a = 0; a < ncand; a++) {
-        size_t p = cand[a];
-        if (best != 0 && p >= best)
-            continue;
-        if (match_fraction(s, n, p, p) >= PH_PERIOD_MATCH)
-            best = p;
+    qsort(runs, nruns, sizeof(*runs), cmp_run_count);
+    /* candidates: a signature seen c >= 3 times proposes its mean gap times m = 1..4 (it may
+     * occur m times per period) */
+    size_t ncand = 0;
+    for (size_t k = 0; k < nruns && k < PH_PERIOD_SIGS && runs[k].count >= 3; k++) {
+        double gap = (double)(runs[k].last - runs[k].first) / (double)(runs[k].count - 1);
+        for (int m = 1; m <= 4; m++) {
+            size_t p = (size_t)llround(gap * m);
+            if (p != 0 && 3 * p <= n)
+                cand[ncand++] = p;
+        }
     }
-    /* the true period may be a divisor of a candidate (a candidate from m = 2 on a signature
-     * that occurs twice per period): try the divisors of the best */
+    qsort(cand, ncand, sizeof(*cand), cmp_size);
+    /* the smallest candidate that repeats the sequence; a set-up prefix is allowed: the match
+     * is measured past the first p positions */
+    for (size_t a = 0; a < ncand && best == 0; a++)
+        if ((a == 0 || cand[a] != cand[a - 1]) &&
+            match_fraction(s, n, cand[a], cand[a]) >= PH_PERIOD_MATCH)
+            best = cand[a];
+    /* the true period may divide the one found (from m >= 2): try its divisors */
     for (size_t d = 2; best != 0 && d <= best; d++)
         if (best % d == 0 && match_fraction(s, n, best / d, best / d) >= PH_PERIOD_MATCH) {
             best /= d;
             d = 1;
         }
-    free(cand);
     if (best != 0 && anchors != NULL && n_anchors != NULL) {
         /* periodic part: the last whole periods; count occurrences there */
-        size_t periods = (n - best) / best, from = n - periods * best;
-        memcpy(sorted, s + from, periods * best * sizeof(*s));
-        size_t m = periods * best;
+        size_t periods = (n - best) / best, from = n - periods * best, m = periods * best;
+        uint64_t *sorted = (uint64_t *)runs; /* no longer needed; n words fit */
+        memcpy(sorted, s + from, m * sizeof(*s));
         qsort(sorted, m, sizeof(*sorted), cmp_u64);
         for (size_t i = 0; i < m;) {
             size_t j = i;
@@ -160,7 +176,10 @@ uint32_t ph_detect_period(const uint64_t *s, size_t n, uint64_t *anchors, size_t
             i = j;
         }
     }
-    free(sorted);
+out:
+    free(sp);
+    free(runs);
+    free(cand);
     return (uint32_t)best;
 }
 
@@ -269,7 +288,8 @@ static plog_err_t scan_rank(plog_run_t *run, int32_t r, const ph_mark_spec_t *sp
 static int take_vec(ph_marks_t *m, int32_t r, vec64_t *v)
 {
     /* threads of a rank may interleave markers with end times out of order */
-    qsort(v->v, v->n, sizeof(*v->v), cmp_i64);
+    if (v->n > 1)
+        qsort(v->v, v->n, sizeof(*v->v), cmp_i64);
     m->t[r] = v->v;
     m->n[r] = (uint32_t)v->n;
     memset(v, 0, sizeof(*v));
@@ -707,7 +727,8 @@ static int cmp_pair(const void *a, const void *b)
 static int topo_build(int32_t n, int32_t *pairs, size_t np, ph_topo_t *out)
 {
     memset(out, 0, sizeof(*out));
-    qsort(pairs, np, 2 * sizeof(int32_t), cmp_pair);
+    if (np > 1)
+        qsort(pairs, np, 2 * sizeof(int32_t), cmp_pair);
     out->n = n;
     out->off = calloc((size_t)n + 1, sizeof(*out->off));
     out->nb = malloc((np ? np : 1) * sizeof(*out->nb));
@@ -738,7 +759,8 @@ int ph_topo_from_pairs(int32_t n, const int32_t *pairs, size_t np, ph_topo_t *ou
     int32_t *cp = malloc((np ? np : 1) * 2 * sizeof(*cp));
     if (cp == NULL)
         return -1;
-    memcpy(cp, pairs, np * 2 * sizeof(*cp));
+    if (np > 0)
+        memcpy(cp, pairs, np * 2 * sizeof(*cp));
     int rc = topo_build(n, cp, np, out);
     free(cp);
     return rc;

@@ -854,6 +854,11 @@ static void summary(state_t *s, out_t *o, int json, const char *path)
         o_str(o, tmp);
         for (size_t k = 0; k < s->rs.n; k++) {
             const ph_excursion_t *x = &s->rs.v[k];
+            if (k == 10) {
+                snprintf(tmp, sizeof(tmp), "  ... %zu more (resync.csv, --json)\n", s->rs.n - k);
+                o_str(o, tmp);
+                break;
+            }
             if (x->recovered)
                 snprintf(tmp, sizeof(tmp),
                          "  from %" PRId64 " ns, R min %.4f at %" PRId64 " ns, back at %" PRId64
