@@ -41,10 +41,10 @@ for run in 1 2; do
     for (i = 1; i <= n; i++) s = s * 60 + t[i]; print s }' "$tmp/err")
   rss=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$tmp/err")
   points=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["grid"]["points"])' "$tmp/sum.json")
-  # passes over the log: boundaries, compute times, topology
+  # passes over the log: boundaries, then compute times and the topology together
   awk -v e="$events" -v w="$wall" -v r="$rss" -v k="$run" -v p="$points" -v n="$ranks" -v i="$iters" 'BEGIN {
-    printf "run %d: %.2f s; %.2f M events/s over 3 passes; %d grid points = %.0f points/s; " \
+    printf "run %d: %.2f s; %.2f M events/s over 2 passes; %d grid points = %.0f points/s; " \
            "peak RSS %.1f MiB = %.1f bytes per rank-iteration\n",
-           k, w, (e > 0 ? 3 * e / w / 1e6 : 0), p, p / w, r / 1024, r * 1024 / (n * i) }'
+           k, w, (e > 0 ? 2 * e / w / 1e6 : 0), p, p / w, r / 1024, r * 1024 / (n * i) }'
   [ "${OUT:-0}" = 1 ] && echo "  files: $(du -sh "$tmp/out" | cut -f1)"
 done

@@ -533,6 +533,85 @@ double ph_phase_at(const int64_t *t, uint32_t n, int64_t at)
     return phase_in(t, n, lo, at);
 }
 
+/* ---- receive pairs ---- */
+
+static int topo_build(int32_t n, int32_t *pairs, size_t np, ph_topo_t *out);
+
+static int cmp_pair(const void *a, const void *b)
+{
+    const int32_t *x = a, *y = b;
+    if (x[0] != y[0])
+        return x[0] < y[0] ? -1 : 1;
+    return x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+static int recv_source(const plog_rec_t *e, const plog_rstatus_t *st)
+{
+    if (st->source < 0 || st->source == e->rank || st->cancelled)
+        return 0;
+    if (st->start == NULL)
+        return e->cls == PLOG_CLASS_RECV || e->cls == PLOG_CLASS_SENDRECV;
+    return st->start->cls == PLOG_CLASS_IRECV || st->start->cls == PLOG_CLASS_PRECV_INIT;
+}
+
+/* Receive pairs (i, j), gathered event by event, deduplicated per rank as the list grows. */
+typedef struct topo_acc {
+    int32_t P;
+    int32_t *pairs;
+    size_t np, cap;
+    size_t first, next_dedup; /* this rank's pairs start at first */
+    int32_t last;
+} topo_acc_t;
+
+static void acc_rank(topo_acc_t *a)
+{
+    a->first = a->np;
+    a->next_dedup = a->np + 4096;
+    a->last = -1;
+}
+
+static void acc_dedup(topo_acc_t *a)
+{
+    size_t n = a->np - a->first;
+    if (n > 1)
+        qsort(a->pairs + 2 * a->first, n, 2 * sizeof(int32_t), cmp_pair);
+    size_t k = a->first;
+    for (size_t p = a->first; p < a->np; p++)
+        if (k == a->first || a->pairs[2 * p + 1] != a->pairs[2 * k - 1]) {
+            a->pairs[2 * k] = a->pairs[2 * p];
+            a->pairs[2 * k + 1] = a->pairs[2 * p + 1];
+            k++;
+        }
+    a->np = k;
+    a->next_dedup = a->np + (a->np - a->first) + 4096; /* amortised: the list at least doubles */
+}
+
+static int acc_event(topo_acc_t *a, const plog_rec_t *ev)
+{
+    if (ev->cls == PLOG_CLASS_PROBE)
+        return 0;
+    for (uint32_t s = 0; s < ev->n_status; s++) {
+        const plog_rstatus_t *st = &ev->status[s];
+        if (!recv_source(ev, st) || st->source >= a->P || st->source == a->last)
+            continue;
+        a->last = st->source;
+        if (a->np == a->cap) {
+            size_t nc = a->cap ? 2 * a->cap : 256;
+            int32_t *p = realloc(a->pairs, nc * 2 * sizeof(*p));
+            if (p == NULL)
+                return -1;
+            a->pairs = p;
+            a->cap = nc;
+        }
+        a->pairs[2 * a->np] = ev->rank;
+        a->pairs[2 * a->np + 1] = st->source;
+        a->np++;
+    }
+    if (a->np > a->next_dedup)
+        acc_dedup(a);
+    return 0;
+}
+
 /* ---- compute-only phases ---- */
 
 void ph_compute_free(ph_compute_t *c)
@@ -565,7 +644,8 @@ static double busy_compute(const busy_t *b, int64_t q)
 /* One pass over rank r: C at the boundaries t[0..n) into cm and, with g, at the grid points
  * into cg. */
 static plog_err_t busy_pass(plog_run_t *run, int32_t r, const int64_t *t, uint32_t n,
-                            const ph_grid_t *g, double *cm, double *cg, plog_error_t *err)
+                            const ph_grid_t *g, double *cm, double *cg, topo_acc_t *acc,
+                            plog_error_t *err)
 {
     plog_iter_t *it = NULL;
     plog_err_t e = plog_iter_open(run, r, &it, err);
@@ -595,6 +675,10 @@ static plog_err_t busy_pass(plog_run_t *run, int32_t r, const int64_t *t, uint32
         }
         if (ev == NULL)
             break;
+        if (acc != NULL && acc_event(acc, ev) != 0) {
+            e = ph_fail(err, PLOG_E_NOMEM, "%s: out of memory", plog_run_path(run));
+            break;
+        }
         if (ev->cls == PLOG_CLASS_STEP || ev->call == PLOG_CALL_MPI_Pcontrol)
             continue;
         int64_t f = ev->end_ns > s ? ev->end_ns : s;
@@ -615,27 +699,38 @@ static plog_err_t busy_pass(plog_run_t *run, int32_t r, const int64_t *t, uint32
     return e;
 }
 
-plog_err_t ph_marks_compute(plog_run_t *run, ph_marks_t *m, plog_error_t *err)
+plog_err_t ph_marks_compute(plog_run_t *run, ph_marks_t *m, ph_topo_t *topo,
+                            plog_error_t *err)
 {
+    if (topo != NULL)
+        memset(topo, 0, sizeof(*topo));
     if (m->comp == NULL && (m->comp = calloc((size_t)m->nranks, sizeof(*m->comp))) == NULL)
         return ph_fail(err, PLOG_E_NOMEM, "%s: out of memory", plog_run_path(run));
-    for (int32_t r = 0; r < m->nranks; r++) {
+    topo_acc_t a = {.P = m->nranks};
+    plog_err_t e = PLOG_OK;
+    for (int32_t r = 0; r < m->nranks && e == PLOG_OK; r++) {
         uint32_t n = m->n[r];
-        if (n < 2 || plog_run_rank(run, r) == NULL || m->comp[r] != NULL)
+        if (plog_run_rank(run, r) == NULL || (topo == NULL && (n < 2 || m->comp[r] != NULL)))
             continue;
-        double *cm = malloc(n * sizeof(*cm));
-        if (cm == NULL)
-            return ph_fail(err, PLOG_E_NOMEM, "%s: out of memory", plog_run_path(run));
-        plog_err_t e = busy_pass(run, r, m->t[r], n, NULL, cm, NULL, err);
-        if (e != PLOG_OK) {
+        double *cm = malloc((n ? n : 1) * sizeof(*cm));
+        if (cm == NULL) {
+            e = ph_fail(err, PLOG_E_NOMEM, "%s: out of memory", plog_run_path(run));
+            break;
+        }
+        acc_rank(&a);
+        e = busy_pass(run, r, m->t[r], n, NULL, cm, NULL, topo ? &a : NULL, err);
+        if (e != PLOG_OK || n < 2 || m->comp[r] != NULL) {
             free(cm);
-            return e;
+            continue;
         }
         for (uint32_t k = 0; k + 1 < n; k++)
             cm[k] = cm[k + 1] - cm[k];
         m->comp[r] = cm; /* n - 1 values used */
     }
-    return PLOG_OK;
+    if (e == PLOG_OK && topo != NULL && topo_build(a.P, a.pairs, a.np, topo) != 0)
+        e = ph_fail(err, PLOG_E_NOMEM, "%s: out of memory", plog_run_path(run));
+    free(a.pairs);
+    return e;
 }
 
 plog_err_t ph_compute_fill(plog_run_t *run, const ph_marks_t *m, const ph_grid_t *g,
@@ -664,7 +759,7 @@ plog_err_t ph_compute_fill(plog_run_t *run, const ph_marks_t *m, const ph_grid_t
             break;
         }
         cm = ncm;
-        if ((e = busy_pass(run, r, t, n, g, cm, cg, err)) != PLOG_OK)
+        if ((e = busy_pass(run, r, t, n, g, cm, cg, NULL, err)) != PLOG_OK)
             break;
         ph_cursor_t c = {t, n, 0};
         for (size_t i = 0; i < g->n; i++) {
@@ -713,14 +808,6 @@ int ph_topo_has(const ph_topo_t *t, int32_t i, int32_t j)
             hi = mid;
     }
     return 0;
-}
-
-static int cmp_pair(const void *a, const void *b)
-{
-    const int32_t *x = a, *y = b;
-    if (x[0] != y[0])
-        return x[0] < y[0] ? -1 : 1;
-    return x[1] < y[1] ? -1 : x[1] > y[1];
 }
 
 /* pairs (i, j) sorted and deduplicated in place into CSR */
@@ -788,73 +875,29 @@ int ph_topo_all(int32_t n, ph_topo_t *out)
     return 0;
 }
 
-static int recv_source(const plog_rec_t *e, const plog_rstatus_t *st)
-{
-    if (st->source < 0 || st->source == e->rank || st->cancelled)
-        return 0;
-    if (st->start == NULL)
-        return e->cls == PLOG_CLASS_RECV || e->cls == PLOG_CLASS_SENDRECV;
-    return st->start->cls == PLOG_CLASS_IRECV || st->start->cls == PLOG_CLASS_PRECV_INIT;
-}
-
 plog_err_t ph_topo_from_log(plog_run_t *run, ph_topo_t *out, plog_error_t *err)
 {
     memset(out, 0, sizeof(*out));
-    int32_t P = plog_run_world_size(run);
-    int32_t *pairs = NULL;
-    size_t np = 0, cap = 0;
+    topo_acc_t a = {.P = plog_run_world_size(run)};
     plog_err_t e = PLOG_OK;
-    for (int32_t r = 0; r < P && e == PLOG_OK; r++) {
+    for (int32_t r = 0; r < a.P && e == PLOG_OK; r++) {
         if (plog_run_rank(run, r) == NULL)
             continue;
         plog_iter_t *it = NULL;
         if ((e = plog_iter_open(run, r, &it, err)) != PLOG_OK)
             break;
-        size_t first = np;
-        int32_t last = -1;
+        acc_rank(&a);
         const plog_rec_t *ev;
-        while ((e = plog_iter_next(it, &ev, err)) == PLOG_OK && ev != NULL) {
-            if (ev->cls == PLOG_CLASS_PROBE)
-                continue;
-            for (uint32_t s = 0; s < ev->n_status; s++) {
-                const plog_rstatus_t *st = &ev->status[s];
-                if (!recv_source(ev, st) || st->source >= P || st->source == last)
-                    continue;
-                last = st->source;
-                if (np == cap) {
-                    size_t nc = cap ? 2 * cap : 256;
-                    int32_t *p = realloc(pairs, nc * 2 * sizeof(*p));
-                    if (p == NULL) {
-                        e = ph_fail(err, PLOG_E_NOMEM, "%s: out of memory", plog_run_path(run));
-                        break;
-                    }
-                    pairs = p;
-                    cap = nc;
-                }
-                pairs[2 * np] = r;
-                pairs[2 * np + 1] = st->source;
-                np++;
-            }
-            if (e != PLOG_OK)
+        while ((e = plog_iter_next(it, &ev, err)) == PLOG_OK && ev != NULL)
+            if (acc_event(&a, ev) != 0) {
+                e = ph_fail(err, PLOG_E_NOMEM, "%s: out of memory", plog_run_path(run));
                 break;
-            /* keep the list per rank short: deduplicate when it grows */
-            if (np - first > 4096) {
-                qsort(pairs + 2 * first, np - first, 2 * sizeof(int32_t), cmp_pair);
-                size_t k = first;
-                for (size_t p = first; p < np; p++)
-                    if (k == first || pairs[2 * p + 1] != pairs[2 * k - 1]) {
-                        pairs[2 * k] = pairs[2 * p];
-                        pairs[2 * k + 1] = pairs[2 * p + 1];
-                        k++;
-                    }
-                np = k;
             }
-        }
         plog_iter_close(it);
     }
-    if (e == PLOG_OK && topo_build(P, pairs, np, out) != 0)
+    if (e == PLOG_OK && topo_build(a.P, a.pairs, a.np, out) != 0)
         e = ph_fail(err, PLOG_E_NOMEM, "%s: out of memory", plog_run_path(run));
-    free(pairs);
+    free(a.pairs);
     return e;
 }
 

@@ -59,8 +59,11 @@ plog_err_t ph_marks_find(plog_run_t *run, const ph_mark_spec_t *spec, ph_marks_t
                          plog_error_t *err);
 void ph_marks_free(ph_marks_t *m);
 /* One more pass: each iteration's compute time (outside the union of the rank's MPI calls,
- * the Pcontrol markers and phasor's own step records not counted) into m->comp. */
-plog_err_t ph_marks_compute(plog_run_t *run, ph_marks_t *m, plog_error_t *err);
+ * the Pcontrol markers and phasor's own step records not counted) into m->comp; with
+ * topo != NULL the same pass also gives the topology of ph_topo_from_log. */
+struct ph_topo;
+plog_err_t ph_marks_compute(plog_run_t *run, ph_marks_t *m, struct ph_topo *topo,
+                            plog_error_t *err);
 
 /* Period detection on one signature sequence (pure). Returns the smallest period p (in
  * sequence positions) with s[n] == s[n+p] for at least PH_PERIOD_MATCH of the positions

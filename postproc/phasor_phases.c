@@ -1146,15 +1146,14 @@ int phasor_cmd_phases(int argc, char **argv)
         goto done;
     }
     s.median_period = ph_median_period(&s.marks);
-    if (ph_marks_compute(s.run, &s.marks, &err) != PLOG_OK) {
+    /* compute times per iteration (the idle wave's source) and T_ij in one pass */
+    int topo_log = strcmp(op.topology, "log") == 0;
+    if (ph_marks_compute(s.run, &s.marks, topo_log ? &s.topo : NULL, &err) != PLOG_OK) {
         fprintf(stderr, "phasor phases: %s\n", err.msg);
         goto done;
     }
-    if (strcmp(op.topology, "log") == 0) {
-        if (ph_topo_from_log(s.run, &s.topo, &err) != PLOG_OK) {
-            fprintf(stderr, "phasor phases: %s\n", err.msg);
-            goto done;
-        }
+    if (topo_log) {
+        /* done */
     } else if (strcmp(op.topology, "all") == 0) {
         if (ph_topo_all(s.P, &s.topo) != 0) {
             fprintf(stderr, "phasor phases: out of memory\n");

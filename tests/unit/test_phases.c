@@ -505,7 +505,12 @@ Test(phases_log, propagating_delay_speed_and_resync)
     ph_wave_free(&w);
     /* with the compute time per iteration: the delayed iterations are compute (MPI takes
      * 300-400 ns of each iteration here), the source the same */
-    cr_assert_eq(ph_marks_compute(run, &m, &err), PLOG_OK, "%s", err.msg);
+    ph_topo_t tp;
+    cr_assert_eq(ph_marks_compute(run, &m, &tp, &err), PLOG_OK, "%s", err.msg);
+    cr_assert_eq(tp.nnz, 7); /* the chain, as ph_topo_from_log gives it */
+    for (int32_t i = 1; i < 8; i++)
+        cr_assert(ph_topo_has(&tp, i, i - 1));
+    ph_topo_free(&tp);
     cr_assert_float_eq(m.comp[3][0], PERIOD - 400, 1e-9);       /* Recv + Send + Barrier */
     cr_assert_float_eq(m.comp[0][K0], PERIOD + DELAY - 200, 1e-9); /* Send + Barrier */
     cr_assert_eq(ph_wave_find(&m, 0.5, &w), 0);
