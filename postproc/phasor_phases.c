@@ -51,6 +51,7 @@ static void usage(FILE *f)
         "  --pairs auto|all|topo|LIST  pairs for dtheta.csv: LIST is i:j,i:j... (default auto:\n"
         "                              all pairs up to %d ranks, else the topology's)\n"
         "  --wrap                      pairwise differences wrapped to [-pi, pi)\n"
+
         "  --snapshots N               evenly spaced snapshots (default 5), plus min R\n"
         "  --at T[,T...]               snapshots at these times (ns) instead\n"
         "  --threshold R               resynchronised when R >= this (default 0.9)\n"
@@ -844,6 +845,12 @@ static void summary(state_t *s, out_t *o, int json, const char *path)
                  s->op->compute_only ? ", phase advances during compute only" : "",
                  s->topo.nnz, s->op->topology);
         o_str(o, tmp);
+        if (itmin != itmax)
+            o_str(o, "note: the ranks have different numbers of iterations: make sure the k-th "
+                     "boundary is the same iteration on every rank (--skip, --marker)\n");
+        if (s->topo.nnz == 0)
+            o_str(o, "note: no rank received from another (collectives do not count): gradients "
+                     "and E are 0; --topology all or FILE gives another T\n");
         snprintf(tmp, sizeof(tmp),
                  "order parameter R: mean %.4f, min %.4f at %" PRId64 " ns, final %.4f\n"
                  "entropy S: mean %.4f, max %.4f; potential E (%s): mean %.6g\n",
