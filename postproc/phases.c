@@ -612,6 +612,52 @@ static int acc_event(topo_acc_t *a, const plog_rec_t *ev)
     return 0;
 }
 
+/* ---- timelines ---- */
+
+int ph_timeline_init(ph_timeline_t *tl, const ph_marks_t *m, const ph_compute_t *comp,
+                     const ph_grid_t *g)
+{
+    tl->m = m;
+    tl->comp = comp;
+    tl->grid = *g;
+    tl->cur = calloc((size_t)m->nranks, sizeof(*tl->cur));
+    if (tl->cur == NULL)
+        return -1;
+    ph_timeline_rewind(tl);
+    return 0;
+}
+
+void ph_timeline_rewind(ph_timeline_t *tl)
+{
+    for (int32_t r = 0; r < tl->m->nranks; r++)
+        ph_cursor_init(&tl->cur[r], tl->m, r);
+}
+
+void ph_timeline_at(ph_timeline_t *tl, size_t g, double *theta)
+{
+    int64_t t = tl->grid.t0 + (int64_t)g * tl->grid.dt;
+    for (int32_t r = 0; r < tl->m->nranks; r++) {
+        ph_cursor_t *c = &tl->cur[r];
+        int64_t k = cursor_iter(c, t);
+        if (k < 0) {
+            theta[r] = NAN;
+        } else if (tl->comp == NULL || tl->comp->frac == NULL || tl->comp->frac[r] == NULL ||
+                   (uint32_t)k == c->n - 1) {
+            theta[r] = phase_in(c->t, c->n, k, t);
+        } else {
+            /* the iteration from the boundaries, the fraction from the compute time */
+            float fr = tl->comp->frac[r][g];
+            theta[r] = isnan(fr) ? NAN : TAU * ((double)k + (double)fr);
+        }
+    }
+}
+
+void ph_timeline_free(ph_timeline_t *tl)
+{
+    free(tl->cur);
+    tl->cur = NULL;
+}
+
 /* ---- compute-only phases ---- */
 
 void ph_compute_free(ph_compute_t *c)

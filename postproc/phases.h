@@ -119,6 +119,22 @@ plog_err_t ph_compute_fill(plog_run_t *run, const ph_marks_t *m, const ph_grid_t
                            ph_compute_t *out, plog_error_t *err);
 void ph_compute_free(ph_compute_t *c);
 
+/* Every rank's phase at the grid points, in order (what the metrics consume): with comp the
+ * compute-only phases of ph_compute_fill, else wall-time phases. */
+typedef struct ph_timeline {
+    const ph_marks_t *m;
+    const ph_compute_t *comp; /* NULL: wall time */
+    ph_grid_t grid;
+    ph_cursor_t *cur;         /* one per rank */
+} ph_timeline_t;
+int ph_timeline_init(ph_timeline_t *tl, const ph_marks_t *m, const ph_compute_t *comp,
+                     const ph_grid_t *g); /* -1: out of memory */
+/* theta[r] for every rank r (NaN where it has no phase). Grid points must not decrease
+ * between calls, except after ph_timeline_rewind. */
+void ph_timeline_at(ph_timeline_t *tl, size_t g, double *theta);
+void ph_timeline_rewind(ph_timeline_t *tl);
+void ph_timeline_free(ph_timeline_t *tl);
+
 /* ---- topology T_ij (i receives from j) ---- */
 
 typedef struct ph_topo {

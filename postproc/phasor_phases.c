@@ -274,7 +274,7 @@ typedef struct state {
     ph_compute_t comp;
     ph_topo_t topo;
     int32_t P, with_phase;
-    ph_cursor_t *cur;
+    ph_timeline_t tl;
     double *theta, *scratch, *gabs, *gsig;
     int32_t *pairs;       /* (i, j) with j < i for dtheta.csv */
     size_t npairs;
@@ -290,35 +290,6 @@ typedef struct state {
     int64_t *snap;        /* snapshot grid indices */
     size_t nsnap;
 } state_t;
-
-static void phases_at(state_t *s, size_t g, int64_t t)
-{
-    for (int32_t r = 0; r < s->P; r++) {
-        if (s->marks.n[r] < 2) {
-            s->theta[r] = NAN;
-            continue;
-        }
-        if (s->comp.frac != NULL) {
-            /* iteration from the boundaries, the fraction from the compute time */
-            double th = ph_cursor_phase(&s->cur[r], t);
-            float fr = s->comp.frac[r][g];
-            s->theta[r] = isnan(th) || isnan(fr)
-                              ? NAN
-                              : 2 * M_PI * ((double)s->cur[r].k + (double)fr);
-            if (!isnan(th) && s->cur[r].k == s->cur[r].n - 1)
-                s->theta[r] = th;
-        } else {
-            s->theta[r] = ph_cursor_phase(&s->cur[r], t);
-        }
-    }
-}
-
-static void reset_cursors(state_t *s)
-{
-    for (int32_t r = 0; r < s->P; r++)
-        if (s->marks.n[r] >= 2)
-            ph_cursor_init(&s->cur[r], &s->marks, r);
-}
 
 static int cmp_i64(const void *a, const void *b)
 {
@@ -436,13 +407,13 @@ static int grid_pass(state_t *s, csvf_t *f)
         }
         o_chr(odt, '\n');
     }
-    reset_cursors(s);
+    ph_timeline_rewind(&s->tl);
     double R_prev2 = NAN, R_prev = NAN;
     int64_t t_prev = 0;
     s->r_min = 2;
     for (size_t g = 0; g < G->n; g++) {
         int64_t t = G->t0 + (int64_t)g * G->dt;
-        phases_at(s, g, t);
+        ph_timeline_at(&s->tl, g, s->theta);
         double R, psi;
         ph_order(s->theta, (size_t)s->P, &R, &psi);
         uint32_t nb;
@@ -614,8 +585,8 @@ static int snapshot_pass(state_t *s, csvf_t *f)
     for (size_t k = 0; k < s->nsnap; k++) {
         size_t g = (size_t)s->snap[k];
         int64_t t = s->grid.t0 + (int64_t)g * s->grid.dt;
-        reset_cursors(s);
-        phases_at(s, g, t);
+        ph_timeline_rewind(&s->tl);
+        ph_timeline_at(&s->tl, g, s->theta);
         for (int32_t r = 0; r < s->P && oc; r++) {
             double th = s->theta[r];
             if (isnan(th))
@@ -1175,7 +1146,6 @@ int phasor_cmd_phases(int argc, char **argv)
         goto done;
     }
     size_t P = (size_t)s.P;
-    s.cur = calloc(P, sizeof(*s.cur));
     s.theta = malloc(P * sizeof(double));
     s.scratch = malloc(P * sizeof(double));
     s.gabs = malloc(P * sizeof(double));
@@ -1184,7 +1154,8 @@ int phasor_cmd_phases(int argc, char **argv)
     s.lag_min = calloc(P, sizeof(double));
     s.lag_max = calloc(P, sizeof(double));
     s.lag_n = calloc(P, sizeof(size_t));
-    if (!s.cur || !s.theta || !s.scratch || !s.gabs || !s.gsig || !s.lag_sum || !s.lag_min ||
+    if (ph_timeline_init(&s.tl, &s.marks, op.compute_only ? &s.comp : NULL, &s.grid) != 0 ||
+        !s.theta || !s.scratch || !s.gabs || !s.gsig || !s.lag_sum || !s.lag_min ||
         !s.lag_max || !s.lag_n) {
         fprintf(stderr, "phasor phases: out of memory\n");
         goto done;
@@ -1244,7 +1215,7 @@ done:
     ph_topo_free(&s.topo);
     ph_resync_free(&s.rs);
     ph_wave_free(&s.wave);
-    free(s.cur);
+    ph_timeline_free(&s.tl);
     free(s.theta);
     free(s.scratch);
     free(s.gabs);

@@ -412,6 +412,15 @@ Test(phases_log, constant_periods_and_offsets_rebuilt_exactly)
         cr_assert_float_eq(R, hypot(cx, sy) / 4, 1e-9);
     }
     cr_assert(isnan(ph_phase_at(m.t[0], m.n[0], -5)));
+    ph_timeline_t tl;
+    cr_assert_eq(ph_timeline_init(&tl, &m, NULL, &g), 0);
+    for (size_t i = 0; i < g.n; i += 7) {
+        double th[4];
+        ph_timeline_at(&tl, i, th);
+        for (int32_t r = 0; r < 4; r++)
+            cr_assert_float_eq(th[r], ph_phase_at(m.t[r], m.n[r], g.t0 + (int64_t)i * g.dt), 1e-12);
+    }
+    ph_timeline_free(&tl);
     /* the topology: who received from whom */
     ph_topo_t t;
     cr_assert_eq(ph_topo_from_log(run, &t, &err), PLOG_OK, "%s", err.msg);
@@ -577,6 +586,18 @@ Test(phases_log, compute_only_phase_stops_inside_mpi)
     }
     /* rank 0 starts later (offset 0 vs 25000 ns): its first grid points are in iteration 0 */
     cr_assert(!isnan(cp.frac[0][0]));
+    /* the timeline: iteration from the boundaries, fraction from the compute time */
+    ph_timeline_t tl;
+    cr_assert_eq(ph_timeline_init(&tl, &m, &cp, &g), 0);
+    double th[2];
+    ph_timeline_at(&tl, 10, th);
+    cr_assert_float_eq(th[1], TAU * cp.frac[1][10], 1e-12);
+    ph_timeline_at(&tl, g.n - 1, th); /* rank 1's next boundary: iteration 1, fraction 0 */
+    cr_assert_float_eq(th[1], TAU, 1e-12);
+    ph_timeline_rewind(&tl);
+    ph_timeline_at(&tl, 0, th);
+    cr_assert_float_eq(th[1], 0.0, 1e-12);
+    ph_timeline_free(&tl);
     ph_compute_free(&cp);
     ph_marks_free(&m);
     plog_run_close(run);
