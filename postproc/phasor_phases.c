@@ -816,6 +816,15 @@ static void summary(state_t *s, out_t *o, int json, const char *path)
                  s->op->compute_only ? ", phase advances during compute only" : "",
                  s->topo.nnz, s->op->topology);
         o_str(o, tmp);
+        for (int32_t r = 0; r < s->P; r++) {
+            const plog_rank_t *rk = plog_run_rank(s->run, r);
+            if (rk != NULL && !rk->complete) {
+                snprintf(tmp, sizeof(tmp), "note: rank %d's log ended early (%s)\n", (int)r,
+                         s->marks.n[r] >= 2 ? "its phase ends with its last boundary"
+                                            : "no phase");
+                o_str(o, tmp);
+            }
+        }
         if (itmin != itmax)
             o_str(o, "note: the ranks have different numbers of iterations: make sure the k-th "
                      "boundary is the same iteration on every rank (--skip, --marker)\n");
@@ -952,6 +961,15 @@ static void summary(state_t *s, out_t *o, int json, const char *path)
         if (k)
             o_chr(o, ',');
         o_jstr(o, fname[k]);
+    }
+    o_str(o, "],\"incomplete_ranks\":[");
+    for (int32_t r = 0, k = 0; r < s->P; r++) {
+        const plog_rank_t *rk = plog_run_rank(s->run, r);
+        if (rk != NULL && !rk->complete) {
+            if (k++)
+                o_chr(o, ',');
+            o_i64(o, r);
+        }
     }
     o_str(o, "],\"warnings\":[");
     for (size_t w = 0, k = 0; w < plog_run_nwarnings(s->run); w++)
