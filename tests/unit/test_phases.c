@@ -631,3 +631,29 @@ Test(phases_log, no_markers_and_no_period_is_a_clear_error)
     pgen_rmdir(dir);
     free(dir);
 }
+
+Test(phases_grid, common_interval_step_and_cap)
+{
+    int64_t a[3] = {0, 100, 200}, b[4] = {50, 150, 250, 350}, c[1] = {10};
+    uint32_t n[3] = {3, 4, 1};
+    int64_t *t[3] = {a, b, c};
+    ph_marks_t m = {.nranks = 3, .n = n, .t = t};
+    ph_grid_t g;
+    cr_assert_eq(ph_grid_make(&m, 0, 1000, &g), 0); /* rank 2 has no phase: not in the span */
+    cr_assert_eq(g.t0, 50);
+    cr_assert_eq(g.dt, 25); /* median period 100 / 4 */
+    cr_assert_eq(g.n, 7);   /* 50 .. 200 */
+    cr_assert_eq(ph_grid_make(&m, 7, 1000, &g), 0);
+    cr_assert_eq(g.dt, 7);
+    cr_assert_eq(g.n, 22); /* 50 + 21 * 7 = 197 <= 200 */
+    cr_assert_eq(ph_grid_make(&m, 1, 4, &g), 0); /* at most 4 points: the step grows */
+    cr_assert_eq(g.dt, 50);
+    cr_assert_eq(g.n, 4);
+    int64_t d[2] = {500, 600};
+    t[2] = d;
+    n[2] = 2;
+    cr_assert_eq(ph_grid_make(&m, 0, 1000, &g), -1); /* [500, 600] misses [50, 200] */
+    n[0] = n[1] = n[2] = 0;
+    cr_assert_eq(ph_grid_make(&m, 0, 1000, &g), -1); /* nobody has a phase */
+    cr_assert_eq(ph_median_period(&m), 0.0);
+}
