@@ -1,0 +1,248 @@
+/* phases.h: phases of ranks from a log and the coupled-oscillator metrics over them
+ * (science.md section 4; the definitions and edge cases are in doc/phases-format.md).
+ *
+ * Three layers, each usable alone:
+ *   1. iteration boundaries per rank (ph_marks_find): MPI_Pcontrol markers, a chosen MPI
+ *      call or call site (every n-th occurrence), or the period of each rank's call
+ *      signature sequence, read rank by rank; memory O(iterations) per rank;
+ *   2. the phase theta_i(t) = 2 pi (k + (t - t_k) / (t_{k+1} - t_k)), unwrapped, on the
+ *      clock-aligned axis (ph_cursor_*: grid point by grid point, O(1) amortised), or with
+ *      the phase advancing only outside MPI (ph_compute_fill);
+ *   3. pure metrics of one grid point (order parameter, entropy with Freedman-Diaconis bins,
+ *      phase gradient, potential energy) and derived figures (resynchronisation after a
+ *      perturbation, idle-wave speed, per-rank lag).
+ * Library code never prints; failures return a plog_err_t and fill an optional
+ * plog_error_t naming the file. */
+#ifndef PHASES_H
+#define PHASES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "plog_reader.h"
+
+/* ---- 1. iteration boundaries ---- */
+
+enum ph_mark_mode {
+    PH_MARK_AUTO = 0,     /* Pcontrol if any rank has >= 2 of them, else PH_MARK_PERIOD */
+    PH_MARK_PCONTROL = 1, /* MPI_Pcontrol calls (of one level, or any) */
+    PH_MARK_CALL = 2,     /* a chosen MPI call, optionally at one call site */
+    PH_MARK_PERIOD = 3    /* detected: the signature that occurs once per period */
+};
+
+#define PH_ANY_LEVEL INT32_MIN
+#define PH_DETECT_WINDOW (1u << 18) /* signatures per rank the period detection looks at */
+
+typedef struct ph_mark_spec {
+    int mode;            /* enum ph_mark_mode */
+    int32_t level;       /* PCONTROL: the level, or PH_ANY_LEVEL */
+    int call;            /* CALL: enum plog_call; after PERIOD: the detected call */
+    uint32_t callsite;   /* CALL: call-site id, 0 = any */
+    uint32_t every;      /* every n-th occurrence is a boundary (>= 1) */
+    uint32_t skip;       /* occurrences ignored first on each rank (set-up) */
+    int use_end;         /* the boundary is the marker event's end, else its start */
+} ph_mark_spec_t;
+
+typedef struct ph_marks {
+    int32_t nranks;      /* world size */
+    ph_mark_spec_t used; /* the spec after AUTO/PERIOD were resolved */
+    uint32_t period;     /* PERIOD: detected period in events on the most ranks, else 0 */
+    uint32_t *n;         /* per rank: number of boundaries */
+    int64_t **t;         /* per rank: boundary times, aligned ns, non-decreasing */
+    double **comp;       /* NULL, or after ph_marks_compute per rank n - 1 values: the time
+                            of each iteration spent outside MPI calls (ns) */
+} ph_marks_t;
+
+/* Find the boundaries of every loaded rank. A rank with fewer than two has no phase.
+ * PLOG_E_USAGE (with a message) when AUTO/PERIOD find nothing to go by. */
+plog_err_t ph_marks_find(plog_run_t *run, const ph_mark_spec_t *spec, ph_marks_t *out,
+                         plog_error_t *err);
+void ph_marks_free(ph_marks_t *m);
+/* One more pass: each iteration's compute time (outside the union of the rank's MPI calls,
+ * the Pcontrol markers and phasor's own step records not counted) into m->comp; with
+ * topo != NULL the same pass also gives the topology of ph_topo_from_log. */
+struct ph_topo;
+plog_err_t ph_marks_compute(plog_run_t *run, ph_marks_t *m, struct ph_topo *topo,
+                            plog_error_t *err);
+
+/* Period detection on one signature sequence (pure). Returns the smallest period p (in
+ * sequence positions) with s[n] == s[n+p] for at least PH_PERIOD_MATCH of the positions
+ * past the first p, or 0 when there is none (sequence shorter than 3 periods included).
+ * With anchors != NULL, writes up to max_anchors signatures occurring exactly once per
+ * period over the periodic part (ascending) to anchors and their count to *n_anchors. */
+#define PH_PERIOD_MATCH 0.9
+uint32_t ph_detect_period(const uint64_t *s, size_t n, uint64_t *anchors, size_t max_anchors,
+                          size_t *n_anchors);
+/* The signature of an event for period detection: call id and call site. */
+static inline uint64_t ph_signature(unsigned call, uint32_t callsite)
+{
+    return (uint64_t)call << 32 | callsite;
+}
+
+/* ---- 2. phases on a time grid ---- */
+
+typedef struct ph_grid {
+    int64_t t0;          /* aligned ns */
+    int64_t dt;          /* > 0 */
+    size_t n;            /* points t0 + g dt, g < n */
+} ph_grid_t;
+
+/* The common interval of the ranks with a phase: [max first boundary, min last boundary].
+ * dt_ns > 0 is taken as given; else dt = median iteration period / 4. The grid is then
+ * thinned to at most max_points (dt grows). Returns 0, or -1 when fewer than one rank has
+ * a phase or the intervals do not overlap. */
+int ph_grid_make(const ph_marks_t *m, int64_t dt_ns, size_t max_points, ph_grid_t *g);
+/* Median over ranks of each rank's median iteration period (ns); 0 if none. */
+double ph_median_period(const ph_marks_t *m);
+
+/* theta of one rank at non-decreasing times (binary search once, then it walks). */
+typedef struct ph_cursor {
+    const int64_t *t;
+    uint32_t n, k;
+} ph_cursor_t;
+void ph_cursor_init(ph_cursor_t *c, const ph_marks_t *m, int32_t rank);
+/* Phase at t, unwrapped, radians; NaN outside [first, last] boundary. */
+double ph_cursor_phase(ph_cursor_t *c, int64_t t);
+/* Same for any t, without state. */
+double ph_phase_at(const int64_t *t, uint32_t n, int64_t at);
+
+/* Phase that advances only outside MPI calls: for every rank with a phase, the fraction of
+ * the current iteration's compute time (time outside MPI calls, the union of its events)
+ * elapsed at each grid point. frac[r] (rank r, NULL for ranks without a phase) gets g->n
+ * values: theta = 2 pi (k + frac), k from the boundaries; an iteration without compute
+ * time falls back to wall time. Memory: 4 bytes per rank and grid point. */
+typedef struct ph_compute {
+    int32_t nranks;
+    float **frac;
+} ph_compute_t;
+plog_err_t ph_compute_fill(plog_run_t *run, const ph_marks_t *m, const ph_grid_t *g,
+                           ph_compute_t *out, plog_error_t *err);
+void ph_compute_free(ph_compute_t *c);
+
+/* Every rank's phase at the grid points, in order (what the metrics consume): with comp the
+ * compute-only phases of ph_compute_fill, else wall-time phases. */
+typedef struct ph_timeline {
+    const ph_marks_t *m;
+    const ph_compute_t *comp; /* NULL: wall time */
+    ph_grid_t grid;
+    ph_cursor_t *cur;         /* one per rank */
+} ph_timeline_t;
+int ph_timeline_init(ph_timeline_t *tl, const ph_marks_t *m, const ph_compute_t *comp,
+                     const ph_grid_t *g); /* -1: out of memory */
+/* theta[r] for every rank r (NaN where it has no phase). Grid points must not decrease
+ * between calls, except after ph_timeline_rewind. */
+void ph_timeline_at(ph_timeline_t *tl, size_t g, double *theta);
+void ph_timeline_rewind(ph_timeline_t *tl);
+void ph_timeline_free(ph_timeline_t *tl);
+
+/* ---- topology T_ij (i receives from j) ---- */
+
+typedef struct ph_topo {
+    int32_t n;           /* ranks */
+    uint32_t *off;       /* CSR: neighbours of i are nb[off[i] .. off[i+1]) ascending */
+    int32_t *nb;
+    size_t nnz;
+} ph_topo_t;
+
+/* From the log: i receives from j when a completed receive on i (Recv, Sendrecv, a receive
+ * request's completion) matched a message from j != i. Collectives are not counted. */
+plog_err_t ph_topo_from_log(plog_run_t *run, ph_topo_t *out, plog_error_t *err);
+/* From pairs (i, j): T_ij = 1; out-of-range pairs and i == j are rejected (-1). */
+int ph_topo_from_pairs(int32_t n, const int32_t *pairs, size_t npairs, ph_topo_t *out);
+int ph_topo_all(int32_t n, ph_topo_t *out); /* every j != i */
+int ph_topo_has(const ph_topo_t *t, int32_t i, int32_t j);
+void ph_topo_free(ph_topo_t *t);
+
+/* ---- 3. metrics of one grid point (pure; NaN phases are skipped where stated) ---- */
+
+/* R e^{i psi} = (1/N) sum e^{i theta_j} over the n finite phases; R = 0, psi = 0 when none. */
+void ph_order(const double *theta, size_t n, double *R, double *psi);
+
+/* Freedman-Diaconis binning of x[0..n) (x is sorted in place): h = 2 IQR n^{-1/3}, IQR of
+ * linear-interpolated quantiles; IQR = 0 is floored at range / 10; range 0 gives one bin.
+ * nbins = ceil(range / h) capped at PH_MAX_BINS, equal widths over [min, max]. */
+#define PH_MAX_BINS 4096
+typedef struct ph_bins {
+    double lo, width;    /* bin b covers [lo + b w, lo + (b+1) w), the last one closed */
+    uint32_t n;
+} ph_bins_t;
+void ph_fd_bins(double *x, size_t n, ph_bins_t *b);
+uint32_t ph_bin_of(const ph_bins_t *b, double x);
+/* Quantile q in [0,1] of sorted x (linear interpolation between order statistics). */
+double ph_quantile(const double *sorted, size_t n, double q);
+
+/* Synchronisation entropy S = -sum p_k log p_k of the finite phases wrapped to [-pi, pi)
+ * around psi, over Freedman-Diaconis bins; scratch holds n doubles. *nbins gets N_b. */
+double ph_entropy(const double *theta, size_t n, double psi, double *scratch, uint32_t *nbins);
+
+/* g_i = sum_j T_ij |theta_j - theta_i| and the signed sum; NaN when theta_i or a
+ * neighbour's phase is NaN. */
+void ph_gradient(const double *theta, const ph_topo_t *t, double *g_abs, double *g_signed);
+
+enum ph_pot_kind { PH_POT_SIN, PH_POT_TANH, PH_POT_PIECEWISE, PH_POT_FOURIER };
+typedef struct ph_potential {
+    int kind;            /* enum ph_pot_kind */
+    double s;            /* TANH: slope s (tanh(s x)) */
+    double sigma;        /* PIECEWISE: width of the repulsive zone */
+    double a, b;         /* FOURIER: sin x - a sin(N x) + b sin(2N x) */
+    int harmonic;        /* FOURIER: N */
+} ph_potential_t;
+/* Parse "sin", "tanh", "tanh:S", "piecewise[:SIGMA]" (default pi), "fourier:A,B,N". */
+int ph_potential_parse(const char *s, ph_potential_t *p);
+double ph_potential_eval(const ph_potential_t *p, double x);
+/* E = sum_i sum_j T_ij V^2(theta_j - theta_i) over pairs with finite phases. */
+double ph_energy(const double *theta, const ph_topo_t *t, const ph_potential_t *p);
+
+static inline double ph_wrap_pi(double x) /* to [-pi, pi) */
+{
+    const double tau = 6.283185307179586476925;
+    double y = x - tau * __builtin_floor((x + 3.141592653589793238463) / tau);
+    return y >= 3.141592653589793238463 ? y - tau : y;
+}
+
+/* ---- derived figures ---- */
+
+/* Excursions of R below a threshold: fed grid point by grid point. An excursion starts at
+ * the first point with R < thr after a point with R >= thr (or at the start, when R starts
+ * low it is reported with start_ns = the grid start and preceded = 0) and ends at the first
+ * point with R >= thr again (recovered = 1) or at the end of the grid (recovered = 0). */
+typedef struct ph_excursion {
+    int64_t start_ns, min_ns, end_ns;
+    double r_min;
+    int recovered, preceded;
+} ph_excursion_t;
+typedef struct ph_resync {
+    double thr;
+    int in, started;
+    ph_excursion_t cur;
+    ph_excursion_t *v;
+    size_t n, cap;
+} ph_resync_t;
+void ph_resync_init(ph_resync_t *r, double thr);
+int ph_resync_add(ph_resync_t *r, int64_t t, double R);
+void ph_resync_finish(ph_resync_t *r, int64_t t_end);
+void ph_resync_free(ph_resync_t *r);
+
+/* Idle wave. A delay is an iteration longer than the rank's median duration. The source is
+ * where it was caused: with m->comp, the (rank, iteration) whose compute time exceeds the
+ * rank's median compute time the most (waiting for a late neighbour is time inside MPI);
+ * without, the longest excess duration. A rank is reached at its first iteration at or
+ * after the source's whose duration exceeds its median by more than
+ * max(frac x the source's excess duration, 5 x the rank's median absolute deviation).
+ * Speeds are the inverse least-squares slopes of the arrival iteration and the arrival time
+ * (the end of the delayed iteration) over the distance |rank - source|, over the reached
+ * ranks (both sides together). */
+typedef struct ph_wave {
+    int found;            /* a source with a positive excess and >= 2 reached ranks */
+    int32_t source;
+    uint32_t source_iter;
+    double source_excess_ns;
+    uint32_t reached;     /* ranks reached (the source included) */
+    double ranks_per_iter, ranks_per_s;
+    int32_t *arrival_iter; /* per rank: iteration reached, -1 not reached / no phase */
+    int64_t *arrival_ns;
+} ph_wave_t;
+int ph_wave_find(const ph_marks_t *m, double frac, ph_wave_t *w);
+void ph_wave_free(ph_wave_t *w);
+
+#endif

@@ -1,0 +1,659 @@
+/* test_phases.c: the metrics of postproc/phases.c against the exact checks of science.md
+ * section 4, and phases rebuilt from synthetic logs with known iteration times. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "phases.h"
+#include "plog_calls.h"
+#include "plog_reader.h"
+#include "plog_testgen.h"
+
+#define TAU (2 * M_PI)
+
+/* ---- analytic checks ---- */
+
+Test(phases_metrics, equal_phases_give_R_one_also_2pi_apart)
+{
+    double th[6] = {0.7, 0.7, 0.7 + TAU, 0.7 - 2 * TAU, 0.7 + 5 * TAU, 0.7};
+    double R, psi;
+    ph_order(th, 6, &R, &psi);
+    cr_assert_float_eq(R, 1.0, 1e-12);
+    cr_assert_float_eq(psi, 0.7, 1e-12);
+}
+
+Test(phases_metrics, splay_state_gives_R_zero)
+{
+    for (int n = 2; n <= 64; n++) {
+        double th[64];
+        for (int k = 0; k < n; k++)
+            th[k] = TAU * k / n + 3 * TAU * (k % 3); /* unwrapped: whole turns apart too */
+        double R, psi;
+        ph_order(th, (size_t)n, &R, &psi);
+        cr_assert(R < 1e-12, "n=%d R=%g", n, R);
+        cr_assert_eq(psi, 0.0); /* psi undefined at R = 0: reported as 0 */
+    }
+}
+
+Test(phases_metrics, one_minus_R_squared_identity)
+{
+    uint64_t st = 12345;
+    for (int trial = 0; trial < 50; trial++) {
+        int n = 2 + (int)(pgen_rand(&st) % 40);
+        double th[42];
+        for (int k = 0; k < n; k++)
+            th[k] = (double)(pgen_rand(&st) % 1000000) / 1000000.0 * 40 - 20;
+        double R, psi, sum = 0;
+        ph_order(th, (size_t)n, &R, &psi);
+        for (int k = 0; k < n; k++)
+            for (int j = k + 1; j < n; j++) {
+                double s = sin((th[j] - th[k]) / 2);
+                sum += s * s;
+            }
+        cr_assert_float_eq(4 * sum / ((double)n * n), 1 - R * R, 1e-12, "trial %d", trial);
+    }
+}
+
+Test(phases_metrics, nan_phases_are_left_out_of_R)
+{
+    double th[4] = {1.0, NAN, 1.0, NAN};
+    double R, psi;
+    ph_order(th, 4, &R, &psi);
+    cr_assert_float_eq(R, 1.0, 1e-12);
+    double none[2] = {NAN, NAN};
+    ph_order(none, 2, &R, &psi);
+    cr_assert_eq(R, 0.0);
+}
+
+Test(phases_metrics, entropy_of_equal_bins_is_log_nb)
+{
+    /* 64 evenly spaced values over [-1, 1]: IQR = 1, h = 2 * 64^(-1/3) = 1/2, 4 bins of 16 */
+    double th[64], scratch[64];
+    for (int k = 0; k < 64; k++)
+        th[k] = -1 + 2.0 * k / 63;
+    uint32_t nb;
+    double S = ph_entropy(th, 64, 0, scratch, &nb);
+    cr_assert_eq(nb, 4);
+    cr_assert_float_eq(S, log(4.0), 1e-12);
+    /* the same phases turned by psi and whole turns: wrapped around psi, same entropy */
+    for (int k = 0; k < 64; k++)
+        th[k] += 2.5 + TAU * (k % 5);
+    S = ph_entropy(th, 64, 2.5, scratch, &nb);
+    cr_assert_eq(nb, 4);
+    cr_assert_float_eq(S, log(4.0), 1e-9);
+}
+
+Test(phases_metrics, entropy_does_not_split_phases_at_the_cut)
+{
+    /* phases around pi, where wrapping to [-pi, pi) would cut the cluster in two: wrapped
+     * around psi they keep their spread, and S is that of the same spread around 0 */
+    double th[5] = {M_PI - 1e-3, M_PI + 1e-3, M_PI, 3 * M_PI + 2e-4, -M_PI - 5e-4}, scratch[5];
+    double at0[5] = {-1e-3, 1e-3, 0, 2e-4, -5e-4};
+    double R, psi, R0, psi0;
+    ph_order(th, 5, &R, &psi);
+    ph_order(at0, 5, &R0, &psi0);
+    uint32_t nb, nb0;
+    double S = ph_entropy(th, 5, psi, scratch, &nb);
+    double S0 = ph_entropy(at0, 5, psi0, scratch, &nb0);
+    cr_assert_eq(nb, nb0);
+    cr_assert_float_eq(S, S0, 1e-12);
+    /* exactly equal (whole turns apart): one bin, S = 0 */
+    double same[5] = {M_PI, M_PI, M_PI, 3 * M_PI, -M_PI};
+    ph_order(same, 5, &R, &psi);
+    S = ph_entropy(same, 5, psi, scratch, &nb);
+    cr_assert_eq(nb, 1);
+    cr_assert_eq(S, 0.0);
+}
+
+Test(phases_metrics, freedman_diaconis_edge_cases)
+{
+    ph_bins_t b;
+    ph_fd_bins(NULL, 0, &b); /* no values: one bin */
+    cr_assert_eq(b.n, 1);
+    double one[1] = {3.0};
+    ph_fd_bins(one, 1, &b);
+    cr_assert_eq(b.n, 1);
+    cr_assert_eq(ph_bin_of(&b, 3.0), 0);
+    double same[7] = {2, 2, 2, 2, 2, 2, 2};
+    ph_fd_bins(same, 7, &b); /* range 0: one bin */
+    cr_assert_eq(b.n, 1);
+    /* IQR = 0 with range 1: IQR floored at range / 10, h = 0.2 * 11^(-1/3) */
+    double out[11] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+    ph_fd_bins(out, 11, &b);
+    cr_assert_eq(b.n, (uint32_t)ceil(1 / (0.2 * pow(11, -1.0 / 3))));
+    cr_assert_eq(ph_bin_of(&b, 1.0), b.n - 1); /* the maximum is in the last bin */
+    cr_assert_eq(ph_bin_of(&b, 0.0), 0);
+    /* quantiles by linear interpolation */
+    double q[4] = {1, 2, 3, 4};
+    cr_assert_float_eq(ph_quantile(q, 4, 0.25), 1.75, 1e-15);
+    cr_assert_float_eq(ph_quantile(q, 4, 0.75), 3.25, 1e-15);
+    /* a huge range with a tiny IQR is capped */
+    double wide[1000];
+    for (int k = 0; k < 1000; k++)
+        wide[k] = k == 999 ? 1e12 : (double)k * 1e-9;
+    ph_fd_bins(wide, 1000, &b);
+    cr_assert_leq(b.n, PH_MAX_BINS);
+}
+
+Test(phases_metrics, entropy_bounds)
+{
+    uint64_t st = 99;
+    double th[300], scratch[300];
+    for (int k = 0; k < 300; k++)
+        th[k] = (double)(pgen_rand(&st) % 100000) / 100000.0 * 100;
+    double R, psi;
+    ph_order(th, 300, &R, &psi);
+    uint32_t nb;
+    double S = ph_entropy(th, 300, psi, scratch, &nb);
+    cr_assert(S >= 0 && S <= log((double)nb) + 1e-12, "S=%g nb=%u", S, nb);
+}
+
+static ph_topo_t chain(int32_t n) /* i receives from i - 1 */
+{
+    int32_t pairs[64];
+    for (int32_t i = 1; i < n; i++) {
+        pairs[2 * (i - 1)] = i;
+        pairs[2 * (i - 1) + 1] = i - 1;
+    }
+    ph_topo_t t;
+    cr_assert_eq(ph_topo_from_pairs(n, pairs, (size_t)(n - 1), &t), 0);
+    return t;
+}
+
+Test(phases_metrics, gradient_and_energy)
+{
+    ph_topo_t t = chain(4);
+    double th[4] = {0, 1, 3, 2.5};
+    double ga[4], gs[4];
+    ph_gradient(th, &t, ga, gs);
+    cr_assert_eq(ga[0], 0.0);
+    cr_assert_float_eq(ga[1], 1.0, 1e-15);  /* |0 - 1| */
+    cr_assert_float_eq(gs[1], -1.0, 1e-15); /* 0 - 1 */
+    cr_assert_float_eq(ga[2], 2.0, 1e-15);
+    cr_assert_float_eq(gs[3], 0.5, 1e-15);
+    ph_potential_t p;
+    cr_assert_eq(ph_potential_parse("tanh:2", &p), 0);
+    double E = ph_energy(th, &t, &p);
+    double want = pow(tanh(-2.0), 2) + pow(tanh(-4.0), 2) + pow(tanh(1.0), 2);
+    cr_assert_float_eq(E, want, 1e-12);
+    /* synchronised: no gradient, no energy */
+    double sync[4] = {5, 5, 5, 5};
+    ph_gradient(sync, &t, ga, gs);
+    for (int i = 0; i < 4; i++)
+        cr_assert_eq(ga[i], 0.0);
+    cr_assert_eq(ph_energy(sync, &t, &p), 0.0);
+    ph_topo_t all;
+    cr_assert_eq(ph_topo_all(4, &all), 0);
+    cr_assert_eq(all.nnz, 12);
+    cr_assert(ph_topo_has(&all, 2, 3) && !ph_topo_has(&all, 2, 2));
+    int32_t bad[2] = {1, 1};
+    ph_topo_t tb;
+    cr_assert_eq(ph_topo_from_pairs(4, bad, 1, &tb), -1);
+    ph_topo_free(&all);
+    ph_topo_free(&t);
+}
+
+Test(phases_metrics, potentials)
+{
+    ph_potential_t p;
+    cr_assert_eq(ph_potential_parse("sin", &p), 0);
+    cr_assert_float_eq(ph_potential_eval(&p, 0.3), sin(0.3), 1e-15);
+    cr_assert_eq(ph_potential_parse("piecewise", &p), 0);
+    cr_assert_float_eq(p.sigma, M_PI, 1e-15);
+    cr_assert_float_eq(ph_potential_eval(&p, 1.0), -sin(1.5), 1e-15); /* -sin(1.5 x), sigma = pi */
+    cr_assert_eq(ph_potential_eval(&p, 4.0), 1.0);
+    cr_assert_eq(ph_potential_eval(&p, -4.0), -1.0);
+    cr_assert_eq(ph_potential_parse("fourier:0.5,0.25,3", &p), 0);
+    cr_assert_float_eq(ph_potential_eval(&p, 0.4), sin(0.4) - 0.5 * sin(1.2) + 0.25 * sin(2.4),
+                       1e-15);
+    cr_assert_eq(ph_potential_parse("tanh:0", &p), -1);
+    cr_assert_eq(ph_potential_parse("piecewise:x", &p), -1);
+    cr_assert_eq(ph_potential_parse("fourier:1,2", &p), -1);
+    cr_assert_eq(ph_potential_parse("cos", &p), -1);
+    cr_assert_float_eq(ph_wrap_pi(M_PI), -M_PI, 1e-15);
+    cr_assert_float_eq(ph_wrap_pi(-M_PI), -M_PI, 1e-15);
+    cr_assert_float_eq(ph_wrap_pi(7 * M_PI / 2), -M_PI / 2, 1e-12);
+}
+
+Test(phases_metrics, resync_excursions)
+{
+    ph_resync_t r;
+    ph_resync_init(&r, 0.9);
+    double R[] = {1, 0.95, 0.5, 0.3, 0.6, 0.92, 1, 0.8, 0.85};
+    for (int i = 0; i < 9; i++)
+        cr_assert_eq(ph_resync_add(&r, 100 * i, R[i]), 0);
+    ph_resync_finish(&r, 800);
+    cr_assert_eq(r.n, 2);
+    cr_assert_eq(r.v[0].start_ns, 200);
+    cr_assert_eq(r.v[0].min_ns, 300);
+    cr_assert_float_eq(r.v[0].r_min, 0.3, 1e-15);
+    cr_assert_eq(r.v[0].end_ns, 500);
+    cr_assert(r.v[0].recovered && r.v[0].preceded);
+    cr_assert_eq(r.v[1].start_ns, 700);
+    cr_assert(!r.v[1].recovered);
+    ph_resync_free(&r);
+    /* low from the start: not preceded by a synchronised state */
+    ph_resync_init(&r, 0.9);
+    ph_resync_add(&r, 0, 0.2);
+    ph_resync_add(&r, 10, 0.95);
+    ph_resync_finish(&r, 10);
+    cr_assert_eq(r.n, 1);
+    cr_assert(!r.v[0].preceded && r.v[0].recovered);
+    ph_resync_free(&r);
+}
+
+Test(phases_period, finds_period_after_setup_and_the_anchors)
+{
+    /* set-up 7 calls, then A B C B D repeated: period 5, once per period: A, C, D */
+    uint64_t s[7 + 5 * 40];
+    size_t n = 0;
+    for (int k = 0; k < 7; k++)
+        s[n++] = 100 + (uint64_t)k;
+    for (int it = 0; it < 40; it++) {
+        s[n++] = 1;
+        s[n++] = 2;
+        s[n++] = 3;
+        s[n++] = 2;
+        s[n++] = 4;
+    }
+    uint64_t anc[8];
+    size_t na;
+    cr_assert_eq(ph_detect_period(s, n, anc, 8, &na), 5);
+    cr_assert_eq(na, 3);
+    cr_assert_eq(anc[0], 1);
+    cr_assert_eq(anc[1], 3);
+    cr_assert_eq(anc[2], 4);
+}
+
+Test(phases_period, no_period_in_noise_or_short_sequences)
+{
+    uint64_t st = 7, s[500];
+    for (int k = 0; k < 500; k++)
+        s[k] = pgen_rand(&st) % 50;
+    size_t na;
+    uint64_t anc[4];
+    cr_assert_eq(ph_detect_period(s, 500, anc, 4, &na), 0);
+    cr_assert_eq(na, 0);
+    uint64_t two[4] = {1, 2, 1, 2};
+    cr_assert_eq(ph_detect_period(two, 4, NULL, 0, NULL), 0); /* fewer than 3 periods */
+    uint64_t three[6] = {1, 2, 1, 2, 1, 2};
+    cr_assert_eq(ph_detect_period(three, 6, NULL, 0, NULL), 2);
+}
+
+Test(phases_period, tolerates_rare_deviations)
+{
+    uint64_t s[400];
+    for (int k = 0; k < 400; k++)
+        s[k] = (uint64_t)(k % 4) + 1;
+    s[123] = 99; /* one odd call */
+    cr_assert_eq(ph_detect_period(s, 400, NULL, 0, NULL), 4);
+}
+
+/* ---- synthetic logs ---- */
+
+typedef int64_t (*mark_fn)(int32_t r, uint32_t k); /* true time of boundary k on rank r */
+
+#define T0_TRUE 1000000 /* rank 0's MPI_Init return, true time */
+
+/* P ranks; rank r's local clock is behind the true one by clk[r] (its sync sample says so),
+ * and receives from rank r - 1 at every iteration (a chain). With pcontrol, a Pcontrol(7) at
+ * each boundary; every iteration also has a Recv (rank > 0), a Send (rank < P - 1) and a
+ * Waitall at fixed call sites. */
+static char *write_log(int32_t P, uint32_t nb, mark_fn mark, const int64_t *clk, int pcontrol)
+{
+    char *dir = pgen_tmpdir();
+    cr_assert_not_null(dir);
+    int32_t all[64];
+    for (int32_t i = 0; i < P; i++)
+        all[i] = i;
+    for (int32_t r = 0; r < P; r++) {
+        pgen_rank_t g;
+        int64_t off = clk ? clk[r] : 0;
+        uint64_t tinit = (uint64_t)(T0_TRUE - off);
+        cr_assert_eq(pgen_open(&g, dir, r, P, tinit), 0);
+        pgen_comm(&g, 1, 0, PLOG_CALL_MPI_Init, PLOG_COMMK_INTRA, all, (uint32_t)P, NULL, 0);
+        pgen_comm(&g, 2, 0, PLOG_CALL_MPI_Init, PLOG_COMMK_INTRA, &r, 1, NULL, 0);
+        pgen_flush_comms(&g);
+        pgen_sync(&g, PLOG_SYNC_INIT, tinit, off, 100);
+        pgen_flush_sync(&g);
+        pgen_event(&g, 0, PLOG_CALL_MPI_Init, tinit - 500, tinit);
+        for (uint32_t k = 0; k < nb; k++) {
+            uint64_t t = (uint64_t)(mark(r, k) - off);
+            if (pcontrol) {
+                plog_event_t *e = pgen_event(&g, 0, PLOG_CALL_MPI_Pcontrol, t, t + 20);
+                e->tag = 7;
+                e->callsite = 0x51;
+            }
+            if (k + 1 == nb)
+                break;
+            /* the iteration's communication, inside it (boundaries are >= 1000 ns apart) */
+            uint64_t c = t + 100;
+            if (r > 0) {
+                plog_event_t *e = pgen_event(&g, 0, PLOG_CALL_MPI_Recv, c, c + 200);
+                e->comm = 1;
+                e->peer = r - 1;
+                e->tag = 1;
+                e->callsite = 0x52;
+                e->flags = PLOG_F_STATUS;
+                pgen_extra1(&g, 0, 1);
+                pgen_status(&g, 0, 0, r - 1, 1, 8, 0);
+            }
+            if (r + 1 < P) {
+                plog_event_t *e = pgen_event(&g, 0, PLOG_CALL_MPI_Send, c + 300, c + 400);
+                e->comm = 1;
+                e->peer = r + 1;
+                e->tag = 1;
+                e->bytes = 8;
+                e->callsite = 0x53;
+            }
+            plog_event_t *w = pgen_event(&g, 0, PLOG_CALL_MPI_Barrier, c + 500, c + 600);
+            w->comm = 2;
+            w->callsite = 0x54;
+        }
+        uint64_t tend = (uint64_t)(mark(r, nb - 1) - off) + 5000;
+        pgen_event(&g, 0, PLOG_CALL_MPI_Finalize, tend, tend + 100);
+        cr_assert_eq(pgen_close(&g, NULL, 0), 0);
+    }
+    return dir;
+}
+
+#define PERIOD 100000
+static const int64_t offsets[4] = {0, 25000, 50000, 62500};
+
+static int64_t const_marks(int32_t r, uint32_t k)
+{
+    return T0_TRUE + 2000 + offsets[r] + (int64_t)k * PERIOD;
+}
+
+Test(phases_log, constant_periods_and_offsets_rebuilt_exactly)
+{
+    int64_t clk[4] = {0, 123456, -98765, 777};
+    char *dir = write_log(4, 50, const_marks, clk, 1);
+    plog_run_t *run;
+    plog_error_t err;
+    cr_assert_eq(plog_run_open(dir, &run, &err), PLOG_OK, "%s", err.msg);
+    ph_mark_spec_t sp = {.mode = PH_MARK_AUTO, .level = PH_ANY_LEVEL, .every = 1};
+    ph_marks_t m;
+    cr_assert_eq(ph_marks_find(run, &sp, &m, &err), PLOG_OK, "%s", err.msg);
+    cr_assert_eq(m.used.mode, PH_MARK_PCONTROL);
+    for (int32_t r = 0; r < 4; r++) {
+        cr_assert_eq(m.n[r], 50);
+        for (uint32_t k = 0; k < 50; k++) /* clock-aligned, relative to rank 0's Init */
+            cr_assert_eq(m.t[r][k], const_marks(r, k) - T0_TRUE, "rank %d k %u", r, k);
+    }
+    cr_assert_float_eq(ph_median_period(&m), PERIOD, 1e-9);
+    ph_grid_t g;
+    cr_assert_eq(ph_grid_make(&m, 0, 100000, &g), 0);
+    cr_assert_eq(g.t0, const_marks(3, 0) - T0_TRUE); /* the latest first boundary */
+    cr_assert_eq(g.dt, PERIOD / 4);
+    cr_assert_eq(g.t0 + (int64_t)(g.n - 1) * g.dt <= const_marks(0, 49) - T0_TRUE, 1);
+    ph_cursor_t c[4];
+    for (int32_t r = 0; r < 4; r++)
+        ph_cursor_init(&c[r], &m, r);
+    for (size_t i = 0; i < g.n; i++) {
+        int64_t t = g.t0 + (int64_t)i * g.dt;
+        double th[4];
+        for (int32_t r = 0; r < 4; r++) {
+            th[r] = ph_cursor_phase(&c[r], t);
+            double want = TAU * (double)(t - (const_marks(r, 0) - T0_TRUE)) / PERIOD;
+            cr_assert_float_eq(th[r], want, 1e-9, "rank %d t %lld", r, (long long)t);
+            cr_assert_float_eq(ph_phase_at(m.t[r], m.n[r], t), th[r], 1e-12);
+        }
+        /* offsets of 0, 1/4, 1/2, 5/8 of a period: R is constant */
+        double R, psi;
+        ph_order(th, 4, &R, &psi);
+        double cx = 0, sy = 0;
+        for (int r = 0; r < 4; r++) {
+            cx += cos(-TAU * offsets[r] / PERIOD);
+            sy += sin(-TAU * offsets[r] / PERIOD);
+        }
+        cr_assert_float_eq(R, hypot(cx, sy) / 4, 1e-9);
+    }
+    cr_assert(isnan(ph_phase_at(m.t[0], m.n[0], -5)));
+    ph_timeline_t tl;
+    cr_assert_eq(ph_timeline_init(&tl, &m, NULL, &g), 0);
+    for (size_t i = 0; i < g.n; i += 7) {
+        double th[4];
+        ph_timeline_at(&tl, i, th);
+        for (int32_t r = 0; r < 4; r++)
+            cr_assert_float_eq(th[r], ph_phase_at(m.t[r], m.n[r], g.t0 + (int64_t)i * g.dt), 1e-12);
+    }
+    ph_timeline_free(&tl);
+    /* the topology: who received from whom */
+    ph_topo_t t;
+    cr_assert_eq(ph_topo_from_log(run, &t, &err), PLOG_OK, "%s", err.msg);
+    cr_assert_eq(t.nnz, 3);
+    for (int32_t i = 1; i < 4; i++)
+        cr_assert(ph_topo_has(&t, i, i - 1));
+    cr_assert(!ph_topo_has(&t, 0, 1));
+    ph_topo_free(&t);
+    /* level filter: no Pcontrol of level 3 */
+    ph_marks_free(&m);
+    sp.mode = PH_MARK_PCONTROL;
+    sp.level = 3;
+    cr_assert_eq(ph_marks_find(run, &sp, &m, &err), PLOG_OK);
+    cr_assert_eq(m.n[0], 0);
+    cr_assert_eq(ph_grid_make(&m, 0, 1000, &g), -1);
+    ph_marks_free(&m);
+    plog_run_close(run);
+    pgen_rmdir(dir);
+    free(dir);
+}
+
+Test(phases_log, detected_period_numbers_ranks_alike)
+{
+    char *dir = write_log(4, 40, const_marks, NULL, 0);
+    plog_run_t *run;
+    plog_error_t err;
+    cr_assert_eq(plog_run_open(dir, &run, &err), PLOG_OK, "%s", err.msg);
+    ph_mark_spec_t sp = {.mode = PH_MARK_AUTO, .level = PH_ANY_LEVEL, .every = 1};
+    ph_marks_t m;
+    cr_assert_eq(ph_marks_find(run, &sp, &m, &err), PLOG_OK, "%s", err.msg);
+    cr_assert_eq(m.used.mode, PH_MARK_PERIOD);
+    /* the Barrier is the only call every rank makes once per iteration */
+    cr_assert_eq(m.used.call, PLOG_CALL_MPI_Barrier);
+    cr_assert_eq(m.used.callsite, 0x54);
+    for (int32_t r = 0; r < 4; r++) {
+        cr_assert_eq(m.n[r], 39, "rank %d: %u", r, m.n[r]);
+        for (uint32_t k = 0; k < m.n[r]; k++)
+            cr_assert_eq(m.t[r][k], const_marks(r, k) + 600 - T0_TRUE);
+    }
+    ph_marks_free(&m);
+    /* a chosen call, every 2nd after skipping 3 */
+    sp = (ph_mark_spec_t){.mode = PH_MARK_CALL, .call = PLOG_CALL_MPI_Barrier, .every = 2,
+                          .skip = 3, .use_end = 1};
+    cr_assert_eq(ph_marks_find(run, &sp, &m, &err), PLOG_OK);
+    cr_assert_eq(m.n[2], 18);
+    cr_assert_eq(m.t[2][0], const_marks(2, 3) + 700 - T0_TRUE);
+    cr_assert_eq(m.t[2][1], const_marks(2, 5) + 700 - T0_TRUE);
+    ph_marks_free(&m);
+    /* a call site no event has */
+    sp = (ph_mark_spec_t){.mode = PH_MARK_CALL, .call = PLOG_CALL_MPI_Barrier, .callsite = 0x99,
+                          .every = 1};
+    cr_assert_eq(ph_marks_find(run, &sp, &m, &err), PLOG_OK);
+    cr_assert_eq(m.n[0], 0);
+    ph_marks_free(&m);
+    plog_run_close(run);
+    pgen_rmdir(dir);
+    free(dir);
+}
+
+/* a one-off delay D on rank 0 at iteration K0, reaching rank r one iteration later per rank */
+#define K0 10
+#define DELAY 300000
+static int64_t wave_marks(int32_t r, uint32_t k)
+{
+    return T0_TRUE + 2000 + (int64_t)k * PERIOD + (k > (uint32_t)(K0 + r) ? DELAY : 0);
+}
+
+Test(phases_log, propagating_delay_speed_and_resync)
+{
+    char *dir = write_log(8, 40, wave_marks, NULL, 1);
+    plog_run_t *run;
+    plog_error_t err;
+    cr_assert_eq(plog_run_open(dir, &run, &err), PLOG_OK, "%s", err.msg);
+    ph_mark_spec_t sp = {.mode = PH_MARK_PCONTROL, .level = 7, .every = 1};
+    ph_marks_t m;
+    cr_assert_eq(ph_marks_find(run, &sp, &m, &err), PLOG_OK, "%s", err.msg);
+    for (int32_t r = 0; r < 8; r++)
+        for (uint32_t k = 0; k < 40; k++)
+            cr_assert_eq(m.t[r][k], wave_marks(r, k) - T0_TRUE);
+    ph_wave_t w;
+    cr_assert_eq(ph_wave_find(&m, 0.5, &w), 0);
+    cr_assert(w.found);
+    cr_assert_eq(w.source, 0);
+    cr_assert_eq(w.source_iter, K0);
+    cr_assert_float_eq(w.source_excess_ns, DELAY, 1e-9);
+    cr_assert_eq(w.reached, 8);
+    for (int32_t r = 0; r < 8; r++)
+        cr_assert_eq(w.arrival_iter[r], K0 + r);
+    cr_assert_float_eq(w.ranks_per_iter, 1.0, 1e-9);
+    cr_assert_float_eq(w.ranks_per_s, 1e9 / PERIOD, 1e-6);
+    ph_wave_free(&w);
+    /* with the compute time per iteration: the delayed iterations are compute (MPI takes
+     * 300-400 ns of each iteration here), the source the same */
+    ph_topo_t tp;
+    cr_assert_eq(ph_marks_compute(run, &m, &tp, &err), PLOG_OK, "%s", err.msg);
+    cr_assert_eq(tp.nnz, 7); /* the chain, as ph_topo_from_log gives it */
+    for (int32_t i = 1; i < 8; i++)
+        cr_assert(ph_topo_has(&tp, i, i - 1));
+    ph_topo_free(&tp);
+    cr_assert_float_eq(m.comp[3][0], PERIOD - 400, 1e-9);       /* Recv + Send + Barrier */
+    cr_assert_float_eq(m.comp[0][K0], PERIOD + DELAY - 200, 1e-9); /* Send + Barrier */
+    cr_assert_eq(ph_wave_find(&m, 0.5, &w), 0);
+    cr_assert(w.found && w.source == 0 && w.source_iter == K0);
+    cr_assert_float_eq(w.ranks_per_iter, 1.0, 1e-9);
+    ph_wave_free(&w);
+    /* R: 1 before, lower while the delay travels, 1 again once every rank took it */
+    ph_grid_t g;
+    cr_assert_eq(ph_grid_make(&m, 10000, 100000, &g), 0);
+    ph_cursor_t c[8];
+    for (int32_t r = 0; r < 8; r++)
+        ph_cursor_init(&c[r], &m, r);
+    ph_resync_t rs;
+    ph_resync_init(&rs, 0.99);
+    double rmin = 2;
+    for (size_t i = 0; i < g.n; i++) {
+        int64_t t = g.t0 + (int64_t)i * g.dt;
+        double th[8], R, psi;
+        for (int32_t r = 0; r < 8; r++)
+            th[r] = ph_cursor_phase(&c[r], t);
+        ph_order(th, 8, &R, &psi);
+        if (R < rmin)
+            rmin = R;
+        ph_resync_add(&rs, t, R);
+    }
+    ph_resync_finish(&rs, g.t0 + (int64_t)(g.n - 1) * g.dt);
+    cr_assert_eq(rs.n, 1);
+    cr_assert(rs.v[0].recovered && rs.v[0].preceded);
+    /* the delay starts inside iteration K0 of rank 0 and is absorbed by rank 7's */
+    int64_t a = wave_marks(0, K0) - T0_TRUE, b = wave_marks(7, K0 + 8) - T0_TRUE;
+    cr_assert(rs.v[0].start_ns > a && rs.v[0].start_ns < a + PERIOD + DELAY);
+    cr_assert(rs.v[0].end_ns <= b && rs.v[0].end_ns > b - PERIOD - DELAY,
+              "end %lld, b %lld", (long long)rs.v[0].end_ns, (long long)b);
+    cr_assert(rmin < 0.9, "R min %g", rmin);
+    ph_resync_free(&rs);
+    ph_marks_free(&m);
+    plog_run_close(run);
+    pgen_rmdir(dir);
+    free(dir);
+}
+
+Test(phases_log, compute_only_phase_stops_inside_mpi)
+{
+    char *dir = write_log(2, 20, const_marks, NULL, 1);
+    plog_run_t *run;
+    plog_error_t err;
+    cr_assert_eq(plog_run_open(dir, &run, &err), PLOG_OK, "%s", err.msg);
+    ph_mark_spec_t sp = {.mode = PH_MARK_PCONTROL, .level = PH_ANY_LEVEL, .every = 1};
+    ph_marks_t m;
+    cr_assert_eq(ph_marks_find(run, &sp, &m, &err), PLOG_OK);
+    /* a grid of 50 ns steps from rank 1's first boundary over its first iteration */
+    ph_grid_t g = {m.t[1][0], 50, PERIOD / 50 + 1};
+    ph_compute_t cp;
+    cr_assert_eq(ph_compute_fill(run, &m, &g, &cp, &err), PLOG_OK, "%s", err.msg);
+    /* rank 1, per iteration: Recv [100, 300), Barrier [600, 700) (no Send: it is the last
+     * rank; the Pcontrol marker itself does not count): MPI 300 ns of 100000 */
+    const double comp = PERIOD - 300.0;
+    for (size_t i = 0; i < g.n; i++) {
+        int64_t x = (int64_t)i * 50; /* time since the boundary */
+        double busy = x <= 100 ? 0 : x <= 300 ? (double)(x - 100) : 200;
+        busy += x <= 600 ? 0 : x <= 700 ? (double)(x - 600) : 100;
+        double want = x == PERIOD ? 0 : ((double)x - busy) / comp; /* next iteration starts */
+        cr_assert_float_eq(cp.frac[1][i], want, 1e-6, "x=%lld", (long long)x);
+    }
+    /* rank 0 starts later (offset 0 vs 25000 ns): its first grid points are in iteration 0 */
+    cr_assert(!isnan(cp.frac[0][0]));
+    /* the timeline: iteration from the boundaries, fraction from the compute time */
+    ph_timeline_t tl;
+    cr_assert_eq(ph_timeline_init(&tl, &m, &cp, &g), 0);
+    double th[2];
+    ph_timeline_at(&tl, 10, th);
+    cr_assert_float_eq(th[1], TAU * cp.frac[1][10], 1e-12);
+    ph_timeline_at(&tl, g.n - 1, th); /* rank 1's next boundary: iteration 1, fraction 0 */
+    cr_assert_float_eq(th[1], TAU, 1e-12);
+    ph_timeline_rewind(&tl);
+    ph_timeline_at(&tl, 0, th);
+    cr_assert_float_eq(th[1], 0.0, 1e-12);
+    ph_timeline_free(&tl);
+    ph_compute_free(&cp);
+    ph_marks_free(&m);
+    plog_run_close(run);
+    pgen_rmdir(dir);
+    free(dir);
+}
+
+Test(phases_log, no_markers_and_no_period_is_a_clear_error)
+{
+    /* one rank, a handful of calls with no repetition */
+    char *dir = pgen_tmpdir();
+    pgen_rank_t g;
+    cr_assert_eq(pgen_open(&g, dir, 0, 1, 1000), 0);
+    int32_t self = 0;
+    pgen_comm(&g, 1, 0, PLOG_CALL_MPI_Init, PLOG_COMMK_INTRA, &self, 1, NULL, 0);
+    pgen_event(&g, 0, PLOG_CALL_MPI_Init, 500, 1000);
+    pgen_event(&g, 0, PLOG_CALL_MPI_Barrier, 2000, 2100)->comm = 1;
+    pgen_event(&g, 0, PLOG_CALL_MPI_Bcast, 3000, 3100)->comm = 1;
+    pgen_event(&g, 0, PLOG_CALL_MPI_Finalize, 4000, 4100);
+    cr_assert_eq(pgen_close(&g, NULL, 0), 0);
+    plog_run_t *run;
+    plog_error_t err;
+    cr_assert_eq(plog_run_open(dir, &run, &err), PLOG_OK, "%s", err.msg);
+    ph_mark_spec_t sp = {.mode = PH_MARK_AUTO, .level = PH_ANY_LEVEL, .every = 1};
+    ph_marks_t m;
+    cr_assert_eq(ph_marks_find(run, &sp, &m, &err), PLOG_E_USAGE);
+    cr_assert(strstr(err.msg, "--marker") != NULL, "%s", err.msg);
+    cr_assert(strstr(err.msg, dir) != NULL, "%s", err.msg);
+    ph_marks_free(&m);
+    plog_run_close(run);
+    pgen_rmdir(dir);
+    free(dir);
+}
+
+Test(phases_grid, common_interval_step_and_cap)
+{
+    int64_t a[3] = {0, 100, 200}, b[4] = {50, 150, 250, 350}, c[1] = {10};
+    uint32_t n[3] = {3, 4, 1};
+    int64_t *t[3] = {a, b, c};
+    ph_marks_t m = {.nranks = 3, .n = n, .t = t};
+    ph_grid_t g;
+    cr_assert_eq(ph_grid_make(&m, 0, 1000, &g), 0); /* rank 2 has no phase: not in the span */
+    cr_assert_eq(g.t0, 50);
+    cr_assert_eq(g.dt, 25); /* median period 100 / 4 */
+    cr_assert_eq(g.n, 7);   /* 50 .. 200 */
+    cr_assert_eq(ph_grid_make(&m, 7, 1000, &g), 0);
+    cr_assert_eq(g.dt, 7);
+    cr_assert_eq(g.n, 22); /* 50 + 21 * 7 = 197 <= 200 */
+    cr_assert_eq(ph_grid_make(&m, 1, 4, &g), 0); /* at most 4 points: the step grows */
+    cr_assert_eq(g.dt, 50);
+    cr_assert_eq(g.n, 4);
+    int64_t d[2] = {500, 600};
+    t[2] = d;
+    n[2] = 2;
+    cr_assert_eq(ph_grid_make(&m, 0, 1000, &g), -1); /* [500, 600] misses [50, 200] */
+    n[0] = n[1] = n[2] = 0;
+    cr_assert_eq(ph_grid_make(&m, 0, 1000, &g), -1); /* nobody has a phase */
+    cr_assert_eq(ph_median_period(&m), 0.0);
+}
