@@ -18,7 +18,7 @@ args=()
 streams=1
 while [ $# -gt 0 ]; do
   case "$1" in
-    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    -h|--help) usage; exit 0 ;;
     --name) cluster_name=${2:?--name needs a value}; shift ;;
     --name=*) cluster_name=${1#*=} ;;
     --streams) streams=${2:?--streams needs a value}; shift ;;

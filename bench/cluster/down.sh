@@ -10,7 +10,7 @@ prog=down.sh
 
 while [ $# -gt 0 ]; do
   case "$1" in
-    -h|--help) sed -n '2,6p' "$0"; exit 0 ;;
+    -h|--help) usage; exit 0 ;;
     --name) cluster_name=${2:?--name needs a value}; shift ;;
     --name=*) cluster_name=${1#*=} ;;
     *) die "unknown argument '$1' (see --help)" ;;

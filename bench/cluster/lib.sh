@@ -89,3 +89,6 @@ rate_bits() {
     *) return 1 ;;
   esac
 }
+
+# --help: the comment block at the top of the calling script.
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }

@@ -7,9 +7,11 @@
 #   --slots K     ranks per host (hostfile slots; default 1). Without -np, mpirun starts
 #                 hosts x K ranks, filling each host in turn.
 #   --hosts LIST  comma-separated hosts to use (indices or names; default: all)
-#   --btl LIST    Open MPI BTLs (default tcp,self: ranks of one host also talk over TCP
-#                 through the host's loopback; give tcp,vader,self for shared memory)
+#   --btl LIST    Open MPI BTLs (default tcp,vader,self: shared memory within a host, TCP
+#                 over the emulated links between hosts, as on a real cluster; tcp,self
+#                 makes ranks of one host talk TCP over its loopback)
 #   --version     print the Open MPI version (so `phasor run` recognises the launcher)
+# Ranks yield the CPU when idle (mpi_yield_when_idle 1) unless the arguments set it.
 # Everything else before "--" goes to mpirun (-np, -x VAR, --map-by, --mca ...); after
 # "--" comes the program. Recording with phasor:
 #   phasor run -o logs -- bench/cluster/mpirun.sh --slots 2 -- ./app
@@ -22,14 +24,14 @@ prog=mpirun.sh
 mpirun=${MPIRUN:-$(command -v mpirun.openmpi || command -v mpirun || true)}
 slots=1
 hostlist=""
-btl=tcp,self
+btl=tcp,vader,self
 margs=()
 pargs=()
 seen_dd=0
 while [ $# -gt 0 ]; do
   if [ $seen_dd -eq 1 ]; then pargs+=("$1"); shift; continue; fi
   case "$1" in
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    -h|--help) usage; exit 0 ;;
     --version|-V)
       [ -n "$mpirun" ] || die "Open MPI's mpirun not found (Debian: apt-get install openmpi-bin)"
       exec "$mpirun" --version ;;
@@ -70,11 +72,16 @@ for i in "${idx[@]}"; do echo "$(host_name "$i") slots=$slots max_slots=$slots";
 # lo, but name the subnet so nothing else is ever tried); a daemon per host started
 # directly by mpirun, not by other daemons (every daemon needs the agent); the PMIx store
 # in process memory (its default shared-memory store fails across these hosts).
+# Ranks yield when idle: every "host" shares the same few cores, and a rank that spins
+# starves the kernel threads that carry packets across the veths and the bridge (what a
+# real NIC does on its own): 0-byte latency between hosts grows from ~20 us to ~1 ms.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 PMIX_MCA_gds=hash
+yield=(--mca mpi_yield_when_idle 1)
+for a in "${margs[@]}"; do [ "$a" = mpi_yield_when_idle ] && yield=(); done
 cmd=("$mpirun" --hostfile "$hf"
      --mca plm_rsh_agent "$cluster_dir/rsh-agent.sh" --mca plm_rsh_no_tree_spawn 1
      --mca btl "$btl" --mca btl_tcp_if_include "$subnet.0/24" --mca oob_tcp_if_include "$subnet.0/24"
-     "${margs[@]}" "${pargs[@]}")
+     "${yield[@]}" "${margs[@]}" "${pargs[@]}")
 st=0
 in_host "${idx[0]}" "${cmd[@]}" || st=$?
 exit $st

@@ -13,7 +13,7 @@ secs=3
 pairs=()
 while [ $# -gt 0 ]; do
   case "$1" in
-    -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
+    -h|--help) usage; exit 0 ;;
     --name) cluster_name=${2:?--name needs a value}; shift ;;
     --name=*) cluster_name=${1#*=} ;;
     --time) secs=${2:?--time needs a value}; shift ;;

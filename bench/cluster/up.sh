@@ -4,7 +4,7 @@
 # Usage: bench/cluster/up.sh N [--rate RATE] [--burst BYTES] [--latency TIME]
 #                              [--subnet A.B.C] [--name NAME] [--force]
 #   N            number of hosts, 1..62
-#   --rate R     each host's link rate, tc syntax (default 500mbit; see README for limits)
+#   --rate R     each host's link rate, tc syntax (default 1gbit; see README for limits)
 #   --burst B    tbf bucket size, tc syntax (default: 1 ms at RATE, at least 64kb)
 #   --latency T  longest wait of a packet in the tbf queue (default 20ms)
 #   --subnet S   first three bytes of the hosts' /24 (default 10.77.0; host i is S.(i+1))
@@ -15,14 +15,14 @@ prog=up.sh
 . "$(dirname "$0")/lib.sh"
 
 n=""
-rate=500mbit
+rate=1gbit
 burst=""
 latency=20ms
 subnet=10.77.0
 force=0
 while [ $# -gt 0 ]; do
   case "$1" in
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h|--help) usage; exit 0 ;;
     --rate) rate=${2:?--rate needs a value}; shift ;;
     --rate=*) rate=${1#*=} ;;
     --burst) burst=${2:?--burst needs a value}; shift ;;
