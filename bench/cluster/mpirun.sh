@@ -72,6 +72,8 @@ for i in "${idx[@]}"; do echo "$(host_name "$i") slots=$slots max_slots=$slots";
 # lo, but name the subnet so nothing else is ever tried); a daemon per host started
 # directly by mpirun, not by other daemons (every daemon needs the agent); the PMIx store
 # in process memory (its default shared-memory store fails across these hosts).
+# The ob1 PML over those BTLs, never UCX: all hosts share one machine, and UCX would find
+# its shared-memory transports between them and bypass the emulated links.
 # Ranks yield when idle: every "host" shares the same few cores, and a rank that spins
 # starves the kernel threads that carry packets across the veths and the bridge (what a
 # real NIC does on its own): 0-byte latency between hosts grows from ~20 us to ~1 ms.
@@ -80,6 +82,7 @@ yield=(--mca mpi_yield_when_idle 1)
 for a in "${margs[@]}"; do [ "$a" = mpi_yield_when_idle ] && yield=(); done
 cmd=("$mpirun" --hostfile "$hf"
      --mca plm_rsh_agent "$cluster_dir/rsh-agent.sh" --mca plm_rsh_no_tree_spawn 1
+     --mca pml ob1 --mca osc ^ucx
      --mca btl "$btl" --mca btl_tcp_if_include "$subnet.0/24" --mca oob_tcp_if_include "$subnet.0/24"
      "${yield[@]}" "${margs[@]}" "${pargs[@]}")
 st=0
