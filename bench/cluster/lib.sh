@@ -1,0 +1,94 @@
+# shellcheck shell=bash
+# lib.sh: sourced by the bench/cluster scripts: names, state and checks shared by all.
+# A cluster called NAME (default "phc", or $PHASOR_CLUSTER, or --name) is made of:
+#   network namespaces NAME-h0 .. NAME-h<N-1>   (the "hosts"; also their hostnames)
+#   a bridge NAME-br in the root namespace       (the "switch"; it has no address)
+#   veth pairs NAME-v<i> (bridge side) <-> eth0 (inside NAME-h<i>)
+#   /etc/netns/NAME-h<i>/hosts                   (name resolution inside the hosts)
+#   /run/phasor-cluster/NAME/                    (settings, hostfile, contention pids)
+# Every name derives from NAME, so down.sh can find all of it again after a crash.
+
+cluster_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+cluster_name=${PHASOR_CLUSTER:-phc}
+state_root=/run/phasor-cluster
+
+die() { echo "$prog: $*" >&2; exit 1; }
+
+# The names must fit Linux's 15-character interface names ("NAME-v63").
+check_name() {
+  [[ $cluster_name =~ ^[a-z][a-z0-9]{0,7}$ ]] \
+    || die "cluster name '$cluster_name' must be 1-8 lowercase letters or digits, starting with a letter"
+}
+
+# Fail cleanly, before touching anything, when the machine cannot host a cluster.
+require_tools() { # extra tools...
+  [ "$(id -u)" -eq 0 ] || die "must run as root (network namespaces, veth, bridge and tc need CAP_NET_ADMIN)"
+  local t
+  for t in ip tc "$@"; do
+    command -v "$t" >/dev/null 2>&1 || die "'$t' not found on PATH (Debian: apt-get install ${pkg_of[$t]:-$t})"
+  done
+}
+declare -A pkg_of=([ip]=iproute2 [tc]=iproute2 [unshare]=util-linux [iperf3]=iperf3
+                   [mpirun]=openmpi-bin [orted]=openmpi-bin [ping]=iputils-ping)
+
+# Install a Debian package when its command is missing (only as root, which all scripts are).
+ensure_cmd() { # command package
+  command -v "$1" >/dev/null 2>&1 && return 0
+  echo "$prog: installing $2 from Debian's archive" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  { apt-get install -y -qq --no-install-recommends "$2" >/dev/null 2>&1 \
+      || { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq --no-install-recommends "$2" >/dev/null; }; } \
+    || die "cannot install $2 (apt-get failed)"
+  command -v "$1" >/dev/null 2>&1 || die "$2 installed but '$1' still not on PATH"
+}
+
+state_dir() { echo "$state_root/$cluster_name"; }
+host_name() { echo "$cluster_name-h$1"; }
+veth_name() { echo "$cluster_name-v$1"; }
+bridge_name() { echo "$cluster_name-br"; }
+
+# Load the settings up.sh saved: hosts (count), rate, burst, subnet (a.b.c).
+load_state() {
+  local f; f="$(state_dir)/conf"
+  [ -f "$f" ] || die "no cluster '$cluster_name' is up (no $f); run bench/cluster/up.sh N first"
+  # shellcheck disable=SC1090
+  . "$f"
+}
+
+# HOST may be given as NAME-h<i>, h<i> or <i>; prints the index.
+host_index() {
+  local h=$1
+  h=${h#"$cluster_name"-}
+  h=${h#h}
+  [[ $h =~ ^[0-9]+$ ]] && [ "$h" -lt "$hosts" ] || die "no host '$1' in cluster '$cluster_name' (hosts: $(host_name 0) .. $(host_name $((hosts - 1))))"
+  echo "$h"
+}
+host_addr() { echo "$subnet.$(($1 + 1))"; }
+
+# Run a command inside host i, under the host's own hostname (a UTS namespace of its own),
+# as a remote shell would see it. netns exec also binds /etc/netns/HOST/hosts over /etc/hosts.
+in_host() { # index command...
+  local h; h=$(host_name "$1"); shift
+  ip netns exec "$h" unshare --uts -- sh -c 'hostname "$0" && exec "$@"' "$h" "$@"
+}
+
+# Rate in bit/s from tc's syntax (e.g. 500mbit, 1gbit, 20mbit, 125mbps).
+rate_bits() {
+  local r=${1,,} n u
+  [[ $r =~ ^([0-9]+(\.[0-9]+)?)([a-z]*)$ ]] || return 1
+  n=${BASH_REMATCH[1]} u=${BASH_REMATCH[3]}
+  case "$u" in
+    ""|bit) awk -v n="$n" 'BEGIN { printf "%.0f", n }' ;;
+    kbit) awk -v n="$n" 'BEGIN { printf "%.0f", n * 1e3 }' ;;
+    mbit) awk -v n="$n" 'BEGIN { printf "%.0f", n * 1e6 }' ;;
+    gbit) awk -v n="$n" 'BEGIN { printf "%.0f", n * 1e9 }' ;;
+    bps) awk -v n="$n" 'BEGIN { printf "%.0f", n * 8 }' ;;
+    kbps) awk -v n="$n" 'BEGIN { printf "%.0f", n * 8e3 }' ;;
+    mbps) awk -v n="$n" 'BEGIN { printf "%.0f", n * 8e6 }' ;;
+    gbps) awk -v n="$n" 'BEGIN { printf "%.0f", n * 8e9 }' ;;
+    *) return 1 ;;
+  esac
+}
+
+# --help: the comment block at the top of the calling script.
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }

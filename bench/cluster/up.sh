@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# up.sh: build an emulated cluster of N hosts (network namespaces on one bridge), each
+# host's link rate-limited in both directions with tc tbf. See bench/cluster/README.md.
+# Usage: bench/cluster/up.sh N [--rate RATE] [--burst BYTES] [--latency TIME]
+#                              [--subnet A.B.C] [--name NAME] [--force]
+#   N            number of hosts, 1..62
+#   --rate R     each host's link rate, tc syntax (default 1gbit; see README for limits)
+#   --burst B    tbf bucket size, tc syntax (default: 1 ms at RATE, at least 64kb)
+#   --latency T  longest wait of a packet in the tbf queue (default 20ms)
+#   --subnet S   first three bytes of the hosts' /24 (default 10.77.0; host i is S.(i+1))
+#   --name NAME  cluster name, prefix of every object (default phc or $PHASOR_CLUSTER)
+#   --force      tear down a cluster of the same name first
+set -euo pipefail
+prog=up.sh
+. "$(dirname "$0")/lib.sh"
+
+n=""
+rate=1gbit
+burst=""
+latency=20ms
+subnet=10.77.0
+force=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -h|--help) usage; exit 0 ;;
+    --rate) rate=${2:?--rate needs a value}; shift ;;
+    --rate=*) rate=${1#*=} ;;
+    --burst) burst=${2:?--burst needs a value}; shift ;;
+    --burst=*) burst=${1#*=} ;;
+    --latency) latency=${2:?--latency needs a value}; shift ;;
+    --latency=*) latency=${1#*=} ;;
+    --subnet) subnet=${2:?--subnet needs a value}; shift ;;
+    --subnet=*) subnet=${1#*=} ;;
+    --name) cluster_name=${2:?--name needs a value}; shift ;;
+    --name=*) cluster_name=${1#*=} ;;
+    --force) force=1 ;;
+    -*) die "unknown option '$1' (see --help)" ;;
+    *) [ -z "$n" ] || die "one host count only (got '$n' and '$1')"; n=$1 ;;
+  esac
+  shift
+done
+[ -n "$n" ] || die "give the number of hosts (see --help)"
+[[ $n =~ ^[0-9]+$ ]] && [ "$n" -ge 1 ] && [ "$n" -le 62 ] || die "host count '$n' must be 1..62"
+check_name
+bits=$(rate_bits "$rate") || die "rate '$rate' is not a tc rate (e.g. 100mbit, 1gbit)"
+[ "$bits" -ge 8000 ] || die "rate '$rate' is too low (at least 8kbit)"
+[[ $subnet =~ ^([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})$ ]] \
+  && [ "${BASH_REMATCH[1]}" -le 255 ] && [ "${BASH_REMATCH[2]}" -le 255 ] && [ "${BASH_REMATCH[3]}" -le 255 ] \
+  || die "subnet '$subnet' must be three bytes, e.g. 10.77.0"
+if [ -z "$burst" ]; then
+  # One millisecond of traffic, but never less than a 64 KiB GSO super-packet: a smaller
+  # bucket makes tbf cut every such packet in software, which costs CPU on a small machine.
+  burst=$(( bits / 8 / 1000 ))
+  [ "$burst" -ge 65536 ] || burst=65536
+  burst="${burst}b"
+fi
+[[ $latency =~ ^[0-9]+(\.[0-9]+)?(s|ms|us)$ ]] || die "latency '$latency' must be a time such as 20ms"
+require_tools unshare
+ensure_cmd ping iputils-ping
+
+sd=$(state_dir)
+if [ -e "$sd" ] || ip netns list | grep -qE "^$cluster_name-h[0-9]+( |$)" || ip link show "$(bridge_name)" >/dev/null 2>&1; then
+  if [ $force -eq 1 ]; then
+    "$cluster_dir/down.sh" --name "$cluster_name"
+  else
+    die "cluster '$cluster_name' (or a remnant of it) exists; run bench/cluster/down.sh --name $cluster_name, or give --force"
+  fi
+fi
+
+# Half-built clusters are removed, whatever step failed.
+trap 'st=$?; if [ $st -ne 0 ]; then echo "$prog: failed; removing what was built" >&2; "$cluster_dir/down.sh" --name "$cluster_name" >/dev/null 2>&1 || true; fi' EXIT
+
+mkdir -p "$sd/contend"
+br=$(bridge_name)
+ip link add "$br" type bridge
+# No spanning tree and no forwarding delay: ports forward the moment they come up.
+ip link set "$br" type bridge stp_state 0 forward_delay 0 2>/dev/null || true
+ip link set "$br" up
+
+hostsfile=$(mktemp)
+{
+  echo "127.0.0.1 localhost"
+  echo "::1 localhost ip6-localhost ip6-loopback"
+  for ((i = 0; i < n; i++)); do echo "$subnet.$((i + 1)) $(host_name $i)"; done
+} >"$hostsfile"
+
+shape() { # netns-or-"" dev
+  local ns=(); [ -n "$1" ] && ns=(ip netns exec "$1")
+  "${ns[@]}" tc qdisc replace dev "$2" root tbf rate "$rate" burst "$burst" latency "$latency"
+}
+
+for ((i = 0; i < n; i++)); do
+  h=$(host_name $i) v=$(veth_name $i)
+  ip netns add "$h"
+  ip link add "$v" type veth peer name eth0 netns "$h"
+  ip link set "$v" master "$br"
+  ip link set "$v" up
+  ip -n "$h" link set lo up
+  ip -n "$h" addr add "$subnet.$((i + 1))/24" dev eth0
+  ip -n "$h" link set eth0 up
+  # Egress of eth0 in the host: what the host sends. Egress of the bridge port: what it
+  # receives. Both limited: a full-duplex link of RATE each way.
+  shape "$h" eth0
+  shape "" "$v"
+  mkdir -p "/etc/netns/$h"
+  cp "$hostsfile" "/etc/netns/$h/hosts"
+done
+rm -f "$hostsfile"
+
+cat >"$sd/conf" <<EOF
+hosts=$n
+rate=$rate
+burst=$burst
+latency=$latency
+subnet=$subnet
+EOF
+: >"$sd/hostfile"
+for ((i = 0; i < n; i++)); do echo "$(host_name $i)" >>"$sd/hostfile"; done
+
+# Every host must reach every other before the cluster is declared up (ports may take a
+# moment to forward).
+for ((i = 0; i < n; i++)); do
+  for ((j = 0; j < n; j++)); do
+    [ $i -ne $j ] || continue
+    ok=0
+    for _ in 1 2 3 4 5 6 7 8 9 10; do
+      if ip netns exec "$(host_name $i)" ping -c 1 -W 1 -q "$subnet.$((j + 1))" >/dev/null 2>&1; then ok=1; break; fi
+      sleep 0.2
+    done
+    [ $ok -eq 1 ] || die "$(host_name $i) cannot ping $(host_name $j) ($subnet.$((j + 1)))"
+  done
+done
+trap - EXIT
+echo "cluster '$cluster_name' up: $n hosts $(host_name 0) .. $(host_name $((n - 1))) on $subnet.0/24, $rate each way per host (tbf burst $burst, latency $latency)"
