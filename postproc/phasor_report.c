@@ -762,16 +762,20 @@ static void text_report(FILE *o, ctx_t *c)
 
     fprintf(o, "\n@--- Time per rank (app: MPI_Init return to MPI_Finalize start; MPI: union "
                "of call intervals)\n");
-    fprintf(o, "%6s %14s %14s %7s %12s  %s\n", "rank", "app_ms", "mpi_ms", "mpi%", "events",
-            "log ended");
+    fprintf(o, "%6s %14s %14s %7s %12s  %-18s %s\n", "rank", "app_ms", "mpi_ms", "mpi%",
+            "events", "log ended", "host");
     for (int32_t r = 0; r < rep->world_size; r++) {
         const rep_rank_t *rr = &rep->ranks[r];
         const plog_rank_t *rk = plog_run_rank(c->run, r);
         if (!rr->loaded || rk == NULL)
             continue;
-        fprintf(o, "%6d %14.3f %14.3f %7.2f %12" PRIu64 "  %s%s\n", (int)r, rr->app_ns / 1e6,
-                rr->mpi_ns / 1e6, pct((double)rr->mpi_ns, (double)rr->app_ns), rr->events,
-                ended(rk, buf, sizeof(buf)), rr->have_finalize ? "" : " (no MPI_Finalize)");
+        const char *host = plog_rank_kv(rk, "hostname");
+        char end[96];
+        snprintf(end, sizeof(end), "%s%s", ended(rk, buf, sizeof(buf)),
+                 rr->have_finalize ? "" : " (no MPI_Finalize)");
+        fprintf(o, "%6d %14.3f %14.3f %7.2f %12" PRIu64 "  %-18s %s\n", (int)r,
+                rr->app_ns / 1e6, rr->mpi_ns / 1e6, pct((double)rr->mpi_ns, (double)rr->app_ns),
+                rr->events, end, host ? host : "?");
     }
     fprintf(o, "%6s %14.3f %14.3f %7.2f %12" PRIu64 "\n", "*", rep->app_total / 1e6,
             rep->mpi_total / 1e6, pct((double)rep->mpi_total, (double)rep->app_total),
@@ -1013,9 +1017,13 @@ static void json_report(FILE *o, ctx_t *c)
                 rr->have_init ? "true" : "false", rr->have_finalize ? "true" : "false",
                 rk->complete ? "complete" : "truncated");
         if (rk->complete)
-            fprintf(o, "null}");
+            fprintf(o, "null");
         else
-            fprintf(o, "%" PRIu64 "}", rk->end_offset);
+            fprintf(o, "%" PRIu64, rk->end_offset);
+        const char *host = plog_rank_kv(rk, "hostname");
+        fprintf(o, ", \"host\": ");
+        jstr_or_null(o, host);
+        fprintf(o, "}");
         first = 0;
     }
     fprintf(o, "\n],\n\"imbalance\": {");
