@@ -3,8 +3,8 @@
  * for the algorithm Open MPI 4.1's rules choose, byte for byte against the library's own
  * collective on the same inputs (doubles with fractions included: same operand order, same
  * bits). Blocking collectives, Alltoallw and the MPI_I* forms (coll/libnbc's algorithms,
- * compared with the library's own MPI_I* call). Run at any size; prints one line per (collective, algorithm) with its case count,
- * then "N passed, M failed" (rank 0). Exit status 1 on any failure.
+ * compared with the library's own MPI_I* call). Run at any size; prints one line per
+ * (collective, algorithm) with its case count, then "N passed, M failed" (rank 0). Exit status 1 on any failure.
  * Usage: t_coll_exec [--quick]   (--quick: fewer counts, for large oversubscribed runs) */
 #include <mpi.h>
 #include <stdbool.h>
@@ -283,33 +283,39 @@ static void run_library(const kase_t *k, const setup_t *u, uint8_t *sb, uint8_t 
         wt[i] = MPI_BYTE;
     }
     if (k->nb) {
+        /* a communicator of its own: libnbc 4.1 reserves no tag on a rank where in-place
+         * Ialltoallv/w return early (all blocks empty) while other ranks run a schedule, and
+         * every later nonblocking collective on that communicator would then hang */
+        MPI_Comm nc;
+        MPI_Comm_dup(comm, &nc);
         MPI_Request q;
         switch (k->coll) {
-        case PCS_BCAST: MPI_Ibcast(rb, n, dt, root, comm, &q); break;
-        case PCS_REDUCE: MPI_Ireduce(s, rb, n, dt, op, root, comm, &q); break;
-        case PCS_ALLREDUCE: MPI_Iallreduce(s, rb, n, dt, op, comm, &q); break;
-        case PCS_SCAN: MPI_Iscan(s, rb, n, dt, op, comm, &q); break;
-        case PCS_EXSCAN: MPI_Iexscan(s, rb, n, dt, op, comm, &q); break;
-        case PCS_ALLGATHER: MPI_Iallgather(s, n, dt, rb, n, dt, comm, &q); break;
-        case PCS_ALLTOALL: MPI_Ialltoall(s, n, dt, rb, n, dt, comm, &q); break;
-        case PCS_GATHER: MPI_Igather(s, n, dt, rb, n, dt, root, comm, &q); break;
+        case PCS_BCAST: MPI_Ibcast(rb, n, dt, root, nc, &q); break;
+        case PCS_REDUCE: MPI_Ireduce(s, rb, n, dt, op, root, nc, &q); break;
+        case PCS_ALLREDUCE: MPI_Iallreduce(s, rb, n, dt, op, nc, &q); break;
+        case PCS_SCAN: MPI_Iscan(s, rb, n, dt, op, nc, &q); break;
+        case PCS_EXSCAN: MPI_Iexscan(s, rb, n, dt, op, nc, &q); break;
+        case PCS_ALLGATHER: MPI_Iallgather(s, n, dt, rb, n, dt, nc, &q); break;
+        case PCS_ALLTOALL: MPI_Ialltoall(s, n, dt, rb, n, dt, nc, &q); break;
+        case PCS_GATHER: MPI_Igather(s, n, dt, rb, n, dt, root, nc, &q); break;
         case PCS_SCATTER:
-            MPI_Iscatter(sb, n, dt, a->in_place ? MPI_IN_PLACE : rb, n, dt, root, comm, &q);
+            MPI_Iscatter(sb, n, dt, a->in_place ? MPI_IN_PLACE : rb, n, dt, root, nc, &q);
             break;
-        case PCS_GATHERV: MPI_Igatherv(s, ic[rank], dt, rb, ic, id, dt, root, comm, &q); break;
+        case PCS_GATHERV: MPI_Igatherv(s, ic[rank], dt, rb, ic, id, dt, root, nc, &q); break;
         case PCS_SCATTERV:
             MPI_Iscatterv(sb, ic, id, dt, a->in_place ? MPI_IN_PLACE : rb, ic[rank], dt, root,
-                          comm, &q);
+                          nc, &q);
             break;
-        case PCS_ALLGATHERV: MPI_Iallgatherv(s, ic[rank], dt, rb, ic, id, dt, comm, &q); break;
-        case PCS_ALLTOALLV: MPI_Ialltoallv(s, isc, isd, dt, rb, ic, id, dt, comm, &q); break;
-        case PCS_ALLTOALLW: MPI_Ialltoallw(s, isc, isd, wt, rb, ic, id, wt, comm, &q); break;
-        case PCS_REDUCE_SCATTER: MPI_Ireduce_scatter(s, rb, ic, dt, op, comm, &q); break;
-        case PCS_REDUCE_SCATTER_BLOCK: MPI_Ireduce_scatter_block(s, rb, n, dt, op, comm, &q); break;
-        case PCS_BARRIER: MPI_Ibarrier(comm, &q); break;
+        case PCS_ALLGATHERV: MPI_Iallgatherv(s, ic[rank], dt, rb, ic, id, dt, nc, &q); break;
+        case PCS_ALLTOALLV: MPI_Ialltoallv(s, isc, isd, dt, rb, ic, id, dt, nc, &q); break;
+        case PCS_ALLTOALLW: MPI_Ialltoallw(s, isc, isd, wt, rb, ic, id, wt, nc, &q); break;
+        case PCS_REDUCE_SCATTER: MPI_Ireduce_scatter(s, rb, ic, dt, op, nc, &q); break;
+        case PCS_REDUCE_SCATTER_BLOCK: MPI_Ireduce_scatter_block(s, rb, n, dt, op, nc, &q); break;
+        case PCS_BARRIER: MPI_Ibarrier(nc, &q); break;
         default: q = MPI_REQUEST_NULL; break;
         }
         MPI_Wait(&q, MPI_STATUS_IGNORE);
+        MPI_Comm_free(&nc);
         return;
     }
     switch (k->coll) {
@@ -425,14 +431,62 @@ static const char *check_definition(const kase_t *k, const setup_t *u, const uin
     return why;
 }
 
-/* ---- one case: 0 = passed, 1 = failed (the reason in why), 2 = the schedule and the
- * library's own call both miss the definition on this rank: a library defect the schedule
- * reproduces (libnbc 4.1's in-place Ialltoallv/w send a block and receive into it in one
- * round when a zero count merges two rounds: rendezvous-size messages are overwritten) ---- */
+/* A receive posted while a send from an overlapping region is still in flight (or the
+ * reverse): the outcome depends on the transport. libnbc 4.1's in-place Ialltoallv/w do it
+ * when a zero count merges two rounds (a block is sent and received into in one round). */
+static bool send_recv_race(const pcs_sched_t *s)
+{
+    enum { NSLOT = 4096 };
+    static uint8_t kind[NSLOT];
+    static pcs_region_t reg[NSLOT];
+    static uint64_t len[NSLOT];
+    memset(kind, 0, sizeof kind);
+    for (size_t i = 0; i < s->n; i++) {
+        const pcs_op_t *o = &s->ops[i];
+        if (o->req >= NSLOT)
+            return false;
+        if (o->kind == PCS_OP_WAIT) {
+            kind[o->req] = 0;
+            continue;
+        }
+        if ((o->kind != PCS_OP_ISEND && o->kind != PCS_OP_IRECV) || o->a.buf == PCS_BUF_IOV ||
+            o->len == 0)
+            continue;
+        for (int q = 0; q < NSLOT && q < s->nreqs; q++)
+            if (kind[q] && kind[q] != o->kind && reg[q].buf == o->a.buf &&
+                reg[q].off < o->a.off + o->len && o->a.off < reg[q].off + len[q])
+                return true;
+        kind[o->req] = o->kind;
+        reg[o->req] = o->a;
+        len[o->req] = o->len;
+    }
+    return false;
+}
+
+/* ---- one case: 0 = passed, 1 = failed (the reason in why), 2 = the schedule misses the
+ * definition on this rank, and some rank races a send with a receive on the same block as
+ * the library's algorithm does (send_recv_race: the data is undefined, in the library too),
+ * 3 = not run (the library hangs) ---- */
 static int run_case(const kase_t *k, int seed, bool vs_library, char *why, size_t whylen)
 {
     setup_t *u = calloc(1, sizeof *u);
     make_setup(k, u);
+    /* not run: libnbc 4.1's in-place Ialltoallw hangs when, on an even size, one rank's
+     * blocks are all empty (it returns an empty request) and a peer's are not (it still
+     * exchanges a zero-byte message with it in the last pair); the schedule does the same */
+    if (k->nb && k->coll == PCS_ALLTOALLW && k->inplace && size % 2 == 0) {
+        int empty = 0;
+        for (int r = 0; r < size; r++) {
+            int64_t m = 0;
+            for (int j = 0; j < size; j++)
+                m = u->vrc[r][j] > m ? u->vrc[r][j] : m;
+            empty += m == 0;
+        }
+        if (empty > 0 && empty < size) {
+            free(u);
+            return 3;
+        }
+    }
     const pcs_args_t *a = &u->a[rank];
     pcs_ompi_forced_t f;
     memset(&f, 0, sizeof f);
@@ -478,15 +532,19 @@ static int run_case(const kase_t *k, int seed, bool vs_library, char *why, size_
     int rc = 0;
     if (k->kind != K_DSUM_REAL)
         w = check_definition(k, u, buf[1], seed);
+    /* the library's algorithm races on some rank: a block may be overwritten before it is
+     * sent, so the data is undefined there and at its receivers (timing decides, in the
+     * library as in the schedule) */
+    int racy = k->nb && send_recv_race(&s);
+    MPI_Allreduce(MPI_IN_PLACE, &racy, 1, MPI_INT, MPI_LOR, comm);
+    if (w && racy) {
+        w = NULL;
+        rc = 2;
+    }
     if (vs_library) { /* every rank calls it, whatever its own verdict */
         run_library(k, u, lsb, lrb, dt, op);
-        bool defined = !(k->coll == PCS_EXSCAN && rank == 0);
-        if (w && (s.alg == PCS_ALG_NBC_ALLTOALLV_INPLACE ||
-                  s.alg == PCS_ALG_NBC_ALLTOALLW_INPLACE) && check_definition(k, u, lrb, seed)) {
-            w = NULL;
-            rc = 2;
-        }
-        if (!w && !rc && defined && memcmp(lrb, buf[1], bsz[1]))
+        bool defined = !(k->coll == PCS_EXSCAN && rank == 0) && !racy;
+        if (!w && defined && memcmp(lrb, buf[1], bsz[1]))
             w = "differs from the library's own result";
     }
     if (w)
@@ -541,7 +599,8 @@ static bool nbc_noncomm_ok(pcs_coll_t c, int id)
 
 static int n_pass, n_fail;
 
-static void report(const char *name, int cases, int failed, int libdefect, const char *why)
+static void report(const char *name, int cases, int failed, int libdefect, int hangs,
+                   const char *why)
 {
     int nf = failed, nd = libdefect;
     MPI_Allreduce(MPI_IN_PLACE, &nf, 1, MPI_INT, MPI_SUM, comm);
@@ -556,11 +615,15 @@ static void report(const char *name, int cases, int failed, int libdefect, const
         MPI_Bcast(msg, sizeof msg, MPI_CHAR, first, comm);
     }
     if (rank == 0) {
-        if (nf == 0 && nd)
-            printf("ok P=%d %s (%d cases; %d rank results wrong in the library itself, "
-                   "reproduced)\n", size, name, cases, nd);
-        else if (nf == 0)
-            printf("ok P=%d %s (%d cases)\n", size, name, cases);
+        char extra[160] = "";
+        if (nd)
+            snprintf(extra, sizeof extra, "; %d rank results lost to a send/receive race in "
+                     "the library's algorithm", nd);
+        if (hangs)
+            snprintf(extra + strlen(extra), sizeof extra - strlen(extra),
+                     "; %d not run: the library hangs on them", hangs);
+        if (nf == 0)
+            printf("ok P=%d %s (%d cases%s)\n", size, name, cases - hangs, extra);
         else
             printf("not ok P=%d %s: %s\n", size, name, msg);
         fflush(stdout);
@@ -586,7 +649,7 @@ static void sweep(pcs_coll_t c, bool quick, bool nb)
             continue;
         const int64_t *counts = quick ? counts_quick : counts_full;
         const int ncounts = id ? (quick ? 2 : 4) : quick ? 4 : 7;
-        int cases = 0, failed = 0, defects = 0, seed = 0;
+        int cases = 0, failed = 0, defects = 0, hangs = 0, seed = 0;
         char why[400] = "";
         for (int ci = 0; ci < ncounts; ci++)
             for (int ri = 0; ri < (rooted(c) ? 2 : 1); ri++)
@@ -605,6 +668,7 @@ static void sweep(pcs_coll_t c, bool quick, bool nb)
                         cases++;
                         int res = run_case(&k, ++seed, vs_lib, w, sizeof w);
                         defects += res == 2;
+                        hangs += res == 3;
                         if (res == 1) {
                             if (!failed)
                                 snprintf(why, sizeof why, "count %lld root %d in place %d kind %d: %s",
@@ -631,7 +695,7 @@ static void sweep(pcs_coll_t c, bool quick, bool nb)
             pcs_ompi41_select(&a, &f, &ch);
             snprintf(name, sizeof name, "%s alg %d (%s)", pcs_coll_name(c), id, pcs_alg_name(ch.alg));
         }
-        report(name, cases, failed, defects, why);
+        report(name, cases, failed, defects, hangs, why);
     }
 }
 
@@ -666,7 +730,7 @@ static void sweep_forced(void)
                     failed++;
                 }
             }
-        report(t[i].name, cases, failed, 0, why);
+        report(t[i].name, cases, failed, 0, 0, why);
     }
 }
 

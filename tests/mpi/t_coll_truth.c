@@ -1,11 +1,12 @@
-/* t_coll_truth.c: a sweep of one collective (blocking or MPI_I*) on MPI_COMM_WORLD (sizes 1 B to 4 MiB, a
- * non-zero root, in place, a non-commutative op) for the library ground truth
+/* t_coll_truth.c: a sweep of one collective (blocking or MPI_I*) on MPI_COMM_WORLD (sizes
+ * 1 B to 4 MiB, a non-zero root, in place, a non-commutative op) for the library ground truth
  * (run_coll_truth_tests.sh): Open MPI's pml monitoring counts the run's internal messages per
  * peer, phasor steps rebuilds them from the log. One collective per run, because monitoring
  * only reports whole runs (its MPI_T flush pvar is not registered in 4.1.4, ompi#9260). Only
  * MPI_COMM_WORLD is used after MPI_Init: creating communicators sends internal messages the
  * log does not describe.
- * Usage: t_coll_truth COLLECTIVE|all|none      ("none": MPI_Init and MPI_Finalize only)
+ * Usage: t_coll_truth COLLECTIVE|iCOLLECTIVE|all|none   (iCOLLECTIVE: the MPI_I* form;
+ *        "none": MPI_Init and MPI_Finalize only)
  * Rank 0 prints one line per call: "K collective bytes root inplace op". */
 #include <mpi.h>
 #include <stdint.h>
