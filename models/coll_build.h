@@ -63,6 +63,11 @@ void pcs_gen_alltoallv(pcs_ctx_t *c, pcs_alg_t alg, int64_t *gsteps);
 void pcs_gen_reduce_scatter(pcs_ctx_t *c, pcs_alg_t alg, int64_t *gsteps);
 void pcs_gen_rsb(pcs_ctx_t *c, pcs_alg_t alg, int64_t *gsteps);
 void pcs_gen_scan_rdbl(pcs_ctx_t *c, bool ex, int64_t *gsteps);
+/* Open MPI coll/libnbc (coll_ompi_nbc.c): the choice for a->nonblocking, and its schedules
+ * (choice component PCS_COMP_LIBNBC). */
+pcs_err_t pcs_ompi41_nbc_select(const pcs_args_t *a, const pcs_ompi_forced_t *forced,
+                                pcs_choice_t *out);
+void pcs_gen_nbc(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps);
 /* Byte displacement of block i of a v-collective (displs NULL = packed: O(i)). */
 uint64_t pcs_vdisp(uint64_t ts, const int64_t *counts, const int64_t *displs, int i);
 /* Open MPI's ompi_mirror_perm: the nbits low bits of x reversed. */

@@ -3,6 +3,7 @@
  * fallbacks inside the algorithms), as read from v4.1.4 (identical through 4.1.8). */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "coll_build.h"
 
@@ -582,8 +583,8 @@ pcs_err_t pcs_ompi41_select(const pcs_args_t *a, const pcs_ompi_forced_t *forced
     out->dsize = -1;
     if ((unsigned)a->coll >= PCS_NCOLLS || a->size < 1 || a->rank < 0 || a->rank >= a->size)
         return PCS_E_ARG;
-    if (a->nonblocking || a->coll == PCS_ALLTOALLW)
-        return PCS_E_UNSUPPORTED;
+    if (a->nonblocking) /* coll/libnbc: coll/self has no nonblocking collectives */
+        return pcs_ompi41_nbc_select(a, forced, out);
     if (a->size == 1) { /* coll/self: local copies only */
         out->component = PCS_COMP_SELF;
         return PCS_OK;
@@ -593,6 +594,12 @@ pcs_err_t pcs_ompi41_select(const pcs_args_t *a, const pcs_ompi_forced_t *forced
     const pcs_coll_t c = a->coll;
     /* coll_tuned_module.c:98-114: tuned leaves these NULL, coll/basic provides them */
     bool dyn = forced && forced->use_dynamic_rules;
+    if (c == PCS_ALLTOALLW) { /* coll_basic_alltoallw.c: linear, or the in-place pairs */
+        out->component = PCS_COMP_BASIC;
+        out->lib_alg = 1;
+        out->alg = a->in_place ? PCS_ALG_ALLTOALLW_INPLACE : PCS_ALG_ALLTOALLW_LINEAR;
+        return PCS_OK;
+    }
     if (c == PCS_GATHERV || c == PCS_SCATTERV ||
         ((c == PCS_SCAN || c == PCS_EXSCAN) && !(dyn && forced->algorithm[c] != 0))) {
         out->component = PCS_COMP_BASIC;
@@ -691,8 +698,60 @@ pcs_err_t pcs_ompi41_select(const pcs_args_t *a, const pcs_ompi_forced_t *forced
     return PCS_OK;
 }
 
+/* OMPI_MCA_coll_libnbc_*: coll_libnbc_component.c's variables; enum values by number or
+ * by name, booleans as mca_base_var reads them */
+static int nbc_forced_set(pcs_ompi_forced_t *f, const char *n, const char *value)
+{
+    static const struct { pcs_coll_t c; const char *var; const char *names[5]; } vars[] = {
+        {PCS_ALLGATHER, "iallgather_algorithm", {"ignore", "linear", "recursive_doubling"}},
+        {PCS_ALLREDUCE, "iallreduce_algorithm",
+         {"ignore", "ring", "binomial", "rabenseifner", "recursive_doubling"}},
+        {PCS_BCAST, "ibcast_algorithm", {"ignore", "linear", "binomial", "chain", "knomial"}},
+        {PCS_EXSCAN, "iexscan_algorithm", {"ignore", "linear", "recursive_doubling"}},
+        {PCS_REDUCE, "ireduce_algorithm", {"ignore", "chain", "binomial", "rabenseifner"}},
+        {PCS_SCAN, "iscan_algorithm", {"ignore", "linear", "recursive_doubling"}},
+    };
+    char *end;
+    long v = strtol(value, &end, 0);
+    bool num = *end == '\0';
+    if (strcmp(n, "ibcast_knomial_radix") == 0) {
+        if (!num)
+            return 0;
+        f->nbc_knomial_radix = v != 0 ? (int)v : -1; /* 0 stored as "not > 1" */
+        return 1;
+    }
+    if (strcmp(n, "ibcast_skip_dt_decision") == 0) {
+        if (num)
+            f->nbc_ibcast_dt_decision = v == 0;
+        else if (!strcasecmp(value, "false") || !strcasecmp(value, "no") ||
+                 !strcasecmp(value, "disabled"))
+            f->nbc_ibcast_dt_decision = true;
+        else if (!strcasecmp(value, "true") || !strcasecmp(value, "yes") ||
+                 !strcasecmp(value, "enabled"))
+            f->nbc_ibcast_dt_decision = false;
+        else
+            return 0;
+        return 1;
+    }
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        if (strcmp(n, vars[i].var) != 0)
+            continue;
+        if (!num)
+            for (v = 0; v < 5 && vars[i].names[v] && strcmp(value, vars[i].names[v]); v++)
+                ;
+        if (!num && (v == 5 || !vars[i].names[v]))
+            return 0;
+        f->nbc_algorithm[vars[i].c] = (int)v;
+        return 1;
+    }
+    return 0;
+}
+
 int pcs_ompi_forced_set(pcs_ompi_forced_t *f, const char *name, const char *value)
 {
+    static const char nbc_prefix[] = "OMPI_MCA_coll_libnbc_";
+    if (strncmp(name, nbc_prefix, sizeof(nbc_prefix) - 1) == 0)
+        return value && *value ? nbc_forced_set(f, name + sizeof(nbc_prefix) - 1, value) : 0;
     static const char prefix[] = "OMPI_MCA_coll_tuned_";
     if (strncmp(name, prefix, sizeof(prefix) - 1) != 0 || !value || !*value)
         return 0;

@@ -9,7 +9,8 @@
 /* ompi/mca/coll/base/coll_tags.h */
 enum {
     TAG_ALLGATHER = -10, TAG_ALLGATHERV = -11, TAG_ALLREDUCE = -12, TAG_ALLTOALL = -13,
-    TAG_ALLTOALLV = -14, TAG_BARRIER = -16, TAG_BCAST = -17, TAG_EXSCAN = -18,
+    TAG_ALLTOALLV = -14, TAG_ALLTOALLW = -15, TAG_BARRIER = -16, TAG_BCAST = -17,
+    TAG_EXSCAN = -18,
     TAG_GATHER = -19, TAG_GATHERV = -20, TAG_REDUCE = -21, TAG_REDUCE_SCATTER = -22,
     TAG_REDUCE_SCATTER_BLOCK = -23, TAG_SCAN = -24, TAG_SCATTER = -25, TAG_SCATTERV = -26
 };
@@ -1900,7 +1901,8 @@ pcs_err_t pcs_gen_sub(pcs_ctx_t *c, const pcs_args_t *sub, const pcs_choice_t *c
         pcs_gen_allgatherv(&cc, ch->alg, gsteps);
         break;
     case PCS_ALLTOALLV:
-        cc.tag = TAG_ALLTOALLV;
+    case PCS_ALLTOALLW:
+        cc.tag = pcs_alg_coll(ch->alg) == PCS_ALLTOALLV ? TAG_ALLTOALLV : TAG_ALLTOALLW;
         pcs_gen_alltoallv(&cc, ch->alg, gsteps);
         break;
     case PCS_REDUCE_SCATTER:
@@ -1947,6 +1949,7 @@ static void self_copy(pcs_ctx_t *c)
                      ? disp(a, a->counts, a->displs, 0) : 0, n);
         break;
     case PCS_ALLTOALLV:
+    case PCS_ALLTOALLW:
         pcs_copy(c, S, disp(a, a->scounts, a->sdispls, 0), R, disp(a, a->counts, a->displs, 0),
                  (uint64_t)a->scounts[0] * c->ts);
         break;
@@ -1967,6 +1970,10 @@ pcs_err_t pcs_generate(const pcs_args_t *a, const pcs_choice_t *ch, pcs_sched_t 
         return s->err;
     }
     int64_t g;
+    if (ch->component == PCS_COMP_LIBNBC) {
+        pcs_gen_nbc(&c, ch, &g);
+        return s->err;
+    }
     return gen_sub(&c, a, ch, &g);
 }
 

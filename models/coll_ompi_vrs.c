@@ -191,14 +191,40 @@ void pcs_gen_alltoallv(pcs_ctx_t *c, pcs_alg_t alg, int64_t *gsteps)
         }
         *gsteps = size;
         return;
-    case PCS_ALG_ALLTOALLV_INPLACE: { /* l.42: exchange with rank +- i, a packed copy out */
-        uint64_t maxn = 0;
+    case PCS_ALG_ALLTOALLW_LINEAR: /* coll_basic_alltoallw.c:177: persistent requests, empty
+                                    * messages skipped (unlike alltoallv) */ {
+        pcs_at(c, 0);
+        pcs_copy(c, S, SD(rank), R, RD(rank), SN(rank));
+        if (size == 1)
+            return;
+        int k = 0;
         for (int i = 0; i < size; i++)
+            if (i != rank && RN(i) != 0)
+                pcs_irecv(c, k++, i, R, RD(i), RN(i));
+        for (int i = 0; i < size; i++)
+            if (i != rank && SN(i) != 0) {
+                pcs_isend(c, k++, i, S, SD(i), SN(i));
+                c->s->ops[c->s->n - 1].flags |= PCS_F_PERSISTENT;
+            }
+        for (int i = 0; i < k; i++)
+            pcs_wait(c, i);
+        *gsteps = 1;
+        return;
+    }
+    case PCS_ALG_ALLTOALLV_INPLACE:   /* l.42: exchange with rank +- i, a packed copy out */
+    case PCS_ALG_ALLTOALLW_INPLACE: { /* coll_basic_alltoallw.c:47: the same exchanges */
+        uint64_t maxn = 0, maxt = 0;
+        /* alltoallw sizes its scratch by the right-hand peers only (l.66) */
+        const bool w = alg == PCS_ALG_ALLTOALLW_INPLACE;
+        for (int i = 0; i < size; i++) {
             if (i != rank && RN(i) > maxn)
                 maxn = RN(i);
+            if (i != rank && RN(i) > maxt && (!w || (i - rank + size) % size <= size / 2))
+                maxt = RN(i);
+        }
         if (size == 1 || maxn == 0)
             return;
-        pcs_need_tmp(c, T, maxn);
+        pcs_need_tmp(c, T, maxt);
         for (int i = 1; i <= size / 2; i++) {
             const int right = (rank + i) % size, left = (rank + size - i) % size;
             bool posted = false;

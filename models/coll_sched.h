@@ -121,6 +121,41 @@ const char *pcs_coll_name(pcs_coll_t c); /* "allreduce"; "?" if out of range */
     X(EXSCAN_RECURSIVE_DOUBLING, EXSCAN, "recursive_doubling")                              \
     X(GATHERV_LINEAR, GATHERV, "linear")                                                    \
     X(SCATTERV_LINEAR, SCATTERV, "linear")                                                  \
+    X(ALLTOALLW_LINEAR, ALLTOALLW, "linear")    /* coll/basic (persistent requests) */      \
+    X(ALLTOALLW_INPLACE, ALLTOALLW, "inplace")                                              \
+    /* Open MPI 4.1 coll/libnbc (coll_ompi_nbc.c): the MPI_I* collectives, by the names of   \
+     * libnbc's coll_libnbc_*_algorithm values where it has them */                         \
+    X(NBC_BARRIER_DISSEMINATION, BARRIER, "dissemination")                                  \
+    X(NBC_BCAST_LINEAR, BCAST, "linear")                                                    \
+    X(NBC_BCAST_BINOMIAL, BCAST, "binomial")                                                \
+    X(NBC_BCAST_CHAIN, BCAST, "chain")                                                      \
+    X(NBC_BCAST_KNOMIAL, BCAST, "knomial")                                                  \
+    X(NBC_REDUCE_BINOMIAL, REDUCE, "binomial")                                              \
+    X(NBC_REDUCE_CHAIN, REDUCE, "chain")                                                    \
+    X(NBC_REDUCE_REDSCAT_GATHER, REDUCE, "rabenseifner")                                    \
+    X(NBC_ALLREDUCE_RING, ALLREDUCE, "ring")                                                \
+    X(NBC_ALLREDUCE_BINOMIAL, ALLREDUCE, "binomial")                                        \
+    X(NBC_ALLREDUCE_REDSCAT_ALLGATHER, ALLREDUCE, "rabenseifner")                           \
+    X(NBC_ALLREDUCE_RECURSIVE_DOUBLING, ALLREDUCE, "recursive_doubling")                    \
+    X(NBC_ALLGATHER_LINEAR, ALLGATHER, "linear")                                            \
+    X(NBC_ALLGATHER_RECURSIVE_DOUBLING, ALLGATHER, "recursive_doubling")                    \
+    X(NBC_ALLGATHERV_LINEAR, ALLGATHERV, "linear")                                          \
+    X(NBC_ALLTOALL_LINEAR, ALLTOALL, "linear")                                              \
+    X(NBC_ALLTOALL_INPLACE, ALLTOALL, "inplace")                                            \
+    X(NBC_ALLTOALLV_LINEAR, ALLTOALLV, "linear")                                            \
+    X(NBC_ALLTOALLV_INPLACE, ALLTOALLV, "inplace")                                          \
+    X(NBC_ALLTOALLW_LINEAR, ALLTOALLW, "linear")                                            \
+    X(NBC_ALLTOALLW_INPLACE, ALLTOALLW, "inplace")                                          \
+    X(NBC_GATHER_LINEAR, GATHER, "linear")                                                  \
+    X(NBC_GATHERV_LINEAR, GATHERV, "linear")                                                \
+    X(NBC_SCATTER_LINEAR, SCATTER, "linear")                                                \
+    X(NBC_SCATTERV_LINEAR, SCATTERV, "linear")                                              \
+    X(NBC_REDUCE_SCATTER_BINOMIAL_LINEAR, REDUCE_SCATTER, "binomial_linear")                \
+    X(NBC_RSB_BINOMIAL_LINEAR, REDUCE_SCATTER_BLOCK, "binomial_linear")                     \
+    X(NBC_SCAN_LINEAR, SCAN, "linear")                                                      \
+    X(NBC_SCAN_RECURSIVE_DOUBLING, SCAN, "recursive_doubling")                              \
+    X(NBC_EXSCAN_LINEAR, EXSCAN, "linear")                                                  \
+    X(NBC_EXSCAN_RECURSIVE_DOUBLING, EXSCAN, "recursive_doubling")                          \
     /* MPICH 4.0 (coll_mpich_algs.c, coll_mpich40.c): MPIR algorithms by their MPICH names, \
      * the node-aware ones (smp, ch4 compositions) as what they compose */                  \
     X(MPICH_BCAST_BINOMIAL, BCAST, "binomial")                                              \
@@ -250,7 +285,7 @@ typedef struct pcs_op {
     uint32_t step;   /* round, from 0; global: a message has the same step at its sender
                       * and its receiver (a receive posted early carries its message's step) */
     int32_t peer;    /* communicator rank (transfers only) */
-    int32_t tag;     /* the library's tag (Open MPI: -10..-26) */
+    int32_t tag;     /* the library's tag (Open MPI: -10..-26; libnbc: -27, see doc) */
     uint64_t len;    /* bytes */
     pcs_region_t a;  /* transfer: the data; copy/reduce: the source ("in") */
     pcs_region_t b;  /* copy/reduce: the destination ("inout") */
@@ -280,6 +315,8 @@ typedef enum pcs_component {
     PCS_COMP_SELF = 3,  /* Open MPI coll/self (size 1) */
     PCS_COMP_MPICH_CH4 = 4,  /* MPICH: a ch4 composition runs (lib_alg 1 = alpha, 2 = beta) */
     PCS_COMP_MPICH_MPIR = 5, /* MPICH: an MPIR algorithm (lib_alg: its CVAR value) */
+    PCS_COMP_LIBNBC = 16,    /* Open MPI coll/libnbc (lib_alg: its coll_libnbc_*_algorithm
+                              * value, 1 where it has no such variable) */
 } pcs_component_t;
 
 typedef struct pcs_choice {
@@ -302,10 +339,15 @@ typedef struct pcs_ompi_forced {
     int chain_fanout[PCS_NCOLLS];        /* _algorithm_chain_fanout (0 = its default, 4) */
     int max_requests[PCS_NCOLLS];        /* _algorithm_max_requests */
     int knomial_radix;                   /* bcast_algorithm_knomial_radix (0 = 4) */
+    /* OMPI_MCA_coll_libnbc_*: the nonblocking collectives */
+    int nbc_algorithm[PCS_NCOLLS];       /* coll_libnbc_i<coll>_algorithm (0 = its rules) */
+    int nbc_knomial_radix;               /* ibcast_knomial_radix (0 = 4) */
+    bool nbc_ibcast_dt_decision;         /* ibcast_skip_dt_decision=false */
 } pcs_ompi_forced_t;
 
-/* One OMPI_MCA_coll_tuned_* variable (numeric values only; Open MPI also takes names) into
- * f: 1 if it is one of these, 0 if not. Shared by the shim (its environment) and the
+/* One OMPI_MCA_coll_tuned_* variable (numeric values only; Open MPI also takes names) or
+ * OMPI_MCA_coll_libnbc_* variable (numbers or the enum's names) into f: 1 if it is one of
+ * these, 0 if not. Shared by the shim (its environment) and the
  * offline tools (the environment a rank recorded). */
 int pcs_ompi_forced_set(pcs_ompi_forced_t *f, const char *name, const char *value);
 
@@ -317,8 +359,9 @@ typedef enum pcs_library {
 } pcs_library_t;
 pcs_library_t pcs_library_of(const char *version_string);
 
-/* Open MPI 4.1.x (coll_tuned_decision_fixed.c, unchanged 4.1.0-4.1.8) on an intracommunicator.
- * forced may be NULL. Writes out even when it returns an error. */
+/* Open MPI 4.1.x (coll_tuned_decision_fixed.c, unchanged 4.1.0-4.1.8) on an intracommunicator;
+ * a->nonblocking: coll/libnbc's choice (nbc_i<coll>.c, unchanged 4.1.0-4.1.8); Alltoallw:
+ * coll/basic. forced may be NULL. Writes out even when it returns an error. */
 pcs_err_t pcs_ompi41_select(const pcs_args_t *a, const pcs_ompi_forced_t *forced,
                             pcs_choice_t *out);
 /* The fixed rules alone: algorithm id for (collective, comm size, dsize, commutative), with

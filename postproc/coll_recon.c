@@ -341,8 +341,8 @@ recon_skip_t recon_event(recon_t *r, const plog_rec_t *e, pcs_args_t *a, pcs_cho
     a->in_place = (e->flags & PLOG_F_INPLACE) != 0;
     a->nonblocking = m->nonblocking;
     uint64_t sts = e->stype_size, rts = e->rtype_size;
-    if (!(e->flags & PLOG_F_COLLINFO) && a->coll != PCS_BARRIER) { /* format 1: elements
-                                                                      * taken as bytes */
+    /* format 1: elements taken as bytes (Alltoallw never has COLLINFO: its lists are bytes) */
+    if (!(e->flags & PLOG_F_COLLINFO) && a->coll != PCS_BARRIER && a->coll != PCS_ALLTOALLW) {
         sts = rts = 1;
         r->assumed_bytes = 1;
     }
