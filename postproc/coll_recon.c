@@ -294,6 +294,16 @@ static const callmap_t *map_call(unsigned call)
     return call <= PLOG_CALL__MAX && idx[call] >= 0 ? &calls[idx[call]] : NULL;
 }
 
+int recon_call_coll(unsigned call, pcs_coll_t *coll, bool *nonblocking)
+{
+    const callmap_t *m = map_call(call);
+    if (!m)
+        return 0;
+    *coll = (pcs_coll_t)m->coll;
+    *nonblocking = m->nonblocking;
+    return 1;
+}
+
 /* elements = bytes / type size; 0 type size with bytes > 0 is inconsistent */
 static int elems(uint64_t bytes, uint64_t ts, int64_t *out)
 {

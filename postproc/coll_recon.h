@@ -55,6 +55,9 @@ void recon_free(recon_t *r);
 recon_skip_t recon_event(recon_t *r, const plog_rec_t *e, pcs_args_t *args, pcs_choice_t *choice,
                          pcs_sched_t *s);
 
+/* Which collective an MPI call is (0: none of those with schedules). */
+int recon_call_coll(unsigned call, pcs_coll_t *coll, bool *nonblocking);
+
 /* World rank of communicator rank cr in e's communicator (-1 if out of range). */
 static inline int32_t recon_world(const plog_rec_t *e, int32_t cr)
 {

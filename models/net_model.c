@@ -1,0 +1,667 @@
+/* net_model.c: network models fitted to probe samples (see net_model.h, doc/models.md). */
+#include "net_model.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const double pnm_qprob[PNM_NQ] = {0, 0.10, 0.25, 0.50, 0.75, 0.90, 1};
+#define Q50 3
+
+const char *pnm_kind_name(pnm_kind_t k)
+{
+    switch (k) {
+    case PNM_LOOKUP: return "lookup";
+    case PNM_HOCKNEY: return "hockney";
+    case PNM_LOGGP: return "loggp";
+    }
+    return "?";
+}
+
+int pnm_kind_parse(const char *s)
+{
+    for (int k = PNM_LOOKUP; k <= PNM_LOGGP; k++)
+        if (strcmp(s, pnm_kind_name((pnm_kind_t)k)) == 0)
+            return k;
+    return -1;
+}
+
+const char *pnm_strerror(pnm_err_t e)
+{
+    switch (e) {
+    case PNM_OK: return "ok";
+    case PNM_E_NOMEM: return "out of memory";
+    case PNM_E_NODATA: return "no samples to fit";
+    case PNM_E_ARG: return "invalid samples";
+    }
+    return "?";
+}
+
+static pnm_err_t fail(pnm_err_t e, char *why, size_t cap, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static pnm_err_t fail(pnm_err_t e, char *why, size_t cap, const char *fmt, ...)
+{
+    if (why && cap) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(why, cap, fmt, ap);
+        va_end(ap);
+    }
+    return e;
+}
+
+static int cmp_sample(const void *x, const void *y)
+{
+    const pnm_sample_t *a = x, *b = y;
+    if (a->src != b->src)
+        return (a->src > b->src) - (a->src < b->src);
+    if (a->dst != b->dst)
+        return (a->dst > b->dst) - (a->dst < b->dst); /* -1 (pooled) first */
+    return (a->bytes > b->bytes) - (a->bytes < b->bytes);
+}
+
+static int cmp_u64(const void *x, const void *y)
+{
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return (a > b) - (a < b);
+}
+
+static int cmp_dbl(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+void pnm_free(pnm_model_t *m)
+{
+    if (!m)
+        return;
+    free(m->s);
+    free(m->sizes);
+    free(m->hock);
+    free(m->lgp);
+    free(m->src_first);
+    free(m->src_end);
+    memset(m, 0, sizeof(*m));
+}
+
+/* ---- per-source medians by size (pooled entries, or the median of its pairs') ---- */
+
+typedef struct curve {
+    size_t n;
+    uint64_t *x;
+    double *t;
+} curve_t;
+
+static int source_curve(const pnm_model_t *m, int32_t src, curve_t *c)
+{
+    c->n = 0;
+    c->x = malloc((m->nsizes + 1) * sizeof(*c->x));
+    c->t = malloc((m->nsizes + 1) * sizeof(*c->t));
+    double *tmp = malloc((m->n + 1) * sizeof(double));
+    if (!c->x || !c->t || !tmp) {
+        free(tmp);
+        return -1;
+    }
+    size_t a = src >= 0 ? m->src_first[src] : 0, b = src >= 0 ? m->src_end[src] : m->n;
+    for (size_t z = 0; z < m->nsizes; z++) {
+        uint64_t size = m->sizes[z];
+        double pooled = NAN;
+        size_t k = 0;
+        for (size_t i = a; i < b; i++) {
+            if (m->s[i].bytes != size)
+                continue;
+            if (m->s[i].dst < 0 && src >= 0)
+                pooled = m->s[i].q.v[Q50];
+            else if (src < 0 ? m->s[i].dst < 0 : 1)
+                tmp[k++] = m->s[i].q.v[Q50];
+        }
+        double v = pooled;
+        if (isnan(v) && k > 0) {
+            qsort(tmp, k, sizeof(double), cmp_dbl);
+            v = k % 2 ? tmp[k / 2] : (tmp[k / 2 - 1] + tmp[k / 2]) / 2;
+        }
+        if (!isnan(v)) {
+            c->x[c->n] = size;
+            c->t[c->n++] = v;
+        }
+    }
+    free(tmp);
+    return 0;
+}
+
+static void curve_free(curve_t *c)
+{
+    free(c->x);
+    free(c->t);
+}
+
+static double curve_at(const curve_t *c, uint64_t x)
+{
+    for (size_t i = 0; i < c->n; i++)
+        if (c->x[i] == x)
+            return c->t[i];
+    return NAN;
+}
+
+/* least squares t = a + b x over points [i, j) */
+static void lsq(const curve_t *c, size_t i, size_t j, double *a, double *b, double *rms)
+{
+    size_t n = j - i;
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (size_t k = i; k < j; k++) {
+        double x = (double)c->x[k], y = c->t[k];
+        sx += x;
+        sy += y;
+        sxx += x * x;
+        sxy += x * y;
+    }
+    double d = (double)n * sxx - sx * sx;
+    if (n < 2 || d == 0) {
+        *b = 0;
+        *a = n ? sy / (double)n : 0;
+    } else {
+        *b = ((double)n * sxy - sx * sy) / d;
+        *a = (sy - *b * sx) / (double)n;
+    }
+    double r = 0;
+    for (size_t k = i; k < j; k++) {
+        double e = c->t[k] - (*a + *b * (double)c->x[k]);
+        r += e * e;
+    }
+    *rms = n ? sqrt(r / (double)n) : 0;
+}
+
+/* The study's three regions (science.md §2), from its five sizes. */
+static int hockney_study(const curve_t *c, pnm_hockney_src_t *h)
+{
+    double t4 = curve_at(c, 4096), t16 = curve_at(c, 16384), t64 = curve_at(c, 65536),
+           t128 = curve_at(c, 131072), t1m = curve_at(c, 1048576);
+    if (isnan(t4) || isnan(t16) || isnan(t64) || isnan(t128) || isnan(t1m))
+        return -1;
+    h->nseg = 3;
+    h->hi[0] = 8192;
+    h->a[0] = t4;
+    h->b[0] = 0;
+    h->hi[1] = 131072;
+    h->b[1] = (t64 - t16) / (65536.0 - 16384.0);
+    h->a[1] = t16 - h->b[1] * 16384.0;
+    h->hi[2] = UINT64_MAX;
+    h->b[2] = (t1m - t128) / (1048576.0 - 131072.0);
+    h->a[2] = t128 - h->b[2] * 131072.0;
+    return 0;
+}
+
+/* Segments between given breakpoints: a least-squares line over each segment's points
+ * (one point: a constant; none: the previous segment's line). */
+static int hockney_breaks(const curve_t *c, const uint64_t *br, int nb, pnm_hockney_src_t *h)
+{
+    if (c->n == 0)
+        return -1;
+    h->nseg = nb + 1;
+    size_t i = 0;
+    for (int s = 0; s <= nb; s++) {
+        uint64_t hi = s < nb ? br[s] : UINT64_MAX;
+        size_t j = i;
+        while (j < c->n && c->x[j] <= hi)
+            j++;
+        h->hi[s] = hi;
+        double rms;
+        if (j > i) {
+            lsq(c, i, j, &h->a[s], &h->b[s], &rms);
+        } else if (s > 0) {
+            h->a[s] = h->a[s - 1];
+            h->b[s] = h->b[s - 1];
+        } else { /* nothing below the first break: the first point's value */
+            h->a[s] = c->t[0];
+            h->b[s] = 0;
+        }
+        i = j;
+    }
+    return 0;
+}
+
+/* Detected segments: grow a segment point by point; a point that doubles the fit's residual
+ * (over a floor of 1% of the mean time, so noise-free lines don't split on rounding)
+ * starts a new one (Netgauge's rule, science.md §2). */
+static int hockney_detect(const curve_t *c, pnm_hockney_src_t *h)
+{
+    if (c->n == 0)
+        return -1;
+    h->nseg = 0;
+    size_t i = 0;
+    while (i < c->n && h->nseg < PNM_MAXSEG) {
+        size_t j = i + (c->n - i >= 2 ? 2 : 1);
+        double a, b, rms;
+        lsq(c, i, j, &a, &b, &rms);
+        while (j < c->n) {
+            double a2, b2, rms2, mean = 0;
+            lsq(c, i, j + 1, &a2, &b2, &rms2);
+            for (size_t k = i; k <= j; k++)
+                mean += c->t[k];
+            mean /= (double)(j + 1 - i);
+            double floor_ = 0.01 * mean;
+            if (rms2 > 2 * fmax(rms, floor_) && h->nseg + 1 < PNM_MAXSEG)
+                break;
+            a = a2;
+            b = b2;
+            rms = rms2;
+            j++;
+        }
+        h->a[h->nseg] = a;
+        h->b[h->nseg] = b;
+        h->hi[h->nseg] = j < c->n ? c->x[j - 1] : UINT64_MAX;
+        h->nseg++;
+        i = j;
+    }
+    h->hi[h->nseg - 1] = UINT64_MAX;
+    return 0;
+}
+
+static int fit_hockney(const curve_t *c, const pnm_opts_t *o, pnm_hockney_src_t *h)
+{
+    memset(h, 0, sizeof(*h));
+    if (o && o->detect)
+        return hockney_detect(c, h);
+    if (o && o->nbreak > 0)
+        return hockney_breaks(c, o->breaks, o->nbreak, h);
+    if (hockney_study(c, h) == 0)
+        return 0;
+    static const uint64_t study[2] = {8192, 131072}; /* other sizes: the study's regions */
+    return hockney_breaks(c, study, 2, h);
+}
+
+static double hockney_eval(const pnm_hockney_src_t *h, uint64_t n)
+{
+    for (int s = 0; s < h->nseg; s++)
+        if (n <= h->hi[s] || s == h->nseg - 1)
+            return fmax(0, h->a[s] + h->b[s] * (double)n);
+    return NAN;
+}
+
+static int fit_loggp(const curve_t *c, const pnm_opts_t *o, pnm_loggp_t *g)
+{
+    memset(g, 0, sizeof(*g));
+    if (c->n == 0)
+        return -1;
+    static const uint64_t dflt[2] = {1024, 4096};
+    const uint64_t *bands = o && o->nbands > 0 ? o->bands : dflt;
+    int nb = o && o->nbands > 0 ? o->nbands : 2;
+    g->nband = nb + 1;
+    g->g = c->t[0];
+    /* curve in (n - 1) for the fits */
+    curve_t d = {c->n, malloc(c->n * sizeof(uint64_t)), c->t};
+    if (!d.x)
+        return -1;
+    for (size_t k = 0; k < c->n; k++)
+        d.x[k] = c->x[k] ? c->x[k] - 1 : 0;
+    size_t i = 0;
+    for (int b = 0; b < g->nband; b++) {
+        uint64_t hi = b < nb ? bands[b] : UINT64_MAX;
+        size_t j = i;
+        while (j < c->n && c->x[j] <= hi)
+            j++;
+        g->band_hi[b] = hi;
+        double rms;
+        if (j - i >= 2) {
+            lsq(&d, i, j, &g->L2o[b], &g->G[b], &rms);
+        } else if (j - i == 1 && b > 0) { /* one point: the previous slope through it */
+            g->G[b] = g->G[b - 1];
+            g->L2o[b] = d.t[i] - g->G[b] * (double)d.x[i];
+        } else if (j - i == 1) {
+            g->L2o[b] = d.t[i];
+            g->G[b] = 0;
+        } else if (b > 0) {
+            g->L2o[b] = g->L2o[b - 1];
+            g->G[b] = g->G[b - 1];
+        } else {
+            g->L2o[b] = c->t[0];
+            g->G[b] = 0;
+        }
+        /* the rendezvous handshake: in the last band, the first point that jumps above
+         * the line through the points before it by a latency's worth (half the smallest
+         * band's intercept: a round trip of L + 2o is what it adds), well above the fit's
+         * noise and 2% of its time */
+        if (b == g->nband - 1 && j - i >= 4) {
+            for (size_t k = i + 2; k < j; k++) {
+                double a0, b0, r0;
+                lsq(&d, i, k, &a0, &b0, &r0);
+                double pred = a0 + b0 * (double)d.x[k];
+                double jump = d.t[k] - pred;
+                if (jump > 0.5 * g->L2o[0] && jump > 0.02 * d.t[k] && jump > 3 * r0) {
+                    g->rndv = c->x[k - 1];
+                    g->L2o[b] = a0;
+                    g->G[b] = b0;
+                    if (j - k >= 2) { /* the slope above, with the handshake as its offset */
+                        double a1, b1, r1;
+                        lsq(&d, k, j, &a1, &b1, &r1);
+                        g->G[b] = b1;
+                        g->handshake = fmax(0, a1 - a0);
+                    } else {
+                        g->handshake = jump;
+                    }
+                    break;
+                }
+            }
+        }
+        i = j;
+    }
+    free(d.x);
+    return 0;
+}
+
+static double loggp_eval(const pnm_loggp_t *g, uint64_t n)
+{
+    int b = 0;
+    while (b < g->nband - 1 && n > g->band_hi[b])
+        b++;
+    double t = g->L2o[b] + g->G[b] * (double)(n ? n - 1 : 0);
+    if (g->rndv && n > g->rndv)
+        t += g->handshake;
+    return fmax(0, t);
+}
+
+/* ---- fitting ---- */
+
+static int valid_q(const pnm_q_t *q)
+{
+    if (q->n == 0)
+        return 0;
+    for (int i = 0; i < PNM_NQ; i++)
+        if (!isfinite(q->v[i]) || q->v[i] < 0 || (i && q->v[i] < q->v[i - 1]))
+            return 0;
+    return isfinite(q->mean);
+}
+
+pnm_err_t pnm_fit(pnm_kind_t kind, const pnm_samples_t *in, const pnm_opts_t *o,
+                  pnm_model_t *m, char *why, size_t cap)
+{
+    memset(m, 0, sizeof(*m));
+    if (kind < PNM_LOOKUP || kind > PNM_LOGGP)
+        return fail(PNM_E_ARG, why, cap, "unknown model kind %d", (int)kind);
+    if (in->nranks <= 0 || in->n == 0)
+        return fail(PNM_E_NODATA, why, cap, "no samples");
+    for (size_t i = 0; i < in->n; i++) {
+        const pnm_sample_t *s = &in->s[i];
+        if (s->src < 0 || s->src >= in->nranks || s->dst < -1 || s->dst >= in->nranks ||
+            s->dst == s->src)
+            return fail(PNM_E_ARG, why, cap, "sample %zu: ranks %d -> %d outside 0..%d", i,
+                        (int)s->src, (int)s->dst, (int)in->nranks - 1);
+        if (!valid_q(&s->q))
+            return fail(PNM_E_ARG, why, cap, "sample %zu (%d -> %d, %llu B): quantiles not "
+                        "finite, negative or decreasing", i, (int)s->src, (int)s->dst,
+                        (unsigned long long)s->bytes);
+    }
+    m->kind = kind;
+    m->nranks = in->nranks;
+    m->mode = in->mode;
+    m->n = in->n;
+    m->s = malloc(in->n * sizeof(*m->s));
+    m->sizes = malloc(in->n * sizeof(*m->sizes));
+    m->src_first = calloc((size_t)in->nranks, sizeof(size_t));
+    m->src_end = calloc((size_t)in->nranks, sizeof(size_t));
+    if (!m->s || !m->sizes || !m->src_first || !m->src_end) {
+        pnm_free(m);
+        return fail(PNM_E_NOMEM, why, cap, "out of memory");
+    }
+    memcpy(m->s, in->s, in->n * sizeof(*m->s));
+    qsort(m->s, m->n, sizeof(*m->s), cmp_sample);
+    for (size_t i = 0; i < m->n; i++)
+        m->sizes[i] = m->s[i].bytes;
+    qsort(m->sizes, m->n, sizeof(uint64_t), cmp_u64);
+    size_t w = 0;
+    for (size_t i = 0; i < m->n; i++)
+        if (w == 0 || m->sizes[i] != m->sizes[w - 1])
+            m->sizes[w++] = m->sizes[i];
+    m->nsizes = w;
+    for (size_t i = m->n; i-- > 0;)
+        m->src_first[m->s[i].src] = i;
+    for (size_t i = 0; i < m->n; i++)
+        m->src_end[m->s[i].src] = i + 1;
+
+    if (kind == PNM_LOOKUP)
+        return PNM_OK;
+    size_t nr = (size_t)m->nranks;
+    if (kind == PNM_HOCKNEY)
+        m->hock = calloc(nr, sizeof(*m->hock));
+    else
+        m->lgp = calloc(nr, sizeof(*m->lgp));
+    if (!m->hock && !m->lgp) {
+        pnm_free(m);
+        return fail(PNM_E_NOMEM, why, cap, "out of memory");
+    }
+    curve_t c;
+    int any = 0;
+    for (int32_t r = -1; r < m->nranks; r++) { /* -1: every source, the fallback */
+        if (r >= 0 && m->src_end[r] == 0)
+            continue;
+        if (source_curve(m, r, &c) != 0) {
+            curve_free(&c);
+            pnm_free(m);
+            return fail(PNM_E_NOMEM, why, cap, "out of memory");
+        }
+        int rc = kind == PNM_HOCKNEY ? fit_hockney(&c, o, r >= 0 ? &m->hock[r] : &m->hock_all)
+                                     : fit_loggp(&c, o, r >= 0 ? &m->lgp[r] : &m->lgp_all);
+        any |= rc == 0;
+        curve_free(&c);
+    }
+    if (!any) {
+        pnm_free(m);
+        return fail(PNM_E_NODATA, why, cap, "no source has samples to fit a %s model",
+                    pnm_kind_name(kind));
+    }
+    return PNM_OK;
+}
+
+/* ---- evaluation ---- */
+
+/* samples [a, b) of one (src, dst) sorted by size: quantiles at `bytes`, log-log between
+ * the two sizes around it, the smallest size's below (the latency floor), and beyond the
+ * largest the last two sizes' line in bytes (bandwidth-bound). 0 if none. */
+static int interp(const pnm_sample_t *s, size_t a, size_t b, uint64_t bytes, pnm_q_t *out)
+{
+    if (a >= b)
+        return 0;
+    size_t k = a;
+    while (k < b && s[k].bytes < bytes)
+        k++;
+    memset(out, 0, sizeof(*out));
+    if (k < b && s[k].bytes == bytes) {
+        *out = s[k].q;
+        return 1;
+    }
+    if (k == a) { /* below the smallest */
+        *out = s[a].q;
+        return 1;
+    }
+    if (k == b) { /* above the largest */
+        const pnm_sample_t *p = &s[b - 1];
+        if (b - a < 2) {
+            *out = p->q;
+            return 1;
+        }
+        const pnm_sample_t *p0 = &s[b - 2];
+        double dx = (double)(p->bytes - p0->bytes);
+        for (int i = 0; i < PNM_NQ; i++) {
+            double slope = fmax(0, (p->q.v[i] - p0->q.v[i]) / dx);
+            out->v[i] = p->q.v[i] + slope * (double)(bytes - p->bytes);
+        }
+        for (int i = 1; i < PNM_NQ; i++) /* keep the quantiles in order */
+            out->v[i] = fmax(out->v[i], out->v[i - 1]);
+        out->mean = p->q.mean * (p->q.v[Q50] > 0 ? out->v[Q50] / p->q.v[Q50] : 1);
+        out->n = p->q.n;
+        return 1;
+    }
+    const pnm_sample_t *lo = &s[k - 1], *hi = &s[k];
+    double f = (log((double)bytes) - log((double)(lo->bytes ? lo->bytes : 1))) /
+               (log((double)hi->bytes) - log((double)(lo->bytes ? lo->bytes : 1)));
+    if (lo->bytes == 0) /* no log of 0: linear from the 0-byte point */
+        f = (double)bytes / (double)hi->bytes;
+    for (int i = 0; i < PNM_NQ; i++) {
+        double x = lo->q.v[i], y = hi->q.v[i];
+        out->v[i] = x > 0 && y > 0 && lo->bytes ? exp(log(x) + f * (log(y) - log(x)))
+                                                : x + f * (y - x);
+    }
+    for (int i = 1; i < PNM_NQ; i++)
+        out->v[i] = fmax(out->v[i], out->v[i - 1]);
+    out->mean = lo->q.mean + f * (hi->q.mean - lo->q.mean);
+    out->n = lo->q.n < hi->q.n ? lo->q.n : hi->q.n;
+    return 1;
+}
+
+/* [a, b) of src's samples to dst (-1: pooled) */
+static void range_of(const pnm_model_t *m, int32_t src, int32_t dst, size_t *a, size_t *b)
+{
+    *a = *b = 0;
+    if (src < 0 || src >= m->nranks || m->src_end[src] == 0)
+        return;
+    size_t i = m->src_first[src], e = m->src_end[src];
+    while (i < e && m->s[i].dst != dst)
+        i++;
+    size_t j = i;
+    while (j < e && m->s[j].dst == dst)
+        j++;
+    *a = i;
+    *b = j;
+}
+
+/* Every source's pooled distribution at each size, median quantile by quantile: the last
+ * fallback (a source the probe never measured). */
+static int global_dist(const pnm_model_t *m, uint64_t bytes, pnm_q_t *out)
+{
+    double *v = malloc(((size_t)m->nranks + 1) * sizeof(double));
+    pnm_q_t *qs = malloc(((size_t)m->nranks + 1) * sizeof(pnm_q_t));
+    int n = 0;
+    if (v && qs)
+        for (int32_t r = 0; r < m->nranks; r++) {
+            size_t a, b;
+            range_of(m, r, -1, &a, &b);
+            if (interp(m->s, a, b, bytes, &qs[n]))
+                n++;
+        }
+    memset(out, 0, sizeof(*out));
+    if (n > 0) {
+        for (int i = 0; i < PNM_NQ; i++) {
+            for (int k = 0; k < n; k++)
+                v[k] = qs[k].v[i];
+            qsort(v, (size_t)n, sizeof(double), cmp_dbl);
+            out->v[i] = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+        }
+        for (int i = 1; i < PNM_NQ; i++)
+            out->v[i] = fmax(out->v[i], out->v[i - 1]);
+        out->mean = out->v[Q50];
+        out->n = (uint32_t)n;
+    }
+    free(v);
+    free(qs);
+    return n > 0;
+}
+
+/* The measured distribution nearest to (src, dst, bytes): the pair's, else src's pooled,
+ * else every source's. */
+static void measured_dist(const pnm_model_t *m, int32_t src, int32_t dst, uint64_t bytes,
+                          pnm_q_t *out)
+{
+    size_t a, b;
+    range_of(m, src, dst, &a, &b);
+    if (interp(m->s, a, b, bytes, out))
+        return;
+    range_of(m, src, -1, &a, &b);
+    if (interp(m->s, a, b, bytes, out))
+        return;
+    global_dist(m, bytes, out);
+}
+
+double pnm_time(const pnm_model_t *m, int32_t src, int32_t dst, uint64_t bytes)
+{
+    switch (m->kind) {
+    case PNM_LOOKUP: {
+        pnm_q_t q;
+        measured_dist(m, src, dst, bytes, &q);
+        return q.v[Q50];
+    }
+    case PNM_HOCKNEY: {
+        const pnm_hockney_src_t *h =
+            src >= 0 && src < m->nranks && m->hock[src].nseg ? &m->hock[src] : &m->hock_all;
+        return hockney_eval(h, bytes);
+    }
+    case PNM_LOGGP: {
+        const pnm_loggp_t *g =
+            src >= 0 && src < m->nranks && m->lgp[src].nband ? &m->lgp[src] : &m->lgp_all;
+        return loggp_eval(g, bytes);
+    }
+    }
+    return NAN;
+}
+
+/* The point estimate with the spread of the nearest measured distribution around it. */
+void pnm_dist(const pnm_model_t *m, int32_t src, int32_t dst, uint64_t bytes, pnm_q_t *out)
+{
+    measured_dist(m, src, dst, bytes, out);
+    if (m->kind == PNM_LOOKUP)
+        return;
+    double t = pnm_time(m, src, dst, bytes), med = out->v[Q50];
+    double f = med > 0 ? t / med : 1;
+    for (int i = 0; i < PNM_NQ; i++)
+        out->v[i] = med > 0 ? out->v[i] * f : t;
+    out->mean = med > 0 ? out->mean * f : t;
+}
+
+/* ---- order statistics ---- */
+
+static double cdf(const pnm_q_t *d, double x)
+{
+    if (x < d->v[0])
+        return 0;
+    if (x >= d->v[PNM_NQ - 1])
+        return 1;
+    for (int i = 1; i < PNM_NQ; i++)
+        if (x < d->v[i]) {
+            double w = d->v[i] - d->v[i - 1];
+            return pnm_qprob[i - 1] +
+                   (w > 0 ? (x - d->v[i - 1]) / w : 1) * (pnm_qprob[i] - pnm_qprob[i - 1]);
+        }
+    return 1;
+}
+
+#define GRID 1024
+
+int pnm_max_of(const pnm_q_t *d, size_t n, double *mean, double *p90)
+{
+    *mean = *p90 = 0;
+    if (n == 0)
+        return 0;
+    double lo = 0, hi = 0;
+    for (size_t i = 0; i < n; i++) {
+        lo = fmax(lo, d[i].v[0]); /* below every min, some F_i = 0: the max is above lo */
+        hi = fmax(hi, d[i].v[PNM_NQ - 1]);
+    }
+    if (hi <= lo) {
+        *mean = *p90 = lo;
+        return 0;
+    }
+    /* E[max] = lo + ∫_lo^hi (1 - Π F_i(x)) dx, trapezoid on a uniform grid; the 90th
+     * percentile where Π F_i crosses 0.9, interpolated between grid points. */
+    double h = (hi - lo) / GRID, area = 0, prev = 0;
+    int found = 0;
+    for (int k = 0; k <= GRID; k++) {
+        double x = lo + h * k, f = 1;
+        for (size_t i = 0; i < n && f > 0; i++)
+            f *= cdf(&d[i], x);
+        double y = 1 - f;
+        if (k > 0)
+            area += (prev + y) / 2 * h;
+        if (!found && f >= 0.9) {
+            double fprev = 1 - prev;
+            *p90 = k == 0 || f == fprev ? x : x - h * (f - 0.9) / (f - fprev);
+            found = 1;
+        }
+        prev = y;
+    }
+    *mean = lo + area;
+    if (!found)
+        *p90 = hi;
+    return 0;
+}

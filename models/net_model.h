@@ -1,0 +1,122 @@
+/* net_model.h: point-to-point network models fitted to probe samples (science.md §2; the
+ * equations, fits and fallbacks are in doc/models.md). Pure C, libc/libm only.
+ *
+ *   pnm_samples_t  what a probe measured: quantiles of message times per (src, dst, size),
+ *                  and per (src, size) pooled over destinations
+ *   pnm_model_t    one fitted model: lookup table, piecewise Hockney, or LogGP
+ *   pnm_time()     a message's point estimate (ns): what the step sum adds up
+ *   pnm_dist()     its distribution (quantiles), for the expected maximum of a step
+ *   pnm_max_of()   the expected value and 90th percentile of the maximum of independent
+ *                  messages (order statistics), from their distributions
+ *
+ * Samples of quick probes are times to exchange a size both ways at once with every pair of a
+ * round active; of full probes, one-way times with one message in flight (profiler/
+ * phasor_probe.h). A model predicts what its samples measured. */
+#ifndef NET_MODEL_H
+#define NET_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Quantiles of message times, ns: min q10 q25 q50 q75 q90 max, and the mean. */
+#define PNM_NQ 7
+typedef struct pnm_q {
+    uint32_t n;
+    double v[PNM_NQ]; /* at probabilities pnm_qprob[] */
+    double mean;
+} pnm_q_t;
+extern const double pnm_qprob[PNM_NQ]; /* 0, .1, .25, .5, .75, .9, 1 */
+
+typedef struct pnm_sample {
+    int32_t src, dst; /* dst -1: every destination of src pooled */
+    uint64_t bytes;
+    pnm_q_t q;
+} pnm_sample_t;
+
+typedef struct pnm_samples {
+    int32_t nranks;
+    int mode;                /* 1 quick (exchange both ways), 2 full (one way) */
+    size_t n;
+    const pnm_sample_t *s;
+} pnm_samples_t;
+
+typedef enum pnm_kind { PNM_LOOKUP = 1, PNM_HOCKNEY = 2, PNM_LOGGP = 3 } pnm_kind_t;
+const char *pnm_kind_name(pnm_kind_t k); /* "lookup", "hockney", "loggp" */
+int pnm_kind_parse(const char *s);       /* -1 if unknown */
+
+/* Piecewise Hockney of one source: segment i covers (lo[i-1], lo[i]] with t = a + b n. */
+#define PNM_MAXSEG 8
+typedef struct pnm_hockney_src {
+    int nseg;
+    uint64_t hi[PNM_MAXSEG]; /* upper bound of each segment (last: UINT64_MAX) */
+    double a[PNM_MAXSEG], b[PNM_MAXSEG];
+} pnm_hockney_src_t;
+
+/* LogGP in size bands: t(n) = L + 2o + (n - 1) G, plus 2 L + 2o for the rendezvous handshake
+ * above `rndv` bytes (002 §3); o cannot be told apart from L by round trips alone, so the
+ * fit keeps L2o = L + 2o and L separately only where a handshake shows. */
+#define PNM_MAXBAND 4
+typedef struct pnm_loggp {
+    int nband;
+    uint64_t band_hi[PNM_MAXBAND]; /* band i: sizes <= band_hi[i] (last: UINT64_MAX) */
+    double L2o[PNM_MAXBAND];       /* ns */
+    double G[PNM_MAXBAND];         /* ns per byte */
+    uint64_t rndv;                 /* 0: no handshake detected */
+    double handshake;              /* ns added above rndv */
+    double g;                      /* ns: gap between consecutive messages (the smallest
+                                      size's time where only that is known) */
+} pnm_loggp_t;
+
+typedef struct pnm_opts {
+    /* Hockney: explicit breakpoints (bytes, increasing; 0 entries: the study's 8 KiB and
+     * 128 KiB with its fit points) or detection (detect = 1: a new segment when the next
+     * point doubles the fit's residual) */
+    int detect;
+    int nbreak;
+    uint64_t breaks[PNM_MAXSEG - 1];
+    /* LogGP bands (0 entries: 1 KiB and 4 KiB, the Sweep3D paper's) */
+    int nbands;
+    uint64_t bands[PNM_MAXBAND - 1];
+} pnm_opts_t;
+
+typedef struct pnm_model {
+    pnm_kind_t kind;
+    int32_t nranks;
+    int mode;
+    /* the samples it was fitted from, sorted (src, dst, bytes); pooled ones (dst -1) first
+     * within each source. Owned. */
+    size_t n;
+    pnm_sample_t *s;
+    size_t nsizes;
+    uint64_t *sizes;          /* distinct sizes, increasing */
+    pnm_hockney_src_t *hock;  /* PNM_HOCKNEY: one per source (nseg 0: no samples) */
+    pnm_hockney_src_t hock_all; /* fallback for sources without samples: all pooled */
+    pnm_loggp_t *lgp;         /* PNM_LOGGP: one per source */
+    pnm_loggp_t lgp_all;
+    /* index: per source, [first, end) of its samples */
+    size_t *src_first, *src_end;
+} pnm_model_t;
+
+typedef enum pnm_err {
+    PNM_OK = 0,
+    PNM_E_NOMEM = 1,
+    PNM_E_NODATA = 2,  /* nothing to fit (no samples, or not the sizes a fit needs) */
+    PNM_E_ARG = 3,     /* bad samples: negative or non-finite times, ranks out of range... */
+} pnm_err_t;
+const char *pnm_strerror(pnm_err_t e);
+
+/* Fit a model of `kind` to samples (copied). why (optional) gets a one-line reason. */
+pnm_err_t pnm_fit(pnm_kind_t kind, const pnm_samples_t *in, const pnm_opts_t *o,
+                  pnm_model_t *out, char *why, size_t cap);
+void pnm_free(pnm_model_t *m);
+
+/* Point estimate (ns) of `bytes` from src to dst (the median, for lookup). */
+double pnm_time(const pnm_model_t *m, int32_t src, int32_t dst, uint64_t bytes);
+/* The distribution of that time: quantiles at pnm_qprob[]. */
+void pnm_dist(const pnm_model_t *m, int32_t src, int32_t dst, uint64_t bytes, pnm_q_t *out);
+
+/* E[max] and the 90th percentile of the maximum of n independent times with the given
+ * distributions (each a piecewise-linear CDF through its quantiles). 0, or -1 (no memory). */
+int pnm_max_of(const pnm_q_t *d, size_t n, double *mean, double *p90);
+
+#endif

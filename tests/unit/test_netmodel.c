@@ -1,0 +1,211 @@
+/* test_netmodel.c: network models (models/net_model.c) against known parameters: the
+ * study's Hockney regions, breakpoint detection, lookup interpolation and its fallbacks,
+ * LogGP bands and handshake, order statistics of maxima against closed forms. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "net_model.h"
+
+/* a point distribution (all quantiles t) or a uniform one on [lo, hi] */
+static pnm_q_t point(double t)
+{
+    pnm_q_t q = {.n = 5, .mean = t};
+    for (int i = 0; i < PNM_NQ; i++)
+        q.v[i] = t;
+    return q;
+}
+
+static pnm_q_t uniform(double lo, double hi)
+{
+    pnm_q_t q = {.n = 100, .mean = (lo + hi) / 2};
+    for (int i = 0; i < PNM_NQ; i++)
+        q.v[i] = lo + pnm_qprob[i] * (hi - lo);
+    return q;
+}
+
+static const uint64_t study[5] = {4096, 16384, 65536, 131072, 1048576};
+
+Test(netmodel, hockney_study_regions)
+{
+    /* a different line in each of the study's regions */
+    pnm_sample_t s[10];
+    double t[5] = {5000, 9000, 21000, 40000, 250000};
+    for (int i = 0; i < 5; i++) {
+        s[2 * i] = (pnm_sample_t){0, -1, study[i], point(t[i])};
+        s[2 * i + 1] = (pnm_sample_t){0, 1, study[i], point(t[i] * 3)}; /* pairs: ignored */
+    }
+    pnm_samples_t in = {2, 1, 10, s};
+    pnm_model_t m;
+    char why[200];
+    cr_assert_eq(pnm_fit(PNM_HOCKNEY, &in, NULL, &m, why, sizeof(why)), PNM_OK, "%s", why);
+    cr_assert_float_eq(pnm_time(&m, 0, 1, 100), 5000, 1e-6);     /* <= 8K: T(4K) */
+    cr_assert_float_eq(pnm_time(&m, 0, 1, 8192), 5000, 1e-6);
+    double b1 = (21000.0 - 9000) / (65536 - 16384);
+    cr_assert_float_eq(pnm_time(&m, 0, 1, 32768), 9000 + b1 * (32768 - 16384), 1e-6);
+    cr_assert_float_eq(pnm_time(&m, 0, 1, 131072), 9000 + b1 * (131072 - 16384), 1e-6);
+    double b2 = (250000.0 - 40000) / (1048576 - 131072);
+    cr_assert_float_eq(pnm_time(&m, 0, 1, 2097152), 40000 + b2 * (2097152 - 131072), 1e-3);
+    /* a source without samples falls back to every source's fit */
+    cr_assert_float_eq(pnm_time(&m, 1, 0, 100), 5000, 1e-6);
+    pnm_free(&m);
+}
+
+Test(netmodel, hockney_breakpoints_detected)
+{
+    /* two exact lines with a jump at 64 KiB: detection must find two segments and
+     * reproduce both lines exactly */
+    uint64_t sz[12];
+    pnm_sample_t s[24];
+    size_t k = 0;
+    for (int i = 0; i < 12; i++) {
+        sz[i] = 512ull << i; /* 512 .. 1 MiB */
+        double t = sz[i] <= 65536 ? 2000 + 0.1 * (double)sz[i] : 30000 + 0.3 * (double)sz[i];
+        s[k++] = (pnm_sample_t){0, -1, sz[i], point(t)};
+        s[k++] = (pnm_sample_t){0, 1, sz[i], point(t)};
+    }
+    pnm_samples_t in = {2, 2, k, s};
+    pnm_opts_t o = {.detect = 1};
+    pnm_model_t m;
+    cr_assert_eq(pnm_fit(PNM_HOCKNEY, &in, &o, &m, NULL, 0), PNM_OK);
+    cr_assert_eq(m.hock[0].nseg, 2, "%d segments", m.hock[0].nseg);
+    cr_assert_eq(m.hock[0].hi[0], 65536);
+    for (int i = 0; i < 12; i++) {
+        double want = sz[i] <= 65536 ? 2000 + 0.1 * (double)sz[i] : 30000 + 0.3 * (double)sz[i];
+        cr_assert_float_eq(pnm_time(&m, 0, 1, sz[i]), want, 1e-6 * want, "size %llu",
+                           (unsigned long long)sz[i]);
+    }
+    pnm_free(&m);
+    /* explicit breakpoints: least squares within each */
+    pnm_opts_t o2 = {.nbreak = 1, .breaks = {65536}};
+    cr_assert_eq(pnm_fit(PNM_HOCKNEY, &in, &o2, &m, NULL, 0), PNM_OK);
+    cr_assert_eq(m.hock[0].nseg, 2);
+    cr_assert_float_eq(m.hock[0].b[0], 0.1, 1e-9);
+    cr_assert_float_eq(m.hock[0].b[1], 0.3, 1e-9);
+    pnm_free(&m);
+}
+
+Test(netmodel, lookup_interpolation_and_fallbacks)
+{
+    pnm_sample_t s[8];
+    /* pair 0 -> 1 at 1 KiB and 4 KiB: 1000 and 4000 ns (t proportional to n) */
+    s[0] = (pnm_sample_t){0, 1, 1024, point(1000)};
+    s[1] = (pnm_sample_t){0, 1, 4096, point(4000)};
+    /* source 0 pooled: 2000 and 8000 */
+    s[2] = (pnm_sample_t){0, -1, 1024, point(2000)};
+    s[3] = (pnm_sample_t){0, -1, 4096, point(8000)};
+    /* source 2 pooled only: 3000, 12000 */
+    s[4] = (pnm_sample_t){2, -1, 1024, point(3000)};
+    s[5] = (pnm_sample_t){2, -1, 4096, point(12000)};
+    pnm_samples_t in = {4, 2, 6, s};
+    pnm_model_t m;
+    cr_assert_eq(pnm_fit(PNM_LOOKUP, &in, NULL, &m, NULL, 0), PNM_OK);
+    cr_assert_float_eq(pnm_time(&m, 0, 1, 1024), 1000, 1e-9);
+    /* log-log between sizes: a power law is reproduced exactly */
+    cr_assert_float_eq(pnm_time(&m, 0, 1, 2048), 2000, 1e-6);
+    cr_assert_float_eq(pnm_time(&m, 0, 1, 100), 1000, 1e-9);   /* below: the floor */
+    cr_assert_float_eq(pnm_time(&m, 0, 1, 8192), 8000, 1e-6);  /* above: the last slope */
+    cr_assert_float_eq(pnm_time(&m, 0, 3, 1024), 2000, 1e-9);  /* unmeasured pair: source */
+    cr_assert_float_eq(pnm_time(&m, 2, 0, 4096), 12000, 1e-9); /* only pooled */
+    /* a source never measured: the median of the sources' pooled values */
+    cr_assert_float_eq(pnm_time(&m, 3, 0, 1024), 2500, 1e-9);
+    pnm_free(&m);
+}
+
+Test(netmodel, loggp_bands_and_handshake)
+{
+    /* eager: t = 1500 + 0.5 (n-1) up to 64 KiB, then a handshake of 20 us, same G */
+    uint64_t sz[13];
+    pnm_sample_t s[26];
+    size_t k = 0;
+    for (int i = 0; i < 13; i++) {
+        sz[i] = 512ull << i;
+        double t = 1500 + 0.5 * (double)(sz[i] - 1) + (sz[i] > 65536 ? 20000 : 0);
+        s[k++] = (pnm_sample_t){0, -1, sz[i], point(t)};
+        s[k++] = (pnm_sample_t){0, 1, sz[i], point(t)};
+    }
+    pnm_samples_t in = {2, 2, k, s};
+    pnm_model_t m;
+    cr_assert_eq(pnm_fit(PNM_LOGGP, &in, NULL, &m, NULL, 0), PNM_OK);
+    const pnm_loggp_t *g = &m.lgp[0];
+    cr_assert_eq(g->nband, 3);
+    cr_assert_eq(g->rndv, 65536, "rendezvous at %llu", (unsigned long long)g->rndv);
+    cr_assert_float_eq(g->handshake, 20000, 1e-3);
+    cr_assert_float_eq(g->G[2], 0.5, 1e-9);
+    for (int i = 0; i < 13; i++) {
+        double want = 1500 + 0.5 * (double)(sz[i] - 1) + (sz[i] > 65536 ? 20000 : 0);
+        cr_assert_float_eq(pnm_time(&m, 0, 1, sz[i]), want, 1e-6 * want);
+    }
+    pnm_free(&m);
+}
+
+Test(netmodel, max_of_uniforms)
+{
+    /* n iid U(0,1): E[max] = n/(n+1), P90 = 0.9^(1/n); the quantile representation of a
+     * uniform is exact, so only the integration grid errs */
+    for (size_t n = 1; n <= 16; n *= 2) {
+        pnm_q_t d[16];
+        for (size_t i = 0; i < n; i++)
+            d[i] = uniform(0, 1);
+        double e, p;
+        cr_assert_eq(pnm_max_of(d, n, &e, &p), 0);
+        cr_assert_float_eq(e, (double)n / (n + 1), 1e-4, "n %zu: E %g", n, e);
+        cr_assert_float_eq(p, pow(0.9, 1.0 / n), 1e-4, "n %zu: P90 %g", n, p);
+    }
+    /* point masses: the max is the largest */
+    pnm_q_t d[3] = {point(5), point(9), point(7)};
+    double e, p;
+    pnm_max_of(d, 3, &e, &p);
+    cr_assert_float_eq(e, 9, 1e-9);
+    cr_assert_float_eq(p, 9, 1e-9);
+    /* a point above a uniform that cannot reach it */
+    pnm_q_t d2[2] = {uniform(0, 1), point(3)};
+    pnm_max_of(d2, 2, &e, &p);
+    cr_assert_float_eq(e, 3, 1e-9);
+    /* the max of U(0,1) and U(0,2): E = ∫0^2 (1 - F1 F2) = 2 - (∫0^1 x·x/2 + ∫1^2 x/2) */
+    pnm_q_t d3[2] = {uniform(0, 1), uniform(0, 2)};
+    pnm_max_of(d3, 2, &e, &p);
+    cr_assert_float_eq(e, 2 - (1.0 / 6 + 0.75), 1e-4);
+}
+
+Test(netmodel, bad_samples_refused)
+{
+    pnm_sample_t s[1] = {{0, 1, 1024, point(10)}};
+    pnm_samples_t in = {2, 1, 1, s};
+    pnm_model_t m;
+    char why[200];
+    s[0].src = 2;
+    cr_assert_eq(pnm_fit(PNM_LOOKUP, &in, NULL, &m, why, sizeof(why)), PNM_E_ARG);
+    cr_assert(strstr(why, "outside") != NULL, "%s", why);
+    s[0] = (pnm_sample_t){0, 0, 1024, point(10)}; /* to itself */
+    cr_assert_eq(pnm_fit(PNM_LOOKUP, &in, NULL, &m, why, sizeof(why)), PNM_E_ARG);
+    s[0] = (pnm_sample_t){0, 1, 1024, point(10)};
+    s[0].q.v[2] = NAN;
+    cr_assert_eq(pnm_fit(PNM_LOOKUP, &in, NULL, &m, why, sizeof(why)), PNM_E_ARG);
+    s[0] = (pnm_sample_t){0, 1, 1024, uniform(5, 10)};
+    s[0].q.v[4] = 1; /* decreasing */
+    cr_assert_eq(pnm_fit(PNM_LOOKUP, &in, NULL, &m, why, sizeof(why)), PNM_E_ARG);
+    in.n = 0;
+    cr_assert_eq(pnm_fit(PNM_LOOKUP, &in, NULL, &m, why, sizeof(why)), PNM_E_NODATA);
+    cr_assert_eq(pnm_fit((pnm_kind_t)9, &in, NULL, &m, why, sizeof(why)), PNM_E_ARG);
+    cr_assert_eq(pnm_kind_parse("hockney"), PNM_HOCKNEY);
+    cr_assert_eq(pnm_kind_parse("nope"), -1);
+}
+
+Test(netmodel, distribution_follows_the_model)
+{
+    /* Hockney's point estimate with the measured spread around it */
+    pnm_sample_t s[10];
+    for (int i = 0; i < 5; i++) {
+        s[2 * i] = (pnm_sample_t){0, -1, study[i], uniform(1000.0 * (i + 1), 3000.0 * (i + 1))};
+        s[2 * i + 1] = (pnm_sample_t){0, 1, study[i], uniform(1000.0 * (i + 1), 3000.0 * (i + 1))};
+    }
+    pnm_samples_t in = {2, 1, 10, s};
+    pnm_model_t m;
+    cr_assert_eq(pnm_fit(PNM_HOCKNEY, &in, NULL, &m, NULL, 0), PNM_OK);
+    pnm_q_t q;
+    pnm_dist(&m, 0, 1, 4096, &q);
+    cr_assert_float_eq(q.v[3], pnm_time(&m, 0, 1, 4096), 1e-6);
+    cr_assert_float_eq(q.v[0] / q.v[3], 0.5, 1e-9); /* min/median of U(1000, 3000) */
+    pnm_free(&m);
+}
