@@ -42,6 +42,7 @@ typedef struct opts {
     double slice_us;  /* 0: compute_us / 20, at least 50 us */
     long delay_rank, delay_iter;
     double delay_us;
+    double overhead_us; /* per iteration, outside the bandwidth model */
     int noise;
     double noise_mean_us;
     uint64_t seed;
@@ -71,6 +72,8 @@ static const char usage[] =
     "                            in node order (default 0: every rank of the node)\n"
     "      --slice-us US         bottleneck: how often a computing rank re-reads the count\n"
     "                            (default compute/20, at least 50)\n"
+    "      --overhead-us US      per-iteration time after the compute that uses no bandwidth\n"
+    "                            (a stand-in for communication overhead; default 0)\n"
     "      --delay-rank R        inject a one-off delay on rank R\n"
     "      --delay-iter K        ... in iteration K (default iterations/4)\n"
     "      --delay-us US         ... of US microseconds (default half the compute time)\n"
@@ -126,8 +129,8 @@ static int parse_double(const char *opt, const char *s, double lo, double *out)
 /* 0: go on, 1: --help printed, 2: bad usage (rank 0 printed why) */
 static int parse(int argc, char **argv, opts_t *o)
 {
-    enum { O_DIR = 256, O_BOUND, O_WAIT, O_COMP, O_SAT, O_DOMAIN, O_SLICE, O_DRANK, O_DITER,
-           O_DUS, O_NOISE, O_SEED, O_NOMARK };
+    enum { O_DIR = 256, O_BOUND, O_WAIT, O_COMP, O_SAT, O_DOMAIN, O_SLICE, O_OVER, O_DRANK,
+           O_DITER, O_DUS, O_NOISE, O_SEED, O_NOMARK };
     static const struct option lopts[] = {
         {"iterations", required_argument, 0, 'n'}, {"compute-us", required_argument, 0, 'c'},
         {"direction", required_argument, 0, O_DIR}, {"boundary", required_argument, 0, O_BOUND},
@@ -135,6 +138,7 @@ static int parse(int argc, char **argv, opts_t *o)
         {"wait", required_argument, 0, O_WAIT}, {"compute", required_argument, 0, O_COMP},
         {"saturation", required_argument, 0, O_SAT}, {"domain", required_argument, 0, O_DOMAIN},
         {"slice-us", required_argument, 0, O_SLICE},
+        {"overhead-us", required_argument, 0, O_OVER},
         {"delay-rank", required_argument, 0, O_DRANK},
         {"delay-iter", required_argument, 0, O_DITER}, {"delay-us", required_argument, 0, O_DUS},
         {"noise", required_argument, 0, O_NOISE}, {"seed", required_argument, 0, O_SEED},
@@ -157,7 +161,11 @@ static int parse(int argc, char **argv, opts_t *o)
                 rc = bad("%s: '%s' is too large", "--distance", a);
             o->distance = (int)v;
             break;
-        case 'b': rc = parse_long("--bytes", a, 0, &o->bytes); break;
+        case 'b':
+            rc = parse_long("--bytes", a, 0, &o->bytes);
+            if (!rc && o->bytes > 1L << 30)
+                rc = bad("--bytes: '%s' is more than 1 GiB", a);
+            break;
         case O_DIR:
             if (!strcmp(a, "bi")) o->direction = DIR_BI;
             else if (!strcmp(a, "uni")) o->direction = DIR_UNI;
@@ -186,6 +194,7 @@ static int parse(int argc, char **argv, opts_t *o)
             o->domain = (int)v;
             break;
         case O_SLICE: rc = parse_double("--slice-us", a, 1e-9, &o->slice_us); break;
+        case O_OVER: rc = parse_double("--overhead-us", a, 0, &o->overhead_us); break;
         case O_DRANK: rc = parse_long("--delay-rank", a, 0, &o->delay_rank); break;
         case O_DITER: rc = parse_long("--delay-iter", a, 0, &o->delay_iter); break;
         case O_DUS: rc = parse_double("--delay-us", a, 0, &o->delay_us); break;
@@ -511,6 +520,8 @@ static void print_settings(const opts_t *o, const bottleneck_t *b)
     if (o->delay_rank >= 0)
         printf("idlewave: delay %.0f us on rank %ld in iteration %ld\n", o->delay_us,
                o->delay_rank, o->delay_iter);
+    if (o->overhead_us > 0)
+        printf("idlewave: overhead %.0f us per iteration\n", o->overhead_us);
     if (o->noise != NOISE_NONE)
         printf("idlewave: noise %s, mean %.1f us, seed %llu\n",
                o->noise == NOISE_EXP ? "exponential" : "uniform", o->noise_mean_us,
@@ -552,7 +563,7 @@ int main(int argc, char **argv)
             compute_bottleneck(&o, &bn);
         /* noise and delay are time away from the work (an interrupt, a slow page): they use
          * no bandwidth */
-        double extra = noise_us(&o);
+        double extra = o.overhead_us + noise_us(&o);
         if (rank == o.delay_rank && it == o.delay_iter)
             extra += o.delay_us;
         if (extra > 0)
@@ -584,9 +595,9 @@ int main(int argc, char **argv)
         qsort(e, (size_t)nranks, sizeof *e, cmp_double);
         printf("idlewave: elapsed %.3f s, %.3f ms per iteration\n", tmax / 1e9,
                tmax / 1e6 / (double)o.iterations);
-        printf("idlewave: per iteration, compute ms min %.3f median %.3f max %.3f, exchange ms "
-               "min %.3f median %.3f max %.3f\n", c[0], c[nranks / 2], c[nranks - 1], e[0],
-               e[nranks / 2], e[nranks - 1]);
+        printf("idlewave: ms per iteration over the ranks, outside the exchange min %.3f "
+               "median %.3f max %.3f, in it min %.3f median %.3f max %.3f\n", c[0],
+               c[nranks / 2], c[nranks - 1], e[0], e[nranks / 2], e[nranks - 1]);
         free(c);
         free(all);
     }
