@@ -12,17 +12,20 @@ time in MPI_Waitall/Wait* (`wait`), and the time outside MPI (`compute`).
   deviations. Distances: |i - source| on an open chain; on a periodic one, up (i - source mod P)
   or down (source - i mod P), whichever is shorter (unidirectional: always up).
 - Speed: ranks per iteration = 1 / slope of the least-squares line of arrival iteration over
-  distance, per side (up: ranks above the source, down: below).
+  distance, per side (up: ranks above the source, down: below). The wave's amplitude at a
+  reached rank: its wait excess in the arrival iteration.
 - Phases: theta_i(t) = 2 pi (k + (t - t_ik) / (t_ik+1 - t_ik)) between markers, on a grid of a
   quarter of the median period over the interval every rank covers; R = |mean exp(i theta)|;
   the phase gradient as the mean |theta_j - theta_i| over the pairs that exchange messages
   (T_ij from the logged receives), in iterations (units of 2 pi).
-- Resynchronisation: the time from the source iteration's start until R is back at or above
-  R* (default 0.95) for good (to the end of the grid), in seconds and median iterations.
+- Resynchronisation: the time from the source iteration's start until R, having dropped below
+  R* (default 0.95) after it, is back at or above R*, in seconds and median iterations (0 when
+  R never drops); R_min_after_resync shows how deep later dips (noise) go.
 
 Usage:
   idlewave_wave.py DUMP.csv [--frac F] [--rstar R] [--direction ..] [--boundary ..]
-        [--delay-rank R --delay-iter K]     prints one JSON object; with the delay's rank
+        [--delay-rank R --delay-iter K]
+                                            prints one JSON object; with the delay's rank
                                             and iteration, the wave's source is that
   idlewave_wave.py DUMP.csv --check --direction bi|uni --boundary open|periodic --distance D
         --delay-rank R --delay-iter K --delay-us US      checks the wave against the run's
@@ -120,7 +123,7 @@ def wave(ranks, frac, periodic=False, uni=False, known=None):
         hit = next((k for k in range(ks, len(ex)) if ex[k] > thr), None)
         if hit is not None:
             out["reached"][r] = hit
-        out["amplitude_ns"][r] = max(ex[ks:]) if ex[ks:] else 0
+            out["amplitude_ns"][r] = ex[hit]
     speeds = {}
     for side in ("up", "down"):
         pts = [(distance(r, src, p, periodic, uni)[1], k) for r, k in out["reached"].items()
@@ -158,19 +161,21 @@ def phases(ranks, recv_from, rstar, src_start):
            "R_final": R[-1], "R_mean_last_quarter": statistics.mean(R[3 * len(R) // 4:]),
            "gradient_mean_last_quarter": statistics.mean(grad[3 * len(grad) // 4:]),
            "gradient_max": max(grad), "resync_s": None, "resync_iterations": None,
-           "R_before": None}
+           "R_before": None, "R_min_after_resync": None}
     if src_start is not None:
         before = [x for t, x in zip(grid, R) if t < src_start]
         res["R_before"] = statistics.median(before) if before else None
-        # the last grid point below R* after the delay began; resynchronised from the next
-        last_low = None
-        for g, (t, x) in enumerate(zip(grid, R)):
-            if t >= src_start and x < rstar:
-                last_low = g
-        if last_low is None:
+        # the delay's excursion: the first drop below R* from the delay on, and the first
+        # return to R* after it (as `phasor phases` ends an excursion)
+        after = [g for g, t in enumerate(grid) if t >= src_start]
+        low = next((g for g in after if R[g] < rstar), None)
+        if low is None:
             res["resync_s"] = 0.0
-        elif last_low + 1 < len(grid):
-            res["resync_s"] = (grid[last_low + 1] - src_start) / 1e9
+        else:
+            up = next((g for g in range(low, len(grid)) if R[g] >= rstar), None)
+            if up is not None:
+                res["resync_s"] = (grid[up] - src_start) / 1e9
+                res["R_min_after_resync"] = min(R[up:])
         if res["resync_s"] is not None:
             res["resync_iterations"] = res["resync_s"] * 1e9 / period
     return res
@@ -187,11 +192,16 @@ def check(ranks, w, a):
         bad.append(f"longest compute excess at rank {src} iteration {ks}, "
                    f"want rank {a.delay_rank} iteration {kd}")
         return bad
-    d = ranks[src]
-    med = statistics.median(d["dur"])
-    if d["dur"][kd] - med < 0.9 * a.delay_us * 1e3:
-        bad.append(f"delayed iteration {d['dur'][kd]} ns, median {med} ns: "
-                   f"less than 0.9 x the {a.delay_us} us delay longer")
+    # the delay is a sleep outside MPI; the exchange after it may be quicker than usual (the
+    # neighbours are ready), so the whole iteration is held to less
+    d, delay = ranks[src], a.delay_us * 1e3
+    medc, medd = statistics.median(d["compute"]), statistics.median(d["dur"])
+    if d["compute"][kd] - medc < 0.8 * delay:
+        bad.append(f"delayed iteration's compute {d['compute'][kd]} ns, median {medc} ns: "
+                   f"less than 0.8 x the {a.delay_us} us delay longer")
+    if d["dur"][kd] - medd < 0.5 * delay:
+        bad.append(f"delayed iteration {d['dur'][kd]} ns, median {medd} ns: "
+                   f"less than 0.5 x the {a.delay_us} us delay longer")
     uni, per, dist = a.direction == "uni", a.boundary == "periodic", a.distance
     for r in range(p):
         if r == src:
@@ -225,7 +235,8 @@ def check(ranks, w, a):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("dump")
     ap.add_argument("--frac", type=float, default=0.5)
     ap.add_argument("--rstar", type=float, default=0.95)
