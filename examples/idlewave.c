@@ -58,7 +58,7 @@ static const char usage[] =
     "      --direction bi|uni    bi: exchange with ranks i-k and i+k; uni: receive from i-k,\n"
     "                            send to i+k (default bi)\n"
     "      --boundary open|periodic  chain ends have no outer neighbours, or wrap (default open)\n"
-    "  -d, --distance D          neighbours at distances 1..D (default 1; periodic: D < P)\n"
+    "  -d, --distance D          neighbours at distances 1..D (default 1; D < P)\n"
     "  -b, --bytes B             bytes per message (default 8; eager below the library's\n"
     "                            limit, rendezvous above: doc/idlewave.md)\n"
     "      --wait all|each       one MPI_Waitall for every distance, or post and wait each\n"
@@ -244,8 +244,8 @@ static int parse(int argc, char **argv, opts_t *o)
                 o->noise_mean_us *= o->compute_us / 100.0;
         }
     }
-    if (o->periodic && nranks > 1 && o->distance >= nranks)
-        return bad("--distance %d: a periodic chain needs D < P = %d", o->distance, nranks);
+    if (o->distance >= nranks && !(nranks == 1 && o->distance == 1))
+        return bad("--distance %d: needs D < P = %d (no rank is that far)", o->distance, nranks);
     if (o->delay_rank >= nranks)
         return bad("--delay-rank %ld: there are only %d ranks", o->delay_rank, nranks);
     if (o->delay_rank < 0 && (o->delay_iter >= 0 || o->delay_us >= 0))
@@ -380,7 +380,7 @@ static void compute_bottleneck(const opts_t *o, bottleneck_t *b)
 /* ---- the exchange --------------------------------------------------------------------- */
 typedef struct exch {
     int nmsg;             /* messages per iteration, both ways */
-    int *peer, *tag, *is_recv, *kdist;
+    int *peer, *tag, *is_recv;
     char **buf;
     MPI_Request *req;
     MPI_Status *st;
@@ -412,22 +412,21 @@ static void exch_init(exch_t *x, const opts_t *o)
     x->peer = malloc(n * sizeof(int));
     x->tag = malloc(n * sizeof(int));
     x->is_recv = malloc(n * sizeof(int));
-    x->kdist = malloc(n * sizeof(int));
     x->buf = malloc(n * sizeof(char *));
     x->req = malloc(n * sizeof(MPI_Request));
     x->st = malloc(n * sizeof(MPI_Status));
-    if (!x->peer || !x->tag || !x->is_recv || !x->kdist || !x->buf || !x->req || !x->st)
+    if (!x->peer || !x->tag || !x->is_recv || !x->buf || !x->req || !x->st)
         die("out of memory");
     int m = 0;
     for (int k = 1; k <= o->distance; k++) {
         int up = neighbour(o, k), down = neighbour(o, -k);
         /* receives: from below (travelled up), and from above when bidirectional */
-        x->peer[m] = down, x->tag[m] = 2 * k, x->is_recv[m] = 1, x->kdist[m++] = k;
+        x->peer[m] = down, x->tag[m] = 2 * k, x->is_recv[m++] = 1;
         if (o->direction == DIR_BI)
-            x->peer[m] = up, x->tag[m] = 2 * k + 1, x->is_recv[m] = 1, x->kdist[m++] = k;
-        x->peer[m] = up, x->tag[m] = 2 * k, x->is_recv[m] = 0, x->kdist[m++] = k;
+            x->peer[m] = up, x->tag[m] = 2 * k + 1, x->is_recv[m++] = 1;
+        x->peer[m] = up, x->tag[m] = 2 * k, x->is_recv[m++] = 0;
         if (o->direction == DIR_BI)
-            x->peer[m] = down, x->tag[m] = 2 * k + 1, x->is_recv[m] = 0, x->kdist[m++] = k;
+            x->peer[m] = down, x->tag[m] = 2 * k + 1, x->is_recv[m++] = 0;
     }
     for (int i = 0; i < x->nmsg; i++) {
         x->buf[i] = calloc(o->bytes > 0 ? (size_t)o->bytes : 1, 1);
@@ -440,7 +439,7 @@ static void exch_free(exch_t *x)
 {
     for (int i = 0; i < x->nmsg; i++)
         free(x->buf[i]);
-    free(x->peer), free(x->tag), free(x->is_recv), free(x->kdist);
+    free(x->peer), free(x->tag), free(x->is_recv);
     free(x->buf), free(x->req), free(x->st);
 }
 
