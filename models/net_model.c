@@ -348,6 +348,12 @@ static int fit_loggp(const curve_t *c, const pnm_opts_t *o, pnm_loggp_t *g)
         }
         i = j;
     }
+    /* noisy samples can tilt a band's line below 0 at its start: LogGP's parameters are
+     * times and rates, so clamp them (doc/models.md) */
+    for (int b = 0; b < g->nband; b++) {
+        g->L2o[b] = fmax(0, g->L2o[b]);
+        g->G[b] = fmax(0, g->G[b]);
+    }
     free(d.x);
     return 0;
 }

@@ -14,6 +14,7 @@ int phasor_cmd_run(int argc, char **argv);  /* postproc/phasor_run.c */
 int phasor_cmd_dump(int argc, char **argv); /* postproc/phasor_dump.c */
 int phasor_cmd_report(int argc, char **argv); /* postproc/phasor_report.c */
 int phasor_cmd_steps(int argc, char **argv); /* postproc/phasor_steps.c */
+int phasor_cmd_predict(int argc, char **argv); /* postproc/phasor_predict.c */
 int phasor_cmd_phases(int argc, char **argv); /* postproc/phasor_phases.c */
 
 #endif

@@ -22,6 +22,7 @@ static const struct subcommand {
     {"dump", phasor_cmd_dump, "print every decoded event of a log (--rank, --csv, --json)"},
     {"report", phasor_cmd_report, "profile of a log: time per rank/function, imbalance, matrix"},
     {"steps", phasor_cmd_steps, "the point-to-point steps inside every collective call (--csv)"},
+    {"predict", phasor_cmd_predict, "collective times predicted by network models vs measured"},
     {"phases", phasor_cmd_phases, "phases of the ranks and coupled-oscillator metrics (-o DIR)"},
 };
 

@@ -15,7 +15,8 @@ for a in "$@"; do
 done
 
 pkgs=(build-essential autoconf automake libtool autoconf-archive pkgconf python3
-      libzstd-dev zlib1g-dev libcriterion-dev zstd gfortran libunwind-dev libdw-dev)
+      libzstd-dev zlib1g-dev libcriterion-dev zstd gfortran libunwind-dev libdw-dev
+      libjansson-dev)
 # The emulated cluster of bench/cluster and its test: namespaces, tbf, traffic, ping.
 pkgs+=(iproute2 util-linux iperf3 iputils-ping)
 case "$mpi" in

@@ -1,0 +1,377 @@
+/* model_file.c: read and write the network model file (see model_file.h and
+ * doc/model-format.md) with jansson. */
+#include "model_file.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int bad(char *why, size_t cap, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int bad(char *why, size_t cap, const char *path, const char *fmt, ...)
+{
+    char d[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(d, sizeof(d), fmt, ap);
+    va_end(ap);
+    snprintf(why, cap, "%s: %s", path, d);
+    return -1;
+}
+
+void pmf_free(pmf_t *f)
+{
+    free(f->hosts);
+    free(f->s);
+    for (int k = 0; k <= PNM_LOGGP; k++)
+        pnm_free(&f->m[k]);
+    memset(f, 0, sizeof(*f));
+}
+
+int pmf_fit_all(pmf_t *f, char *why, size_t cap)
+{
+    pnm_samples_t in = {f->nranks, f->mode, f->n, f->s};
+    for (int k = PNM_LOOKUP; k <= PNM_LOGGP; k++) {
+        char w[256];
+        pnm_free(&f->m[k]);
+        f->has[k] = 0;
+        pnm_err_t e = pnm_fit((pnm_kind_t)k, &in, NULL, &f->m[k], w, sizeof(w));
+        if (e == PNM_OK)
+            f->has[k] = 1;
+        else if (k == PNM_LOOKUP || e != PNM_E_NODATA) {
+            snprintf(why, cap, "%s model: %s", pnm_kind_name((pnm_kind_t)k), w);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* ---- writing ---- */
+
+static json_t *jnum(double x) { return json_real(x); }
+
+static json_t *segs_json(const pnm_hockney_src_t *h)
+{
+    json_t *a = json_array();
+    for (int s = 0; s < h->nseg; s++)
+        json_array_append_new(a, json_pack("{s:o, s:o, s:o}", "hi",
+                                           h->hi[s] == UINT64_MAX ? json_null()
+                                                                  : json_integer((json_int_t)h->hi[s]),
+                                           "a_ns", jnum(h->a[s]), "b_ns_per_byte", jnum(h->b[s])));
+    return a;
+}
+
+static json_t *loggp_json(const pnm_loggp_t *g)
+{
+    json_t *b = json_array();
+    for (int i = 0; i < g->nband; i++)
+        json_array_append_new(b, json_pack("{s:o, s:o, s:o}", "hi",
+                                           g->band_hi[i] == UINT64_MAX
+                                               ? json_null()
+                                               : json_integer((json_int_t)g->band_hi[i]),
+                                           "L2o_ns", jnum(g->L2o[i]), "G_ns_per_byte",
+                                           jnum(g->G[i])));
+    return json_pack("{s:o, s:I, s:o, s:o}", "bands", b, "rndv", (json_int_t)g->rndv,
+                     "handshake_ns", jnum(g->handshake), "g_ns", jnum(g->g));
+}
+
+int pmf_write(const char *path, const pmf_t *f, char *why, size_t cap)
+{
+    json_t *root = json_object();
+    json_object_set_new(root, "format", json_string(PMF_FORMAT));
+    json_object_set_new(root, "version", json_integer(PMF_VERSION));
+    char seedhex[24];
+    snprintf(seedhex, sizeof(seedhex), "0x%016llx", (unsigned long long)f->seed);
+    json_t *hosts = json_array();
+    for (int32_t r = 0; f->hosts && r < f->nranks; r++)
+        json_array_append_new(hosts, json_string(f->hosts[r]));
+    json_object_set_new(root, "probe",
+                        json_pack("{s:s, s:i, s:I, s:o, s:s, s:s, s:s, s:o}", "mode",
+                                  f->mode == 2 ? "full" : "quick", "ranks", (int)f->nranks,
+                                  "repetitions", (json_int_t)f->reps, "elapsed_s",
+                                  jnum(f->elapsed_s), "seed", seedhex,
+                                  "created", f->created, "library", f->library, "hosts",
+                                  hosts));
+    json_t *samples = json_array();
+    for (size_t i = 0; i < f->n; i++) {
+        const pnm_sample_t *s = &f->s[i];
+        json_t *row = json_pack("[i, i, I, I]", (int)s->src, (int)s->dst, (json_int_t)s->bytes,
+                                (json_int_t)s->q.n);
+        for (int k = 0; k < PNM_NQ; k++)
+            json_array_append_new(row, jnum(s->q.v[k]));
+        json_array_append_new(row, jnum(s->q.mean));
+        json_array_append_new(samples, row);
+    }
+    json_object_set_new(root, "samples", samples);
+    json_t *models = json_object();
+    if (f->has[PNM_LOOKUP])
+        json_object_set_new(models, "lookup", json_object());
+    if (f->has[PNM_HOCKNEY]) {
+        const pnm_model_t *m = &f->m[PNM_HOCKNEY];
+        json_t *src = json_array();
+        for (int32_t r = 0; r < m->nranks; r++)
+            if (m->hock[r].nseg)
+                json_array_append_new(src, json_pack("{s:i, s:o}", "src", (int)r, "segments",
+                                                     segs_json(&m->hock[r])));
+        json_object_set_new(models, "hockney",
+                            json_pack("{s:o, s:o}", "sources", src, "all",
+                                      json_pack("{s:o}", "segments", segs_json(&m->hock_all))));
+    }
+    if (f->has[PNM_LOGGP]) {
+        const pnm_model_t *m = &f->m[PNM_LOGGP];
+        json_t *src = json_array();
+        for (int32_t r = 0; r < m->nranks; r++)
+            if (m->lgp[r].nband) {
+                json_t *o = loggp_json(&m->lgp[r]);
+                json_object_set_new(o, "src", json_integer(r));
+                json_array_append_new(src, o);
+            }
+        json_object_set_new(models, "loggp", json_pack("{s:o, s:o}", "sources", src, "all",
+                                                       loggp_json(&m->lgp_all)));
+    }
+    json_object_set_new(root, "models", models);
+    int rc = json_dump_file(root, path, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
+    json_decref(root);
+    if (rc != 0)
+        return bad(why, cap, path, "cannot write the file");
+    return 0;
+}
+
+/* ---- reading ---- */
+
+static int num(json_t *v, double *out)
+{
+    if (!json_is_number(v))
+        return 0;
+    *out = json_number_value(v);
+    return isfinite(*out);
+}
+
+static int read_segs(const char *path, const char *where, json_t *a, pnm_hockney_src_t *h,
+                     char *why, size_t cap)
+{
+    if (!json_is_array(a) || json_array_size(a) == 0 || json_array_size(a) > PNM_MAXSEG)
+        return bad(why, cap, path, "%s.segments: not an array of 1 to %d segments", where,
+                   PNM_MAXSEG);
+    memset(h, 0, sizeof(*h));
+    h->nseg = (int)json_array_size(a);
+    for (int s = 0; s < h->nseg; s++) {
+        json_t *seg = json_array_get(a, (size_t)s), *hi = json_object_get(seg, "hi");
+        int last = s == h->nseg - 1;
+        if (last ? !json_is_null(hi) : !json_is_integer(hi) || json_integer_value(hi) <= 0)
+            return bad(why, cap, path, "%s.segments[%d].hi: %s", where, s,
+                       last ? "must be null (the last segment is unbounded)"
+                            : "not a positive integer");
+        h->hi[s] = last ? UINT64_MAX : (uint64_t)json_integer_value(hi);
+        if (s > 0 && h->hi[s] <= h->hi[s - 1])
+            return bad(why, cap, path, "%s.segments[%d].hi: not increasing", where, s);
+        if (!num(json_object_get(seg, "a_ns"), &h->a[s]) ||
+            !num(json_object_get(seg, "b_ns_per_byte"), &h->b[s]))
+            return bad(why, cap, path, "%s.segments[%d]: a_ns and b_ns_per_byte must be "
+                       "finite numbers", where, s);
+    }
+    return 0;
+}
+
+static int read_loggp(const char *path, const char *where, json_t *o, pnm_loggp_t *g,
+                      char *why, size_t cap)
+{
+    json_t *b = json_object_get(o, "bands");
+    if (!json_is_array(b) || json_array_size(b) == 0 || json_array_size(b) > PNM_MAXBAND)
+        return bad(why, cap, path, "%s.bands: not an array of 1 to %d bands", where,
+                   PNM_MAXBAND);
+    memset(g, 0, sizeof(*g));
+    g->nband = (int)json_array_size(b);
+    for (int i = 0; i < g->nband; i++) {
+        json_t *band = json_array_get(b, (size_t)i), *hi = json_object_get(band, "hi");
+        int last = i == g->nband - 1;
+        if (last ? !json_is_null(hi) : !json_is_integer(hi) || json_integer_value(hi) <= 0)
+            return bad(why, cap, path, "%s.bands[%d].hi: %s", where, i,
+                       last ? "must be null" : "not a positive integer");
+        g->band_hi[i] = last ? UINT64_MAX : (uint64_t)json_integer_value(hi);
+        if (i > 0 && g->band_hi[i] <= g->band_hi[i - 1])
+            return bad(why, cap, path, "%s.bands[%d].hi: not increasing", where, i);
+        if (!num(json_object_get(band, "L2o_ns"), &g->L2o[i]) ||
+            !num(json_object_get(band, "G_ns_per_byte"), &g->G[i]) || g->L2o[i] < 0 ||
+            g->G[i] < 0)
+            return bad(why, cap, path, "%s.bands[%d]: L2o_ns and G_ns_per_byte must be "
+                       "numbers >= 0", where, i);
+    }
+    json_t *r = json_object_get(o, "rndv");
+    if (!json_is_integer(r) || json_integer_value(r) < 0)
+        return bad(why, cap, path, "%s.rndv: not an integer >= 0", where);
+    g->rndv = (uint64_t)json_integer_value(r);
+    if (!num(json_object_get(o, "handshake_ns"), &g->handshake) || g->handshake < 0 ||
+        !num(json_object_get(o, "g_ns"), &g->g) || g->g < 0)
+        return bad(why, cap, path, "%s: handshake_ns and g_ns must be numbers >= 0", where);
+    return 0;
+}
+
+int pmf_read(const char *path, pmf_t *f, char *why, size_t cap)
+{
+    memset(f, 0, sizeof(*f));
+    json_error_t je;
+    json_t *root = json_load_file(path, 0, &je);
+    if (!root)
+        return bad(why, cap, path, "line %d: %s", je.line, je.text);
+    int rc = -1;
+    json_t *fmt = json_object_get(root, "format"), *ver = json_object_get(root, "version");
+    if (!json_is_string(fmt) || strcmp(json_string_value(fmt), PMF_FORMAT) != 0) {
+        bad(why, cap, path, "not a phasor model file (format is not \"%s\")", PMF_FORMAT);
+        goto out;
+    }
+    if (!json_is_integer(ver) || json_integer_value(ver) != PMF_VERSION) {
+        bad(why, cap, path, "version %lld: this phasor reads model files of version %d",
+            json_is_integer(ver) ? (long long)json_integer_value(ver) : -1LL, PMF_VERSION);
+        goto out;
+    }
+    json_t *probe = json_object_get(root, "probe");
+    json_t *mode = json_object_get(probe, "mode"), *ranks = json_object_get(probe, "ranks");
+    if (!json_is_string(mode) || (strcmp(json_string_value(mode), "quick") != 0 &&
+                                  strcmp(json_string_value(mode), "full") != 0)) {
+        bad(why, cap, path, "probe.mode: not \"quick\" or \"full\"");
+        goto out;
+    }
+    f->mode = strcmp(json_string_value(mode), "full") == 0 ? 2 : 1;
+    if (!json_is_integer(ranks) || json_integer_value(ranks) <= 0 ||
+        json_integer_value(ranks) > (1 << 24)) {
+        bad(why, cap, path, "probe.ranks: not a rank count");
+        goto out;
+    }
+    f->nranks = (int32_t)json_integer_value(ranks);
+    json_t *v;
+    if ((v = json_object_get(probe, "repetitions")) && json_is_integer(v))
+        f->reps = (uint32_t)json_integer_value(v);
+    if ((v = json_object_get(probe, "elapsed_s")))
+        num(v, &f->elapsed_s);
+    if ((v = json_object_get(probe, "seed")) && json_is_string(v))
+        f->seed = strtoull(json_string_value(v), NULL, 16);
+    if ((v = json_object_get(probe, "created")) && json_is_string(v))
+        snprintf(f->created, sizeof(f->created), "%s", json_string_value(v));
+    if ((v = json_object_get(probe, "library")) && json_is_string(v))
+        snprintf(f->library, sizeof(f->library), "%s", json_string_value(v));
+
+    json_t *samples = json_object_get(root, "samples");
+    if (!json_is_array(samples) || json_array_size(samples) == 0) {
+        bad(why, cap, path, "samples: not a non-empty array");
+        goto out;
+    }
+    f->n = json_array_size(samples);
+    f->s = calloc(f->n, sizeof(*f->s));
+    if (!f->s) {
+        bad(why, cap, path, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < f->n; i++) {
+        json_t *row = json_array_get(samples, i);
+        pnm_sample_t *s = &f->s[i];
+        if (!json_is_array(row) || json_array_size(row) != 4 + PNM_NQ + 1 ||
+            !json_is_integer(json_array_get(row, 0)) || !json_is_integer(json_array_get(row, 1)) ||
+            !json_is_integer(json_array_get(row, 2)) || !json_is_integer(json_array_get(row, 3))) {
+            bad(why, cap, path, "samples[%zu]: not [src, dst, bytes, n, 7 quantiles, mean]", i);
+            goto out;
+        }
+        json_int_t src = json_integer_value(json_array_get(row, 0)),
+                   dst = json_integer_value(json_array_get(row, 1)),
+                   bytes = json_integer_value(json_array_get(row, 2)),
+                   n = json_integer_value(json_array_get(row, 3));
+        if (src < 0 || src >= f->nranks || dst < -1 || dst >= f->nranks || dst == src ||
+            bytes < 0 || n <= 0 || n > UINT32_MAX) {
+            bad(why, cap, path, "samples[%zu]: src %lld, dst %lld, bytes %lld or n %lld out of "
+                "range (%d ranks)", i, (long long)src, (long long)dst, (long long)bytes,
+                (long long)n, (int)f->nranks);
+            goto out;
+        }
+        s->src = (int32_t)src;
+        s->dst = (int32_t)dst;
+        s->bytes = (uint64_t)bytes;
+        s->q.n = (uint32_t)n;
+        for (int k = 0; k <= PNM_NQ; k++) {
+            double x;
+            if (!num(json_array_get(row, 4 + (size_t)k), &x) || x < 0 ||
+                (k > 0 && k < PNM_NQ && x < s->q.v[k - 1])) {
+                bad(why, cap, path, "samples[%zu][%d]: times must be numbers >= 0, the "
+                    "quantiles non-decreasing", i, 4 + k);
+                goto out;
+            }
+            if (k < PNM_NQ)
+                s->q.v[k] = x;
+            else
+                s->q.mean = x;
+        }
+    }
+    json_t *hosts = json_object_get(probe, "hosts");
+    if (json_is_array(hosts) && json_array_size(hosts) == (size_t)f->nranks) {
+        f->hosts = calloc((size_t)f->nranks, sizeof(*f->hosts));
+        for (int32_t r = 0; f->hosts && r < f->nranks; r++) {
+            json_t *h = json_array_get(hosts, (size_t)r);
+            snprintf(f->hosts[r], sizeof(f->hosts[r]), "%s", json_is_string(h) ? json_string_value(h) : "");
+        }
+    }
+
+    /* the models: fitted again from the samples (which sets up their tables), then the
+     * parameters the file gives replace the fit's, so an edited file means what it says */
+    json_t *models = json_object_get(root, "models");
+    if (!json_is_object(models)) {
+        bad(why, cap, path, "models: not an object");
+        goto out;
+    }
+    const char *key;
+    json_t *val;
+    json_object_foreach(models, key, val) {
+        if (pnm_kind_parse(key) < 0) {
+            bad(why, cap, path, "models.%s: unknown model (lookup, hockney, loggp)", key);
+            goto out;
+        }
+    }
+    pnm_samples_t in = {f->nranks, f->mode, f->n, f->s};
+    for (int k = PNM_LOOKUP; k <= PNM_LOGGP; k++) {
+        const char *name = pnm_kind_name((pnm_kind_t)k);
+        json_t *mj = json_object_get(models, name);
+        if (!mj)
+            continue;
+        char w[256];
+        if (pnm_fit((pnm_kind_t)k, &in, NULL, &f->m[k], w, sizeof(w)) != PNM_OK) {
+            bad(why, cap, path, "samples: %s", w);
+            goto out;
+        }
+        f->has[k] = 1;
+        if (k == PNM_LOOKUP)
+            continue;
+        json_t *srcs = json_object_get(mj, "sources"), *all = json_object_get(mj, "all");
+        if (!json_is_array(srcs) || !json_is_object(all)) {
+            bad(why, cap, path, "models.%s: needs \"sources\" (array) and \"all\"", name);
+            goto out;
+        }
+        char where[96];
+        snprintf(where, sizeof(where), "models.%s.all", name);
+        if (k == PNM_HOCKNEY ? read_segs(path, where, json_object_get(all, "segments"),
+                                         &f->m[k].hock_all, why, cap)
+                             : read_loggp(path, where, all, &f->m[k].lgp_all, why, cap))
+            goto out;
+        for (size_t i = 0; i < json_array_size(srcs); i++) {
+            json_t *so = json_array_get(srcs, i), *sr = json_object_get(so, "src");
+            if (!json_is_integer(sr) || json_integer_value(sr) < 0 ||
+                json_integer_value(sr) >= f->nranks) {
+                bad(why, cap, path, "models.%s.sources[%zu].src: not a rank of the %d", name,
+                    i, (int)f->nranks);
+                goto out;
+            }
+            int32_t r = (int32_t)json_integer_value(sr);
+            snprintf(where, sizeof(where), "models.%s.sources[%zu]", name, i);
+            if (k == PNM_HOCKNEY ? read_segs(path, where, json_object_get(so, "segments"),
+                                             &f->m[k].hock[r], why, cap)
+                                 : read_loggp(path, where, so, &f->m[k].lgp[r], why, cap))
+                goto out;
+        }
+    }
+    rc = 0;
+out:
+    json_decref(root);
+    if (rc != 0)
+        pmf_free(f);
+    return rc;
+}

@@ -1,0 +1,37 @@
+/* model_file.h: the network model file (JSON, doc/model-format.md): the probe's quantiles
+ * and the parameters of the models fitted to them. Written by phasor-probe, read by
+ * `phasor predict --model`. */
+#ifndef MODEL_FILE_H
+#define MODEL_FILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "net_model.h"
+
+#define PMF_FORMAT "phasor-model"
+#define PMF_VERSION 1
+
+typedef struct pmf {
+    int mode;               /* 1 quick, 2 full */
+    int32_t nranks;
+    uint32_t reps;
+    double elapsed_s;
+    uint64_t seed;
+    char created[32];       /* ISO 8601 UTC */
+    char library[256];      /* MPI_Get_library_version's first line */
+    char (*hosts)[64];      /* nranks entries, or NULL */
+    size_t n;
+    pnm_sample_t *s;
+    int has[PNM_LOGGP + 1]; /* by pnm_kind_t */
+    pnm_model_t m[PNM_LOGGP + 1];
+} pmf_t;
+
+/* Fit every model that the samples allow (the lookup table always). 0, or -1 with why. */
+int pmf_fit_all(pmf_t *f, char *why, size_t cap);
+/* -1 with a one-line reason naming the file (and the field) in why. */
+int pmf_write(const char *path, const pmf_t *f, char *why, size_t cap);
+int pmf_read(const char *path, pmf_t *f, char *why, size_t cap);
+void pmf_free(pmf_t *f);
+
+#endif

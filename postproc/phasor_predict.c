@@ -1,0 +1,591 @@
+/* phasor_predict.c: `phasor predict`: every collective instance of a log replayed against
+ * network models, next to the time the same instance took (doc/predict-format.md).
+ *
+ * The steps method (science.md §1): T = Σ_steps max over the step's messages of
+ * t(src, dst, bytes), the messages being the library's own schedule rebuilt per member
+ * (coll_instances.h). expected-max replaces each step's max of point estimates by the
+ * expected maximum of the messages' time distributions (order statistics of independent
+ * variables), and gives its 90th percentile too. Measured: the last member's exit minus
+ * the first member's entry on the aligned clock. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "coll_instances.h"
+#include "phasor_cmd.h"
+#include "phasor_predict.h"
+#include "plog_reader.h"
+
+/* ---- per group: (collective, communicator size, size bucket) ---- */
+
+typedef struct dvec {
+    double *v;
+    size_t n, cap;
+} dvec_t;
+
+static int dpush(dvec_t *d, double x)
+{
+    if (d->n == d->cap) {
+        size_t c = d->cap ? 2 * d->cap : 16;
+        double *nv = realloc(d->v, c * sizeof(*nv));
+        if (!nv)
+            return -1;
+        d->v = nv;
+        d->cap = c;
+    }
+    d->v[d->n++] = x;
+    return 0;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double dmedian(dvec_t *d)
+{
+    if (d->n == 0)
+        return NAN;
+    qsort(d->v, d->n, sizeof(double), cmp_d);
+    return d->n % 2 ? d->v[d->n / 2] : (d->v[d->n / 2 - 1] + d->v[d->n / 2]) / 2;
+}
+
+static double dquant(dvec_t *d, double q) /* after dmedian (sorted) */
+{
+    if (d->n == 0)
+        return NAN;
+    double h = (double)(d->n - 1) * q;
+    size_t lo = (size_t)floor(h), hi = lo + 1 < d->n ? lo + 1 : lo;
+    return d->v[lo] + (h - (double)lo) * (d->v[hi] - d->v[lo]);
+}
+
+typedef struct group {
+    pcs_coll_t coll;
+    int32_t size;
+    int bucket;              /* bytes in [2^(b-1), 2^b); 0: 0 bytes */
+    uint64_t count;
+    dvec_t measured;
+    dvec_t pred[PRED_MAXMODELS], ratio[PRED_MAXMODELS], abserr[PRED_MAXMODELS];
+    double sum_measured, sum_pred[PRED_MAXMODELS];
+} group_t;
+
+typedef struct pctx {
+    const pred_model_t *models;
+    int nmodels;
+    pred_method_t method;
+    group_t *g;
+    size_t ng, gcap;
+    uint64_t instances, predicted, nonblocking, incomplete;
+    uint64_t skipped[RECON__COUNT + 1];
+    double sum_measured, sum_pred[PRED_MAXMODELS];
+    FILE *csv;               /* per instance rows, or NULL */
+    int oom;
+    /* scratch: one step's messages */
+    const ci_xfer_t **step;
+    size_t stepcap;
+    dvec_t scatter_m, scatter_p; /* first model: for the SVG */
+} pctx_t;
+
+static int bucket_of(uint64_t b)
+{
+    return b == 0 ? 0 : 64 - __builtin_clzll(b);
+}
+
+static group_t *group_at(pctx_t *c, pcs_coll_t coll, int32_t size, int bucket)
+{
+    for (size_t i = 0; i < c->ng; i++) /* few groups: a scan is enough */
+        if (c->g[i].coll == coll && c->g[i].size == size && c->g[i].bucket == bucket)
+            return &c->g[i];
+    if (c->ng == c->gcap) {
+        size_t nc = c->gcap ? 2 * c->gcap : 32;
+        group_t *ng = realloc(c->g, nc * sizeof(*ng));
+        if (!ng)
+            return NULL;
+        c->g = ng;
+        c->gcap = nc;
+    }
+    group_t *g = &c->g[c->ng++];
+    memset(g, 0, sizeof(*g));
+    g->coll = coll;
+    g->size = size;
+    g->bucket = bucket;
+    return g;
+}
+
+static int cmp_step(const void *a, const void *b)
+{
+    const ci_xfer_t *x = *(const ci_xfer_t *const *)a, *y = *(const ci_xfer_t *const *)b;
+    return (x->step > y->step) - (x->step < y->step);
+}
+
+/* Σ over steps of the step's max (steps) or expected max (expected-max); *p90: Σ of the
+ * steps' P90 of the max (expected-max only, else the same as the return value). */
+static int predict_one(pctx_t *c, const ci_inst_t *in, const pred_model_t *m, double *t,
+                       double *p90)
+{
+    if (in->nx > c->stepcap) {
+        const ci_xfer_t **ns = realloc(c->step, in->nx * sizeof(*ns));
+        if (!ns)
+            return -1;
+        c->step = ns;
+        c->stepcap = in->nx;
+    }
+    for (size_t i = 0; i < in->nx; i++)
+        c->step[i] = &in->x[i];
+    qsort(c->step, in->nx, sizeof(*c->step), cmp_step);
+    double sum = 0, sum90 = 0;
+    for (size_t i = 0; i < in->nx;) {
+        size_t j = i;
+        while (j < in->nx && c->step[j]->step == c->step[i]->step)
+            j++;
+        double mx = 0, e = 0, q = 0;
+        if (c->method == PRED_STEPS) {
+            for (size_t k = i; k < j; k++) {
+                double x = m->time(m->ctx, c->step[k]->src, c->step[k]->dst, c->step[k]->bytes);
+                if (x > mx)
+                    mx = x;
+            }
+            e = q = mx;
+        } else if (m->max_of(m->ctx, c->step + i, j - i, &e, &q) != 0) {
+            return -1;
+        }
+        sum += e;
+        sum90 += q;
+        i = j;
+    }
+    *t = sum;
+    *p90 = sum90;
+    return 0;
+}
+
+static void csv_header(FILE *f, const pctx_t *c)
+{
+    fprintf(f, "comm,instance,collective,algorithm,comm_size,bytes,steps,messages,measured_ns");
+    for (int k = 0; k < c->nmodels; k++) {
+        fprintf(f, ",predicted_ns_%s", c->models[k].name);
+        if (c->method == PRED_EXPECTED_MAX)
+            fprintf(f, ",p90_ns_%s", c->models[k].name);
+    }
+    fprintf(f, "\n");
+}
+
+static void on_instance(void *arg, const ci_inst_t *in)
+{
+    pctx_t *c = arg;
+    c->instances++;
+    if (in->seen < in->size) {
+        c->incomplete++;
+        return;
+    }
+    if (in->nonblocking) { /* the call returns before the collective ends */
+        c->nonblocking++;
+        return;
+    }
+    if (in->why != RECON_OK) {
+        c->skipped[in->why < RECON__COUNT ? in->why : RECON__COUNT]++;
+        return;
+    }
+    double measured = (double)(in->last_end - in->first_start);
+    group_t *g = group_at(c, in->coll, in->size, bucket_of(in->bytes));
+    if (!g || dpush(&g->measured, measured) != 0) {
+        c->oom = 1;
+        return;
+    }
+    g->count++;
+    g->sum_measured += measured;
+    c->sum_measured += measured;
+    c->predicted++;
+    double pt[PRED_MAXMODELS], p9[PRED_MAXMODELS];
+    for (int k = 0; k < c->nmodels; k++) {
+        if (predict_one(c, in, &c->models[k], &pt[k], &p9[k]) != 0) {
+            c->oom = 1;
+            return;
+        }
+        double ratio = measured > 0 ? pt[k] / measured : NAN;
+        if (dpush(&g->pred[k], pt[k]) != 0 || dpush(&g->ratio[k], ratio) != 0 ||
+            dpush(&g->abserr[k], fabs(pt[k] - measured)) != 0) {
+            c->oom = 1;
+            return;
+        }
+        g->sum_pred[k] += pt[k];
+        c->sum_pred[k] += pt[k];
+    }
+    if (c->nmodels > 0 &&
+        (dpush(&c->scatter_m, measured) != 0 || dpush(&c->scatter_p, pt[0]) != 0))
+        c->oom = 1;
+    if (c->csv) {
+        fprintf(c->csv, "%d,%" PRIu64 ",%s,%s,%d,%" PRIu64 ",%u,%zu,%.0f", (int)in->comm,
+                in->ordinal, pcs_coll_name(in->coll), pcs_alg_name(in->alg), (int)in->size,
+                in->bytes, in->nsteps, in->nx, measured);
+        for (int k = 0; k < c->nmodels; k++) {
+            fprintf(c->csv, ",%.0f", pt[k]);
+            if (c->method == PRED_EXPECTED_MAX)
+                fprintf(c->csv, ",%.0f", p9[k]);
+        }
+        fprintf(c->csv, "\n");
+    }
+}
+
+static void bucket_text(int b, char *out, size_t cap)
+{
+    static const char *const u[] = {"", "K", "M", "G", "T"};
+    if (b == 0) {
+        snprintf(out, cap, "0");
+        return;
+    }
+    unsigned e = (unsigned)b - 1;
+    snprintf(out, cap, "%llu%s", 1ull << (e % 10), u[e / 10 < 4 ? e / 10 : 4]);
+}
+
+static int cmp_group(const void *a, const void *b)
+{
+    const group_t *x = a, *y = b;
+    if (x->coll != y->coll)
+        return (int)x->coll - (int)y->coll;
+    if (x->size != y->size)
+        return x->size - y->size;
+    return x->bucket - y->bucket;
+}
+
+static void text_out(FILE *o, pctx_t *c, const char *path, const char *source)
+{
+    fprintf(o, "phasor predict: %s\nmodel: %s; method: %s\n", path, source,
+            c->method == PRED_STEPS ? "steps (sum over steps of the slowest message)"
+                                    : "expected-max (sum over steps of the expected maximum)");
+    fprintf(o, "%" PRIu64 " collective instances, %" PRIu64 " predicted", c->instances,
+            c->predicted);
+    if (c->nonblocking)
+        fprintf(o, ", %" PRIu64 " nonblocking (not timed: the call returns first)", c->nonblocking);
+    if (c->incomplete)
+        fprintf(o, ", %" PRIu64 " incomplete (a member's log is missing or ended)", c->incomplete);
+    fprintf(o, "\n");
+    for (int w = 0; w <= RECON__COUNT; w++)
+        if (c->skipped[w])
+            fprintf(o, "  %" PRIu64 " without steps: %s\n", c->skipped[w],
+                    w < RECON__COUNT ? recon_skip_name((recon_skip_t)w) : "?");
+    qsort(c->g, c->ng, sizeof(*c->g), cmp_group);
+    for (int k = 0; k < c->nmodels; k++) {
+        fprintf(o, "\n@--- %s: predicted vs measured (medians over instances)\n",
+                c->models[k].name);
+        fprintf(o, "%-22s %6s %8s %8s %14s %14s %9s %9s %14s\n", "collective", "ranks", "bytes",
+                "count", "measured_us", "predicted_us", "ratio", "ratio_p90", "abs_err_us");
+        for (size_t i = 0; i < c->ng; i++) {
+            group_t *g = &c->g[i];
+            char b[16];
+            bucket_text(g->bucket, b, sizeof(b));
+            double r = dmedian(&g->ratio[k]);
+            double r90 = dquant(&g->ratio[k], 0.9);
+            fprintf(o, "%-22s %6d %8s %8" PRIu64 " %14.2f %14.2f %9.3f %9.3f %14.2f\n",
+                    pcs_coll_name(g->coll), (int)g->size, b, g->count,
+                    dmedian(&g->measured) / 1e3, dmedian(&g->pred[k]) / 1e3, r, r90,
+                    dmedian(&g->abserr[k]) / 1e3);
+        }
+        fprintf(o, "whole run: collectives took %.6f s, predicted %.6f s (ratio %.3f)\n",
+                c->sum_measured / 1e9, c->sum_pred[k] / 1e9,
+                c->sum_measured > 0 ? c->sum_pred[k] / c->sum_measured : NAN);
+    }
+}
+
+static void json_num(FILE *o, double x)
+{
+    if (isfinite(x))
+        fprintf(o, "%.6g", x);
+    else
+        fprintf(o, "null");
+}
+
+static void json_out(FILE *o, pctx_t *c, const char *source)
+{
+    qsort(c->g, c->ng, sizeof(*c->g), cmp_group);
+    fprintf(o, "{\"format\": \"phasor-predict\", \"version\": 1, \"model\": \"");
+    for (const char *p = source; *p; p++)
+        fprintf(o, *p == '"' || *p == '\\' ? "\\%c" : "%c", *p);
+    fprintf(o, "\", \"method\": \"%s\", \"instances\": %" PRIu64 ", \"predicted\": %" PRIu64
+               ", \"nonblocking\": %" PRIu64 ", \"incomplete\": %" PRIu64 ", \"without_steps\": {",
+            c->method == PRED_STEPS ? "steps" : "expected-max", c->instances, c->predicted,
+            c->nonblocking, c->incomplete);
+    int first = 1;
+    for (int w = 0; w < RECON__COUNT; w++)
+        if (c->skipped[w]) {
+            fprintf(o, "%s\"%s\": %" PRIu64, first ? "" : ", ", recon_skip_name((recon_skip_t)w),
+                    c->skipped[w]);
+            first = 0;
+        }
+    fprintf(o, "},\n\"measured_ns\": ");
+    json_num(o, c->sum_measured);
+    fprintf(o, ",\n\"models\": [");
+    for (int k = 0; k < c->nmodels; k++) {
+        fprintf(o, "%s{\"model\": \"%s\", \"predicted_ns\": ", k ? ",\n " : "\n ",
+                c->models[k].name);
+        json_num(o, c->sum_pred[k]);
+        fprintf(o, ", \"groups\": [");
+        for (size_t i = 0; i < c->ng; i++) {
+            group_t *g = &c->g[i];
+            uint64_t lo = g->bucket ? 1ull << (g->bucket - 1) : 0;
+            fprintf(o, "%s{\"collective\": \"%s\", \"comm_size\": %d, \"bytes_lo\": %" PRIu64
+                       ", \"count\": %" PRIu64 ", \"measured_med_ns\": ",
+                    i ? ",\n   " : "\n   ", pcs_coll_name(g->coll), (int)g->size, lo, g->count);
+            json_num(o, dmedian(&g->measured));
+            fprintf(o, ", \"predicted_med_ns\": ");
+            json_num(o, dmedian(&g->pred[k]));
+            fprintf(o, ", \"ratio_med\": ");
+            json_num(o, dmedian(&g->ratio[k]));
+            fprintf(o, ", \"ratio_p10\": ");
+            json_num(o, dquant(&g->ratio[k], 0.1));
+            fprintf(o, ", \"ratio_p90\": ");
+            json_num(o, dquant(&g->ratio[k], 0.9));
+            fprintf(o, ", \"abs_err_med_ns\": ");
+            json_num(o, dmedian(&g->abserr[k]));
+            fprintf(o, ", \"measured_ns\": ");
+            json_num(o, g->sum_measured);
+            fprintf(o, ", \"predicted_ns\": ");
+            json_num(o, g->sum_pred[k]);
+            fprintf(o, "}");
+        }
+        fprintf(o, "]}");
+    }
+    fprintf(o, "]}\n");
+}
+
+/* Log-log scatter of predicted vs measured (the first model), with the diagonal. */
+static int svg_scatter(FILE *f, const pctx_t *c)
+{
+    const int W = 640, H = 640, L = 70, B = 60, R = 20, T = 40;
+    double lo = INFINITY, hi = 0;
+    for (size_t i = 0; i < c->scatter_m.n; i++) {
+        double v[2] = {c->scatter_m.v[i], c->scatter_p.v[i]};
+        for (int k = 0; k < 2; k++)
+            if (v[k] > 0) {
+                lo = fmin(lo, v[k]);
+                hi = fmax(hi, v[k]);
+            }
+    }
+    if (!(hi > 0)) {
+        lo = 1e3;
+        hi = 1e6;
+    }
+    double l0 = floor(log10(lo)), l1 = ceil(log10(hi));
+    if (l1 <= l0)
+        l1 = l0 + 1;
+#define PX(v) (L + (log10(v) - l0) / (l1 - l0) * (W - L - R))
+#define PY(v) (H - B - (log10(v) - l0) / (l1 - l0) * (H - B - T))
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+               "font-family=\"sans-serif\" font-size=\"12\">\n", W, H);
+    fprintf(f, "<title>phasor predict: predicted vs measured (%s)</title>\n",
+            c->nmodels ? c->models[0].name : "");
+    fprintf(f, "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", W, H);
+    fprintf(f, "<text x=\"%d\" y=\"24\" font-size=\"14\">predicted vs measured, %s model, "
+               "%zu instances</text>\n", L, c->nmodels ? c->models[0].name : "", c->scatter_m.n);
+    for (double d = l0; d <= l1 + 1e-9; d++) {
+        double v = pow(10, d);
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#ddd\"/>\n",
+                PX(v), T, PX(v), H - B);
+        fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", L,
+                PY(v), W - R, PY(v));
+        fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%g us</text>\n", PX(v),
+                H - B + 16, v / 1e3);
+        fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g us</text>\n", L - 4,
+                PY(v) + 4, v / 1e3);
+    }
+    fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888\" "
+               "stroke-dasharray=\"4 3\"/>\n", PX(pow(10, l0)), PY(pow(10, l0)),
+            PX(pow(10, l1)), PY(pow(10, l1)));
+    fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">measured</text>\n",
+            (L + W - R) / 2, H - 16);
+    fprintf(f, "<text x=\"16\" y=\"%d\" transform=\"rotate(-90 16 %d)\" "
+               "text-anchor=\"middle\">predicted</text>\n", (T + H - B) / 2, (T + H - B) / 2);
+    for (size_t i = 0; i < c->scatter_m.n; i++) {
+        double m = c->scatter_m.v[i], p = c->scatter_p.v[i];
+        if (!(m > 0) || !(p > 0))
+            continue;
+        fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2\" fill=\"#1f77b4\" "
+                   "fill-opacity=\"0.5\"/>\n", PX(m), PY(p));
+    }
+    fprintf(f, "</svg>\n");
+#undef PX
+#undef PY
+    return ferror(f) ? -1 : 0;
+}
+
+static void usage(FILE *o)
+{
+    fprintf(o,
+            "Usage: phasor predict <log-dir> [--model FILE] [--kind K[,K...]]\n"
+            "                      [--method steps|expected-max] [--csv | --json] [-o DIR]\n"
+            "                      [--library auto|ompi41|mpich40]\n"
+            "Replays every collective instance of the log against network models and compares\n"
+            "the prediction with the time the instance took (last member's exit - first\n"
+            "member's entry, clocks aligned).\n"
+            "  --model FILE    a model file (doc/model-format.md); default: fit the models to\n"
+            "                  the probe the run made at MPI_Init (PHASOR_PROBE=quick|full)\n"
+            "  --kind LIST     models to use: lookup, hockney, loggp (default: every model\n"
+            "                  the source can give)\n"
+            "  --method M      steps: sum over steps of the slowest message (default);\n"
+            "                  expected-max: sum over steps of the expected maximum of the\n"
+            "                  messages' time distributions (and their 90th percentile)\n"
+            "  --csv           one row per instance, with a header row\n"
+            "  --json          the summary as JSON (doc/predict-format.md)\n"
+            "  -o DIR          also write DIR/predict.csv and DIR/predict.svg (scatter)\n"
+            "  --library NAME  the MPI library's rules (as phasor steps)\n"
+            "Exit status: 0 ok, 1 bad input (a one-line reason naming the file), 2 bad usage.\n");
+}
+
+int phasor_cmd_predict(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"model", required_argument, NULL, 'm'}, {"kind", required_argument, NULL, 'k'},
+        {"method", required_argument, NULL, 'M'}, {"csv", no_argument, NULL, 'c'},
+        {"json", no_argument, NULL, 'j'}, {"library", required_argument, NULL, 'l'},
+        {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    const char *model_file = NULL, *kinds = NULL, *outdir = NULL;
+    pred_method_t method = PRED_STEPS;
+    int csv = 0, json = 0;
+    recon_lib_t lib = RECON_LIB_AUTO;
+    optind = 1;
+    opterr = 0;
+    int ch;
+    while ((ch = getopt_long(argc, argv, "+o:h", opts, NULL)) != -1) {
+        switch (ch) {
+        case 'm': model_file = optarg; break;
+        case 'k': kinds = optarg; break;
+        case 'M':
+            if (!strcmp(optarg, "steps"))
+                method = PRED_STEPS;
+            else if (!strcmp(optarg, "expected-max"))
+                method = PRED_EXPECTED_MAX;
+            else
+                return phasor_usage_error("predict", "--method: '%s' is not steps or expected-max",
+                                          optarg);
+            break;
+        case 'c': csv = 1; break;
+        case 'j': json = 1; break;
+        case 'o': outdir = optarg; break;
+        case 'l': {
+            int l = recon_lib_parse(optarg);
+            if (l < 0)
+                return phasor_usage_error("predict", "--library: unknown rules '%s' (auto, "
+                                                     "ompi41, mpich40)", optarg);
+            lib = (recon_lib_t)l;
+            break;
+        }
+        case 'h': usage(stdout); return PHASOR_EXIT_OK;
+        default:
+            if (optopt)
+                return phasor_usage_error("predict", "%s needs a value", argv[optind - 1]);
+            return phasor_usage_error("predict", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (csv && json)
+        return phasor_usage_error("predict", "%s", "--csv and --json: choose one");
+    if (optind >= argc)
+        return phasor_usage_error("predict", "%s", "which log? give a log directory");
+    if (optind + 1 < argc)
+        return phasor_usage_error("predict", "unexpected argument '%s'", argv[optind + 1]);
+    const char *path = argv[optind];
+
+    plog_error_t err;
+    plog_run_t *run = NULL;
+    if (plog_run_open(path, &run, &err) != PLOG_OK) {
+        fprintf(stderr, "phasor predict: %s\n", err.msg);
+        return PHASOR_EXIT_INPUT;
+    }
+    pred_models_t pm;
+    char why[1024];
+    if (pred_models_load(&pm, run, model_file, kinds, method, why, sizeof(why)) != 0) {
+        fprintf(stderr, "phasor predict: %s\n", why);
+        plog_run_close(run);
+        return PHASOR_EXIT_INPUT;
+    }
+    pctx_t c;
+    memset(&c, 0, sizeof(c));
+    c.models = pm.m;
+    c.nmodels = pm.n;
+    c.method = method;
+    FILE *csvf = NULL;
+    int status = PHASOR_EXIT_OK;
+    if (outdir) {
+        if (mkdir(outdir, 0777) != 0 && errno != EEXIST) {
+            fprintf(stderr, "phasor predict: %s: %s\n", outdir, strerror(errno));
+            status = PHASOR_EXIT_INPUT;
+            goto done;
+        }
+        char p[4096];
+        snprintf(p, sizeof(p), "%s/predict.csv", outdir);
+        csvf = fopen(p, "w");
+        if (!csvf) {
+            fprintf(stderr, "phasor predict: %s: %s\n", p, strerror(errno));
+            status = PHASOR_EXIT_INPUT;
+            goto done;
+        }
+        c.csv = csvf;
+        csv_header(csvf, &c);
+    } else if (csv) {
+        c.csv = stdout;
+        csv_header(stdout, &c);
+    }
+    ci_t *ci = ci_new(run, lib);
+    plog_iter_t *it = NULL;
+    if (!ci || plog_iter_open(run, PLOG_ALL_RANKS, &it, &err) != PLOG_OK) {
+        fprintf(stderr, "phasor predict: %s\n", ci ? err.msg : "out of memory");
+        ci_free(ci);
+        status = PHASOR_EXIT_INPUT;
+        goto done;
+    }
+    const plog_rec_t *e;
+    plog_err_t ie;
+    while ((ie = plog_iter_next(it, &e, &err)) == PLOG_OK && e != NULL && !c.oom)
+        if (ci_feed(ci, e, on_instance, &c) != 0)
+            c.oom = 1;
+    ci_finish(ci, on_instance, &c);
+    plog_iter_close(it);
+    ci_free(ci);
+    if (ie != PLOG_OK || c.oom) {
+        fprintf(stderr, "phasor predict: %s\n", c.oom ? "out of memory" : err.msg);
+        status = PHASOR_EXIT_INPUT;
+        goto done;
+    }
+    if (outdir) {
+        char p[4096];
+        snprintf(p, sizeof(p), "%s/predict.svg", outdir);
+        FILE *f = fopen(p, "w");
+        if (!f || svg_scatter(f, &c) != 0 || fclose(f) != 0) {
+            fprintf(stderr, "phasor predict: %s: %s\n", p, strerror(errno));
+            status = PHASOR_EXIT_INPUT;
+            goto done;
+        }
+    }
+    if (json)
+        json_out(stdout, &c, pm.source);
+    else if (!csv)
+        text_out(stdout, &c, path, pm.source);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "phasor predict: writing the output: %s\n", strerror(errno));
+        status = PHASOR_EXIT_INPUT;
+    }
+done:
+    if (csvf && fclose(csvf) != 0 && status == PHASOR_EXIT_OK) {
+        fprintf(stderr, "phasor predict: %s/predict.csv: %s\n", outdir, strerror(errno));
+        status = PHASOR_EXIT_INPUT;
+    }
+    for (size_t i = 0; i < c.ng; i++) {
+        free(c.g[i].measured.v);
+        for (int k = 0; k < PRED_MAXMODELS; k++) {
+            free(c.g[i].pred[k].v);
+            free(c.g[i].ratio[k].v);
+            free(c.g[i].abserr[k].v);
+        }
+    }
+    free(c.g);
+    free(c.step);
+    free(c.scatter_m.v);
+    free(c.scatter_p.v);
+    pred_models_free(&pm);
+    plog_run_close(run);
+    return status;
+}

@@ -1,0 +1,40 @@
+/* phasor_predict.h: the network models as `phasor predict` uses them (predict_models.c binds
+ * them to models/ and the model file or the log's probe). */
+#ifndef PHASOR_PREDICT_H
+#define PHASOR_PREDICT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "coll_instances.h"
+#include "plog_reader.h"
+
+#define PRED_MAXMODELS 3
+
+typedef enum pred_method { PRED_STEPS = 0, PRED_EXPECTED_MAX = 1 } pred_method_t;
+
+typedef struct pred_model {
+    const char *name; /* "lookup", "hockney", "loggp" */
+    const void *ctx;
+    /* point estimate of one message, ns */
+    double (*time)(const void *ctx, int32_t src, int32_t dst, uint64_t bytes);
+    /* the expected value and the 90th percentile of the maximum of n messages' times taken
+     * as independent (order statistics of their distributions); 0, or -1 out of memory */
+    int (*max_of)(const void *ctx, const ci_xfer_t *const *x, size_t n, double *mean,
+                  double *p90);
+} pred_model_t;
+
+typedef struct pred_models {
+    pred_model_t m[PRED_MAXMODELS];
+    int n;
+    char source[512]; /* where the models came from, for the output */
+    void *priv;
+} pred_models_t;
+
+/* file: a model file, or NULL for the run's probe; kinds: "lookup,hockney" or NULL (all the
+ * source can give). -1 with a one-line reason naming the file in why. */
+int pred_models_load(pred_models_t *pm, const plog_run_t *run, const char *file,
+                     const char *kinds, pred_method_t method, char *why, size_t cap);
+void pred_models_free(pred_models_t *pm);
+
+#endif

@@ -1,0 +1,176 @@
+/* predict_models.c: the models `phasor predict` evaluates, fitted to the run's own probe
+ * (PROBE frames) or read from a model file (doc/model-format.md). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model_file.h"
+#include "net_model.h"
+#include "phasor_predict.h"
+#include "plog_probeset.h"
+
+typedef struct priv {
+    pnm_model_t fit[PRED_MAXMODELS];
+    pnm_q_t *dist; /* scratch of max_of */
+    size_t dcap;
+} priv_t;
+
+static double time_of(const void *ctx, int32_t src, int32_t dst, uint64_t bytes)
+{
+    return pnm_time(ctx, src, dst, bytes);
+}
+
+/* The scratch is shared by the models: predict evaluates one step at a time. */
+static priv_t *g_priv;
+
+static int max_of(const void *ctx, const ci_xfer_t *const *x, size_t n, double *mean,
+                  double *p90)
+{
+    priv_t *p = g_priv;
+    if (n > p->dcap) {
+        pnm_q_t *d = realloc(p->dist, n * sizeof(*d));
+        if (!d)
+            return -1;
+        p->dist = d;
+        p->dcap = n;
+    }
+    for (size_t i = 0; i < n; i++)
+        pnm_dist(ctx, x[i]->src, x[i]->dst, x[i]->bytes, &p->dist[i]);
+    return pnm_max_of(p->dist, n, mean, p90);
+}
+
+int pred_models_load(pred_models_t *pm, const plog_run_t *run, const char *file,
+                     const char *kinds, pred_method_t method, char *why, size_t cap)
+{
+    (void)method;
+    memset(pm, 0, sizeof(*pm));
+    priv_t *p = calloc(1, sizeof(*p));
+    if (!p) {
+        snprintf(why, cap, "out of memory");
+        return -1;
+    }
+    pm->priv = p;
+    g_priv = p;
+    int want[PNM_LOGGP + 1] = {0};
+    int explicit_kinds = kinds != NULL;
+    if (kinds) {
+        char buf[256];
+        snprintf(buf, sizeof(buf), "%s", kinds);
+        for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+            int k = pnm_kind_parse(tok);
+            if (k < 0) {
+                snprintf(why, cap, "--kind: unknown model '%s' (lookup, hockney, loggp)", tok);
+                pred_models_free(pm);
+                return -1;
+            }
+            want[k] = 1;
+        }
+    } else {
+        want[PNM_LOOKUP] = want[PNM_HOCKNEY] = want[PNM_LOGGP] = 1;
+    }
+
+    if (file) { /* the file's models as it holds them */
+        pmf_t mf;
+        if (pmf_read(file, &mf, why, cap) != 0) {
+            pred_models_free(pm);
+            return -1;
+        }
+        for (int k = PNM_LOOKUP; k <= PNM_LOGGP; k++) {
+            if (!want[k])
+                continue;
+            if (!mf.has[k]) {
+                if (explicit_kinds) {
+                    snprintf(why, cap, "%s: no %s model in the file", file,
+                             pnm_kind_name((pnm_kind_t)k));
+                    pmf_free(&mf);
+                    pred_models_free(pm);
+                    return -1;
+                }
+                continue;
+            }
+            p->fit[pm->n] = mf.m[k];
+            memset(&mf.m[k], 0, sizeof(mf.m[k])); /* moved */
+            mf.has[k] = 0;
+            pm->n++;
+        }
+        snprintf(pm->source, sizeof(pm->source), "%s (%s probe, %d ranks)", file,
+                 mf.mode == 2 ? "full" : "quick", (int)mf.nranks);
+        pmf_free(&mf);
+    } else {
+        plog_probeset_t ps;
+        plog_error_t err;
+        plog_err_t e = plog_probeset_load(run, &ps, &err);
+        if (e != PLOG_OK) {
+            snprintf(why, cap, "%s%s", err.msg,
+                     e == PLOG_E_MISSING ? "; give a model file with --model" : "");
+            pred_models_free(pm);
+            return -1;
+        }
+        pnm_sample_t *s = malloc((ps.n ? ps.n : 1) * sizeof(*s));
+        if (!s) {
+            plog_probeset_free(&ps);
+            snprintf(why, cap, "out of memory");
+            pred_models_free(pm);
+            return -1;
+        }
+        for (size_t i = 0; i < ps.n; i++) {
+            const plog_probe_entry_t *pe = &ps.e[i];
+            s[i].src = pe->src;
+            s[i].dst = pe->dst;
+            s[i].bytes = ps.info.sizes[pe->size_idx];
+            s[i].q.n = pe->q.n;
+            const double *v = &pe->q.min; /* min q10 q25 q50 q75 q90 max mean */
+            for (int k = 0; k < PNM_NQ; k++)
+                s[i].q.v[k] = v[k];
+            s[i].q.mean = pe->q.mean;
+        }
+        pnm_samples_t in = {ps.world, (int)ps.info.mode, ps.n, s};
+        for (int k = PNM_LOOKUP; k <= PNM_LOGGP; k++) {
+            if (!want[k])
+                continue;
+            char w[256];
+            pnm_err_t fe = pnm_fit((pnm_kind_t)k, &in, NULL, &p->fit[pm->n], w, sizeof(w));
+            if (fe == PNM_OK) {
+                pm->n++;
+            } else if (explicit_kinds || fe != PNM_E_NODATA) {
+                snprintf(why, cap, "%s: the %s model cannot be fitted to the run's probe: %s",
+                         plog_run_path(run), pnm_kind_name((pnm_kind_t)k), w);
+                free(s);
+                plog_probeset_free(&ps);
+                pred_models_free(pm);
+                return -1;
+            }
+        }
+        snprintf(pm->source, sizeof(pm->source), "fitted to the run's %s probe (%d ranks, %u "
+                 "repetitions)", ps.info.mode == 2 ? "full" : "quick", (int)ps.ranks,
+                 ps.info.reps);
+        free(s);
+        plog_probeset_free(&ps);
+    }
+    if (pm->n == 0) {
+        snprintf(why, cap, "%s: no model to predict with", file ? file : plog_run_path(run));
+        pred_models_free(pm);
+        return -1;
+    }
+    for (int i = 0; i < pm->n; i++) {
+        pm->m[i].name = pnm_kind_name(p->fit[i].kind);
+        pm->m[i].ctx = &p->fit[i];
+        pm->m[i].time = time_of;
+        pm->m[i].max_of = max_of;
+    }
+    return 0;
+}
+
+void pred_models_free(pred_models_t *pm)
+{
+    priv_t *p = pm->priv;
+    if (p) {
+        for (int i = 0; i < PRED_MAXMODELS; i++)
+            pnm_free(&p->fit[i]);
+        free(p->dist);
+        free(p);
+        if (g_priv == p)
+            g_priv = NULL;
+    }
+    memset(pm, 0, sizeof(*pm));
+}

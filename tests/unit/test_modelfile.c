@@ -1,0 +1,127 @@
+/* test_modelfile.c: the model file (postproc/model_file.c): write, read back the same
+ * models; each kind of damage refused with the file and the field named. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "model_file.h"
+
+static pnm_q_t point(double t)
+{
+    pnm_q_t q = {.n = 9, .mean = t};
+    for (int i = 0; i < PNM_NQ; i++)
+        q.v[i] = t * (0.8 + 0.1 * i);
+    q.mean = q.v[3];
+    return q;
+}
+
+static const uint64_t sizes[5] = {4096, 16384, 65536, 131072, 1048576};
+
+/* three ranks, every pair and pooled source at the study's sizes */
+static void make(pmf_t *f)
+{
+    memset(f, 0, sizeof(*f));
+    f->mode = 1;
+    f->nranks = 3;
+    f->reps = 12;
+    f->elapsed_s = 0.5;
+    f->seed = 0xfedcba9876543210ull;
+    snprintf(f->created, sizeof(f->created), "2026-11-22T10:00:00Z");
+    snprintf(f->library, sizeof(f->library), "Open MPI v4.1.4");
+    f->s = calloc(3 * 3 * 5, sizeof(*f->s));
+    for (int s = 0; s < 3; s++)
+        for (int d = -1; d < 3; d++)
+            for (int z = 0; d != s && z < 5; z++)
+                f->s[f->n++] = (pnm_sample_t){s, d, sizes[z],
+                                              point(3000 + 0.2 * (double)sizes[z] * (s + 1))};
+    char why[256];
+    cr_assert_eq(pmf_fit_all(f, why, sizeof(why)), 0, "%s", why);
+}
+
+static char path[64];
+
+static void setup(void)
+{
+    snprintf(path, sizeof(path), "/tmp/test_modelfile.XXXXXX");
+    int fd = mkstemp(path);
+    cr_assert(fd >= 0);
+    close(fd);
+}
+
+static void teardown(void) { unlink(path); }
+
+TestSuite(modelfile, .init = setup, .fini = teardown);
+
+Test(modelfile, round_trip)
+{
+    pmf_t f, g;
+    make(&f);
+    char why[512];
+    cr_assert_eq(pmf_write(path, &f, why, sizeof(why)), 0, "%s", why);
+    cr_assert_eq(pmf_read(path, &g, why, sizeof(why)), 0, "%s", why);
+    cr_assert_eq(g.mode, 1);
+    cr_assert_eq(g.nranks, 3);
+    cr_assert_eq(g.n, f.n);
+    cr_assert_eq(g.seed, f.seed);
+    cr_assert_str_eq(g.library, "Open MPI v4.1.4");
+    for (int k = PNM_LOOKUP; k <= PNM_LOGGP; k++) {
+        cr_assert(g.has[k], "%s missing", pnm_kind_name((pnm_kind_t)k));
+        for (int s = 0; s < 3; s++)
+            for (int z = 0; z < 5; z++) {
+                uint64_t b = sizes[z] + 1000;
+                double a = pnm_time(&f.m[k], s, (s + 1) % 3, b), c = pnm_time(&g.m[k], s, (s + 1) % 3, b);
+                cr_assert_float_eq(a, c, 1e-6 * a, "%s %d: %g vs %g",
+                                   pnm_kind_name((pnm_kind_t)k), s, a, c);
+            }
+    }
+    pmf_free(&f);
+    pmf_free(&g);
+}
+
+/* Replace the first occurrence of `from` in the written file by `to`; the read must fail
+ * with a message naming the file and containing `want`. */
+static void damaged(const char *from, const char *to, const char *want)
+{
+    pmf_t f, g;
+    make(&f);
+    char why[512];
+    cr_assert_eq(pmf_write(path, &f, why, sizeof(why)), 0);
+    pmf_free(&f);
+    FILE *in = fopen(path, "r");
+    static char buf[1 << 20];
+    size_t n = fread(buf, 1, sizeof(buf) - 1, in);
+    fclose(in);
+    buf[n] = '\0';
+    char *p = strstr(buf, from);
+    cr_assert(p != NULL, "'%s' not in the file", from);
+    FILE *out = fopen(path, "w");
+    fwrite(buf, 1, (size_t)(p - buf), out);
+    fputs(to, out);
+    fputs(p + strlen(from), out);
+    fclose(out);
+    cr_assert_eq(pmf_read(path, &g, why, sizeof(why)), -1, "accepted %s -> %s", from, to);
+    cr_assert(strstr(why, path) != NULL, "file not named: %s", why);
+    cr_assert(strstr(why, want) != NULL, "'%s' not in: %s", want, why);
+}
+
+Test(modelfile, wrong_format) { damaged("\"phasor-model\"", "\"other\"", "not a phasor model file"); }
+Test(modelfile, wrong_version) { damaged("\"version\": 1", "\"version\": 7", "version 7"); }
+Test(modelfile, bad_mode) { damaged("\"quick\"", "\"slow\"", "probe.mode"); }
+Test(modelfile, bad_ranks) { damaged("\"ranks\": 3", "\"ranks\": 0", "probe.ranks"); }
+Test(modelfile, sample_rank) { damaged("[\n   0,\n   -1,", "[\n   7,\n   -1,", "samples[0]"); }
+Test(modelfile, sample_shape) { damaged("[\n   0,\n   -1,", "[\n   -1,", "samples[0]"); }
+Test(modelfile, unknown_model) { damaged("\"lookup\": {}", "\"nearest\": {}", "models.nearest"); }
+Test(modelfile, segment_order) { damaged("\"hi\": 131072", "\"hi\": 4096", "not increasing"); }
+Test(modelfile, loggp_negative) { damaged("\"L2o_ns\": ", "\"L2o_ns\": -1", "L2o_ns"); }
+Test(modelfile, not_json) { damaged("{", "[", "line"); }
+
+Test(modelfile, missing_file)
+{
+    pmf_t g;
+    char why[512];
+    cr_assert_eq(pmf_read("/nonexistent/model.json", &g, why, sizeof(why)), -1);
+    cr_assert(strstr(why, "/nonexistent/model.json") != NULL, "%s", why);
+}
