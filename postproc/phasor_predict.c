@@ -88,6 +88,7 @@ typedef struct pctx {
     int oom;
     /* scratch: one step's messages */
     const ci_xfer_t **step;
+    ci_xfer_t *agg, **aggp;   /* one step's aggregated transfers */
     size_t stepcap;
     dvec_t scatter_m, scatter_p; /* first model: for the SVG */
 } pctx_t;
@@ -121,7 +122,75 @@ static group_t *group_at(pctx_t *c, pcs_coll_t coll, int32_t size, int bucket)
 static int cmp_step(const void *a, const void *b)
 {
     const ci_xfer_t *x = *(const ci_xfer_t *const *)a, *y = *(const ci_xfer_t *const *)b;
-    return (x->step > y->step) - (x->step < y->step);
+    if (x->step != y->step)
+        return (x->step > y->step) - (x->step < y->step);
+    return (x->src > y->src) - (x->src < y->src);
+}
+
+static int cmp_dst(const void *a, const void *b)
+{
+    const ci_xfer_t *x = *(const ci_xfer_t *const *)a, *y = *(const ci_xfer_t *const *)b;
+    return (x->dst > y->dst) - (x->dst < y->dst);
+}
+
+/* A rank's messages of one step go out (come in) through its one link at the same time:
+ * they count as one message of their summed bytes, to (from) the peer of the largest
+ * (science.md §2, concurrency). out[] gets one transfer per source of x[0..n) sorted by
+ * source (by_dst: per destination, x sorted by destination). */
+static size_t aggregate(const ci_xfer_t *const *x, size_t n, int by_dst, ci_xfer_t *out)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n;) {
+        int32_t key = by_dst ? x[i]->dst : x[i]->src;
+        ci_xfer_t a = *x[i];
+        uint64_t big = x[i]->bytes;
+        a.bytes = 0;
+        size_t j = i;
+        for (; j < n && (by_dst ? x[j]->dst : x[j]->src) == key; j++) {
+            a.bytes += x[j]->bytes;
+            if (x[j]->bytes > big) {
+                big = x[j]->bytes;
+                if (by_dst)
+                    a.src = x[j]->src;
+                else
+                    a.dst = x[j]->dst;
+            }
+        }
+        out[m++] = a;
+        i = j;
+    }
+    return m;
+}
+
+/* The step's time (and its P90): the slowest of the per-source and per-destination
+ * aggregated transfers, by point estimates (steps) or as the expected maximum. */
+static int step_time(pctx_t *c, const pred_model_t *m, const ci_xfer_t **x, size_t n,
+                     double *e, double *q)
+{
+    *e = *q = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1)
+            qsort(x, n, sizeof(*x), cmp_dst);
+        size_t na = aggregate(x, n, pass, c->agg);
+        for (size_t k = 0; k < na; k++)
+            c->aggp[k] = &c->agg[k];
+        double ee = 0, qq = 0;
+        if (c->method == PRED_STEPS) {
+            for (size_t k = 0; k < na; k++) {
+                double t = m->time(m->ctx, c->agg[k].src, c->agg[k].dst, c->agg[k].bytes);
+                if (t > ee)
+                    ee = t;
+            }
+            qq = ee;
+        } else if (m->max_of(m->ctx, (const ci_xfer_t *const *)c->aggp, na, &ee, &qq) != 0) {
+            return -1;
+        }
+        if (ee > *e)
+            *e = ee;
+        if (qq > *q)
+            *q = qq;
+    }
+    return 0;
 }
 
 /* Σ over steps of the step's max (steps) or expected max (expected-max); *p90: Σ of the
@@ -131,9 +200,16 @@ static int predict_one(pctx_t *c, const ci_inst_t *in, const pred_model_t *m, do
 {
     if (in->nx > c->stepcap) {
         const ci_xfer_t **ns = realloc(c->step, in->nx * sizeof(*ns));
-        if (!ns)
+        ci_xfer_t *ag = realloc(c->agg, in->nx * sizeof(*ag));
+        ci_xfer_t **ap = ag ? realloc(c->aggp, in->nx * sizeof(*ap)) : NULL;
+        if (ns)
+            c->step = ns;
+        if (ag)
+            c->agg = ag;
+        if (ap)
+            c->aggp = ap;
+        if (!ns || !ag || !ap)
             return -1;
-        c->step = ns;
         c->stepcap = in->nx;
     }
     for (size_t i = 0; i < in->nx; i++)
@@ -144,17 +220,9 @@ static int predict_one(pctx_t *c, const ci_inst_t *in, const pred_model_t *m, do
         size_t j = i;
         while (j < in->nx && c->step[j]->step == c->step[i]->step)
             j++;
-        double mx = 0, e = 0, q = 0;
-        if (c->method == PRED_STEPS) {
-            for (size_t k = i; k < j; k++) {
-                double x = m->time(m->ctx, c->step[k]->src, c->step[k]->dst, c->step[k]->bytes);
-                if (x > mx)
-                    mx = x;
-            }
-            e = q = mx;
-        } else if (m->max_of(m->ctx, c->step + i, j - i, &e, &q) != 0) {
+        double e, q;
+        if (step_time(c, m, c->step + i, j - i, &e, &q) != 0)
             return -1;
-        }
         sum += e;
         sum90 += q;
         i = j;
@@ -583,6 +651,8 @@ done:
     }
     free(c.g);
     free(c.step);
+    free(c.agg);
+    free(c.aggp);
     free(c.scatter_m.v);
     free(c.scatter_p.v);
     pred_models_free(&pm);

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# accuracy.sh: how close `phasor predict` comes to the collective times measured in the
+# same run, on the emulated cluster (bench/cluster): 4 hosts x 1 and 4 hosts x 2 ranks,
+# Bcast, Allgather, Alltoall, Allreduce, Reduce x 1 KiB..4 MiB (examples/collsweep), recorded
+# under the shim with the quick probe at MPI_Init, without and with background traffic on
+# two links; for each model and method, the median and 90th percentile over instances of
+# |predicted / measured - 1|. Targets: median <= 10% (P90 <= 25%) without contention, <= 20%
+# (P90 <= 40%) with. A measurement, not a test. Needs root (network namespaces).
+# Usage: bench/accuracy.sh [RATE (500mbit)] [REPS (5)]
+# OUT=DIR keeps the logs and predictions (default: a temporary directory, removed).
+set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+rate=${1:-500mbit}
+reps=${2:-5}
+cl=$top/bench/cluster
+name=phacc
+make -C "$bdir" -s examples/collsweep >/dev/null
+if [ -n "${OUT:-}" ]; then out=$OUT; mkdir -p "$out"; else out=$(mktemp -d); fi
+cleanup() { "$cl/down.sh" --name "$name" >/dev/null 2>&1 || true; [ -n "${OUT:-}" ] || rm -rf "$out"; }
+trap cleanup EXIT
+"$cl/up.sh" 4 --rate "$rate" --name "$name" --force >/dev/null
+echo "4 emulated hosts at $rate each way; logs in $out"
+
+summary() { # CSV label: per model, median and P90 of |ratio - 1| over instances
+  python3 - "$@" <<'PY'
+import csv, sys, statistics as st
+# the sweep's collectives only (not its barriers), at its sizes (not its 8-byte timing reduce)
+want = {"bcast", "allgather", "alltoall", "allreduce", "reduce"}
+rows = [r for r in csv.DictReader(open(sys.argv[1]))
+        if r["collective"] in want and int(r["bytes"]) >= 1024]
+label = sys.argv[2]
+models = [k[len("predicted_ns_"):] for k in rows[0] if k.startswith("predicted_ns_")] if rows else []
+def q(v, p):
+    v = sorted(v); h = (len(v) - 1) * p; lo = int(h); hi = min(lo + 1, len(v) - 1)
+    return v[lo] + (h - lo) * (v[hi] - v[lo])
+for m in models:
+    err = [abs(float(r["predicted_ns_" + m]) / float(r["measured_ns"]) - 1) for r in rows if float(r["measured_ns"]) > 0]
+    ratio = [float(r["predicted_ns_" + m]) / float(r["measured_ns"]) for r in rows if float(r["measured_ns"]) > 0]
+    by = {}
+    for r in rows:
+        if float(r["measured_ns"]) > 0:
+            by.setdefault(r["collective"], []).append(float(r["predicted_ns_" + m]) / float(r["measured_ns"]))
+    per = " ".join("%s %.2f" % (c, st.median(v)) for c, v in sorted(by.items()))
+    print("%-34s %-8s %5d  median|r-1| %6.1f%%  P90|r-1| %7.1f%%  median ratio %.2f  (%s)" %
+          (label, m, len(err), 100 * st.median(err), 100 * q(err, 0.9), st.median(ratio), per))
+PY
+}
+
+for slots in 1 2; do
+  for cont in no yes; do
+    tag="4x${slots}-${cont}"
+    log=$out/$tag
+    rm -rf "$log"
+    if [ "$cont" = yes ]; then
+      "$cl/contend.sh" --name "$name" start 3 0 >/dev/null
+      "$cl/contend.sh" --name "$name" start 1 2 >/dev/null
+    fi
+    "$cl/mpirun.sh" --name "$name" --slots "$slots" -x LD_PRELOAD="$shim" -x PHASOR_DIR="$log" \
+      -x PHASOR_PROBE=quick -x PHASOR_QUIET=1 -- "$bdir/examples/collsweep" --reps "$reps" \
+      >"$log.out" 2>&1 || { echo "run $tag failed:"; tail -5 "$log.out"; exit 1; }
+    [ "$cont" = yes ] && "$cl/contend.sh" --name "$name" stop >/dev/null
+    for method in steps expected-max; do
+      "$phasor" predict --method "$method" --csv "$log" >"$log.$method.csv" 2>"$log.$method.err"
+      summary "$log.$method.csv" "$tag contention=$cont $method"
+    done
+  done
+done
