@@ -28,6 +28,30 @@ int pnm_kind_parse(const char *s)
     return -1;
 }
 
+int pnm_opts_parse_breaks(const char *s, pnm_opts_t *o)
+{
+    o->detect = 0;
+    o->nbreak = 0;
+    if (strcmp(s, "study") == 0)
+        return 0;
+    if (strcmp(s, "detect") == 0) {
+        o->detect = 1;
+        return 0;
+    }
+    const char *p = s;
+    while (*p) {
+        char *end;
+        unsigned long long v = strtoull(p, &end, 10);
+        if (end == p || (*end && (*end != ',' || end[1] == '\0')) || v == 0 ||
+            o->nbreak == PNM_MAXSEG - 1 ||
+            (o->nbreak > 0 && v <= o->breaks[o->nbreak - 1]))
+            return -1;
+        o->breaks[o->nbreak++] = (uint64_t)v;
+        p = *end ? end + 1 : end;
+    }
+    return o->nbreak > 0 ? 0 : -1;
+}
+
 const char *pnm_strerror(pnm_err_t e)
 {
     switch (e) {

@@ -79,6 +79,10 @@ typedef struct pnm_opts {
     uint64_t bands[PNM_MAXBAND - 1];
 } pnm_opts_t;
 
+/* "study" (the default), "detect", or increasing byte sizes "8192,131072" (at most 7)
+ * into o's Hockney fields; -1 if s is none of those. */
+int pnm_opts_parse_breaks(const char *s, pnm_opts_t *o);
+
 typedef struct pnm_model {
     pnm_kind_t kind;
     int32_t nranks;

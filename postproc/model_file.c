@@ -31,14 +31,14 @@ void pmf_free(pmf_t *f)
     memset(f, 0, sizeof(*f));
 }
 
-int pmf_fit_all(pmf_t *f, char *why, size_t cap)
+int pmf_fit_all(pmf_t *f, const pnm_opts_t *o, char *why, size_t cap)
 {
     pnm_samples_t in = {f->nranks, f->mode, f->n, f->s};
     for (int k = PNM_LOOKUP; k <= PNM_LOGGP; k++) {
         char w[256];
         pnm_free(&f->m[k]);
         f->has[k] = 0;
-        pnm_err_t e = pnm_fit((pnm_kind_t)k, &in, NULL, &f->m[k], w, sizeof(w));
+        pnm_err_t e = pnm_fit((pnm_kind_t)k, &in, o, &f->m[k], w, sizeof(w));
         if (e == PNM_OK)
             f->has[k] = 1;
         else if (k == PNM_LOOKUP || e != PNM_E_NODATA) {

@@ -28,7 +28,7 @@ typedef struct pmf {
 } pmf_t;
 
 /* Fit every model that the samples allow (the lookup table always). 0, or -1 with why. */
-int pmf_fit_all(pmf_t *f, char *why, size_t cap);
+int pmf_fit_all(pmf_t *f, const pnm_opts_t *o, char *why, size_t cap);
 /* -1 with a one-line reason naming the file (and the field) in why. */
 int pmf_write(const char *path, const pmf_t *f, char *why, size_t cap);
 int pmf_read(const char *path, pmf_t *f, char *why, size_t cap);

@@ -486,7 +486,7 @@ static void usage(FILE *o)
     fprintf(o,
             "Usage: phasor predict <log-dir> [--model FILE] [--kind K[,K...]]\n"
             "                      [--method steps|expected-max] [--csv | --json] [-o DIR]\n"
-            "                      [--library auto|ompi41|mpich40]\n"
+            "                      [--library auto|ompi41|mpich40] [--breaks SPEC]\n"
             "Replays every collective instance of the log against network models and compares\n"
             "the prediction with the time the instance took (last member's exit - first\n"
             "member's entry, clocks aligned).\n"
@@ -501,6 +501,9 @@ static void usage(FILE *o)
             "  --json          the summary as JSON (doc/predict-format.md)\n"
             "  -o DIR          also write DIR/predict.csv and DIR/predict.svg (scatter)\n"
             "  --library NAME  the MPI library's rules (as phasor steps)\n"
+            "  --breaks SPEC   Hockney segments when fitting the run's probe: study (8 KiB and\n"
+            "                  128 KiB, the default), detect (where the fit's residual doubles)\n"
+            "                  or sizes in bytes, e.g. 16384,65536\n"
             "Exit status: 0 ok, 1 bad input (a one-line reason naming the file), 2 bad usage.\n");
 }
 
@@ -510,11 +513,14 @@ int phasor_cmd_predict(int argc, char **argv)
         {"model", required_argument, NULL, 'm'}, {"kind", required_argument, NULL, 'k'},
         {"method", required_argument, NULL, 'M'}, {"csv", no_argument, NULL, 'c'},
         {"json", no_argument, NULL, 'j'}, {"library", required_argument, NULL, 'l'},
+        {"breaks", required_argument, NULL, 'B'},
         {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
     const char *model_file = NULL, *kinds = NULL, *outdir = NULL;
     pred_method_t method = PRED_STEPS;
     int csv = 0, json = 0;
     recon_lib_t lib = RECON_LIB_AUTO;
+    pnm_opts_t fit;
+    memset(&fit, 0, sizeof(fit));
     optind = 1;
     opterr = 0;
     int ch;
@@ -530,6 +536,11 @@ int phasor_cmd_predict(int argc, char **argv)
             else
                 return phasor_usage_error("predict", "--method: '%s' is not steps or expected-max",
                                           optarg);
+            break;
+        case 'B':
+            if (pnm_opts_parse_breaks(optarg, &fit) != 0)
+                return phasor_usage_error("predict", "--breaks: '%s' is not study, detect or "
+                                          "increasing sizes in bytes (8192,131072)", optarg);
             break;
         case 'c': csv = 1; break;
         case 'j': json = 1; break;
@@ -565,7 +576,12 @@ int phasor_cmd_predict(int argc, char **argv)
     }
     pred_models_t pm;
     char why[1024];
-    if (pred_models_load(&pm, run, model_file, kinds, method, why, sizeof(why)) != 0) {
+    if (model_file && (fit.detect || fit.nbreak)) {
+        plog_run_close(run);
+        return phasor_usage_error("predict", "%s", "--breaks applies to fitting the run's probe; "
+                                  "a model file holds its own segments");
+    }
+    if (pred_models_load(&pm, run, model_file, kinds, &fit, why, sizeof(why)) != 0) {
         fprintf(stderr, "phasor predict: %s\n", why);
         plog_run_close(run);
         return PHASOR_EXIT_INPUT;

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "coll_instances.h"
+#include "net_model.h"
 #include "plog_reader.h"
 
 #define PRED_MAXMODELS 3
@@ -34,7 +35,7 @@ typedef struct pred_models {
 /* file: a model file, or NULL for the run's probe; kinds: "lookup,hockney" or NULL (all the
  * source can give). -1 with a one-line reason naming the file in why. */
 int pred_models_load(pred_models_t *pm, const plog_run_t *run, const char *file,
-                     const char *kinds, pred_method_t method, char *why, size_t cap);
+                     const char *kinds, const pnm_opts_t *fit, char *why, size_t cap);
 void pred_models_free(pred_models_t *pm);
 
 #endif

@@ -40,9 +40,8 @@ static int max_of(const void *ctx, const ci_xfer_t *const *x, size_t n, double *
 }
 
 int pred_models_load(pred_models_t *pm, const plog_run_t *run, const char *file,
-                     const char *kinds, pred_method_t method, char *why, size_t cap)
+                     const char *kinds, const pnm_opts_t *fit, char *why, size_t cap)
 {
-    (void)method;
     memset(pm, 0, sizeof(*pm));
     priv_t *p = calloc(1, sizeof(*p));
     if (!p) {
@@ -129,7 +128,7 @@ int pred_models_load(pred_models_t *pm, const plog_run_t *run, const char *file,
             if (!want[k])
                 continue;
             char w[256];
-            pnm_err_t fe = pnm_fit((pnm_kind_t)k, &in, NULL, &p->fit[pm->n], w, sizeof(w));
+            pnm_err_t fe = pnm_fit((pnm_kind_t)k, &in, fit, &p->fit[pm->n], w, sizeof(w));
             if (fe == PNM_OK) {
                 pm->n++;
             } else if (explicit_kinds || fe != PNM_E_NODATA) {

@@ -27,10 +27,13 @@ static void usage(FILE *o)
             "  --reps N       quick: at least N repetitions (3); full: N per pair and size (5)\n"
             "  --rounds N     quick: partners per rank (tournament rounds, default 16)\n"
             "  --seed N       the random orders (default fixed, so runs are comparable)\n"
+            "  --breaks SPEC  Hockney segments: study (default), detect, or sizes 16384,65536\n"
             "Exit status: 0 ok, 1 the file could not be written or the probe failed, 2 bad usage.\n");
 }
 
 /* Every rank parses the same argv, so they agree without messages. 0 run, 1 help, -1 bad. */
+static pnm_opts_t fitopts;
+
 static int parse(int argc, char **argv, pprobe_opts_t *o, const char **out, char *why,
                  size_t cap)
 {
@@ -38,6 +41,7 @@ static int parse(int argc, char **argv, pprobe_opts_t *o, const char **out, char
         {"mode", required_argument, NULL, 'm'}, {"budget", required_argument, NULL, 'b'},
         {"reps", required_argument, NULL, 'r'}, {"rounds", required_argument, NULL, 'R'},
         {"seed", required_argument, NULL, 's'}, {"help", no_argument, NULL, 'h'},
+        {"breaks", required_argument, NULL, 'B'},
         {NULL, 0, NULL, 0}};
     pprobe_defaults(PPROBE_QUICK, o);
     *out = "phasor-model.json";
@@ -87,6 +91,13 @@ static int parse(int argc, char **argv, pprobe_opts_t *o, const char **out, char
             o->seed = strtoull(optarg, &end, 0);
             if (*end) {
                 snprintf(why, cap, "--seed: '%s' is not a number", optarg);
+                return -1;
+            }
+            break;
+        case 'B':
+            if (pnm_opts_parse_breaks(optarg, &fitopts) != 0) {
+                snprintf(why, cap, "--breaks: '%s' is not study, detect or increasing sizes",
+                         optarg);
                 return -1;
             }
             break;
@@ -177,7 +188,7 @@ int main(int argc, char **argv)
                     f.s[i].q.v[k] = v[k];
                 f.s[i].q.mean = e->q.mean;
             }
-            if (pmf_fit_all(&f, why, sizeof(why)) != 0) {
+            if (pmf_fit_all(&f, &fitopts, why, sizeof(why)) != 0) {
                 fprintf(stderr, "phasor-probe: %s\n", why);
                 status = 1;
             } else if (pmf_write(out, &f, why, sizeof(why)) != 0) {

@@ -38,7 +38,7 @@ static void make(pmf_t *f)
                 f->s[f->n++] = (pnm_sample_t){s, d, sizes[z],
                                               point(3000 + 0.2 * (double)sizes[z] * (s + 1))};
     char why[256];
-    cr_assert_eq(pmf_fit_all(f, why, sizeof(why)), 0, "%s", why);
+    cr_assert_eq(pmf_fit_all(f, NULL, why, sizeof(why)), 0, "%s", why);
 }
 
 static char path[64];

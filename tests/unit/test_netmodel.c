@@ -209,3 +209,18 @@ Test(netmodel, distribution_follows_the_model)
     cr_assert_float_eq(q.v[0] / q.v[3], 0.5, 1e-9); /* min/median of U(1000, 3000) */
     pnm_free(&m);
 }
+
+Test(netmodel, breakpoint_option)
+{
+    pnm_opts_t o;
+    memset(&o, 0, sizeof(o));
+    cr_assert_eq(pnm_opts_parse_breaks("detect", &o), 0);
+    cr_assert_eq(o.detect, 1);
+    cr_assert_eq(pnm_opts_parse_breaks("16384,65536", &o), 0);
+    cr_assert(o.detect == 0 && o.nbreak == 2 && o.breaks[0] == 16384 && o.breaks[1] == 65536);
+    cr_assert_eq(pnm_opts_parse_breaks("study", &o), 0);
+    cr_assert(o.detect == 0 && o.nbreak == 0);
+    const char *bad[] = {"", "0", "8,4", "8,,9", "x", "1,2,3,4,5,6,7,8", "9,"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        cr_assert_eq(pnm_opts_parse_breaks(bad[i], &o), -1, "'%s' accepted", bad[i]);
+}
