@@ -331,11 +331,11 @@ static void series_range(const double *const *v, int nv, size_t n, double *lo, d
 }
 
 #define W 900
-#define H 420
+#define H 480
 static svg_plot_t time_plot(FILE *f, const pp_t *pp, double y0, double y1)
 {
     svg_plot_t p = {.f = f, .x0 = (double)pp->t0, .x1 = t_end(pp), .y0 = y0, .y1 = y1,
-                    .x = 80, .y = 56, .w = W - 110, .h = H - 56 - 56};
+                    .x = 80, .y = 56, .w = W - 110, .h = H - 56 - 110};
     if (!(p.x1 > p.x0))
         p.x1 = p.x0 + 1;
     return p;
@@ -593,7 +593,7 @@ static int hist_figure(const pp_t *pp, FILE *f)
                        : "every pair j < i, dtheta_ij = theta_j - theta_i (unwrapped); "
                          "Freedman-Diaconis bins; one curve per snapshot");
     svg_plot_t p = {.f = f, .x0 = lo, .x1 = hi, .y0 = 0, .y1 = ymax > 0 ? ymax * 1.08 : 1,
-                    .x = 80, .y = 56, .w = W - 110, .h = H - 112};
+                    .x = 80, .y = 56, .w = W - 110, .h = H - 56 - 130};
     svg_axes(&p, 1, 1, "dtheta (rad)", "fraction of pairs");
     svg_key_t k[PP_MAX_SNAP];
     char lab[PP_MAX_SNAP][64];

@@ -339,27 +339,25 @@ void svg_vspan(const svg_plot_t *p, double xa, double xb, const char *colour, do
 
 void svg_legend(const svg_plot_t *p, const svg_key_t *k, size_t n)
 {
-    if (n == 0)
-        return;
-    size_t longest = 0;
-    for (size_t i = 0; i < n; i++)
-        if (strlen(k[i].label) > longest)
-            longest = strlen(k[i].label);
-    double w = 34 + 6.2 * (double)longest, h = 8 + 15 * (double)n;
-    double x = p->x + p->w - w - 6, y = p->y + 6;
-    fprintf(p->f, "<g class=\"legend\"><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-                  "fill=\"white\" fill-opacity=\"0.85\" stroke=\"#999\"/>\n", x, y, w, h);
+    /* in rows below the x axis label, so that it never hides data */
+    double x = p->x, y = p->y + p->h + 52;
+    fputs("<g class=\"legend\">\n", p->f);
     for (size_t i = 0; i < n; i++) {
-        double yy = y + 12 + 15 * (double)i;
+        double w = 40 + 6.2 * (double)strlen(k[i].label);
+        if (x > p->x && x + w > p->x + p->w) {
+            x = p->x;
+            y += 16;
+        }
         if (k[i].width > 0)
             fprintf(p->f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
-                          "stroke-width=\"%.1f\"%s%s%s/>\n", x + 5, yy - 4, x + 27, yy - 4,
+                          "stroke-width=\"%.1f\"%s%s%s/>\n", x, y - 4, x + 22, y - 4,
                     k[i].colour, k[i].width, k[i].dash ? " stroke-dasharray=\"" : "",
                     k[i].dash ? k[i].dash : "", k[i].dash ? "\"" : "");
         else
             fprintf(p->f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"22\" height=\"9\" fill=\"%s\" "
-                          "fill-opacity=\"0.5\"/>\n", x + 5, yy - 9, k[i].colour);
-        svg_text(p->f, x + 31, yy, "start", 10, 0, k[i].label);
+                          "fill-opacity=\"0.5\"/>\n", x, y - 9, k[i].colour);
+        svg_text(p->f, x + 26, y, "start", 10, 0, k[i].label);
+        x += w;
     }
     fputs("</g>\n", p->f);
 }

@@ -51,8 +51,8 @@ void svg_hline(const svg_plot_t *p, double y, const char *colour, const char *da
                const char *label);
 void svg_vspan(const svg_plot_t *p, double xa, double xb, const char *colour, double opacity,
                const char *tooltip);
-/* Legend box at the top-right corner inside the plot: n entries, a line sample each
- * (dash may be NULL, width <= 0 draws a filled square). */
+/* Legend in rows below the x axis label (the caller leaves ~60 px under the plot area):
+ * n entries, a line sample each (dash may be NULL, width <= 0 draws a filled square). */
 typedef struct svg_key {
     const char *label, *colour, *dash;
     double width;
