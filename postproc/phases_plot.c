@@ -633,6 +633,9 @@ static int hist_figure(const pp_t *pp, FILE *f)
     return svg_end(f);
 }
 
+/* Up to four snapshots side by side (as in the paper), the lowest R always among them, on
+ * one colour scale. */
+#define HEAT_PANELS 4
 static int heatmap_figure(const pp_t *pp, FILE *f)
 {
     tunit_t u = time_unit(pp);
@@ -640,35 +643,61 @@ static int heatmap_figure(const pp_t *pp, FILE *f)
     for (size_t k = 1; k < pp->nsnap; k++)
         if (pp->snap[k].R < pp->snap[best].R)
             best = k;
+    size_t pick[HEAT_PANELS], np = 0;
+    if (pp->nsnap <= HEAT_PANELS)
+        for (size_t k = 0; k < pp->nsnap; k++)
+            pick[np++] = k;
+    else {
+        for (size_t i = 0; i < HEAT_PANELS; i++)
+            pick[np++] = (size_t)llround((double)i * (double)(pp->nsnap - 1) / (HEAT_PANELS - 1));
+        size_t near = 0; /* the lowest R replaces the nearest pick */
+        for (size_t i = 1; i < np; i++)
+            if (llabs((long long)pick[i] - (long long)best) <
+                llabs((long long)pick[near] - (long long)best))
+                near = i;
+        pick[near] = best;
+    }
     size_t nb = (size_t)pp->nblock;
-    char title[128], sub[200];
-    const pp_snap_t *s = pp->nsnap ? &pp->snap[best] : NULL;
-    snprintf(title, sizeof(title), "Phase differences between all ranks at t = %.4g %s",
-             s ? s->t / u.scale : 0.0, u.name);
-    snprintf(sub, sizeof(sub), "the snapshot with the lowest R (%.3f); cell (i, j): theta_j - "
-             "theta_i%s%s", s ? s->R : 0.0, pp->wrap ? ", wrapped" : "",
-             pp->bsize > 1 ? "; mean over blocks of ranks" : "");
-    svg_begin(f, 760, 720, title, sub);
-    svg_plot_t p = {.f = f, .x0 = 0, .x1 = (double)(nb * (size_t)pp->bsize), .y0 = 0,
-                    .y1 = (double)(nb * (size_t)pp->bsize), .x = 80, .y = 60, .w = 580, .h = 580};
+    double amax = 0;
+    for (size_t q = 0; q < np; q++)
+        for (size_t c = 0; c < nb * nb; c++)
+            if (fabs(pp->snap[pick[q]].block[c]) > amax)
+                amax = fabs(pp->snap[pick[q]].block[c]);
+    if (!(amax > 0))
+        amax = 1;
+    char sub[240];
+    snprintf(sub, sizeof(sub), "cell (i, j): dtheta_ij = theta_j - theta_i%s%s at %zu snapshots "
+             "(the lowest R among them); one colour scale", pp->wrap ? ", wrapped" : "",
+             pp->bsize > 1 ? ", mean over blocks of ranks" : "", np);
+    int side = 340, gap = 90, cols = np < 2 ? 1 : 2, rows = np > 2 ? 2 : 1;
+    svg_begin(f, 80 + cols * (side + gap) + 60, 70 + rows * (side + 80),
+              "Heatmap of the pairwise phase differences", sub);
     double *v = malloc(nb * nb * sizeof(double));
     if (v == NULL)
         return -1;
-    double amax = 0;
-    for (size_t i = 0; i < nb; i++) /* rank 0 at the bottom: rows flipped */
-        for (size_t j = 0; j < nb; j++) {
-            double x = s ? s->block[i * nb + j] : NAN;
-            v[(nb - 1 - i) * nb + j] = x;
-            if (fabs(x) > amax)
-                amax = fabs(x);
-        }
-    if (!(amax > 0))
-        amax = 1;
-    fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#f2f2f2\"/>\n",
-            p.x, p.y, p.w, p.h);
-    svg_raster(&p, nb, nb, v, -amax, amax, 1);
-    svg_axes(&p, 1, 1, "rank j", "rank i");
-    svg_colourbar(f, p.x + p.w + 14, p.y, 220, -amax, amax, 1, "dtheta (rad)");
+    for (size_t q = 0; q < np; q++) {
+        const pp_snap_t *s = &pp->snap[pick[q]];
+        svg_plot_t p = {.f = f, .x0 = 0, .x1 = (double)(nb * (size_t)pp->bsize), .y0 = 0,
+                        .y1 = (double)(nb * (size_t)pp->bsize),
+                        .x = 80 + (double)(q % 2) * (side + gap),
+                        .y = 80 + (double)(q / 2) * (side + 80), .w = side, .h = side};
+        for (size_t i = 0; i < nb; i++) /* rank 0 at the bottom: rows flipped */
+            for (size_t j = 0; j < nb; j++)
+                v[(nb - 1 - i) * nb + j] = s->block[i * nb + j];
+        fprintf(f, "<g class=\"snapshot\"><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+                   "height=\"%.1f\" fill=\"#f2f2f2\"/>\n", p.x, p.y, p.w, p.h);
+        svg_raster(&p, nb, nb, v, -amax, amax, 1);
+        svg_axes(&p, 1, 1, "rank j", "rank i");
+        char lab[96];
+        snprintf(lab, sizeof(lab), "t = %.4g %s, R = %.3f%s", s->t / u.scale, u.name, s->R,
+                 pick[q] == best ? " (lowest)" : "");
+        svg_text(f, p.x + p.w / 2, p.y - 8, "middle", 11, 0, lab);
+        fputs("</g>\n", f);
+    }
+    if (np == 0)
+        svg_text(f, 30, 100, "start", 12, 0, "no snapshots");
+    svg_colourbar(f, 80 + cols * (side + gap) - gap + 20, 80, 220, -amax, amax, 1,
+                  "dtheta (rad)");
     free(v);
     return svg_end(f);
 }
@@ -724,13 +753,15 @@ static const char *const caption[8] = {
     "each snapshot, as the fraction of pairs per bin. Synchronised runs give one narrow peak "
     "at 0; a wavefront or a persistent lag gives a broad or multi-peaked distribution.",
     "<b>&Delta;&theta; heatmap.</b> All pairwise differences &theta;<sub>j</sub> &minus; "
-    "&theta;<sub>i</sub> at the snapshot with the lowest R (blue: j behind i, red: j ahead). "
+    "&theta;<sub>i</sub> (row i, column j) at up to four snapshots, the one with the lowest R "
+    "among them, on one colour scale (blue: j behind i, red: j ahead). "
     "A delayed rank is a cross of one colour through its row and column; a wavefront gives a "
     "gradient from one corner to the other.",
     "<b>Potential energy E(t).</b> E = &Sigma; T<sub>ij</sub> V<sup>2</sup>(&theta;<sub>j</sub> "
     "&minus; &theta;<sub>i</sub>) with the chosen potential V: the &ldquo;tension&rdquo; in "
-    "the coupling. It is 0 in lockstep, jumps when a delay pulls neighbours apart and decays "
-    "as the coupling pulls them back; a plateau means a stable desynchronised state."};
+    "the coupling. It is 0 in lockstep and jumps when a delay pulls neighbours apart; a smooth "
+    "decay to a minimum is the ranks locking again, sudden spikes are instabilities or phase "
+    "slips, and a plateau above 0 is a stable desynchronised state (a wavefront)."};
 
 static int index_page(const pp_t *pp, const pp_summary_t *sm, FILE *f)
 {

@@ -129,6 +129,9 @@ for d, P in (("p8", 8), ("p1k", 1024), ("pfine", 8)):
         if f == "heatmap.svg":
             check(d + "/heatmap.svg: rank axes, colour bar, cells",
                   "rank i" in tx and "rank j" in tx and len(rects) > 10)
+            panels = root.findall(".//" + NS + "g[@class='snapshot']")
+            check(d + "/heatmap.svg: 4 snapshots, the lowest R among them",
+                  len(panels) == 4 and "(lowest)" in tx, str(len(panels)))
             if P > 64:
                 check(d + "/heatmap.svg: blocks of ranks", "blocks of ranks" in tx)
     # index.html
