@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "phases.h"
+#include "phases_plot.h"
 #include "phasor_cmd.h"
 #include "phasor_out.h"
 #include "plog_calls.h"
@@ -59,6 +60,7 @@ static void usage(FILE *f)
         "                              (default 0.5)\n"
         "Output:\n"
         "  -o, --out DIR               write one CSV per metric to DIR (created if needed)\n"
+        "  --plots                     also write SVG figures and index.html into DIR (-o)\n"
         "  --json                      the summary as one JSON object on stdout\n"
         "  -h, --help                  this text\n"
         "\n"
@@ -68,7 +70,7 @@ static void usage(FILE *f)
 
 typedef struct opts {
     ph_mark_spec_t spec;
-    int compute_only, json, wrap;
+    int compute_only, json, wrap, plots;
     int64_t dt;
     size_t points;
     const char *topology, *out, *pairs, *at;
@@ -289,6 +291,7 @@ typedef struct state {
     ph_wave_t wave;
     int64_t *snap;        /* snapshot grid indices */
     size_t nsnap;
+    pp_t *pp;             /* --plots: the figures' aggregates, else NULL */
 } state_t;
 
 static int cmp_i64(const void *a, const void *b)
@@ -453,6 +456,8 @@ static int grid_pass(state_t *s, csvf_t *f)
                 s->lag_min[r] = lag;
             s->lag_n[r]++;
         }
+        if (s->pp)
+            pp_add(s->pp, g, s->theta, R, S, E, s->gabs);
         /* rows */
         if (oph) {
             o_i64(oph, t);
@@ -625,9 +630,16 @@ static int snapshot_pass(state_t *s, csvf_t *f)
                 if (d && j < i)
                     d[n++] = v;
             }
-        if (oh && n > 0) {
-            ph_bins_t b;
+        ph_bins_t b = {0};
+        if (oh && n > 0)
             ph_fd_bins(d, n, &b);
+        if (s->pp && pp_want_snapshot(k, s->nsnap, s->snap[k], (s->r_min_t - s->grid.t0) /
+                                      s->grid.dt) &&
+            pp_snapshot(s->pp, t, s->theta, d, oh ? n : 0, &b) != 0) {
+            free(d);
+            return -1;
+        }
+        if (oh && n > 0) {
             size_t i = 0;
             for (uint32_t bin = 0; bin < b.n; bin++) {
                 size_t c = 0;
@@ -962,6 +974,10 @@ static void summary(state_t *s, out_t *o, int json, const char *path)
             o_chr(o, ',');
         o_jstr(o, fname[k]);
     }
+    for (int k = 0; k < PP_NFILES && s->pp; k++) {
+        o_chr(o, ',');
+        o_jstr(o, pp_files[k]);
+    }
     o_str(o, "],\"incomplete_ranks\":[");
     for (int32_t r = 0, k = 0; r < s->P; r++) {
         const plog_rank_t *rk = plog_run_rank(s->run, r);
@@ -981,6 +997,47 @@ static void summary(state_t *s, out_t *o, int json, const char *path)
     o_str(o, "]}\n");
 }
 
+/* --plots: the figures and index.html, from the aggregates of the passes and the summary. */
+static int write_plots(state_t *s, const char *path, char *why, size_t wn)
+{
+    const ph_mark_spec_t *u = &s->marks.used;
+    char marker[160];
+    snprintf(marker, sizeof(marker), "%s (%s%s)", mode_name(u->mode),
+             u->mode == PH_MARK_PCONTROL ? "MPI_Pcontrol" : plog_call_name((unsigned)u->call),
+             u->use_end ? ", end" : "");
+    pp_summary_t sm = {.log = path, .marker = marker, .topology = s->op->topology,
+                       .potential = s->op->pot_text, .ranks = s->P,
+                       .with_phase = s->with_phase, .it_min = UINT32_MAX,
+                       .median_period_ns = s->median_period, .thr = s->op->thr,
+                       .r_mean = s->r_n ? s->r_sum / (double)s->r_n : NAN, .r_min = s->r_min,
+                       .r_min_t = s->r_min_t, .s_mean = s->r_n ? s->s_sum / (double)s->r_n : NAN,
+                       .e_mean = s->r_n ? s->e_sum / (double)s->r_n : NAN,
+                       .compute_only = s->op->compute_only, .rs = &s->rs, .wave = &s->wave,
+                       .period_ns = s->median_period};
+    for (int32_t r = 0; r < s->P; r++)
+        if (s->marks.n[r] >= 2) {
+            if (s->marks.n[r] - 1 < sm.it_min)
+                sm.it_min = s->marks.n[r] - 1;
+            if (s->marks.n[r] - 1 > sm.it_max)
+                sm.it_max = s->marks.n[r] - 1;
+        }
+    if (sm.it_min == UINT32_MAX)
+        sm.it_min = 0;
+    if (s->wave.found)
+        sm.wave_t = s->marks.t[s->wave.source][s->wave.source_iter];
+    double *lag = malloc((size_t)s->P * sizeof(double));
+    if (lag == NULL) {
+        snprintf(why, wn, "out of memory");
+        return -1;
+    }
+    for (int32_t r = 0; r < s->P; r++)
+        lag[r] = s->lag_n[r] ? s->lag_sum[r] / (double)s->lag_n[r] : NAN;
+    sm.lag_mean = lag;
+    int rc = pp_write(s->pp, &sm, s->op->out, why, wn);
+    free(lag);
+    return rc;
+}
+
 int phasor_cmd_phases(int argc, char **argv)
 {
     opts_t op = {.spec = {.mode = PH_MARK_AUTO, .level = PH_ANY_LEVEL, .every = 1},
@@ -993,7 +1050,7 @@ int phasor_cmd_phases(int argc, char **argv)
                  .wave_frac = 0.5};
     ph_potential_parse("tanh", &op.pot);
     enum { O_MARKER = 256, O_EVERY, O_SKIP, O_END, O_COMPUTE, O_DT, O_POINTS, O_TOPO, O_POT,
-           O_PAIRS, O_WRAP, O_SNAP, O_AT, O_THR, O_WAVE, O_JSON };
+           O_PAIRS, O_WRAP, O_SNAP, O_AT, O_THR, O_WAVE, O_JSON, O_PLOTS };
     static const struct option opts[] = {
         {"marker", required_argument, NULL, O_MARKER}, {"every", required_argument, NULL, O_EVERY},
         {"skip", required_argument, NULL, O_SKIP}, {"marker-end", no_argument, NULL, O_END},
@@ -1004,6 +1061,7 @@ int phasor_cmd_phases(int argc, char **argv)
         {"wrap", no_argument, NULL, O_WRAP}, {"snapshots", required_argument, NULL, O_SNAP},
         {"at", required_argument, NULL, O_AT}, {"threshold", required_argument, NULL, O_THR},
         {"wave-frac", required_argument, NULL, O_WAVE}, {"json", no_argument, NULL, O_JSON},
+        {"plots", no_argument, NULL, O_PLOTS},
         {"out", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     optind = 0;
@@ -1097,8 +1155,11 @@ int phasor_cmd_phases(int argc, char **argv)
         case O_JSON:
             op.json = 1;
             break;
+        case O_PLOTS:
+            op.plots = 1;
+            break;
         default:
-            if (optopt == 'o' || optopt >= O_MARKER)
+            if (optopt == 'o' || (optopt >= O_MARKER && optopt != O_PLOTS))
                 return phasor_usage_error("phases", "%s needs a value", argv[optind - 1]);
             return phasor_usage_error("phases", "unknown option '%s'", argv[optind - 1]);
         }
@@ -1112,6 +1173,8 @@ int phasor_cmd_phases(int argc, char **argv)
         return phasor_usage_error("phases", "--pairs: expected auto, all, topo or i:j,..., not '%s'",
                                   op.pairs);
     const char *path = argv[optind];
+    if (op.plots && op.out == NULL)
+        return phasor_usage_error("phases", "%s", "--plots needs -o DIR to write the figures into");
 
     plog_error_t err;
     state_t s;
@@ -1199,6 +1262,15 @@ int phasor_cmd_phases(int argc, char **argv)
                 goto done;
             }
     }
+    static pp_t pp;
+    if (op.plots) {
+        if (pp_init(&pp, s.P, &s.grid, s.pairs, s.npairs, op.wrap) != 0) {
+            pp_free(&pp);
+            fprintf(stderr, "phasor phases: out of memory\n");
+            goto done;
+        }
+        s.pp = &pp;
+    }
     ph_resync_init(&s.rs, op.thr);
     if (grid_pass(&s, files) != 0 || ph_wave_find(&s.marks, op.wave_frac, &s.wave) != 0) {
         fprintf(stderr, "phasor phases: out of memory\n");
@@ -1210,6 +1282,10 @@ int phasor_cmd_phases(int argc, char **argv)
         goto done;
     }
     write_small_files(&s, files);
+    if (s.pp != NULL && write_plots(&s, path, why, sizeof(why)) != 0) {
+        fprintf(stderr, "phasor phases: %s\n", why);
+        goto done;
+    }
     status = PHASOR_EXIT_OK;
     for (int k = 0; k < F__N; k++)
         if (csv_close(&files[k]) != 0)
@@ -1244,6 +1320,8 @@ done:
     free(s.lag_max);
     free(s.lag_n);
     free(s.snap);
+    if (s.pp)
+        pp_free(s.pp);
     plog_run_close(s.run);
     return status;
 }

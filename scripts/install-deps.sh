@@ -17,12 +17,30 @@ done
 pkgs=(build-essential autoconf automake libtool autoconf-archive pkgconf python3
       libzstd-dev zlib1g-dev libcriterion-dev zstd gfortran libunwind-dev libdw-dev
       libjansson-dev)
+# Optional, for tests/unit/cli_plots_render.sh (reported as skipped without it): headless
+# Chromium renders the page of `phasor phases --plots`. A failure to install them is not fatal.
+optional=(chromium chromium-driver)
 # The emulated cluster of bench/cluster and its test: namespaces, tbf, traffic, ping.
 pkgs+=(iproute2 util-linux iperf3 iputils-ping)
 case "$mpi" in
   openmpi) pkgs+=(openmpi-bin libopenmpi-dev) ;;
   mpich) pkgs+=(mpich libmpich-dev) ;;
 esac
+
+install_optional() {
+  local miss=() p
+  for p in "${optional[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || miss+=("$p")
+  done
+  [ ${#miss[@]} -eq 0 ] && return 0
+  if [ "$(id -u)" -eq 0 ] || command -v sudo >/dev/null 2>&1; then
+    [ "$(id -u)" -eq 0 ] && S= || S=sudo
+    DEBIAN_FRONTEND=noninteractive $S apt-get install -y -qq --no-install-recommends "${miss[@]}" \
+      >/dev/null 2>&1 && return 0
+  fi
+  echo "install-deps.sh: optional ${miss[*]} not installed (the Chromium test will be skipped)" >&2
+}
+trap install_optional EXIT
 
 missing=()
 for p in "${pkgs[@]}"; do

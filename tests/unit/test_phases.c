@@ -10,6 +10,7 @@
 #include "plog_calls.h"
 #include "plog_reader.h"
 #include "plog_testgen.h"
+#include "phases_testlog.h"
 
 #define TAU (2 * M_PI)
 
@@ -293,69 +294,15 @@ Test(phases_period, tolerates_rare_deviations)
 
 /* ---- synthetic logs ---- */
 
-typedef int64_t (*mark_fn)(int32_t r, uint32_t k); /* true time of boundary k on rank r */
+typedef ptl_mark_fn mark_fn;
 
-#define T0_TRUE 1000000 /* rank 0's MPI_Init return, true time */
+#define T0_TRUE PTL_T0_TRUE
 
-/* P ranks; rank r's local clock is behind the true one by clk[r] (its sync sample says so),
- * and receives from rank r - 1 at every iteration (a chain). With pcontrol, a Pcontrol(7) at
- * each boundary; every iteration also has a Recv (rank > 0), a Send (rank < P - 1) and a
- * Waitall at fixed call sites. */
 static char *write_log(int32_t P, uint32_t nb, mark_fn mark, const int64_t *clk, int pcontrol)
 {
     char *dir = pgen_tmpdir();
     cr_assert_not_null(dir);
-    int32_t all[64];
-    for (int32_t i = 0; i < P; i++)
-        all[i] = i;
-    for (int32_t r = 0; r < P; r++) {
-        pgen_rank_t g;
-        int64_t off = clk ? clk[r] : 0;
-        uint64_t tinit = (uint64_t)(T0_TRUE - off);
-        cr_assert_eq(pgen_open(&g, dir, r, P, tinit), 0);
-        pgen_comm(&g, 1, 0, PLOG_CALL_MPI_Init, PLOG_COMMK_INTRA, all, (uint32_t)P, NULL, 0);
-        pgen_comm(&g, 2, 0, PLOG_CALL_MPI_Init, PLOG_COMMK_INTRA, &r, 1, NULL, 0);
-        pgen_flush_comms(&g);
-        pgen_sync(&g, PLOG_SYNC_INIT, tinit, off, 100);
-        pgen_flush_sync(&g);
-        pgen_event(&g, 0, PLOG_CALL_MPI_Init, tinit - 500, tinit);
-        for (uint32_t k = 0; k < nb; k++) {
-            uint64_t t = (uint64_t)(mark(r, k) - off);
-            if (pcontrol) {
-                plog_event_t *e = pgen_event(&g, 0, PLOG_CALL_MPI_Pcontrol, t, t + 20);
-                e->tag = 7;
-                e->callsite = 0x51;
-            }
-            if (k + 1 == nb)
-                break;
-            /* the iteration's communication, inside it (boundaries are >= 1000 ns apart) */
-            uint64_t c = t + 100;
-            if (r > 0) {
-                plog_event_t *e = pgen_event(&g, 0, PLOG_CALL_MPI_Recv, c, c + 200);
-                e->comm = 1;
-                e->peer = r - 1;
-                e->tag = 1;
-                e->callsite = 0x52;
-                e->flags = PLOG_F_STATUS;
-                pgen_extra1(&g, 0, 1);
-                pgen_status(&g, 0, 0, r - 1, 1, 8, 0);
-            }
-            if (r + 1 < P) {
-                plog_event_t *e = pgen_event(&g, 0, PLOG_CALL_MPI_Send, c + 300, c + 400);
-                e->comm = 1;
-                e->peer = r + 1;
-                e->tag = 1;
-                e->bytes = 8;
-                e->callsite = 0x53;
-            }
-            plog_event_t *w = pgen_event(&g, 0, PLOG_CALL_MPI_Barrier, c + 500, c + 600);
-            w->comm = 2;
-            w->callsite = 0x54;
-        }
-        uint64_t tend = (uint64_t)(mark(r, nb - 1) - off) + 5000;
-        pgen_event(&g, 0, PLOG_CALL_MPI_Finalize, tend, tend + 100);
-        cr_assert_eq(pgen_close(&g, NULL, 0), 0);
-    }
+    cr_assert_eq(ptl_write_log(dir, P, nb, mark, clk, pcontrol), 0, "writing the log in %s", dir);
     return dir;
 }
 
