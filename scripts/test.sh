@@ -100,6 +100,7 @@ if build "$bdir" --enable-werror MPICC="$mpicc"; then
   [ $mpitests -eq 1 ] && run_step "collective steps ($mpi)" "$bdir/tests/mpi/run_steps_tests.sh"
   [ $mpitests -eq 1 ] && run_step "network probe ($mpi)" "$bdir/tests/mpi/run_probe_tests.sh"
   [ $mpitests -eq 1 ] && run_step "phases ($mpi)" "$bdir/tests/mpi/run_phases_tests.sh"
+  [ $mpitests -eq 1 ] && run_step "export ($mpi)" "$bdir/tests/mpi/run_export_tests.sh"
   [ $mpitests -eq 1 ] && run_step "idle-wave mini-app ($mpi)" "$bdir/tests/mpi/run_idlewave_tests.sh"
   [ $mpitests -eq 1 ] && run_step "collective schedules executed ($mpi)" "$bdir/tests/mpi/run_coll_exec_tests.sh"
   [ $mpitests -eq 1 ] && [ "$mpi" = openmpi ] && run_step "collective steps vs pml monitoring ($mpi)" "$bdir/tests/mpi/run_coll_truth_tests.sh"
