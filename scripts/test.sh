@@ -93,6 +93,7 @@ if build "$bdir" --enable-werror MPICC="$mpicc"; then
   done
   [ -x "$top/tests/unit/cli_dump.sh" ] && run_step "cli dump" "$top/tests/unit/cli_dump.sh" "$bdir/phasor" "$top/tests/data"
   [ -x "$top/tests/unit/cli_report.sh" ] && run_step "cli report" "$top/tests/unit/cli_report.sh" "$bdir/phasor" "$top/tests/data"
+  [ -x "$top/tests/unit/cli_export.sh" ] && run_step "cli export" "$top/tests/unit/cli_export.sh" "$bdir/phasor" "$top/tests/data"
   [ $mpitests -eq 1 ] && run_step "mpi integration ($mpi)" "$bdir/tests/mpi/run_mpi_tests.sh"
   [ $mpitests -eq 1 ] && run_step "command line and transparency ($mpi)" "$bdir/tests/mpi/run_cli_tests.sh"
   [ $mpitests -eq 1 ] && run_step "endings without MPI_Finalize ($mpi)" "$bdir/tests/mpi/run_ending_tests.sh"
