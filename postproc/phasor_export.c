@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "phasor_cmd.h"
+#include "phasor_export.h"
 #include "phasor_out.h"
 #include "plog_reader.h"
 
@@ -18,7 +19,7 @@
     "source,callsite\n"
 #define EXPORT_MSG_HEADER "src,dst,tag,comm,bytes,send_start_ns,send_end_ns,recv_end_ns\n"
 
-enum { FMT_CHROME, FMT_CSV };
+enum { FMT_CHROME, FMT_CSV, FMT_OTF2 };
 
 /* ---- message matching: FIFO per (comm, src, dst, tag), MPI's non-overtaking order ---- */
 typedef struct mend { /* one side of a message not yet matched */
@@ -339,7 +340,9 @@ static void usage(FILE *f)
     fprintf(f,
             "Usage: phasor export [options] LOG_DIR\n"
             "Writes a log in another format (doc/export-format.md), streaming.\n\n"
-            "  -f, --format FMT      chrome: Trace Event Format JSON for Perfetto / chrome://tracing\n"
+            "  -f, --format FMT      otf2: an OTF2 archive in the new directory -o DIR (when built\n"
+            "                        with libotf2; read it with otf2-print, Vampir, Score-P tools);\n"
+            "                        chrome: Trace Event Format JSON for Perfetto / chrome://tracing\n"
             "                        (MPI slices, compute gaps, message flows, counter tracks);\n"
             "                        csv: one row per event\n"
             "  -o, --output FILE     write there instead of standard output\n"
@@ -398,12 +401,11 @@ int phasor_cmd_export(int argc, char **argv)
                 fmt = FMT_CHROME;
             else if (strcmp(optarg, "csv") == 0)
                 fmt = FMT_CSV;
-            else if (strcmp(optarg, "otf2") == 0) {
-                fprintf(stderr, "phasor export: --format otf2: this phasor has no OTF2 writer; "
-                                "use chrome or csv\n");
-                return PHASOR_EXIT_USAGE;
-            } else
-                return phasor_usage_error("export", "unknown format '%s' (chrome, csv)", optarg);
+            else if (strcmp(optarg, "otf2") == 0)
+                fmt = FMT_OTF2;
+            else
+                return phasor_usage_error("export", "unknown format '%s' (otf2, chrome, csv)",
+                                          optarg);
             break;
         case 'o':
             opath = optarg;
@@ -427,18 +429,26 @@ int phasor_cmd_export(int argc, char **argv)
         }
     }
     if (fmt < 0)
-        return phasor_usage_error("export", "%s", "which format? give --format chrome or csv");
+        return phasor_usage_error("export", "%s", "which format? give --format otf2, chrome or csv");
     if (optind >= argc)
         return phasor_usage_error("export", "%s", "which log? give a log directory");
     if (argc - optind > 1)
         return phasor_usage_error("export", "unexpected argument '%s'", argv[optind + 1]);
     const char *path = argv[optind];
 
+    if (fmt == FMT_OTF2 && (!opath || mpath))
+        return phasor_usage_error("export", "%s", "--format otf2 needs -o DIR (a new directory) "
+                                                  "and takes no -m");
     plog_error_t err;
     plog_run_t *run = NULL;
     if (plog_run_open(path, &run, &err) != PLOG_OK) {
         fprintf(stderr, "phasor export: %s\n", err.msg);
         return err.code == PLOG_E_USAGE ? PHASOR_EXIT_USAGE : PHASOR_EXIT_INPUT;
+    }
+    if (fmt == FMT_OTF2) {
+        int st = phasor_export_otf2(run, opath);
+        plog_run_close(run);
+        return st;
     }
     static out_t o, mo;
     FILE *of = NULL, *mf = NULL;

@@ -17,6 +17,8 @@ done
 pkgs=(build-essential autoconf automake libtool autoconf-archive pkgconf python3
       libzstd-dev zlib1g-dev libcriterion-dev zstd gfortran libunwind-dev libdw-dev
       libjansson-dev)
+# OTF2 export (optional at configure time; otf2-print reads the archives in the tests)
+pkgs+=(libotf2-trace-dev otf2-tools)
 # The emulated cluster of bench/cluster and its test: namespaces, tbf, traffic, ping.
 pkgs+=(iproute2 util-linux iperf3 iputils-ping)
 case "$mpi" in

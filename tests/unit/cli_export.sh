@@ -81,7 +81,30 @@ expect_exit "damaged frame: exit 1" 1 frame-crc.plog "$phasor" export --format c
 expect_exit "damaged zstd: exit 1" 1 zstd-damage.plog "$phasor" export --format chrome corrupt/zstd-damage.plog
 expect_exit "unknown format: exit 2" 2 nosuch "$phasor" export --format nosuch golden
 expect_exit "no format: exit 2" 2 format "$phasor" export golden
-expect_exit "otf2 not built: exit 2" 2 OTF2 "$phasor" export --format otf2 golden
+# OTF2: with libotf2, otf2-print must read the archive and see the three messages with their
+# real sources; without it, a clear exit 2.
+"$phasor" export --format otf2 -o "$tmp/otf2" golden >/dev/null 2>"$tmp/oerr"
+orc=$?
+if grep -q "built without OTF2" "$tmp/oerr"; then
+    check "otf2 not built: exit 2 saying so" "[ $orc -eq 2 ]"
+elif ! command -v otf2-print >/dev/null; then
+    bad "otf2-print missing (install otf2-tools) to check the OTF2 archive"
+else
+    otf2-print "$tmp/otf2/traces.otf2" >"$tmp/otf2.txt" 2>"$tmp/otf2.err"
+    prc=$?
+    check "otf2: exit 0, otf2-print reads the archive without complaint" \
+        "[ $orc -eq 0 ] && [ $prc -eq 0 ] && ! [ -s '$tmp/otf2.err' ]"
+    check "otf2: Isend 0->1 tag 5 and its Recv, any-source Irecv from 2 tag 7, Recv on comm 3" \
+        "grep -q 'MPI_ISEND .*Receiver: 1 .*Tag: 5, Length: 8, Request: 1' '$tmp/otf2.txt' &&
+         grep -q 'MPI_RECV .*Sender: 0 .*Tag: 5, Length: 8' '$tmp/otf2.txt' &&
+         grep -q 'MPI_IRECV .*Sender: 2 .*Tag: 7, Length: 16, Request: 2' '$tmp/otf2.txt' &&
+         grep -q 'MPI_RECV .*Sender: 0 .*\"comm 3\".*Tag: 3' '$tmp/otf2.txt' &&
+         [ \$(grep -c '^ENTER' '$tmp/otf2.txt') -eq \$(grep -c '^LEAVE' '$tmp/otf2.txt') ] &&
+         [ \$(grep -c '^ENTER' '$tmp/otf2.txt') -eq \$(tail -n +2 golden.csv | wc -l) ]"
+    expect_exit "otf2 into an existing archive: exit 1" 1 "$tmp/otf2" \
+        "$phasor" export --format otf2 -o "$tmp/otf2" golden
+fi
+expect_exit "otf2 without -o: exit 2" 2 "-o DIR" "$phasor" export --format otf2 golden
 expect_exit "unwritable output: exit 1" 1 /nonexistent/x "$phasor" export --format csv -o /nonexistent/x golden
 
 echo "$passed passed, $failed failed"
