@@ -31,6 +31,51 @@ static OTF2_TimeStamp post_flush(void *u, OTF2_FileType ft, OTF2_LocationRef l)
 }
 static const OTF2_FlushCallbacks flush_cbs = {pre_flush, post_flush};
 
+/* Event chunks per location in memory: refusing a further one makes libotf2 flush the
+ * buffer to its file, which bounds the memory by the number of locations. */
+#define OX_EVT_CHUNKS 2
+
+typedef struct chunks {
+    void *head; /* chunks linked through their first word, data after 16 bytes */
+    unsigned n;
+} chunks_t;
+
+static void *mem_alloc(void *u, OTF2_FileType ft, OTF2_LocationRef l, void **pb, uint64_t size)
+{
+    (void)u, (void)l;
+    chunks_t *c = *pb;
+    if (!c && !(c = *pb = calloc(1, sizeof(*c))))
+        return NULL;
+    if (ft == OTF2_FILETYPE_EVENTS && c->n >= OX_EVT_CHUNKS)
+        return NULL;
+    char *p = malloc(16 + (size_t)size);
+    if (!p)
+        return NULL;
+    *(void **)p = c->head;
+    c->head = p;
+    c->n++;
+    return p + 16;
+}
+
+static void mem_free_all(void *u, OTF2_FileType ft, OTF2_LocationRef l, void **pb, bool final)
+{
+    (void)u, (void)ft, (void)l;
+    chunks_t *c = *pb;
+    if (!c)
+        return;
+    for (void *p = c->head, *nx; p; p = nx) {
+        nx = *(void **)p;
+        free(p);
+    }
+    c->head = NULL;
+    c->n = 0;
+    if (final) {
+        free(c);
+        *pb = NULL;
+    }
+}
+static const OTF2_MemoryCallbacks mem_cbs = {mem_alloc, mem_free_all};
+
 typedef struct loc {
     int32_t rank;
     uint16_t thread;
@@ -351,6 +396,7 @@ int phasor_export_otf2(plog_run_t *run, const char *dir)
         return PHASOR_EXIT_INPUT;
     }
     OTF2_Archive_SetFlushCallbacks(x.ar, &flush_cbs, NULL);
+    OTF2_Archive_SetMemoryCallbacks(x.ar, &mem_cbs, NULL);
     OTF2_Archive_SetSerialCollectiveCallbacks(x.ar);
     OTF2_Archive_SetCreator(x.ar, "phasor export");
     int status = PHASOR_EXIT_OK;
