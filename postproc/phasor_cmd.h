@@ -16,5 +16,6 @@ int phasor_cmd_report(int argc, char **argv); /* postproc/phasor_report.c */
 int phasor_cmd_steps(int argc, char **argv); /* postproc/phasor_steps.c */
 int phasor_cmd_predict(int argc, char **argv); /* postproc/phasor_predict.c */
 int phasor_cmd_phases(int argc, char **argv); /* postproc/phasor_phases.c */
+int phasor_cmd_export(int argc, char **argv); /* postproc/phasor_export.c */
 
 #endif

@@ -24,6 +24,7 @@ static const struct subcommand {
     {"steps", phasor_cmd_steps, "the point-to-point steps inside every collective call (--csv)"},
     {"predict", phasor_cmd_predict, "collective times predicted by network models vs measured"},
     {"phases", phasor_cmd_phases, "phases of the ranks and coupled-oscillator metrics (-o DIR)"},
+    {"export", phasor_cmd_export, "a log as OTF2, Chrome/Perfetto JSON or CSV (--format, -o)"},
 };
 
 #define N_SUBCOMMANDS (sizeof(subcommands) / sizeof(subcommands[0]))

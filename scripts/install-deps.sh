@@ -20,6 +20,8 @@ pkgs=(build-essential autoconf automake libtool autoconf-archive pkgconf python3
 # Optional, for tests/unit/cli_plots_render.sh (reported as skipped without it): headless
 # Chromium renders the page of `phasor phases --plots`. A failure to install them is not fatal.
 optional=(chromium chromium-driver)
+# OTF2 export (optional at configure time; otf2-print reads the archives in the tests)
+pkgs+=(libotf2-trace-dev otf2-tools)
 # The emulated cluster of bench/cluster and its test: namespaces, tbf, traffic, ping.
 pkgs+=(iproute2 util-linux iperf3 iputils-ping)
 case "$mpi" in

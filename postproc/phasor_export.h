@@ -1,0 +1,11 @@
+/* phasor_export.h: the OTF2 writer of `phasor export` (postproc/phasor_export_otf2.c). */
+#ifndef PHASOR_EXPORT_H
+#define PHASOR_EXPORT_H
+
+#include "plog_reader.h"
+
+/* Write the run as an OTF2 archive in the new directory dir (traces.otf2, traces.def,
+ * traces/); returns a PHASOR_EXIT_* status after a one-line message on failure. */
+int phasor_export_otf2(plog_run_t *run, const char *dir);
+
+#endif
