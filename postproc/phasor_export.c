@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "phasor_cmd.h"
 #include "phasor_export.h"
 #include "phasor_out.h"
+#include "phases.h"
 #include "plog_reader.h"
 
 #define EXPORT_CSV_HEADER                                                                     \
@@ -120,6 +122,65 @@ static void chrome_counter(xctx_t *x, int32_t pid, const char *track, int64_t ts
     o_chr(x->o, ':');
     o_str(x->o, v);
     o_str(x->o, "}}");
+}
+
+/* The phase tracks (doc/phases-format.md, as `phasor phases` with its defaults): theta_i in
+ * iterations on each rank's process, and the order parameter R, the synchronisation entropy
+ * S and the potential energy E (tanh) on a process of their own ("phases", pid = world
+ * size). A log without iterations to go by gets none; that is said on stderr, not an error. */
+#define PHASE_POINTS 2000
+static void phase_tracks(xctx_t *x, plog_run_t *run, int32_t nr)
+{
+    ph_mark_spec_t spec = {.mode = PH_MARK_AUTO, .level = PH_ANY_LEVEL, .every = 1};
+    ph_marks_t m;
+    ph_grid_t g;
+    ph_topo_t topo;
+    ph_timeline_t tl;
+    plog_error_t err;
+    memset(&m, 0, sizeof(m));
+    memset(&topo, 0, sizeof(topo));
+    memset(&tl, 0, sizeof(tl));
+    double *theta = NULL, *scratch = NULL;
+    if (ph_marks_find(run, &spec, &m, &err) != PLOG_OK) {
+        fprintf(stderr, "phasor export: no phase tracks: %s\n", err.msg);
+        return;
+    }
+    if (ph_grid_make(&m, 0, PHASE_POINTS, &g) != 0 ||
+        ph_marks_compute(run, &m, &topo, &err) != PLOG_OK ||
+        ph_timeline_init(&tl, &m, NULL, &g) != 0 ||
+        !(theta = malloc((size_t)nr * sizeof(double))) ||
+        !(scratch = malloc((size_t)nr * sizeof(double)))) {
+        fprintf(stderr, "phasor export: no phase tracks: the ranks' iterations do not "
+                        "overlap, or out of memory\n");
+        goto out;
+    }
+    ph_potential_t pot;
+    ph_potential_parse("tanh", &pot);
+    j_open(x);
+    o_str(x->o, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":");
+    o_i64(x->o, nr);
+    o_str(x->o, ",\"args\":{\"name\":\"phases\"}}");
+    for (size_t k = 0; k < g.n; k++) {
+        int64_t t = g.t0 + (int64_t)k * g.dt;
+        ph_timeline_at(&tl, k, theta);
+        for (int32_t r = 0; r < nr; r++)
+            if (theta[r] == theta[r]) /* not NaN: the rank has a phase here */
+                chrome_counter(x, r, "phase", t, "theta_iterations", theta[r] / (2 * M_PI));
+        double R, psi;
+        ph_order(theta, (size_t)nr, &R, &psi);
+        uint32_t nb;
+        double S = ph_entropy(theta, (size_t)nr, psi, scratch, &nb);
+        double E = ph_energy(theta, &topo, &pot);
+        chrome_counter(x, nr, "R", t, "R", R);
+        chrome_counter(x, nr, "S", t, "S", S);
+        chrome_counter(x, nr, "E", t, "E", E);
+    }
+out:
+    free(theta);
+    free(scratch);
+    ph_timeline_free(&tl);
+    ph_topo_free(&topo);
+    ph_marks_free(&m);
 }
 
 static void flow_pair(xctx_t *x, const mend_t *s, const mend_t *r)
@@ -561,6 +622,11 @@ int phasor_cmd_export(int argc, char **argv)
         for (int32_t i = 0; i < nr; i++)
             if (rs[i].active)
                 frac_flush(&x, i, &rs[i], W);
+        if (status == PHASOR_EXIT_OK) {
+            plog_iter_close(it);
+            it = NULL;
+            phase_tracks(&x, run, nr);
+        }
         o_str(&o, "\n]}\n");
     }
 done:
