@@ -31,6 +31,21 @@ void pmf_free(pmf_t *f)
     memset(f, 0, sizeof(*f));
 }
 
+void pmf_samples_from_probe(pnm_sample_t *s, const plog_probe_entry_t *e, size_t n,
+                            const uint64_t *sizes)
+{
+    for (size_t i = 0; i < n; i++) {
+        s[i].src = e[i].src;
+        s[i].dst = e[i].dst;
+        s[i].bytes = sizes[e[i].size_idx];
+        s[i].q.n = e[i].q.n;
+        const plog_probe_q_t *q = &e[i].q;
+        const double v[PNM_NQ] = {q->min, q->q10, q->q25, q->q50, q->q75, q->q90, q->max};
+        memcpy(s[i].q.v, v, sizeof(v));
+        s[i].q.mean = e[i].q.mean;
+    }
+}
+
 int pmf_fit_all(pmf_t *f, const pnm_opts_t *o, char *why, size_t cap)
 {
     pnm_samples_t in = {f->nranks, f->mode, f->n, f->s};

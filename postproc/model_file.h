@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "net_model.h"
+#include "plog_probe.h"
 
 #define PMF_FORMAT "phasor-model"
 #define PMF_VERSION 1
@@ -26,6 +27,10 @@ typedef struct pmf {
     int has[PNM_LOGGP + 1]; /* by pnm_kind_t */
     pnm_model_t m[PNM_LOGGP + 1];
 } pmf_t;
+
+/* The probe's entries as model samples: s[i] from e[i], whose size_idx indexes sizes. */
+void pmf_samples_from_probe(pnm_sample_t *s, const plog_probe_entry_t *e, size_t n,
+                            const uint64_t *sizes);
 
 /* Fit every model that the samples allow (the lookup table always). 0, or -1 with why. */
 int pmf_fit_all(pmf_t *f, const pnm_opts_t *o, char *why, size_t cap);

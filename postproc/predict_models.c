@@ -9,24 +9,32 @@
 #include "phasor_predict.h"
 #include "plog_probeset.h"
 
-typedef struct priv {
-    pnm_model_t fit[PRED_MAXMODELS];
-    pnm_q_t *dist; /* scratch of max_of */
+/* The scratch of max_of is shared by the models: predict evaluates one step at a time. */
+typedef struct scratch {
+    pnm_q_t *dist;
     size_t dcap;
+} scratch_t;
+
+typedef struct slot { /* a model's ctx */
+    pnm_model_t fit;
+    scratch_t *scratch;
+} slot_t;
+
+typedef struct priv {
+    slot_t slot[PRED_MAXMODELS];
+    scratch_t scratch;
 } priv_t;
 
 static double time_of(const void *ctx, int32_t src, int32_t dst, uint64_t bytes)
 {
-    return pnm_time(ctx, src, dst, bytes);
+    return pnm_time(&((const slot_t *)ctx)->fit, src, dst, bytes);
 }
-
-/* The scratch is shared by the models: predict evaluates one step at a time. */
-static priv_t *g_priv;
 
 static int max_of(const void *ctx, const ci_xfer_t *const *x, size_t n, double *mean,
                   double *p90)
 {
-    priv_t *p = g_priv;
+    const slot_t *sl = ctx;
+    scratch_t *p = sl->scratch;
     if (n > p->dcap) {
         pnm_q_t *d = realloc(p->dist, n * sizeof(*d));
         if (!d)
@@ -35,7 +43,7 @@ static int max_of(const void *ctx, const ci_xfer_t *const *x, size_t n, double *
         p->dcap = n;
     }
     for (size_t i = 0; i < n; i++)
-        pnm_dist(ctx, x[i]->src, x[i]->dst, x[i]->bytes, &p->dist[i]);
+        pnm_dist(&sl->fit, x[i]->src, x[i]->dst, x[i]->bytes, &p->dist[i]);
     return pnm_max_of(p->dist, n, mean, p90);
 }
 
@@ -49,7 +57,6 @@ int pred_models_load(pred_models_t *pm, const plog_run_t *run, const char *file,
         return -1;
     }
     pm->priv = p;
-    g_priv = p;
     int want[PNM_LOGGP + 1] = {0};
     int explicit_kinds = kinds != NULL;
     if (kinds) {
@@ -87,7 +94,7 @@ int pred_models_load(pred_models_t *pm, const plog_run_t *run, const char *file,
                 }
                 continue;
             }
-            p->fit[pm->n] = mf.m[k];
+            p->slot[pm->n].fit = mf.m[k];
             memset(&mf.m[k], 0, sizeof(mf.m[k])); /* moved */
             mf.has[k] = 0;
             pm->n++;
@@ -112,23 +119,14 @@ int pred_models_load(pred_models_t *pm, const plog_run_t *run, const char *file,
             pred_models_free(pm);
             return -1;
         }
-        for (size_t i = 0; i < ps.n; i++) {
-            const plog_probe_entry_t *pe = &ps.e[i];
-            s[i].src = pe->src;
-            s[i].dst = pe->dst;
-            s[i].bytes = ps.info.sizes[pe->size_idx];
-            s[i].q.n = pe->q.n;
-            const double *v = &pe->q.min; /* min q10 q25 q50 q75 q90 max mean */
-            for (int k = 0; k < PNM_NQ; k++)
-                s[i].q.v[k] = v[k];
-            s[i].q.mean = pe->q.mean;
-        }
+        pmf_samples_from_probe(s, ps.e, ps.n, ps.info.sizes);
         pnm_samples_t in = {ps.world, (int)ps.info.mode, ps.n, s};
         for (int k = PNM_LOOKUP; k <= PNM_LOGGP; k++) {
             if (!want[k])
                 continue;
             char w[256];
-            pnm_err_t fe = pnm_fit((pnm_kind_t)k, &in, fit, &p->fit[pm->n], w, sizeof(w));
+            pnm_err_t fe =
+                pnm_fit((pnm_kind_t)k, &in, fit, &p->slot[pm->n].fit, w, sizeof(w));
             if (fe == PNM_OK) {
                 pm->n++;
             } else if (explicit_kinds || fe != PNM_E_NODATA) {
@@ -152,8 +150,9 @@ int pred_models_load(pred_models_t *pm, const plog_run_t *run, const char *file,
         return -1;
     }
     for (int i = 0; i < pm->n; i++) {
-        pm->m[i].name = pnm_kind_name(p->fit[i].kind);
-        pm->m[i].ctx = &p->fit[i];
+        p->slot[i].scratch = &p->scratch;
+        pm->m[i].name = pnm_kind_name(p->slot[i].fit.kind);
+        pm->m[i].ctx = &p->slot[i];
         pm->m[i].time = time_of;
         pm->m[i].max_of = max_of;
     }
@@ -165,11 +164,9 @@ void pred_models_free(pred_models_t *pm)
     priv_t *p = pm->priv;
     if (p) {
         for (int i = 0; i < PRED_MAXMODELS; i++)
-            pnm_free(&p->fit[i]);
-        free(p->dist);
+            pnm_free(&p->slot[i].fit);
+        free(p->scratch.dist);
         free(p);
-        if (g_priv == p)
-            g_priv = NULL;
     }
     memset(pm, 0, sizeof(*pm));
 }

@@ -177,17 +177,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "phasor-probe: out of memory\n");
             status = 1;
         } else {
-            for (size_t i = 0; i < f.n; i++) {
-                const plog_probe_entry_t *e = &res.entries[i];
-                f.s[i].src = e->src;
-                f.s[i].dst = e->dst;
-                f.s[i].bytes = res.info.sizes[e->size_idx];
-                f.s[i].q.n = e->q.n;
-                const double *v = &e->q.min;
-                for (int k = 0; k < PNM_NQ; k++)
-                    f.s[i].q.v[k] = v[k];
-                f.s[i].q.mean = e->q.mean;
-            }
+            pmf_samples_from_probe(f.s, res.entries, f.n, res.info.sizes);
             if (pmf_fit_all(&f, &fitopts, why, sizeof(why)) != 0) {
                 fprintf(stderr, "phasor-probe: %s\n", why);
                 status = 1;
