@@ -109,12 +109,12 @@ static int run_quick(MPI_Comm c, int me, int p, const pprobe_opts_t *o, uint64_t
     const int ns = (int)(sizeof(quick_sizes) / sizeof(quick_sizes[0]));
     int nrounds_all = p % 2 ? p : p - 1;
     int *rounds = malloc((size_t)nrounds_all * sizeof(int));
-    int *order = malloc((size_t)(nrounds_all > ns ? nrounds_all : ns) * sizeof(int));
+    int order[sizeof(quick_sizes) / sizeof(quick_sizes[0])]; /* the sizes, shuffled */
     int nr = nrounds_all < o->max_rounds ? nrounds_all : o->max_rounds;
     int *partner = malloc((size_t)(nr ? nr : 1) * sizeof(int));
     int *order2 = malloc((size_t)(nr ? nr : 1) * sizeof(int));
     sampleset_t *sets = calloc((size_t)(nr ? nr : 1) * (size_t)ns, sizeof(*sets));
-    if (!rounds || !order || !partner || !order2 || !sets) {
+    if (!rounds || !partner || !order2 || !sets) {
         rc = MPI_ERR_NO_MEM;
         goto out;
     }
@@ -168,7 +168,6 @@ static int run_quick(MPI_Comm c, int me, int p, const pprobe_opts_t *o, uint64_t
     *reps_out = reps;
 out:
     free(rounds);
-    free(order);
     free(order2);
     if (rc != MPI_SUCCESS) {
         free(partner);
