@@ -1,5 +1,6 @@
 /* net_model.c: network models fitted to probe samples (see net_model.h, doc/models.md). */
 #include "net_model.h"
+#include "pstat.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -92,12 +93,6 @@ static int cmp_u64(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-static int cmp_dbl(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
 void pnm_free(pnm_model_t *m)
 {
     if (!m)
@@ -144,8 +139,8 @@ static int source_curve(const pnm_model_t *m, int32_t src, curve_t *c)
         }
         double v = pooled;
         if (isnan(v) && k > 0) {
-            qsort(tmp, k, sizeof(double), cmp_dbl);
-            v = k % 2 ? tmp[k / 2] : (tmp[k / 2 - 1] + tmp[k / 2]) / 2;
+            qsort(tmp, k, sizeof(double), pstat_cmp_double);
+            v = pstat_quantile(tmp, k, 0.5);
         }
         if (!isnan(v)) {
             c->x[c->n] = size;
@@ -576,8 +571,8 @@ static int global_dist(const pnm_model_t *m, uint64_t bytes, pnm_q_t *out)
         for (int i = 0; i < PNM_NQ; i++) {
             for (int k = 0; k < n; k++)
                 v[k] = qs[k].v[i];
-            qsort(v, (size_t)n, sizeof(double), cmp_dbl);
-            out->v[i] = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+            qsort(v, (size_t)n, sizeof(double), pstat_cmp_double);
+            out->v[i] = pstat_quantile(v, (size_t)n, 0.5);
         }
         for (int i = 1; i < PNM_NQ; i++)
             out->v[i] = fmax(out->v[i], out->v[i - 1]);

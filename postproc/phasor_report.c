@@ -15,6 +15,7 @@
 
 #include "phasor_cmd.h"
 #include "phasor_report.h"
+#include "pstat.h"
 #include "plog_probeset.h"
 #include "phasor_svg.h"
 #include "phasor_symbols.h"
@@ -681,12 +682,6 @@ typedef struct probe_row {
     int32_t slow_src, fast_src;
 } probe_row_t;
 
-static int cmp_dbl(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static int probe_rows(const plog_probeset_t *ps, probe_row_t *rows)
 {
     int n = 0;
@@ -713,8 +708,8 @@ static int probe_rows(const plog_probeset_t *ps, probe_row_t *rows)
         }
         if (r->nsrc == 0)
             continue;
-        qsort(v, (size_t)r->nsrc, sizeof(*v), cmp_dbl);
-        r->med = r->nsrc % 2 ? v[r->nsrc / 2] : (v[r->nsrc / 2 - 1] + v[r->nsrc / 2]) / 2;
+        qsort(v, (size_t)r->nsrc, sizeof(*v), pstat_cmp_double);
+        r->med = pstat_quantile(v, (size_t)r->nsrc, 0.5);
         n++;
     }
     free(v);

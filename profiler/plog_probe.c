@@ -1,5 +1,6 @@
 /* plog_probe.c: encode/decode of the PROBE payload (see plog_probe.h). Pure: no I/O. */
 #include "plog_probe.h"
+#include "pstat.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -117,26 +118,12 @@ plog_err_t plog_probe_get_entry(plog_rcur_t *r, const plog_probe_info_t *info, i
     return PLOG_OK;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double q_at(const double *v, size_t n, double q)
-{
-    double h = (double)(n - 1) * q;
-    size_t lo = (size_t)floor(h);
-    size_t hi = lo + 1 < n ? lo + 1 : lo;
-    return v[lo] + (h - (double)lo) * (v[hi] - v[lo]);
-}
-
 void plog_probe_quantiles(double *v, size_t n, plog_probe_q_t *out)
 {
     memset(out, 0, sizeof(*out));
     if (n == 0)
         return;
-    qsort(v, n, sizeof(*v), cmp_double);
+    qsort(v, n, sizeof(*v), pstat_cmp_double);
     double sum = 0;
     for (size_t i = 0; i < n; i++)
         sum += v[i];
@@ -145,9 +132,9 @@ void plog_probe_quantiles(double *v, size_t n, plog_probe_q_t *out)
     out->max = v[n - 1];
     /* rounding can put the mean of equal values a hair outside [min, max] */
     out->mean = fmin(fmax(sum / (double)n, out->min), out->max);
-    out->q10 = q_at(v, n, 0.10);
-    out->q25 = q_at(v, n, 0.25);
-    out->q50 = q_at(v, n, 0.50);
-    out->q75 = q_at(v, n, 0.75);
-    out->q90 = q_at(v, n, 0.90);
+    out->q10 = pstat_quantile(v, n, 0.10);
+    out->q25 = pstat_quantile(v, n, 0.25);
+    out->q50 = pstat_quantile(v, n, 0.50);
+    out->q75 = pstat_quantile(v, n, 0.75);
+    out->q90 = pstat_quantile(v, n, 0.90);
 }
