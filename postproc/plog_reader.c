@@ -461,6 +461,7 @@ struct plog_run {
     intern_t intern;
     const int32_t *empty;
     uint8_t call_cls[65536];  /* class + 1, 0 = unknown call id */
+    uint8_t call_complete[65536]; /* 1: a completion (extras skipped under PLOG_ITER_NOLINK) */
     uint8_t call_flags[65536];
     const char *call_name[PLOG_CALL__MAX]; /* plog_call_name() without a call per event */
     char **warn;
@@ -513,6 +514,7 @@ static void calls_init(plog_run_t *run)
         if (name == NULL || cls < 0 || cls >= PLOG_CLASS__COUNT)
             continue;
         run->call_cls[id] = (uint8_t)(cls + 1);
+        run->call_complete[id] = cls == PLOG_CLASS_COMPLETE;
         run->call_name[id] = name;
         uint8_t f = CALLF_KNOWN;
         if (strncmp(name, "MPI_Test", 8) == 0 && strcmp(name, "MPI_Test_cancelled") != 0)
@@ -1594,6 +1596,7 @@ typedef struct rstream {
     size_t nheap;
     tstream_t *pending;   /* returned last time: advance before the next pop */
     int started, done;
+    int nolink;           /* PLOG_ITER_NOLINK: no open-request table */
     /* request linking */
     hmap_t open, pers;    /* handle -> entry index + 1 (open: chain head) */
     hmap_t msgs;          /* message handle -> entry index + 1 */
@@ -1607,6 +1610,8 @@ typedef struct rstream {
     const plog_lcomm_t *lc_cache;
     int clk_const;        /* the rank's clock offset is constant: aligned = t + clk_add */
     wide_t clk_add;
+    int clk_add64_ok;     /* clk_const and clk_add fits in int64_t: clk_add64 */
+    int64_t clk_add64;
     /* record scratch */
     plog_rec_t rec;
     plog_reqinfo_t rinfo;
@@ -1726,7 +1731,11 @@ static plog_err_t ts_advance(rstream_t *s, tstream_t *t, plog_error_t *err)
         close(fd);
         if (e != PLOG_OK)
             return e;
-        e = plog_events_dec_init(&t->dec, t->raw, fx->raw_len, fx->count);
+        e = plog_events_dec_init(&t->dec, t->raw, fx->raw_len, fx->count, s->rk->hdr.version);
+        if (s->nolink) { /* completions are not read: their extras need no decoding */
+            t->dec.skip_extras = s->run->call_complete;
+            t->dec.skip_n = 65536;
+        }
         if (e != PLOG_OK)
             return rs_error(s, e == PLOG_E_TRUNCATED ? PLOG_E_CORRUPT : e, fx->offset, err,
                             "EVENTS frame columns");
@@ -1818,6 +1827,8 @@ static rstream_t *rs_new(plog_run_t *run, int32_t rank, zbufs_t *z)
     if (fit->n <= 0 || fit->n == 1 || fit->t1 <= fit->t0 || fit->o1 == fit->o0) {
         s->clk_const = 1; /* as offset_wide() decides */
         s->clk_add = (wide_t)(fit->n <= 0 ? 0 : fit->o0) - (wide_t)run->time_ref;
+        s->clk_add64_ok = s->clk_add >= (wide_t)INT64_MIN && s->clk_add <= (wide_t)INT64_MAX;
+        s->clk_add64 = s->clk_add64_ok ? (int64_t)s->clk_add : 0;
     }
     /* one stream per thread slot, frames in file order */
     for (size_t i = 0; i < rk->n_frames; i++) {
@@ -2148,7 +2159,7 @@ static uint64_t start_instance(rstream_t *s, const plog_rec_t *r, uint64_t h, ui
     inf.end_ns = r->end_ns;
     const plog_lcomm_t *lc = def->lc;
     int inter = def->inter;
-    if (open_add(s, h, &inf, lc, inter, t_end, thread) != 0)
+    if (!s->nolink && open_add(s, h, &inf, lc, inter, t_end, thread) != 0)
         return 0;
     *out = inf;
     return inf.id;
@@ -2254,7 +2265,13 @@ static plog_err_t build_rec(rstream_t *s, tstream_t *t, plog_error_t *err)
     r->call_name = cinfo ? run->call_name[ev->call] : "unknown";
     r->cls = cinfo ? cinfo - 1 : PLOG_CLASS_OTHER;
     r->flags = ev->flags;
-    if (s->clk_const) {
+    int64_t a0, a1;
+    if (s->clk_add64_ok && ev->t_start <= INT64_MAX && ev->t_end <= INT64_MAX &&
+        !__builtin_add_overflow((int64_t)ev->t_start, s->clk_add64, &a0) &&
+        !__builtin_add_overflow((int64_t)ev->t_end, s->clk_add64, &a1)) {
+        r->start_ns = a0; /* the common case, without 128-bit arithmetic */
+        r->end_ns = a1;
+    } else if (s->clk_const) {
         r->start_ns = sat64((wide_t)ev->t_start + s->clk_add);
         r->end_ns = sat64((wide_t)ev->t_end + s->clk_add);
     } else {
@@ -2291,7 +2308,9 @@ static plog_err_t build_rec(rstream_t *s, tstream_t *t, plog_error_t *err)
                 (long long)r->start_ns);
 
     parts_t p;
-    if (parse_extras(ev, x, &p) != 0) {
+    if (s->nolink && r->cls == PLOG_CLASS_COMPLETE) {
+        p = (parts_t){0}; /* not read: the decoder may have stepped over them */
+    } else if (parse_extras(ev, x, &p) != 0) {
         char what[128];
         snprintf(what, sizeof(what), "thread %u, %s at %lld ns: %u extra words do not match "
                  "flags 0x%x", t->thread, r->call_name, (long long)r->start_ns, ev->nextra,
@@ -2432,6 +2451,17 @@ static plog_err_t build_rec(rstream_t *s, tstream_t *t, plog_error_t *err)
         /* Request_free ends the request (and a persistent definition); Cancel only names it */
         if (ev->request == 0)
             break;
+        if (s->nolink) { /* only persistent definitions are kept */
+            const reqent_t *def = pers_get(s, ev->request);
+            if (def != NULL) {
+                s->rinfo = def->info;
+                r->request = s->rinfo.id;
+                r->req = &s->rinfo;
+                if (!(cflags & CALLF_CANCEL))
+                    pers_drop(s, ev->request);
+            }
+            break;
+        }
         size_t qslot;
         uint32_t q = open_choose(s, ev->request, ev->t_start, t->thread, 0, &qslot);
         const reqent_t *def = pers_get(s, ev->request);
@@ -2454,6 +2484,10 @@ static plog_err_t build_rec(rstream_t *s, tstream_t *t, plog_error_t *err)
         break;
     }
     case PLOG_CLASS_COMPLETE: {
+        if (s->nolink) { /* the handles as recorded; statuses need their starts' communicators */
+            r->n_status = 0;
+            break;
+        }
         /* The inputs (a failed Waitall's array, Wait's request): named, not closed; each
          * position its own start even when a handle repeats. After a failure the library
          * may have ended them anyway: they become uncertain (see open_add). */
@@ -2564,7 +2598,9 @@ static plog_err_t build_rec(rstream_t *s, tstream_t *t, plog_error_t *err)
         break;
     }
     default: /* Isend, Irecv, Ibcast..., and any other call that made a request (Comm_idup) */
-        if (ev->request != 0) {
+        if (ev->request != 0 && s->nolink) {
+            r->request = s->next_id++; /* numbered as when linking, no table entry */
+        } else if (ev->request != 0) {
             /* filled in the table, pointed to from there (no copy): the table changes
              * next in this stream's next event, as the record's pointers may */
             plog_reqinfo_t *inf = open_new(s, ev->request, lc, inter, ev->t_end, t->thread);
@@ -2742,7 +2778,15 @@ void plog_iter_close(plog_iter_t *it)
 
 plog_err_t plog_iter_open(plog_run_t *run, int32_t rank, plog_iter_t **out, plog_error_t *err)
 {
+    return plog_iter_open_opts(run, rank, 0, out, err);
+}
+
+plog_err_t plog_iter_open_opts(plog_run_t *run, int32_t rank, unsigned opts, plog_iter_t **out,
+                               plog_error_t *err)
+{
     *out = NULL;
+    if (opts & ~(unsigned)PLOG_ITER_NOLINK)
+        return fail(err, PLOG_E_USAGE, run->path, -1, "unknown iterator options 0x%x", opts);
     if (rank != PLOG_ALL_RANKS && plog_run_rank(run, rank) == NULL)
         return fail(err, PLOG_E_USAGE, run->path, -1, "rank %d is not in this log", (int)rank);
     plog_iter_t *it = calloc(1, sizeof(*it));
@@ -2762,6 +2806,7 @@ plog_err_t plog_iter_open(plog_run_t *run, int32_t rank, plog_iter_t **out, plog
             plog_iter_close(it);
             return fail(err, PLOG_E_NOMEM, run->path, -1, NULL);
         }
+        it->rs[it->nrs]->nolink = (opts & PLOG_ITER_NOLINK) != 0;
         it->nrs++;
     }
     *out = it;
@@ -2770,6 +2815,29 @@ plog_err_t plog_iter_open(plog_run_t *run, int32_t rank, plog_iter_t **out, plog
 
 plog_err_t plog_iter_next(plog_iter_t *it, const plog_rec_t **rec, plog_error_t *err)
 {
+    /* The common case, in one step: the stream returned last has more decoded events and
+     * nothing to merge with (one rank, one thread with events left). The same as the
+     * general path below (rs_next's pending branch), without its layers. */
+    if (it->pending >= 0 && it->nheap == 0) {
+        rstream_t *s = it->rs[it->pending];
+        tstream_t *t = s->pending;
+        if (t != NULL && s->nheap == 0 && t->active && t->bpos < t->bn) {
+            t->head = &t->bev[t->bpos];
+            t->headx = t->bx + t->bxoff[t->bpos];
+            t->bpos++;
+            plog_error_t local;
+            plog_err_t e = build_rec(s, t, err != NULL ? err : &local);
+            if (__builtin_expect(e == PLOG_OK, 1)) {
+                *rec = &s->rec;
+                return PLOG_OK;
+            }
+            *rec = NULL;
+            it->pending = -1;
+            it->sticky = e;
+            it->saved = err != NULL ? *err : local;
+            return e;
+        }
+    }
     *rec = NULL;
     if (it->sticky != PLOG_OK) {
         if (err != NULL)

@@ -228,6 +228,121 @@ static inline uint8_t *put_varint_raw(uint8_t *p, uint64_t v)
     return p;
 }
 
+/* ---- version 4: handles and status sources/tags made small before the varints ----
+ * Request handles are addresses the library hands out from a pool, so they sit close to
+ * each other and to the requests the same events started; a status's source and tag are
+ * small ints packed 32 bits apart. Version 4 stores every handle word (HANDLES entries,
+ * STATUS w0) as the zigzag difference from the previous handle word of the same event, the
+ * first from the frame's running request value after the event's own (the REQ column),
+ * and STATUS w1 as the bit interleave of the zigzagged source and tag: a Waitall of four
+ * takes about half the bytes, and the reader decodes (or skips) less. Layout per doc/log-
+ * format.md; a list whose count passes the words left is cut to them, as the reader does. */
+typedef struct xlayout {
+    uint32_t h0, nh; /* HANDLES entries: [h0, h0 + nh) */
+    uint32_t s0, ns; /* STATUS entries: [s0, s0 + 4 ns) */
+} xlayout_t;
+
+static void xlayout(const uint64_t *x, uint32_t n, uint32_t flags, xlayout_t *l)
+{
+    l->h0 = l->nh = l->s0 = l->ns = 0;
+    uint32_t i = 0;
+    if (flags & PLOG_F_RECVSPEC)
+        i++;
+    if ((flags & PLOG_F_HANDLES) && i < n) {
+        uint64_t k = x[i++];
+        l->h0 = i;
+        l->nh = (uint32_t)(k < n - i ? k : n - i);
+        i += l->nh;
+    }
+    if ((flags & PLOG_F_STATUS) && i < n) {
+        uint64_t k = x[i++], room = (n - i) / PLOG_STATUS_WORDS;
+        l->s0 = i;
+        l->ns = (uint32_t)(k < room ? k : room);
+    }
+}
+
+static inline uint64_t spread32(uint64_t v) /* bit i of v to bit 2i */
+{
+    v &= 0xffffffffull;
+    v = (v | v << 16) & 0x0000ffff0000ffffull;
+    v = (v | v << 8) & 0x00ff00ff00ff00ffull;
+    v = (v | v << 4) & 0x0f0f0f0f0f0f0f0full;
+    v = (v | v << 2) & 0x3333333333333333ull;
+    return (v | v << 1) & 0x5555555555555555ull;
+}
+
+static inline uint64_t gather32(uint64_t v) /* bit 2i of v to bit i */
+{
+    v &= 0x5555555555555555ull;
+    v = (v | v >> 1) & 0x3333333333333333ull;
+    v = (v | v >> 2) & 0x0f0f0f0f0f0f0f0full;
+    v = (v | v >> 4) & 0x00ff00ff00ff00ffull;
+    v = (v | v >> 8) & 0x0000ffff0000ffffull;
+    return (v | v >> 16) & 0xffffffffull;
+}
+
+static inline uint64_t zz32(uint32_t v) { return (uint32_t)(v << 1) ^ (uint32_t)((int32_t)v >> 31); }
+static inline uint32_t unzz32(uint64_t u)
+{
+    return (uint32_t)(u >> 1) ^ (uint32_t)-(int32_t)(u & 1);
+}
+
+static inline uint64_t srctag_pack(uint64_t w)
+{
+    return spread32(zz32((uint32_t)(w >> 32))) | spread32(zz32((uint32_t)w)) << 1;
+}
+
+static inline uint64_t srctag_unpack(uint64_t m)
+{
+    return (uint64_t)unzz32(gather32(m)) << 32 | unzz32(gather32(m >> 1));
+}
+
+/* The event's extras as version 4 stores them, into out (the raw varint region). */
+static uint8_t *put_extras_v4(uint8_t *p, const uint64_t *x, uint32_t n, uint32_t flags,
+                              uint64_t base)
+{
+    xlayout_t l;
+    xlayout(x, n, flags, &l);
+    if (l.nh == 0 && l.ns == 0) {
+        for (uint32_t k = 0; k < n; k++)
+            p = put_varint_raw(p, x[k]);
+        return p;
+    }
+    uint64_t prev = base;
+    for (uint32_t k = 0; k < n; k++) {
+        uint64_t v = x[k];
+        if (k - l.h0 < l.nh) {
+            v = plog_zigzag((int64_t)(x[k] - prev));
+            prev = x[k];
+        } else if (k - l.s0 < l.ns * PLOG_STATUS_WORDS) {
+            uint32_t w = (k - l.s0) % PLOG_STATUS_WORDS;
+            if (w == 0) {
+                v = plog_zigzag((int64_t)(x[k] - prev));
+                prev = x[k];
+            } else if (w == 1) {
+                v = srctag_pack(x[k]);
+            }
+        }
+        p = put_varint_raw(p, v);
+    }
+    return p;
+}
+
+/* The inverse, in place, on an event's decoded extras. */
+static void undo_extras_v4(uint64_t *x, uint32_t n, uint32_t flags, uint64_t base)
+{
+    xlayout_t l;
+    xlayout(x, n, flags, &l);
+    uint64_t prev = base;
+    for (uint32_t k = l.h0; k < l.h0 + l.nh; k++)
+        prev = x[k] = prev + (uint64_t)plog_unzigzag(x[k]);
+    for (uint32_t e = 0; e < l.ns; e++) {
+        uint64_t *w = x + l.s0 + (size_t)e * PLOG_STATUS_WORDS;
+        prev = w[0] = prev + (uint64_t)plog_unzigzag(w[0]);
+        w[1] = srctag_unpack(w[1]);
+    }
+}
+
 plog_err_t plog_events_encode(const uint8_t *records, size_t records_len, uint32_t n,
                               uint8_t *out, size_t cap, size_t *out_len)
 {
@@ -295,8 +410,11 @@ plog_err_t plog_events_encode_mapped(const uint8_t *records, size_t records_len,
         cur[COL_RC] = put_varint_raw(cur[COL_RC], plog_zigzag(ev->rc));
         cur[COL_FLAGS] = put_varint_raw(cur[COL_FLAGS], ev->flags);
         cur[COL_NEXTRA] = put_varint_raw(cur[COL_NEXTRA], ev->nextra);
-        for (uint32_t k = 0; k < ev->nextra; k++)
-            cur[COL_EXTRAS] = put_varint_raw(cur[COL_EXTRAS], x[k]);
+        if (ev->flags & (PLOG_F_HANDLES | PLOG_F_STATUS))
+            cur[COL_EXTRAS] = put_extras_v4(cur[COL_EXTRAS], x, ev->nextra, ev->flags, prev_req);
+        else
+            for (uint32_t k = 0; k < ev->nextra; k++)
+                cur[COL_EXTRAS] = put_varint_raw(cur[COL_EXTRAS], x[k]);
     }
     if (i != n || p != end)
         return PLOG_E_CORRUPT;
@@ -315,9 +433,10 @@ plog_err_t plog_events_encode_mapped(const uint8_t *records, size_t records_len,
 }
 
 plog_err_t plog_events_dec_init(plog_events_dec_t *d, const uint8_t *payload, size_t len,
-                                uint32_t n_expected)
+                                uint32_t n_expected, uint32_t version)
 {
     memset(d, 0, sizeof(*d));
+    d->v4 = version >= 4;
     plog_rcur_t r = {payload, payload + len, PLOG_OK};
     uint64_t n = plog_get_varint(&r);
     if (r.err)
@@ -437,6 +556,8 @@ plog_err_t plog_events_dec_next(plog_events_dec_t *d, plog_event_t *ev, uint64_t
         extras[k] = get_vfast(&col[COL_EXTRAS]);
     if (col[COL_EXTRAS].err)
         return col[COL_EXTRAS].err;
+    if (d->v4 && (ev->flags & (PLOG_F_HANDLES | PLOG_F_STATUS)))
+        undo_extras_v4(extras, ev->nextra, ev->flags, d->prev_req);
     d->i++;
     return PLOG_OK;
 }
@@ -530,6 +651,61 @@ static int col_varints(const uint8_t **pp, const uint8_t *end, uint32_t n, uint6
     return 0;
 }
 
+/* Step over n varints of a column without decoding them. -1 when one is longer than 10
+ * bytes or the column ends first (a 10th byte above 1, bits beyond 64, is not detected:
+ * nothing reads these values). */
+#if defined(__x86_64__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+__attribute__((target_clones("popcnt", "default"))) /* the x86-64 baseline has no popcnt */
+#endif
+#endif
+static int col_skip(const uint8_t **pp, const uint8_t *end, uint64_t n)
+{
+    const uint8_t *p = *pp;
+#if defined(__SSE2__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    /* 64 bytes at a time, each window starting at a value's first byte: count stop bytes,
+     * and look for a run of 10 continuation bytes below the last stop byte used */
+    while (n > 0 && end - p >= 64) {
+        uint64_t m = 0;
+        for (int q = 0; q < 4; q++) {
+            __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * q));
+            m |= (uint64_t)(uint16_t)_mm_movemask_epi8(b) << (16 * q);
+        }
+        uint64_t stop = ~m;
+        if (stop == 0)
+            return -1;
+        uint64_t c = (uint64_t)__builtin_popcountll(stop);
+        unsigned last;
+        if (c <= n) {
+            last = 63u - (unsigned)__builtin_clzll(stop);
+            n -= c;
+        } else {
+            uint64_t x = stop;
+            for (uint64_t k = 1; k < n; k++)
+                x &= x - 1;
+            last = (unsigned)__builtin_ctzll(x);
+            n = 0;
+        }
+        uint64_t cont = m & (last == 63 ? ~0ull : (2ull << last) - 1);
+        uint64_t r = cont & cont >> 1; /* bit i: bytes i.. i+1 continue */
+        r &= r >> 2;                   /* i.. i+3 */
+        r &= r >> 4;                   /* i.. i+7 */
+        if ((r & r >> 2) != 0)         /* i.. i+9: an 11th byte follows */
+            return -1;
+        p += last + 1;
+    }
+#endif
+    for (; n > 0; n--) { /* the end of the column: byte by byte */
+        int len = 0;
+        do {
+            if (p == end || ++len > 10)
+                return -1;
+        } while (*p++ & 0x80);
+    }
+    *pp = p;
+    return 0;
+}
+
 static inline int fits_i32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
 
 plog_err_t plog_events_dec_batch(plog_events_dec_t *d, plog_event_t *ev, uint32_t max,
@@ -552,6 +728,17 @@ plog_err_t plog_events_dec_batch(plog_events_dec_t *d, plog_event_t *ev, uint32_
         p[c] = d->col[c].p;
     uint64_t v[PLOG_DEC_BATCH];
 
+    /* which events' extras to step over: their calls, decoded ahead (and again below) */
+    uint8_t keep[PLOG_DEC_BATCH];
+    int skipping = d->skip_extras != NULL;
+    if (skipping) {
+        const uint8_t *pc = p[COL_CALL];
+        if (col_varints(&pc, d->col[COL_CALL].end, n, v) != 0)
+            return PLOG_E_CORRUPT;
+        for (uint32_t k = 0; k < n; k++)
+            keep[k] = !(v[k] < d->skip_n && d->skip_extras[v[k]]);
+    }
+
     /* extras first: they decide how many events fit */
     if (col_varints(&p[COL_NEXTRA], d->col[COL_NEXTRA].end, n, v) != 0)
         return PLOG_E_CORRUPT;
@@ -560,11 +747,12 @@ plog_err_t plog_events_dec_batch(plog_events_dec_t *d, plog_event_t *ev, uint32_
     for (; m < n; m++) {
         if (v[m] > UINT32_MAX)
             return PLOG_E_CORRUPT;
-        if (v[m] > extras_cap - words)
+        uint64_t w = !skipping || keep[m] ? v[m] : 0;
+        if (w > extras_cap - words)
             break;
         xoff[m] = (uint32_t)words;
-        ev[m].nextra = (uint32_t)v[m];
-        words += v[m];
+        ev[m].nextra = (uint32_t)w;
+        words += w;
     }
     if (m == 0)
         return PLOG_E_TOOBIG;
@@ -574,9 +762,27 @@ plog_err_t plog_events_dec_batch(plog_events_dec_t *d, plog_event_t *ev, uint32_
         col_varints(&p[COL_NEXTRA], d->col[COL_NEXTRA].end, m, v);
         n = m;
     }
-    if (words > (size_t)(d->col[COL_EXTRAS].end - p[COL_EXTRAS]) ||
-        col_varints(&p[COL_EXTRAS], d->col[COL_EXTRAS].end, (uint32_t)words, extras) != 0)
-        return PLOG_E_CORRUPT;
+    if (!skipping) {
+        if (words > (size_t)(d->col[COL_EXTRAS].end - p[COL_EXTRAS]) ||
+            col_varints(&p[COL_EXTRAS], d->col[COL_EXTRAS].end, (uint32_t)words, extras) != 0)
+            return PLOG_E_CORRUPT;
+    } else { /* runs of kept and of skipped events */
+        uint64_t *out = extras;
+        for (uint32_t k = 0; k < n;) {
+            uint64_t w = 0, sk = 0;
+            for (; k < n && keep[k]; k++)
+                w += v[k];
+            if (w > 0 && (w > (size_t)(d->col[COL_EXTRAS].end - p[COL_EXTRAS]) ||
+                          col_varints(&p[COL_EXTRAS], d->col[COL_EXTRAS].end, (uint32_t)w,
+                                      out) != 0))
+                return PLOG_E_CORRUPT;
+            out += w;
+            for (; k < n && !keep[k]; k++)
+                sk += v[k];
+            if (sk > 0 && col_skip(&p[COL_EXTRAS], d->col[COL_EXTRAS].end, sk) != 0)
+                return PLOG_E_CORRUPT;
+        }
+    }
 
     /* each column: straight from its bytes when they are one-byte values, else through v */
 #define COLUMN(c, BODY) \
@@ -630,10 +836,12 @@ plog_err_t plog_events_dec_batch(plog_events_dec_t *d, plog_event_t *ev, uint32_
     COLUMN(COL_BYTES, { ev[k].bytes = x; });
     COLUMN(COL_RBYTES, { ev[k].rbytes = x; });
     uint64_t req = d->prev_req;
+    uint64_t rbase[PLOG_DEC_BATCH]; /* the running request value after each event */
     COLUMN(COL_REQ, {
         if (x != 0)
             req += (uint64_t)plog_unzigzag(x - 1);
         ev[k].request = x != 0 ? req : 0;
+        rbase[k] = req;
     });
     COLUMN_I32(COL_ROOT, root);
     COLUMN(COL_CALLSITE, {
@@ -649,6 +857,10 @@ plog_err_t plog_events_dec_batch(plog_events_dec_t *d, plog_event_t *ev, uint32_
     });
 #undef COLUMN_I32
 #undef COLUMN
+    if (d->v4)
+        for (uint32_t k = 0; k < n; k++)
+            if ((ev[k].flags & (PLOG_F_HANDLES | PLOG_F_STATUS)) && ev[k].nextra > 0)
+                undo_extras_v4(extras + xoff[k], ev[k].nextra, ev[k].flags, rbase[k]);
 
     for (int c = 0; c < PLOG_NCOLS; c++)
         d->col[c].p = p[c];

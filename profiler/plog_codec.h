@@ -88,10 +88,17 @@ typedef struct plog_events_dec {
     uint32_t n, i;
     uint64_t prev_start;
     uint64_t prev_req;
+    int v4;           /* version >= 4: handle and status words are transformed */
+    /* Set after init, for plog_events_dec_batch only: the extras of events whose call id c
+     * has c < skip_n && skip_extras[c] are stepped over, not decoded (nextra reads 0), for
+     * readers that never look at them. Their bytes are checked only for varint framing. */
+    const uint8_t *skip_extras;
+    uint32_t skip_n;
 } plog_events_dec_t;
 
+/* version: the file's (the extras of version 4 are transformed, see plog_codec.c). */
 plog_err_t plog_events_dec_init(plog_events_dec_t *d, const uint8_t *payload, size_t len,
-                                uint32_t n_expected);
+                                uint32_t n_expected, uint32_t version);
 /* Next event: fills *ev and up to extras_cap words into extras (ev->nextra says how many
  * the event has; more than extras_cap is PLOG_E_TOOBIG). Returns PLOG_OK, or an error;
  * *done is set after the last event (and the columns were consumed exactly). */

@@ -177,7 +177,7 @@ static void check_roundtrip(const batch_t *b)
     size_t len = 0;
     cr_assert_eq(plog_events_encode(b->rec, b->len, b->n, out, cap, &len), PLOG_OK);
     plog_events_dec_t d;
-    cr_assert_eq(plog_events_dec_init(&d, out, len, b->n), PLOG_OK);
+    cr_assert_eq(plog_events_dec_init(&d, out, len, b->n, PLOG_VERSION), PLOG_OK);
     const uint8_t *p = b->rec;
     uint64_t extras[64];
     for (uint32_t i = 0; i < b->n; i++) {
@@ -215,14 +215,18 @@ Test(codec, events_random_round_trip)
 /* Decode a payload with plog_events_dec_batch, falling back to one event at a time when
  * it refuses, as the reader does; every event and the final status must equal what
  * plog_events_dec_next alone gives. */
-static void check_batch_matches(const uint8_t *payload, size_t len, uint32_t n, uint32_t max,
-                                size_t xcap)
+static void check_batch_matches_skip(const uint8_t *payload, size_t len, uint32_t n,
+                                     uint32_t max, size_t xcap, const uint8_t *skip)
 {
     plog_events_dec_t a, b;
-    plog_err_t ea = plog_events_dec_init(&a, payload, len, n);
-    cr_assert_eq(plog_events_dec_init(&b, payload, len, n), ea);
+    plog_err_t ea = plog_events_dec_init(&a, payload, len, n, PLOG_VERSION);
+    cr_assert_eq(plog_events_dec_init(&b, payload, len, n, PLOG_VERSION), ea);
     if (ea != PLOG_OK)
         return;
+    if (skip != NULL) { /* only calls 0..255 have tables here */
+        b.skip_extras = skip;
+        b.skip_n = 256;
+    }
     plog_event_t *bev = malloc(PLOG_DEC_BATCH * sizeof(*bev));
     uint64_t *bx = malloc(xcap * sizeof(*bx));
     uint32_t xoff[PLOG_DEC_BATCH + 1];
@@ -238,6 +242,7 @@ static void check_batch_matches(const uint8_t *payload, size_t len, uint32_t n, 
             if (plog_events_dec_batch(&b, bev, max, bx, xcap, xoff, &bn) != PLOG_OK)
                 bn = 0;
         }
+        int from_batch = bpos < bn;
         if (bpos < bn) {
             got = bev[bpos];
             memcpy(gx, bx + xoff[bpos], (xoff[bpos + 1] - xoff[bpos]) * sizeof(uint64_t));
@@ -251,11 +256,23 @@ static void check_batch_matches(const uint8_t *payload, size_t len, uint32_t n, 
             cr_assert_eq(gdone, done);
             break;
         }
+        if (skip != NULL && from_batch && want.call < 256 && skip[want.call]) {
+            cr_assert_eq(got.nextra, 0, "event %u: skipped extras counted", i);
+            got.nextra = want.nextra; /* the rest as one by one */
+            cr_assert_eq(memcmp(&got, &want, sizeof(got)), 0, "event %u differs", i);
+            continue;
+        }
         cr_assert_eq(memcmp(&got, &want, sizeof(got)), 0, "event %u differs", i);
         cr_assert_eq(memcmp(gx, wx, want.nextra * sizeof(uint64_t)), 0, "event %u extras", i);
     }
     free(bev);
     free(bx);
+}
+
+static void check_batch_matches(const uint8_t *payload, size_t len, uint32_t n, uint32_t max,
+                                size_t xcap)
+{
+    check_batch_matches_skip(payload, len, n, max, xcap, NULL);
 }
 
 Test(codec, events_batch_decoder_matches_one_by_one)
@@ -286,6 +303,149 @@ Test(codec, events_batch_decoder_matches_one_by_one)
     }
 }
 
+/* Stepping over some calls' extras: the other events decode exactly as one by one, the
+ * skipped ones as one by one but for nextra 0. */
+Test(codec, events_batch_skips_extras_of_chosen_calls)
+{
+    uint8_t skip[256];
+    for (int c = 0; c < 256; c++)
+        skip[c] = c % 3 != 0;
+    uint64_t seed = 4242;
+    for (int trial = 0; trial < 60; trial++) {
+        batch_t b = {0};
+        uint64_t t = 0;
+        uint32_t n = (uint32_t)(pgen_rand(&seed) % 1500);
+        for (uint32_t i = 0; i < n; i++)
+            batch_add(&b, &seed, &t);
+        for (size_t off = 0; off < b.len;) {
+            plog_event_t *ev = (plog_event_t *)(b.rec + off);
+            ev->call %= 300; /* most below 256, where the table says */
+            off += sizeof(*ev) + ev->nextra * sizeof(uint64_t);
+        }
+        size_t cap = plog_events_encode_bound(b.len);
+        uint8_t *out = malloc(cap);
+        size_t len = 0;
+        cr_assert_eq(plog_events_encode(b.rec, b.len, b.n, out, cap, &len), PLOG_OK);
+        check_batch_matches_skip(out, len, b.n, PLOG_DEC_BATCH, 4096, skip);
+        check_batch_matches_skip(out, len, b.n, 7, 45, skip);
+        free(out);
+        free(b.rec);
+    }
+}
+
+/* Build an EVENTS payload from its columns (n, then each column's length and bytes). */
+static size_t mk_payload(uint8_t *out, size_t cap, uint32_t n, const uint8_t *const *col,
+                         const size_t *clen)
+{
+    plog_wcur_t w = {out, out + cap, 0};
+    plog_put_varint(&w, n);
+    for (int c = 0; c < PLOG_NCOLS; c++) {
+        plog_put_varint(&w, clen[c]);
+        cr_assert_leq(clen[c], (size_t)(w.end - w.p));
+        memcpy(w.p, col[c], clen[c]);
+        w.p += clen[c];
+    }
+    cr_assert_eq(w.overflow, 0);
+    return (size_t)(w.p - out);
+}
+
+/* A skipped value of 11 bytes is refused, at the fast path's width and at the column's
+ * end, as one by one refuses it. */
+Test(codec, events_skipped_extras_still_framed)
+{
+    static const uint8_t one[1] = {1}, zero[1] = {0};
+    for (int pad = 0; pad < 2; pad++) {
+        /* one event, call 1, 1 + 70 or 1 + 1 extras: the overlong value first */
+        uint8_t extras[128], nextra[2];
+        size_t xl = 0;
+        memset(extras, 0x80, 10);
+        extras[10] = 0x01; /* 11 bytes */
+        xl = 11;
+        uint32_t nx = 1;
+        if (pad) {
+            for (int k = 0; k < 70; k++)
+                extras[xl++] = 0x05;
+            nx += 70;
+        }
+        nextra[0] = (uint8_t)nx;
+        const uint8_t *col[PLOG_NCOLS];
+        size_t clen[PLOG_NCOLS];
+        for (int c = 0; c < PLOG_NCOLS; c++) {
+            col[c] = zero;
+            clen[c] = 1;
+        }
+        col[0] = one; /* COL_CALL */
+        col[PLOG_NCOLS - 2] = nextra;
+        col[PLOG_NCOLS - 1] = extras;
+        clen[PLOG_NCOLS - 1] = xl;
+        uint8_t payload[512];
+        size_t len = mk_payload(payload, sizeof(payload), 1, col, clen);
+        uint8_t skip[2] = {0, 1};
+        plog_events_dec_t d;
+        cr_assert_eq(plog_events_dec_init(&d, payload, len, 1, PLOG_VERSION), PLOG_OK);
+        d.skip_extras = skip;
+        d.skip_n = 2;
+        plog_event_t ev[PLOG_DEC_BATCH];
+        uint64_t x[256];
+        uint32_t xoff[PLOG_DEC_BATCH + 1], got = 7;
+        cr_assert_eq(plog_events_dec_batch(&d, ev, PLOG_DEC_BATCH, x, 256, xoff, &got),
+                     PLOG_E_CORRUPT, "pad %d", pad);
+        int done = 0;
+        cr_assert_eq(plog_events_dec_next(&d, ev, x, 256, &done), PLOG_E_CORRUPT);
+    }
+}
+
+/* Version 4 stores handles and status sources/tags small: a Waitall of four completed
+ * Isends takes at least 30 bytes less than the same words stored as plain values, and
+ * edge values (negative ranks, extreme tags, handles that wrap) come back exactly. */
+Test(codec, events_v4_status_words_compact_and_exact)
+{
+    static const int32_t src[4] = {1, -2, INT32_MIN, 3}, tag[4] = {7, -1, INT32_MAX, 0};
+    static const uint64_t h[4] = {0x55550000a000ull, 0x55550000a100ull, 0x55550000a200ull,
+                                  0x55550000a300ull};
+    size_t lens[2];
+    for (int plain = 0; plain < 2; plain++) {
+        batch_t b = {0};
+        b.cap = 2 * sizeof(plog_event_t) + 17 * sizeof(uint64_t);
+        b.rec = calloc(1, b.cap);
+        plog_event_t *isend = (plog_event_t *)b.rec;
+        isend->call = 3;
+        isend->request = h[3];
+        plog_event_t *w = isend + 1;
+        w->call = 4;
+        w->flags = plain ? PLOG_F_VSEND : PLOG_F_STATUS;
+        w->nextra = 17;
+        uint64_t *x = (uint64_t *)(w + 1);
+        x[0] = plain ? 16 : 4;
+        for (int k = 0; k < 4; k++) {
+            x[1 + 4 * k] = h[k];
+            x[2 + 4 * k] = (uint64_t)(uint32_t)src[k] << 32 | (uint32_t)tag[k];
+            x[3 + 4 * k] = 4096;
+            x[4 + 4 * k] = (uint64_t)k;
+        }
+        b.len = b.cap;
+        b.n = 2;
+        if (!plain) {
+            x[5] = 0; /* a zero handle in the middle, and one below it: deltas that wrap */
+            x[9] = UINT64_MAX;
+        }
+        check_roundtrip(&b);
+        size_t cap = plog_events_encode_bound(b.len);
+        uint8_t *out = malloc(cap);
+        cr_assert_eq(plog_events_encode(b.rec, b.len, b.n, out, cap, &lens[plain]), PLOG_OK);
+        if (!plain) { /* realistic handles for the size comparison */
+            x[5] = h[1];
+            x[9] = h[2];
+            cr_assert_eq(plog_events_encode(b.rec, b.len, b.n, out, cap, &lens[plain]),
+                         PLOG_OK);
+            check_roundtrip(&b);
+        }
+        free(out);
+        free(b.rec);
+    }
+    cr_assert_leq(lens[0] + 30, lens[1], "v4 %zu bytes, plain %zu", lens[0], lens[1]);
+}
+
 Test(codec, events_decoder_refuses_every_short_payload)
 {
     uint64_t seed = 7;
@@ -301,7 +461,7 @@ Test(codec, events_decoder_refuses_every_short_payload)
         uint8_t *copy = malloc(cut ? cut : 1); /* exact size: ASan sees any overread */
         memcpy(copy, out, cut);
         plog_events_dec_t d;
-        plog_err_t e = plog_events_dec_init(&d, copy, cut, b.n);
+        plog_err_t e = plog_events_dec_init(&d, copy, cut, b.n, PLOG_VERSION);
         if (e == PLOG_OK) {
             uint64_t x[64];
             plog_event_t ev;
@@ -314,7 +474,7 @@ Test(codec, events_decoder_refuses_every_short_payload)
     }
     /* wrong count, too little extras room */
     plog_events_dec_t d;
-    cr_assert_eq(plog_events_dec_init(&d, out, len, b.n + 1), PLOG_E_CORRUPT);
+    cr_assert_eq(plog_events_dec_init(&d, out, len, b.n + 1, PLOG_VERSION), PLOG_E_CORRUPT);
     free(out);
     free(b.rec);
 }
@@ -332,7 +492,7 @@ Test(codec, events_extras_cap_enforced)
     size_t len;
     cr_assert_eq(plog_events_encode(b.rec, b.len, 1, out, sizeof(out), &len), PLOG_OK);
     plog_events_dec_t d;
-    cr_assert_eq(plog_events_dec_init(&d, out, len, 1), PLOG_OK);
+    cr_assert_eq(plog_events_dec_init(&d, out, len, 1, PLOG_VERSION), PLOG_OK);
     uint64_t x[9];
     plog_event_t got;
     int done;
