@@ -524,7 +524,7 @@ int phasor_cmd_predict(int argc, char **argv)
     optind = 1;
     opterr = 0;
     int ch;
-    while ((ch = getopt_long(argc, argv, "+o:h", opts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
         switch (ch) {
         case 'm': model_file = optarg; break;
         case 'k': kinds = optarg; break;

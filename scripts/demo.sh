@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # demo.sh: install what is missing, build phasor, record the bundled stencil example on 4 ranks
-# under the shim, and show what phasor read back from the logs.
+# under the shim (with the quick network probe at MPI_Init), and show what phasor reads back:
+# the report, the first events, predicted vs measured collective times, the ranks' phases and
+# a Chrome/Perfetto trace.
 # Usage: scripts/demo.sh [--mpi=openmpi|mpich]
 set -euo pipefail
 
@@ -9,7 +11,7 @@ mpi=openmpi
 for a in "$@"; do
   case "$a" in
     --mpi=openmpi|--mpi=mpich) mpi=${a#--mpi=} ;;
-    -h|--help) sed -n '2,4p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,6p' "$0"; exit 0 ;;
     *) echo "demo.sh: unknown option '$a'" >&2; exit 2 ;;
   esac
 done
@@ -28,7 +30,8 @@ make -C "$bdir" -s examples/stencil >/dev/null
 
 out=$(mktemp -d /tmp/phasor-demo.XXXXXX)
 echo "== running the stencil example on 4 ranks under phasor (logs in $out/logs)"
-"$bdir/phasor" run -o "$out/logs" -- "$mpirun" "${np_opt[@]}" -np 4 "$bdir/examples/stencil"
+PHASOR_PROBE=quick "$bdir/phasor" run -o "$out/logs" -- "$mpirun" "${np_opt[@]}" -np 4 \
+  "$bdir/examples/stencil"
 
 echo
 echo "== what phasor read back: phasor report"
@@ -39,6 +42,18 @@ echo "== the first events of rank 1 (times in ns on the aligned axis)"
 "$bdir/phasor" dump "$out/logs" --rank 1 >"$out/rank1.txt"
 head -12 "$out/rank1.txt"
 echo
+echo "== collective times predicted from the probe, next to the measured ones: phasor predict"
+"$bdir/phasor" predict "$out/logs" --kind lookup
+echo
+echo "== the ranks as coupled oscillators: phasor phases (CSVs and SVG plots in $out/phases)"
+"$bdir/phasor" phases "$out/logs" -o "$out/phases" --plots >"$out/phases.txt"
+head -8 "$out/phases.txt"
+echo
+echo "== a trace for ui.perfetto.dev or chrome://tracing: phasor export"
+"$bdir/phasor" export "$out/logs" --format chrome -o "$out/trace.json"
+echo "wrote $out/trace.json ($(wc -c <"$out/trace.json") bytes)"
+echo
 ls -l "$out/logs"
 echo "Try: $bdir/phasor dump $out/logs --json | less    (matrix heatmap: $out/report/matrix.svg)"
+echo "     open $out/phases/index.html                   (the phase plots together)"
 echo "     $bdir/phasor steps $out/logs | less          (the transfers inside each collective)"
