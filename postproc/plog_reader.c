@@ -480,6 +480,10 @@ static void warn_add(plog_run_t *run, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(buf, sizeof(buf), fmt, ap);
     va_end(ap);
+    /* a command that reads a rank twice (phases, predict) finds the same things again */
+    for (size_t i = 0; i < run->n_warn; i++)
+        if (strcmp(run->warn[i], buf) == 0)
+            return;
     char *s = strdup(buf);
     if (s == NULL || GROW(run->warn, run->warn_cap, run->n_warn + 1) != 0) {
         free(s);

@@ -1401,6 +1401,42 @@ Test(requests, persistent)
     cr_assert_eq(g[9].request, 0);
     cr_assert_eq(g[9].sid[0], 0);
     cr_assert(has_warning(run, "1 request completions or frees matched no open request", NULL));
+    size_t nw = plog_run_nwarnings(run);
+
+    /* Reading again adds no warning; with PLOG_ITER_NOLINK the starts are numbered as
+     * above and persistent instances still link to their definitions, completions come
+     * without handles, statuses or links, Request_free names the definition. */
+    for (int pass = 0; pass < 2; pass++) {
+        plog_iter_t *it;
+        plog_error_t err;
+        cr_assert_eq(plog_iter_open_opts(run, 0, pass ? PLOG_ITER_NOLINK : 0, &it, &err),
+                     PLOG_OK);
+        static const uint64_t want_nolink[10] = {1, 2, 0, 3, 0, 4, 0, 0, 1, 0};
+        const plog_rec_t *r;
+        size_t k = 0;
+        while (plog_iter_next(it, &r, &err) == PLOG_OK && r != NULL) {
+            cr_assert_lt(k, 10);
+            cr_assert_eq(r->call, g[k].call);
+            if (pass) {
+                cr_assert_eq(r->request, want_nolink[k], "event %zu: %llu", k,
+                             (unsigned long long)r->request);
+                if (r->cls == PLOG_CLASS_COMPLETE) {
+                    cr_assert_eq(r->n_status, 0);
+                    cr_assert_eq(r->n_handles, 0);
+                    cr_assert_null(r->req);
+                }
+            } else {
+                cr_assert_eq(r->request, g[k].request);
+            }
+            k++;
+        }
+        cr_assert_eq(k, 10);
+        plog_iter_close(it);
+        cr_assert_eq(plog_run_nwarnings(run), nw, "pass %d", pass);
+    }
+    plog_iter_t *it;
+    plog_error_t err;
+    cr_assert_eq(plog_iter_open_opts(run, 0, 0x80, &it, &err), PLOG_E_USAGE);
     rq_end(&q, run);
 }
 
