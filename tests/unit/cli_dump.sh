@@ -11,22 +11,9 @@ if [ ! -x "$phasor" ] || [ ! -d "$data/golden" ]; then
     echo "0 passed, 1 failed"
     exit 1
 fi
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/cli_lib.sh"
 cd "$data" || exit 1 # relative paths keep file names in the output stable
-passed=0
-failed=0
-ok() { passed=$((passed + 1)); echo "ok   $1"; }
-bad() { failed=$((failed + 1)); echo "FAIL $1"; }
 
-# expect_exit NAME STATUS CMD...: runs CMD (stdout/stderr to $tmp/out, $tmp/err)
-expect_exit() {
-    name=$1 want=$2
-    shift 2
-    "$@" >"$tmp/out" 2>"$tmp/err"
-    got=$?
-    if [ "$got" -eq "$want" ]; then ok "$name"; else bad "$name (exit $got, wanted $want)"; sed 's/^/     /' "$tmp/err" | head -5; fi
-}
 
 # ---- usage ----
 expect_exit "phasor --help" 0 "$phasor" --help
@@ -87,5 +74,4 @@ expect_exit "dump a path that does not exist" 1 "$phasor" dump no-such-log
 grep -q "no-such-log" "$tmp/err" && ok "absent path named" || bad "absent path named"
 expect_exit "dump --json on a damaged file" 1 "$phasor" dump --json corrupt/zstd-damage.plog
 
-echo "cli_dump.sh: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+cli_done

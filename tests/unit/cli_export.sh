@@ -14,14 +14,8 @@ if [ ! -x "$phasor" ] || [ ! -d "$data/golden" ]; then
     echo "0 passed, 1 failed"
     exit 1
 fi
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/cli_lib.sh"
 cd "$data" || exit 1
-passed=0
-failed=0
-ok() { passed=$((passed + 1)); echo "ok   $1"; }
-bad() { failed=$((failed + 1)); echo "FAIL $1"; }
-check() { if eval "$2"; then ok "$1"; else bad "$1"; fi; }
 expect_exit() {
     name=$1 want=$2 pat=$3
     shift 3
@@ -107,5 +101,4 @@ fi
 expect_exit "otf2 without -o: exit 2" 2 "-o DIR" "$phasor" export --format otf2 golden
 expect_exit "unwritable output: exit 1" 1 /nonexistent/x "$phasor" export --format csv -o /nonexistent/x golden
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+cli_done

@@ -12,19 +12,7 @@ if [ ! -x "$phasor" ] || [ ! -x "$mklog" ] || ! command -v python3 >/dev/null 2>
     echo "0 passed, 1 failed"
     exit 1
 fi
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-passed=0
-failed=0
-ok() { passed=$((passed + 1)); echo "ok   $1"; }
-bad() { failed=$((failed + 1)); echo "FAIL $1"; }
-expect_exit() {
-    name=$1 want=$2
-    shift 2
-    "$@" >"$tmp/out" 2>"$tmp/err"
-    got=$?
-    if [ "$got" -eq "$want" ]; then ok "$name"; else bad "$name (exit $got, wanted $want)"; sed 's/^/     /' "$tmp/err" | head -5; fi
-}
+. "$(dirname "$0")/cli_lib.sh"
 
 mkdir "$tmp/log8" "$tmp/log1k"
 "$mklog" "$tmp/log8" 8 40 1 || bad "phases_mklog 8 ranks"
@@ -162,5 +150,4 @@ passed=$((passed + $(grep -c '^ok ' "$tmp/py.out")))
 failed=$((failed + $(grep -c '^FAIL' "$tmp/py.out")))
 grep -q -E '^(ok|FAIL)' "$tmp/py.out" || bad "python checks ran"
 grep -q Traceback "$tmp/py.out" && bad "python checks crashed"
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+cli_done

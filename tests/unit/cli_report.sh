@@ -12,22 +12,9 @@ if [ ! -x "$phasor" ] || [ ! -d "$data/golden" ]; then
     echo "0 passed, 1 failed"
     exit 1
 fi
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/cli_lib.sh"
 cd "$data" || exit 1 # relative paths keep file names in the output stable
-passed=0
-failed=0
-ok() { passed=$((passed + 1)); echo "ok   $1"; }
-bad() { failed=$((failed + 1)); echo "FAIL $1"; }
-check() { if eval "$2"; then ok "$1"; else bad "$1"; fi; }
 
-expect_exit() {
-    name=$1 want=$2
-    shift 2
-    "$@" >"$tmp/out" 2>"$tmp/err"
-    got=$?
-    if [ "$got" -eq "$want" ]; then ok "$name"; else bad "$name (exit $got, wanted $want)"; sed 's/^/     /' "$tmp/err" | head -5; fi
-}
 
 # ---- usage ----
 expect_exit "report --help" 0 "$phasor" report --help
@@ -104,5 +91,4 @@ done
 expect_exit "report missing-rank" 1 "$phasor" report missing-rank
 check "missing rank named" 'grep -q "missing-rank/rank-000002.plog" "$tmp/err"'
 
-echo "cli_report.sh: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+cli_done
