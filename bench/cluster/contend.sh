@@ -73,12 +73,22 @@ case "$action" in
     ip netns exec "$(host_name "$b")" iperf3 -s -D -p $port -I "$f.server.pid" --logfile "$f.server.log"
     for _ in $(seq 50); do [ -s "$f.server.pid" ] && break; sleep 0.1; done
     [ -s "$f.server.pid" ] || die "iperf3 server did not start in $(host_name "$b") (see $f.server.log)"
-    # The server listens once its pid file is written; the client retries a few times.
-    ip netns exec "$(host_name "$a")" iperf3 -c "$(host_addr "$b")" -p $port -t 0 -b "$brate" \
-      -P "$streams" -i 0 --connect-timeout 2000 >"$f.client.log" 2>&1 </dev/null &
-    echo $! >"$f.client.pid"
-    sleep 0.5
-    alive "$(cat "$f.client.pid")" || { st=$(cat "$f.client.log"); stop_pair "$a" "$b" >/dev/null; die "iperf3 client failed: $st"; }
+    # The daemon writes its pid file before it listens: on a loaded machine a client started
+    # at once is refused. Wait for the listening socket, and give a refused client two more
+    # tries.
+    for _ in $(seq 50); do
+      ip netns exec "$(host_name "$b")" ss -Hltn "sport = :$port" 2>/dev/null | grep -q . && break
+      sleep 0.1
+    done
+    for try in 1 2 3; do
+      ip netns exec "$(host_name "$a")" iperf3 -c "$(host_addr "$b")" -p $port -t 0 -b "$brate" \
+        -P "$streams" -i 0 --connect-timeout 2000 >"$f.client.log" 2>&1 </dev/null &
+      echo $! >"$f.client.pid"
+      sleep 0.5
+      alive "$(cat "$f.client.pid")" && break
+      grep -q "Connection refused" "$f.client.log" && [ "$try" -lt 3 ] && { sleep 0.5; continue; }
+      st=$(cat "$f.client.log"); stop_pair "$a" "$b" >/dev/null; die "iperf3 client failed: $st"
+    done
     echo "${brate/#0/link speed}" >"$f.rate"
     echo "contention $(host_name "$a") -> $(host_name "$b") started (${streams} TCP stream(s), rate ${brate/#0/link speed}, port $port)"
     ;;
