@@ -226,12 +226,20 @@ void ph_resync_free(ph_resync_t *r);
 /* Idle wave. A delay is an iteration longer than the rank's median duration. The source is
  * where it was caused: with m->comp, the (rank, iteration) whose compute time exceeds the
  * rank's median compute time the most (waiting for a late neighbour is time inside MPI);
- * without, the longest excess duration. A rank is reached at its first iteration at or
- * after the source's whose duration exceeds its median by more than
- * max(frac x the source's excess duration, 5 x the rank's median absolute deviation).
+ * without, the longest excess duration.
+ * Distance: hops from the source in topo along the messages (i is one hop past j when
+ * T_ij = 1, i receives from j); ranks the messages do not lead to get the hop distance with
+ * the edges taken both ways (a wave against the messages: rendezvous senders waiting), ranks
+ * in neither direction -1. topo NULL or without edges: |rank - source| (an open chain).
+ * The wave walks outwards hop by hop: a rank is reached at its first iteration k in
+ * [kp, kp + PH_WAVE_SLACK] (kp: the earliest arrival among its reached neighbours one hop
+ * nearer the source) whose duration exceeds its median by more than max(frac x the
+ * source's excess duration, 5 x the rank's median absolute deviation). Only a neighbour's
+ * arrival can start one, so a rank's own noise much later is not taken for the wave.
+ * The idle period at a reached rank is that excess (at the source: its own excess).
  * Speeds are the inverse least-squares slopes of the arrival iteration and the arrival time
- * (the end of the delayed iteration) over the distance |rank - source|, over the reached
- * ranks (both sides together). */
+ * (the end of the delayed iteration) over the distance, over the reached ranks. */
+#define PH_WAVE_SLACK 2
 typedef struct ph_wave {
     int found;            /* a source with a positive excess and >= 2 reached ranks */
     int32_t source;
@@ -239,10 +247,42 @@ typedef struct ph_wave {
     double source_excess_ns;
     uint32_t reached;     /* ranks reached (the source included) */
     double ranks_per_iter, ranks_per_s;
+    int directed;         /* distances from a topology with edges (else |rank - source|) */
+    int32_t reach_hops;   /* largest distance reached (survival distance) */
+    int32_t extent_hops;  /* largest distance of any rank with a phase */
+    /* decay of the idle period along the way: least-squares slope of idle_ns over the
+     * distance for the reached ranks at distance >= 1, negated (ns per hop, > 0: the wave
+     * loses amplitude), and that over the idle period at distance 1 (per hop); NaN with
+     * fewer than two distances */
+    double decay_ns_per_hop, decay_per_hop;
     int32_t *arrival_iter; /* per rank: iteration reached, -1 not reached / no phase */
     int64_t *arrival_ns;
+    int32_t *distance;    /* per rank: hops from the source, -1 none */
+    double *idle_ns;      /* per rank: the idle period at arrival, NaN not reached */
 } ph_wave_t;
-int ph_wave_find(const ph_marks_t *m, double frac, ph_wave_t *w);
+int ph_wave_find(const ph_marks_t *m, const ph_topo_t *topo, double frac, ph_wave_t *w);
 void ph_wave_free(ph_wave_t *w);
+/* Hop distances from src into dist[0..t->n) as described above (pure). 0, -1 out of memory. */
+int ph_hop_distance(const ph_topo_t *t, int32_t src, int32_t *dist);
+
+/* Recovery of R relative to the run's own level, for runs whose R never reaches a fixed
+ * threshold (noise, machine jitter). Rs is R smoothed over one period: the mean of the grid
+ * points within half a period either side. Baseline: the mean of R over the grid points
+ * before t_from (the perturbation); the drop: the lowest Rs at or after t_from; recovered at
+ * the first later grid point where Rs >= Rs_min + frac (baseline - Rs_min). Every figure
+ * is NaN / not found when there are fewer than 4 points before t_from or Rs did not drop
+ * below the baseline by more than twice the standard deviation of R before t_from (the
+ * run's own jitter). */
+typedef struct ph_recovery {
+    int found, recovered;
+    size_t n_base;        /* grid points in the baseline */
+    double r_base, r_base_sd; /* mean and standard deviation of R before t_from */
+    double r_min;         /* lowest smoothed R after t_from */
+    double r_target;      /* r_min + frac (r_base - r_min) */
+    double r_tail;        /* mean R over the last quarter of the grid */
+    int64_t t_from, t_min, t_back; /* t_back: 0 when not recovered */
+} ph_recovery_t;
+int ph_recovery_find(const double *R, const ph_grid_t *g, int64_t t_from, int64_t period_ns,
+                     double frac, ph_recovery_t *out); /* 0, -1 out of memory */
 
 #endif

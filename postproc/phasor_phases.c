@@ -58,6 +58,8 @@ static void usage(FILE *f)
         "  --threshold R               resynchronised when R >= this (default 0.9)\n"
         "  --wave-frac F               idle wave: a delay is an excess over F x the source's\n"
         "                              (default 0.5)\n"
+        "  --recover-frac F            recovered when R (smoothed over a period) regained F of\n"
+        "                              its drop below the R before the delay (default 0.9)\n"
         "Output:\n"
         "  -o, --out DIR               write one CSV per metric to DIR (created if needed)\n"
         "  --plots                     also write SVG figures and index.html into DIR (-o)\n"
@@ -77,7 +79,7 @@ typedef struct opts {
     ph_potential_t pot;
     const char *pot_text;
     unsigned snapshots;
-    double thr, wave_frac;
+    double thr, wave_frac, recover_frac;
 } opts_t;
 
 static int parse_u64(const char *s, uint64_t *v)
@@ -275,6 +277,7 @@ typedef struct state {
     ph_grid_t grid;
     ph_compute_t comp;
     ph_topo_t topo;
+    ph_topo_t wtopo;      /* T from the log for the idle wave when --topology is not log */
     int32_t P, with_phase;
     ph_timeline_t tl;
     double *theta, *scratch, *gabs, *gsig;
@@ -289,6 +292,8 @@ typedef struct state {
     size_t *lag_n;
     ph_resync_t rs;
     ph_wave_t wave;
+    double *Rg;           /* R at every grid point (the recovery) */
+    ph_recovery_t rec;
     int64_t *snap;        /* snapshot grid indices */
     size_t nsnap;
     pp_t *pp;             /* --plots: the figures' aggregates, else NULL */
@@ -435,6 +440,7 @@ static int grid_pass(state_t *s, csvf_t *f)
             s->r_min_t = t;
         }
         s->r_last = R;
+        s->Rg[g] = R;
         if (ph_resync_add(&s->rs, t, R) != 0)
             return -1;
         double mean = 0;
@@ -721,17 +727,19 @@ static void write_small_files(state_t *s, csvf_t *f)
         }
     }
     if ((o = f[F_WAVE].o) != NULL) {
-        o_str(o, "rank,distance,arrival_iteration,arrival_ns\n");
+        o_str(o, "rank,distance,arrival_iteration,arrival_ns,idle_ns\n");
         for (int32_t r = 0; s->wave.found && r < s->P; r++) {
             if (s->wave.arrival_iter[r] < 0)
                 continue;
             o_i64(o, r);
             o_chr(o, ',');
-            o_i64(o, r > s->wave.source ? r - s->wave.source : s->wave.source - r);
+            o_i64(o, s->wave.distance[r]);
             o_chr(o, ',');
             o_i64(o, s->wave.arrival_iter[r]);
             o_chr(o, ',');
             o_i64(o, s->wave.arrival_ns[r]);
+            o_chr(o, ',');
+            o_dbl(o, s->wave.idle_ns[r]);
             o_chr(o, '\n');
         }
     }
@@ -873,11 +881,31 @@ static void summary(state_t *s, out_t *o, int json, const char *path)
         if (s->wave.found)
             snprintf(tmp, sizeof(tmp),
                      "idle wave: from rank %d, iteration %u (+%.0f ns), reached %u ranks, "
-                     "%.4g ranks/iteration, %.4g ranks/s\n",
+                     "%.4g ranks/iteration, %.4g ranks/s\n"
+                     "  %d of %d hops (%s), idle period decays by %.4g ns per hop (%.4g of it)\n",
                      (int)s->wave.source, s->wave.source_iter, s->wave.source_excess_ns,
-                     s->wave.reached, s->wave.ranks_per_iter, s->wave.ranks_per_s);
+                     s->wave.reached, s->wave.ranks_per_iter, s->wave.ranks_per_s,
+                     (int)s->wave.reach_hops, (int)s->wave.extent_hops,
+                     s->wave.directed ? "along the messages" : "rank index distance",
+                     s->wave.decay_ns_per_hop, s->wave.decay_per_hop);
         else
             snprintf(tmp, sizeof(tmp), "idle wave: none found\n");
+        o_str(o, tmp);
+        if (s->rec.found && s->rec.recovered)
+            snprintf(tmp, sizeof(tmp),
+                     "recovery (R back to %.4g = R_min %.4g + %.3g x the drop from %.4g): after "
+                     "%.6g s = %.4g iterations\n",
+                     s->rec.r_target, s->rec.r_min, s->op->recover_frac, s->rec.r_base,
+                     (double)(s->rec.t_back - s->rec.t_from) * 1e-9,
+                     s->median_period > 0
+                         ? (double)(s->rec.t_back - s->rec.t_from) / s->median_period
+                         : NAN);
+        else if (s->rec.found)
+            snprintf(tmp, sizeof(tmp),
+                     "recovery: R (base %.4g) fell to %.4g and did not regain %.3g of the drop\n",
+                     s->rec.r_base, s->rec.r_min, s->op->recover_frac);
+        else
+            snprintf(tmp, sizeof(tmp), "recovery: no drop of R after a delay\n");
         o_str(o, tmp);
         if (lag_rank >= 0) {
             snprintf(tmp, sizeof(tmp), "most lagging rank: %d (%.4g iterations behind the mean)\n",
@@ -963,7 +991,49 @@ static void summary(state_t *s, out_t *o, int json, const char *path)
         j_dbl(o, s->wave.ranks_per_iter);
         o_str(o, ",\"ranks_per_second\":");
         j_dbl(o, s->wave.ranks_per_s);
+        snprintf(tmp, sizeof(tmp), ",\"distance\":\"%s\",\"reach_hops\":%d,\"extent_hops\":%d,"
+                 "\"decay_ns_per_hop\":", s->wave.directed ? "topology" : "index",
+                 (int)s->wave.reach_hops, (int)s->wave.extent_hops);
+        o_str(o, tmp);
+        j_dbl(o, s->wave.decay_ns_per_hop);
+        o_str(o, ",\"decay_per_hop\":");
+        j_dbl(o, s->wave.decay_per_hop);
     }
+    o_str(o, "},\"recovery\":{\"found\":");
+    o_str(o, s->rec.found ? "true" : "false");
+    o_str(o, ",\"fraction\":");
+    j_dbl(o, s->op->recover_frac);
+    o_str(o, ",\"R_base\":");
+    j_dbl(o, s->rec.r_base);
+    o_str(o, ",\"R_base_sd\":");
+    j_dbl(o, s->rec.r_base_sd);
+    o_str(o, ",\"R_min\":");
+    j_dbl(o, s->rec.r_min);
+    o_str(o, ",\"R_target\":");
+    j_dbl(o, s->rec.r_target);
+    o_str(o, ",\"R_tail\":");
+    j_dbl(o, s->rec.r_tail);
+    o_str(o, ",\"from_ns\":");
+    if (s->wave.found)
+        o_i64(o, s->rec.t_from);
+    else
+        o_str(o, "null");
+    o_str(o, ",\"min_ns\":");
+    if (s->rec.found)
+        o_i64(o, s->rec.t_min);
+    else
+        o_str(o, "null");
+    o_str(o, ",\"recovered\":");
+    o_str(o, s->rec.recovered ? "true" : "false");
+    o_str(o, ",\"duration_ns\":");
+    if (s->rec.recovered)
+        o_i64(o, s->rec.t_back - s->rec.t_from);
+    else
+        o_str(o, "null");
+    o_str(o, ",\"iterations\":");
+    j_dbl(o, s->rec.recovered && s->median_period > 0
+                 ? (double)(s->rec.t_back - s->rec.t_from) / s->median_period
+                 : NAN);
     o_str(o, "},\"lag\":{\"rank\":");
     o_i64(o, lag_rank);
     o_str(o, ",\"mean_iterations\":");
@@ -1047,10 +1117,11 @@ int phasor_cmd_phases(int argc, char **argv)
                  .pot_text = "tanh",
                  .snapshots = 5,
                  .thr = 0.9,
-                 .wave_frac = 0.5};
+                 .wave_frac = 0.5,
+                 .recover_frac = 0.9};
     ph_potential_parse("tanh", &op.pot);
     enum { O_MARKER = 256, O_EVERY, O_SKIP, O_END, O_COMPUTE, O_DT, O_POINTS, O_TOPO, O_POT,
-           O_PAIRS, O_WRAP, O_SNAP, O_AT, O_THR, O_WAVE, O_JSON, O_PLOTS };
+           O_PAIRS, O_WRAP, O_SNAP, O_AT, O_THR, O_WAVE, O_RECOVER, O_JSON, O_PLOTS };
     static const struct option opts[] = {
         {"marker", required_argument, NULL, O_MARKER}, {"every", required_argument, NULL, O_EVERY},
         {"skip", required_argument, NULL, O_SKIP}, {"marker-end", no_argument, NULL, O_END},
@@ -1062,6 +1133,7 @@ int phasor_cmd_phases(int argc, char **argv)
         {"at", required_argument, NULL, O_AT}, {"threshold", required_argument, NULL, O_THR},
         {"wave-frac", required_argument, NULL, O_WAVE}, {"json", no_argument, NULL, O_JSON},
         {"plots", no_argument, NULL, O_PLOTS},
+        {"recover-frac", required_argument, NULL, O_RECOVER},
         {"out", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     optind = 0;
@@ -1152,6 +1224,13 @@ int phasor_cmd_phases(int argc, char **argv)
                 return phasor_usage_error("phases", "--wave-frac needs a number in (0, 1], not '%s'",
                                           optarg);
             break;
+        case O_RECOVER:
+            if (parse_dbl(optarg, &op.recover_frac) != 0 || op.recover_frac <= 0 ||
+                op.recover_frac > 1)
+                return phasor_usage_error("phases",
+                                          "--recover-frac needs a number in (0, 1], not '%s'",
+                                          optarg);
+            break;
         case O_JSON:
             op.json = 1;
             break;
@@ -1207,7 +1286,7 @@ int phasor_cmd_phases(int argc, char **argv)
     s.median_period = ph_median_period(&s.marks);
     /* compute times per iteration (the idle wave's source) and T_ij in one pass */
     int topo_log = strcmp(op.topology, "log") == 0;
-    if (ph_marks_compute(s.run, &s.marks, topo_log ? &s.topo : NULL, &err) != PLOG_OK) {
+    if (ph_marks_compute(s.run, &s.marks, topo_log ? &s.topo : &s.wtopo, &err) != PLOG_OK) {
         fprintf(stderr, "phasor phases: %s\n", err.msg);
         goto done;
     }
@@ -1235,9 +1314,10 @@ int phasor_cmd_phases(int argc, char **argv)
     s.lag_min = calloc(P, sizeof(double));
     s.lag_max = calloc(P, sizeof(double));
     s.lag_n = calloc(P, sizeof(size_t));
+    s.Rg = malloc((s.grid.n ? s.grid.n : 1) * sizeof(double));
     if (ph_timeline_init(&s.tl, &s.marks, op.compute_only ? &s.comp : NULL, &s.grid) != 0 ||
         !s.theta || !s.scratch || !s.gabs || !s.gsig || !s.lag_sum || !s.lag_min ||
-        !s.lag_max || !s.lag_n) {
+        !s.lag_max || !s.lag_n || !s.Rg) {
         fprintf(stderr, "phasor phases: out of memory\n");
         goto done;
     }
@@ -1272,9 +1352,20 @@ int phasor_cmd_phases(int argc, char **argv)
         s.pp = &pp;
     }
     ph_resync_init(&s.rs, op.thr);
-    if (grid_pass(&s, files) != 0 || ph_wave_find(&s.marks, op.wave_frac, &s.wave) != 0) {
+    if (grid_pass(&s, files) != 0 ||
+        ph_wave_find(&s.marks, topo_log ? &s.topo : &s.wtopo, op.wave_frac, &s.wave) != 0) {
         fprintf(stderr, "phasor phases: out of memory\n");
         goto done;
+    }
+    /* recovery from the idle wave's source iteration on */
+    if (s.wave.found) {
+        if (ph_recovery_find(s.Rg, &s.grid, s.marks.t[s.wave.source][s.wave.source_iter],
+                             (int64_t)s.median_period, op.recover_frac, &s.rec) != 0) {
+            fprintf(stderr, "phasor phases: out of memory\n");
+            goto done;
+        }
+    } else {
+        s.rec.r_base = s.rec.r_base_sd = s.rec.r_min = s.rec.r_target = s.rec.r_tail = NAN;
     }
     choose_snapshots(&s);
     if (s.snap == NULL || snapshot_pass(&s, files) != 0) {
@@ -1307,6 +1398,7 @@ done:
     ph_marks_free(&s.marks);
     ph_compute_free(&s.comp);
     ph_topo_free(&s.topo);
+    ph_topo_free(&s.wtopo);
     ph_resync_free(&s.rs);
     ph_wave_free(&s.wave);
     ph_timeline_free(&s.tl);
@@ -1319,6 +1411,7 @@ done:
     free(s.lag_min);
     free(s.lag_max);
     free(s.lag_n);
+    free(s.Rg);
     free(s.snap);
     if (s.pp)
         pp_free(s.pp);
