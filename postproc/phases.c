@@ -1625,3 +1625,120 @@ int ph_recovery_find(const double *R, const ph_grid_t *g, int64_t t_from, int64_
     free(rs);
     return 0;
 }
+
+/* ---- twin runs ---- */
+
+void ph_twin_free(ph_twin_t *tw)
+{
+    free(tw->spread_ns);
+    free(tw->reach_ns);
+    memset(tw, 0, sizeof(*tw));
+}
+
+static double median_of(double *v, size_t n) /* sorts v */
+{
+    if (n == 0)
+        return NAN;
+    qsort(v, n, sizeof(*v), cmp_dbl);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+int ph_twin_find(const ph_marks_t *m, const ph_marks_t *ref, const int32_t *distance,
+                 int32_t source, uint32_t k0, double frac, ph_twin_t *tw)
+{
+    memset(tw, 0, sizeof(*tw));
+    tw->base_ns = tw->peak_ns = tw->target_ns = tw->source_reach_ns = NAN;
+    tw->k0 = k0;
+    int32_t P = m->nranks < ref->nranks ? m->nranks : ref->nranks;
+    uint32_t n = 0;
+    for (int32_t r = 0; r < P; r++) {
+        uint32_t c = m->n[r] < ref->n[r] ? m->n[r] : ref->n[r];
+        if (c > n)
+            n = c;
+    }
+    tw->n = n;
+    tw->reach_ns = malloc((size_t)(m->nranks > 0 ? m->nranks : 1) * sizeof(double));
+    tw->spread_ns = malloc((n ? n : 1) * sizeof(double));
+    double *v = malloc(((size_t)n + (size_t)P + 1) * sizeof(double));
+    if (!tw->reach_ns || !tw->spread_ns || !v) {
+        free(v);
+        return -1;
+    }
+    for (int32_t r = 0; r < m->nranks; r++)
+        tw->reach_ns[r] = NAN;
+    for (uint32_t k = 0; k < n; k++) {
+        double lo = INFINITY, hi = -INFINITY;
+        for (int32_t r = 0; r < P; r++) {
+            if (k >= m->n[r] || k >= ref->n[r])
+                continue;
+            double sh = (double)(m->t[r][k] - m->t[r][0]) - (double)(ref->t[r][k] - ref->t[r][0]);
+            lo = sh < lo ? sh : lo;
+            hi = sh > hi ? sh : hi;
+        }
+        tw->spread_ns[k] = hi >= lo ? hi - lo : NAN;
+    }
+    if (k0 < 2 || k0 + 1 >= n || source < 0 || source >= P) {
+        free(v);
+        return 0;
+    }
+    /* per rank: the delay it took */
+    for (int32_t r = 0; r < P; r++) {
+        uint32_t c = m->n[r] < ref->n[r] ? m->n[r] : ref->n[r];
+        if (c <= k0 + 1)
+            continue;
+        size_t nb = 0;
+        double mx = -INFINITY;
+        for (uint32_t k = 1; k < c; k++) {
+            double sh = (double)(m->t[r][k] - m->t[r][0]) - (double)(ref->t[r][k] - ref->t[r][0]);
+            if (k <= k0)
+                v[nb++] = sh;
+            else if (sh > mx)
+                mx = sh;
+        }
+        tw->reach_ns[r] = mx - median_of(v, nb);
+    }
+    tw->source_reach_ns = tw->reach_ns[source];
+    /* survival: contiguous distances with a rank that took half the source's */
+    if (distance != NULL && tw->source_reach_ns > 0) {
+        int32_t maxd = 0;
+        for (int32_t r = 0; r < P; r++)
+            if (distance[r] > maxd)
+                maxd = distance[r];
+        for (int32_t d = 1; d <= maxd; d++) {
+            int ok = 0;
+            for (int32_t r = 0; r < P && !ok; r++)
+                ok = distance[r] == d && tw->reach_ns[r] >= 0.5 * tw->source_reach_ns;
+            if (!ok)
+                break;
+            tw->survival_hops = d;
+        }
+    }
+    /* the spread: base, peak, back */
+    size_t nb = 0;
+    for (uint32_t k = 1; k <= k0; k++)
+        if (!isnan(tw->spread_ns[k]))
+            v[nb++] = tw->spread_ns[k];
+    tw->base_ns = median_of(v, nb);
+    tw->k_peak = k0 + 1;
+    for (uint32_t k = k0 + 1; k < n; k++)
+        if (!isnan(tw->spread_ns[k]) &&
+            (isnan(tw->spread_ns[tw->k_peak]) || tw->spread_ns[k] > tw->spread_ns[tw->k_peak]))
+            tw->k_peak = k;
+    tw->peak_ns = tw->spread_ns[tw->k_peak];
+    if (!isnan(tw->base_ns) && !isnan(tw->peak_ns) && tw->peak_ns > tw->base_ns) {
+        tw->found = 1;
+        tw->target_ns = tw->base_ns + (1 - frac) * (tw->peak_ns - tw->base_ns);
+        for (uint32_t k = tw->k_peak + 1; k < n; k++) {
+            int ok = 1;
+            for (uint32_t q = k; q < n && q < k + 3 && ok; q++)
+                ok = isnan(tw->spread_ns[q]) || tw->spread_ns[q] <= tw->target_ns;
+            if (ok && !isnan(tw->spread_ns[k])) {
+                tw->recovered = 1;
+                tw->k_back = k;
+                break;
+            }
+        }
+    }
+    free(v);
+    return 0;
+}

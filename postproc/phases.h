@@ -285,4 +285,29 @@ typedef struct ph_recovery {
 int ph_recovery_find(const double *R, const ph_grid_t *g, int64_t t_from, int64_t period_ns,
                      double frac, ph_recovery_t *out); /* 0, -1 out of memory */
 
+/* Twin runs: the perturbed run m against a reference ref of the same program with the same
+ * noise but without the delay (idlewave draws its noise per rank and iteration from a seed).
+ * Shift of rank r at boundary k: s_r(k) = (t_r(k) - t_r(0)) - (t'_r(k) - t'_r(0)); what
+ * differs between the runs is the delay and the machine's own jitter, the program's noise
+ * cancels. Spread D(k) = max_r s_r(k) - min_r s_r(k) over the ranks with boundary k in both.
+ * Base: median of D over boundaries 1..k0 (k0: the delayed iteration, >= 2); peak: the
+ * largest D after k0; recovered at the first boundary after the peak from which D stays
+ * <= base + (1 - frac)(peak - base) for three boundaries. Per rank, reach_ns: the
+ * largest s_r(k) after k0 minus the median of s_r(1..k0): how much of the delay it took;
+ * survival_hops: the largest distance d such that at every distance 1..d some rank took at
+ * least half of the source rank's reach (distance as in ph_wave_t; -1 ranks ignored). */
+typedef struct ph_twin {
+    int found, recovered;
+    uint32_t k0, n;       /* the delayed iteration; boundaries compared */
+    double *spread_ns;    /* n values, D(k) */
+    double base_ns, peak_ns, target_ns;
+    uint32_t k_peak, k_back;
+    double *reach_ns;     /* per rank, NaN without a shift */
+    double source_reach_ns;
+    int32_t survival_hops;
+} ph_twin_t;
+int ph_twin_find(const ph_marks_t *m, const ph_marks_t *ref, const int32_t *distance,
+                 int32_t source, uint32_t k0, double frac, ph_twin_t *tw); /* -1: no memory */
+void ph_twin_free(ph_twin_t *tw);
+
 #endif

@@ -60,6 +60,8 @@ static void usage(FILE *f)
         "                              (default 0.5)\n"
         "  --recover-frac F            recovered when R (smoothed over a period) regained F of\n"
         "                              its drop below the R before the delay (default 0.9)\n"
+        "  --reference LOG             the same run without the delay (same noise): the\n"
+        "                              delay's own effect, rank by rank (twin.csv, \"twin\")\n"
         "Output:\n"
         "  -o, --out DIR               write one CSV per metric to DIR (created if needed)\n"
         "  --plots                     also write SVG figures and index.html into DIR (-o)\n"
@@ -75,7 +77,7 @@ typedef struct opts {
     int compute_only, json, wrap, plots;
     int64_t dt;
     size_t points;
-    const char *topology, *out, *pairs, *at;
+    const char *topology, *out, *pairs, *at, *reference;
     ph_potential_t pot;
     const char *pot_text;
     unsigned snapshots;
@@ -294,6 +296,7 @@ typedef struct state {
     ph_wave_t wave;
     double *Rg;           /* R at every grid point (the recovery) */
     ph_recovery_t rec;
+    ph_twin_t twin;       /* --reference */
     int64_t *snap;        /* snapshot grid indices */
     size_t nsnap;
     pp_t *pp;             /* --plots: the figures' aggregates, else NULL */
@@ -907,6 +910,24 @@ static void summary(state_t *s, out_t *o, int json, const char *path)
         else
             snprintf(tmp, sizeof(tmp), "recovery: no drop of R after a delay\n");
         o_str(o, tmp);
+        if (s->op->reference != NULL && s->twin.found) {
+            snprintf(tmp, sizeof(tmp),
+                     "against the reference: spread of the delay's shift %.4g ns at iteration %u "
+                     "(base %.4g ns), ",
+                     s->twin.peak_ns, s->twin.k_peak, s->twin.base_ns);
+            o_str(o, tmp);
+            if (s->twin.recovered)
+                snprintf(tmp, sizeof(tmp), "back to %.4g ns %u iterations after the delay; ",
+                         s->twin.target_ns, s->twin.k_back - s->twin.k0);
+            else
+                snprintf(tmp, sizeof(tmp), "not back to %.4g ns; ", s->twin.target_ns);
+            o_str(o, tmp);
+            snprintf(tmp, sizeof(tmp), "half the delay reached %d hops\n",
+                     (int)s->twin.survival_hops);
+            o_str(o, tmp);
+        } else if (s->op->reference != NULL) {
+            o_str(o, "against the reference: no shift that the delay made\n");
+        }
         if (lag_rank >= 0) {
             snprintf(tmp, sizeof(tmp), "most lagging rank: %d (%.4g iterations behind the mean)\n",
                      (int)lag_rank, lag_best);
@@ -1034,6 +1055,31 @@ static void summary(state_t *s, out_t *o, int json, const char *path)
     j_dbl(o, s->rec.recovered && s->median_period > 0
                  ? (double)(s->rec.t_back - s->rec.t_from) / s->median_period
                  : NAN);
+    if (s->op->reference != NULL) {
+        o_str(o, "},\"twin\":{\"reference\":");
+        o_jstr(o, s->op->reference);
+        o_str(o, ",\"found\":");
+        o_str(o, s->twin.found ? "true" : "false");
+        snprintf(tmp, sizeof(tmp), ",\"iteration\":%u,\"base_ns\":", s->twin.k0);
+        o_str(o, tmp);
+        j_dbl(o, s->twin.base_ns);
+        o_str(o, ",\"peak_ns\":");
+        j_dbl(o, s->twin.peak_ns);
+        snprintf(tmp, sizeof(tmp), ",\"peak_iteration\":%u,\"target_ns\":", s->twin.k_peak);
+        o_str(o, tmp);
+        j_dbl(o, s->twin.target_ns);
+        o_str(o, ",\"recovered\":");
+        o_str(o, s->twin.recovered ? "true" : "false");
+        o_str(o, ",\"iterations\":");
+        if (s->twin.recovered)
+            o_i64(o, (int64_t)s->twin.k_back - (int64_t)s->twin.k0);
+        else
+            o_str(o, "null");
+        o_str(o, ",\"source_reach_ns\":");
+        j_dbl(o, s->twin.source_reach_ns);
+        snprintf(tmp, sizeof(tmp), ",\"survival_hops\":%d", (int)s->twin.survival_hops);
+        o_str(o, tmp);
+    }
     o_str(o, "},\"lag\":{\"rank\":");
     o_i64(o, lag_rank);
     o_str(o, ",\"mean_iterations\":");
@@ -1048,6 +1094,8 @@ static void summary(state_t *s, out_t *o, int json, const char *path)
         o_chr(o, ',');
         o_jstr(o, pp_files[k]);
     }
+    if (s->op->out && s->op->reference)
+        o_str(o, ",\"twin.csv\",\"twin_ranks.csv\"");
     o_str(o, "],\"incomplete_ranks\":[");
     for (int32_t r = 0, k = 0; r < s->P; r++) {
         const plog_rank_t *rk = plog_run_rank(s->run, r);
@@ -1108,6 +1156,91 @@ static int write_plots(state_t *s, const char *path, char *why, size_t wn)
     return rc;
 }
 
+/* twin.csv (iteration,spread_ns) and twin_ranks.csv (rank,distance,reach_ns) into DIR;
+ * prints the error itself */
+static int write_twin(const state_t *s, const char *dir)
+{
+    for (int k = 0; k < 2; k++) {
+        char path[4096];
+        snprintf(path, sizeof(path), "%s/%s", dir, k ? "twin_ranks.csv" : "twin.csv");
+        FILE *f = fopen(path, "w");
+        if (f == NULL) {
+            fprintf(stderr, "phasor phases: %s: %s\n", path, strerror(errno));
+            return -1;
+        }
+        if (k == 0) {
+            fputs("iteration,spread_ns\n", f);
+            for (uint32_t i = 0; s->twin.spread_ns != NULL && i < s->twin.n; i++)
+                if (isnan(s->twin.spread_ns[i]))
+                    fprintf(f, "%u,\n", i);
+                else
+                    fprintf(f, "%u,%.17g\n", i, s->twin.spread_ns[i]);
+        } else {
+            fputs("rank,distance,reach_ns\n", f);
+            for (int32_t r = 0; s->twin.reach_ns != NULL && r < s->P; r++) {
+                fprintf(f, "%d,%d,", (int)r, (int)s->wave.distance[r]);
+                if (!isnan(s->twin.reach_ns[r]))
+                    fprintf(f, "%.17g", s->twin.reach_ns[r]);
+                fputc('\n', f);
+            }
+        }
+        if (fclose(f) != 0) {
+            fprintf(stderr, "phasor phases: %s: %s\n", path, strerror(errno));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* --reference: its boundaries by the same (resolved) marker spec, then the twin figures;
+ * prints the error itself */
+static int twin_pass(state_t *s, const char *ref)
+{
+    plog_run_t *run;
+    plog_error_t err;
+    ph_marks_t rm;
+    memset(&rm, 0, sizeof(rm));
+    if (plog_run_open(ref, &run, &err) != PLOG_OK) {
+        fprintf(stderr, "phasor phases: --reference: %s\n", err.msg);
+        return -1;
+    }
+    int rc = -1;
+    if (plog_run_world_size(run) != s->P) {
+        fprintf(stderr, "phasor phases: --reference %s: %d ranks, the log has %d\n", ref,
+                (int)plog_run_world_size(run), (int)s->P);
+        goto out;
+    }
+    if (ph_marks_find(run, &s->marks.used, &rm, &err) != PLOG_OK) {
+        fprintf(stderr, "phasor phases: --reference: %s\n", err.msg);
+        goto out;
+    }
+    {
+        int32_t with = 0;
+        for (int32_t r = 0; r < s->P; r++)
+            with += rm.n[r] >= 2;
+        if (with == 0) {
+            fprintf(stderr, "phasor phases: --reference %s: no rank has two iteration boundaries "
+                    "by the log's marker (%s)\n", ref, mode_name(s->marks.used.mode));
+            goto out;
+        }
+    }
+    if (!s->wave.found) {
+        rc = 0; /* no delay to follow: twin.found stays false */
+        s->twin.base_ns = s->twin.peak_ns = s->twin.target_ns = s->twin.source_reach_ns = NAN;
+        goto out;
+    }
+    if (ph_twin_find(&s->marks, &rm, s->wave.distance, s->wave.source, s->wave.source_iter,
+                     s->op->recover_frac, &s->twin) != 0) {
+        fprintf(stderr, "phasor phases: out of memory\n");
+        goto out;
+    }
+    rc = 0;
+out:
+    ph_marks_free(&rm);
+    plog_run_close(run);
+    return rc;
+}
+
 int phasor_cmd_phases(int argc, char **argv)
 {
     opts_t op = {.spec = {.mode = PH_MARK_AUTO, .level = PH_ANY_LEVEL, .every = 1},
@@ -1121,7 +1254,7 @@ int phasor_cmd_phases(int argc, char **argv)
                  .recover_frac = 0.9};
     ph_potential_parse("tanh", &op.pot);
     enum { O_MARKER = 256, O_EVERY, O_SKIP, O_END, O_COMPUTE, O_DT, O_POINTS, O_TOPO, O_POT,
-           O_PAIRS, O_WRAP, O_SNAP, O_AT, O_THR, O_WAVE, O_RECOVER, O_JSON, O_PLOTS };
+           O_PAIRS, O_WRAP, O_SNAP, O_AT, O_THR, O_WAVE, O_RECOVER, O_REF, O_JSON, O_PLOTS };
     static const struct option opts[] = {
         {"marker", required_argument, NULL, O_MARKER}, {"every", required_argument, NULL, O_EVERY},
         {"skip", required_argument, NULL, O_SKIP}, {"marker-end", no_argument, NULL, O_END},
@@ -1134,6 +1267,7 @@ int phasor_cmd_phases(int argc, char **argv)
         {"wave-frac", required_argument, NULL, O_WAVE}, {"json", no_argument, NULL, O_JSON},
         {"plots", no_argument, NULL, O_PLOTS},
         {"recover-frac", required_argument, NULL, O_RECOVER},
+        {"reference", required_argument, NULL, O_REF},
         {"out", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     optind = 0;
@@ -1230,6 +1364,9 @@ int phasor_cmd_phases(int argc, char **argv)
                 return phasor_usage_error("phases",
                                           "--recover-frac needs a number in (0, 1], not '%s'",
                                           optarg);
+            break;
+        case O_REF:
+            op.reference = optarg;
             break;
         case O_JSON:
             op.json = 1;
@@ -1367,12 +1504,16 @@ int phasor_cmd_phases(int argc, char **argv)
     } else {
         s.rec.r_base = s.rec.r_base_sd = s.rec.r_min = s.rec.r_target = s.rec.r_tail = NAN;
     }
+    if (op.reference != NULL && twin_pass(&s, op.reference) != 0)
+        goto done;
     choose_snapshots(&s);
     if (s.snap == NULL || snapshot_pass(&s, files) != 0) {
         fprintf(stderr, "phasor phases: out of memory\n");
         goto done;
     }
     write_small_files(&s, files);
+    if (op.out != NULL && op.reference != NULL && write_twin(&s, op.out) != 0)
+        goto done;
     if (s.pp != NULL && write_plots(&s, path, why, sizeof(why)) != 0) {
         fprintf(stderr, "phasor phases: %s\n", why);
         goto done;
@@ -1401,6 +1542,7 @@ done:
     ph_topo_free(&s.wtopo);
     ph_resync_free(&s.rs);
     ph_wave_free(&s.wave);
+    ph_twin_free(&s.twin);
     ph_timeline_free(&s.tl);
     free(s.theta);
     free(s.scratch);

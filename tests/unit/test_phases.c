@@ -698,6 +698,72 @@ Test(phases_metrics, recovery_relative_to_the_own_baseline)
     cr_assert_eq(rc.t_back, 53);
 }
 
+/* twin runs built in memory: the reference has noise, the perturbed run the same noise plus
+ * a delay that reaches rank r at iteration 10 + r, losing DA per hop */
+#define TW_K0 10
+#define TW_D 15000000.0
+#define TW_DA (TW_D / 40)
+static int64_t tw_noise(int32_t r, uint32_t k)
+{
+    return (int64_t)((k * 2654435761u + (uint32_t)r * 40503u) % 3000000u);
+}
+
+Test(phases_metrics, twin_runs_isolate_the_delay)
+{
+    enum { P = 4, N = 30 };
+    int64_t ta[P][N], tb[P][N];
+    int64_t *pa[P], *pb[P];
+    uint32_t na[P], nb[P];
+    for (int32_t r = 0; r < P; r++) {
+        for (uint32_t k = 0; k < N; k++) {
+            tb[r][k] = 1000 + (int64_t)k * 30000000 + tw_noise(r, k) + 777 * r;
+            ta[r][k] = tb[r][k] + 5000000 + (k > (uint32_t)(TW_K0 + r) ? (int64_t)(TW_D - r * TW_DA) : 0);
+        }
+        pa[r] = ta[r];
+        pb[r] = tb[r];
+        na[r] = nb[r] = N;
+    }
+    ph_marks_t a = {.nranks = P, .n = na, .t = pa}, b = {.nranks = P, .n = nb, .t = pb};
+    int32_t dist[P] = {0, 1, 2, 3};
+    ph_twin_t tw;
+    cr_assert_eq(ph_twin_find(&a, &b, dist, 0, TW_K0, 0.9, &tw), 0);
+    cr_assert(tw.found && tw.recovered);
+    cr_assert_eq(tw.n, N);
+    /* the noise cancels: nothing before the delay */
+    for (uint32_t k = 0; k <= TW_K0; k++)
+        cr_assert_float_eq(tw.spread_ns[k], 0, 1e-6);
+    cr_assert_float_eq(tw.base_ns, 0, 1e-6);
+    cr_assert_float_eq(tw.peak_ns, TW_D, 1e-6);
+    cr_assert_eq(tw.k_peak, TW_K0 + 1);
+    cr_assert_float_eq(tw.target_ns, 0.1 * TW_D, 1e-6);
+    /* all ranks shifted from boundary 14 on: D = 3 DA <= 0.1 D */
+    cr_assert_float_eq(tw.spread_ns[TW_K0 + 4], 3 * TW_DA, 1e-6);
+    cr_assert_eq(tw.k_back, TW_K0 + 4);
+    for (int32_t r = 0; r < P; r++)
+        cr_assert_float_eq(tw.reach_ns[r], TW_D - r * TW_DA, 1e-6);
+    cr_assert_float_eq(tw.source_reach_ns, TW_D, 1e-6);
+    cr_assert_eq(tw.survival_hops, 3);
+    ph_twin_free(&tw);
+    /* a stricter recovery: D must fall to 1 % of the peak, which 3 DA never does */
+    cr_assert_eq(ph_twin_find(&a, &b, dist, 0, TW_K0, 0.99, &tw), 0);
+    cr_assert(tw.found && !tw.recovered);
+    ph_twin_free(&tw);
+    /* a delay that halves per hop survives one hop at half the source's */
+    for (int32_t r = 0; r < P; r++)
+        for (uint32_t k = 0; k < N; k++)
+            ta[r][k] = tb[r][k] + (k > (uint32_t)(TW_K0 + r) ? (int64_t)(TW_D / (1 << r)) : 0);
+    cr_assert_eq(ph_twin_find(&a, &b, dist, 0, TW_K0, 0.9, &tw), 0);
+    cr_assert_eq(tw.survival_hops, 1);
+    ph_twin_free(&tw);
+    /* no delay (identical runs): nothing found; k0 too early: nothing found */
+    cr_assert_eq(ph_twin_find(&b, &b, dist, 0, TW_K0, 0.9, &tw), 0);
+    cr_assert(!tw.found);
+    ph_twin_free(&tw);
+    cr_assert_eq(ph_twin_find(&a, &b, dist, 0, 1, 0.9, &tw), 0);
+    cr_assert(!tw.found);
+    ph_twin_free(&tw);
+}
+
 Test(phases_log, compute_only_phase_stops_inside_mpi)
 {
     char *dir = write_log(2, 20, const_marks, NULL, 1);
