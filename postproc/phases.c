@@ -1349,7 +1349,22 @@ static int sym_csr(const ph_topo_t *t, int32_t n, uint32_t **offp, int32_t **nbp
     return 0;
 }
 
+static int wave_find(const ph_marks_t *m, const ph_topo_t *topo, double frac, int32_t given,
+                     uint32_t given_iter, ph_wave_t *w);
+
 int ph_wave_find(const ph_marks_t *m, const ph_topo_t *topo, double frac, ph_wave_t *w)
+{
+    return wave_find(m, topo, frac, -1, 0, w);
+}
+
+int ph_wave_find_at(const ph_marks_t *m, const ph_topo_t *topo, double frac, int32_t source,
+                    uint32_t iter, ph_wave_t *w)
+{
+    return wave_find(m, topo, frac, source, iter, w);
+}
+
+static int wave_find(const ph_marks_t *m, const ph_topo_t *topo, double frac, int32_t given,
+                     uint32_t given_iter, ph_wave_t *w)
 {
     memset(w, 0, sizeof(*w));
     int32_t P = m->nranks;
@@ -1395,10 +1410,16 @@ int ph_wave_find(const ph_marks_t *m, const ph_topo_t *topo, double frac, ph_wav
         qsort(scr, n - 1, sizeof(*scr), cmp_i64);
         mad[r] = (double)scr[(n - 1) / 2];
     }
-    /* the source: the largest excess of compute time (where the delay was made), else of
-     * duration */
+    /* the source: given, or the largest excess of compute time (where the delay was made),
+     * else of duration */
     double best = 0;
-    for (int32_t r = 0; m->comp != NULL && r < P; r++) {
+    if (given >= 0) {
+        if (given >= P || m->n[given] < 3 || given_iter + 1 >= m->n[given])
+            goto out;
+        w->source = given;
+        w->source_iter = given_iter;
+    }
+    for (int32_t r = 0; given < 0 && m->comp != NULL && r < P; r++) {
         uint32_t n = m->n[r];
         if (n < 3 || m->comp[r] == NULL)
             continue;
@@ -1424,7 +1445,7 @@ int ph_wave_find(const ph_marks_t *m, const ph_topo_t *topo, double frac, ph_wav
                 w->source_iter = k;
             }
     }
-    if (w->source < 0)
+    if (w->source < 0 && given < 0)
         for (int32_t r = 0; r < P; r++) {
             uint32_t n = m->n[r];
             for (uint32_t k = 0; n >= 3 && k + 1 < n; k++) {
@@ -1443,6 +1464,8 @@ int ph_wave_find(const ph_marks_t *m, const ph_topo_t *topo, double frac, ph_wav
         double ex = (double)(ts[w->source_iter + 1] - ts[w->source_iter]) - med[w->source];
         best = ex > 0 ? ex : best;
     }
+    if (best <= 0) /* a given source without an excess */
+        goto out;
     w->source_excess_ns = best;
     if (ph_hop_distance(w->directed ? topo : &(ph_topo_t){.n = P}, w->source, w->distance) != 0 ||
         sym_csr(w->directed ? topo : NULL, P, &soff, &snb) != 0) {
@@ -1647,7 +1670,7 @@ int ph_twin_find(const ph_marks_t *m, const ph_marks_t *ref, const int32_t *dist
                  int32_t source, uint32_t k0, double frac, ph_twin_t *tw)
 {
     memset(tw, 0, sizeof(*tw));
-    tw->base_ns = tw->peak_ns = tw->target_ns = tw->source_reach_ns = NAN;
+    tw->base_ns = tw->peak_ns = tw->target_ns = tw->source_reach_ns = tw->far_reach_ns = NAN;
     tw->k0 = k0;
     int32_t P = m->nranks < ref->nranks ? m->nranks : ref->nranks;
     uint32_t n = 0;
@@ -1698,6 +1721,20 @@ int ph_twin_find(const ph_marks_t *m, const ph_marks_t *ref, const int32_t *dist
         tw->reach_ns[r] = mx - median_of(v, nb);
     }
     tw->source_reach_ns = tw->reach_ns[source];
+    if (distance != NULL) {
+        int32_t maxd = -1;
+        double sum = 0;
+        size_t c = 0;
+        for (int32_t r = 0; r < P; r++)
+            if (!isnan(tw->reach_ns[r]) && distance[r] > maxd)
+                maxd = distance[r];
+        for (int32_t r = 0; r < P; r++)
+            if (!isnan(tw->reach_ns[r]) && distance[r] == maxd) {
+                sum += tw->reach_ns[r];
+                c++;
+            }
+        tw->far_reach_ns = c ? sum / (double)c : NAN;
+    }
     /* survival: contiguous distances with a rank that took half the source's */
     if (distance != NULL && tw->source_reach_ns > 0) {
         int32_t maxd = 0;

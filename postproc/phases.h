@@ -261,6 +261,10 @@ typedef struct ph_wave {
     double *idle_ns;      /* per rank: the idle period at arrival, NaN not reached */
 } ph_wave_t;
 int ph_wave_find(const ph_marks_t *m, const ph_topo_t *topo, double frac, ph_wave_t *w);
+/* The same with the source given (the rank and iteration a delay was injected at: a loaded
+ * machine's own hiccups can be larger); an iteration the rank does not have: found = 0. */
+int ph_wave_find_at(const ph_marks_t *m, const ph_topo_t *topo, double frac, int32_t source,
+                    uint32_t iter, ph_wave_t *w);
 void ph_wave_free(ph_wave_t *w);
 /* Hop distances from src into dist[0..t->n) as described above (pure). 0, -1 out of memory. */
 int ph_hop_distance(const ph_topo_t *t, int32_t src, int32_t *dist);
@@ -304,6 +308,7 @@ typedef struct ph_twin {
     uint32_t k_peak, k_back;
     double *reach_ns;     /* per rank, NaN without a shift */
     double source_reach_ns;
+    double far_reach_ns;  /* mean reach of the ranks at the largest distance */
     int32_t survival_hops;
 } ph_twin_t;
 int ph_twin_find(const ph_marks_t *m, const ph_marks_t *ref, const int32_t *distance,

@@ -17,7 +17,7 @@
 #include "plog_calls.h"
 #include "plog_reader.h"
 
-#define PHASES_FORMAT 1       /* version of the files' layout, in the summary */
+#define PHASES_FORMAT 2       /* version of the files' layout, in the summary */
 #define DEFAULT_POINTS 20000  /* grid points at most, unless --points */
 #define ALL_PAIRS_UP_TO 16    /* default --pairs: all pairs up to this many ranks */
 
@@ -60,6 +60,8 @@ static void usage(FILE *f)
         "                              (default 0.5)\n"
         "  --recover-frac F            recovered when R (smoothed over a period) regained F of\n"
         "                              its drop below the R before the delay (default 0.9)\n"
+        "  --source R:K                the idle wave starts at rank R, iteration K (default:\n"
+        "                              the largest compute excess)\n"
         "  --reference LOG             the same run without the delay (same noise): the\n"
         "                              delay's own effect, rank by rank (twin.csv, \"twin\")\n"
         "Output:\n"
@@ -82,6 +84,8 @@ typedef struct opts {
     const char *pot_text;
     unsigned snapshots;
     double thr, wave_frac, recover_frac;
+    int32_t src_rank; /* --source, -1 none */
+    uint32_t src_iter;
 } opts_t;
 
 static int parse_u64(const char *s, uint64_t *v)
@@ -941,7 +945,8 @@ static void summary(state_t *s, out_t *o, int json, const char *path)
             }
         return;
     }
-    o_str(o, "{\"format\":1,\"log\":");
+    snprintf(tmp, sizeof(tmp), "{\"format\":%d,\"log\":", PHASES_FORMAT);
+    o_str(o, tmp);
     o_jstr(o, path);
     snprintf(tmp, sizeof(tmp), ",\"ranks\":%d,\"ranks_with_phase\":%d,\"marker\":{\"mode\":\"%s\","
              "\"call\":\"%s\",\"level\":", (int)s->P, (int)s->with_phase, mode_name(u->mode),
@@ -1077,6 +1082,8 @@ static void summary(state_t *s, out_t *o, int json, const char *path)
             o_str(o, "null");
         o_str(o, ",\"source_reach_ns\":");
         j_dbl(o, s->twin.source_reach_ns);
+        o_str(o, ",\"far_reach_ns\":");
+        j_dbl(o, s->twin.far_reach_ns);
         snprintf(tmp, sizeof(tmp), ",\"survival_hops\":%d", (int)s->twin.survival_hops);
         o_str(o, tmp);
     }
@@ -1226,7 +1233,8 @@ static int twin_pass(state_t *s, const char *ref)
     }
     if (!s->wave.found) {
         rc = 0; /* no delay to follow: twin.found stays false */
-        s->twin.base_ns = s->twin.peak_ns = s->twin.target_ns = s->twin.source_reach_ns = NAN;
+        s->twin.base_ns = s->twin.peak_ns = s->twin.target_ns = s->twin.source_reach_ns =
+            s->twin.far_reach_ns = NAN;
         goto out;
     }
     if (ph_twin_find(&s->marks, &rm, s->wave.distance, s->wave.source, s->wave.source_iter,
@@ -1251,10 +1259,11 @@ int phasor_cmd_phases(int argc, char **argv)
                  .snapshots = 5,
                  .thr = 0.9,
                  .wave_frac = 0.5,
-                 .recover_frac = 0.9};
+                 .recover_frac = 0.9,
+                 .src_rank = -1};
     ph_potential_parse("tanh", &op.pot);
     enum { O_MARKER = 256, O_EVERY, O_SKIP, O_END, O_COMPUTE, O_DT, O_POINTS, O_TOPO, O_POT,
-           O_PAIRS, O_WRAP, O_SNAP, O_AT, O_THR, O_WAVE, O_RECOVER, O_REF, O_JSON, O_PLOTS };
+           O_PAIRS, O_WRAP, O_SNAP, O_AT, O_THR, O_WAVE, O_RECOVER, O_REF, O_SRC, O_JSON, O_PLOTS };
     static const struct option opts[] = {
         {"marker", required_argument, NULL, O_MARKER}, {"every", required_argument, NULL, O_EVERY},
         {"skip", required_argument, NULL, O_SKIP}, {"marker-end", no_argument, NULL, O_END},
@@ -1268,6 +1277,7 @@ int phasor_cmd_phases(int argc, char **argv)
         {"plots", no_argument, NULL, O_PLOTS},
         {"recover-frac", required_argument, NULL, O_RECOVER},
         {"reference", required_argument, NULL, O_REF},
+        {"source", required_argument, NULL, O_SRC},
         {"out", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     optind = 0;
@@ -1368,6 +1378,24 @@ int phasor_cmd_phases(int argc, char **argv)
         case O_REF:
             op.reference = optarg;
             break;
+        case O_SRC: {
+            char *e;
+            errno = 0;
+            long r = strtol(optarg, &e, 10);
+            unsigned long k = 0;
+            int bad = errno != 0 || e == optarg || *e != ':' || r < 0 || r > INT32_MAX;
+            if (!bad) {
+                char *e2;
+                k = strtoul(e + 1, &e2, 10);
+                bad = errno != 0 || e2 == e + 1 || *e2 != '\0' || e[1] == '-' || k > UINT32_MAX;
+            }
+            if (bad)
+                return phasor_usage_error("phases", "--source needs RANK:ITERATION, not '%s'",
+                                          optarg);
+            op.src_rank = (int32_t)r;
+            op.src_iter = (uint32_t)k;
+            break;
+        }
         case O_JSON:
             op.json = 1;
             break;
@@ -1490,7 +1518,10 @@ int phasor_cmd_phases(int argc, char **argv)
     }
     ph_resync_init(&s.rs, op.thr);
     if (grid_pass(&s, files) != 0 ||
-        ph_wave_find(&s.marks, topo_log ? &s.topo : &s.wtopo, op.wave_frac, &s.wave) != 0) {
+        (op.src_rank >= 0
+             ? ph_wave_find_at(&s.marks, topo_log ? &s.topo : &s.wtopo, op.wave_frac, op.src_rank,
+                               op.src_iter, &s.wave)
+             : ph_wave_find(&s.marks, topo_log ? &s.topo : &s.wtopo, op.wave_frac, &s.wave)) != 0) {
         fprintf(stderr, "phasor phases: out of memory\n");
         goto done;
     }

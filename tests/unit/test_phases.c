@@ -650,6 +650,17 @@ Test(phases_log, wave_decay_and_survival_distance)
     }
     cr_assert_float_eq(w.decay_ns_per_hop, DECAY, 1e-6);
     cr_assert_float_eq(w.decay_per_hop, (double)DECAY / (DELAY - DECAY), 1e-9);
+    /* the source given: the same wave; a rank and iteration without a delay, or past the
+     * run, give none */
+    ph_wave_free(&w);
+    cr_assert_eq(ph_wave_find_at(&m, &tp, 0.5, 0, K0, &w), 0);
+    cr_assert(w.found && w.source == 0 && w.source_iter == K0 && w.reach_hops == 4);
+    ph_wave_free(&w);
+    cr_assert_eq(ph_wave_find_at(&m, &tp, 0.5, 3, 2, &w), 0);
+    cr_assert(!w.found);
+    ph_wave_free(&w);
+    cr_assert_eq(ph_wave_find_at(&m, &tp, 0.5, 0, 39, &w), 0);
+    cr_assert(!w.found);
     /* a lower bar follows it farther, with the same decay */
     ph_wave_free(&w);
     cr_assert_eq(ph_wave_find(&m, &tp, 0.2, &w), 0);
@@ -742,6 +753,7 @@ Test(phases_metrics, twin_runs_isolate_the_delay)
     for (int32_t r = 0; r < P; r++)
         cr_assert_float_eq(tw.reach_ns[r], TW_D - r * TW_DA, 1e-6);
     cr_assert_float_eq(tw.source_reach_ns, TW_D, 1e-6);
+    cr_assert_float_eq(tw.far_reach_ns, TW_D - 3 * TW_DA, 1e-6);
     cr_assert_eq(tw.survival_hops, 3);
     ph_twin_free(&tw);
     /* a stricter recovery: D must fall to 1 % of the peak, which 3 DA never does */
