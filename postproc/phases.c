@@ -1464,8 +1464,10 @@ static int wave_find(const ph_marks_t *m, const ph_topo_t *topo, double frac, in
         double ex = (double)(ts[w->source_iter + 1] - ts[w->source_iter]) - med[w->source];
         best = ex > 0 ? ex : best;
     }
-    if (best <= 0) /* a given source without an excess */
+    if (best <= 0) { /* a given source without an excess */
+        w->source = -1;
         goto out;
+    }
     w->source_excess_ns = best;
     if (ph_hop_distance(w->directed ? topo : &(ph_topo_t){.n = P}, w->source, w->distance) != 0 ||
         sym_csr(w->directed ? topo : NULL, P, &soff, &snb) != 0) {
@@ -1704,11 +1706,18 @@ int ph_twin_find(const ph_marks_t *m, const ph_marks_t *ref, const int32_t *dist
         free(v);
         return 0;
     }
-    /* per rank: the delay it took */
+    /* per rank: the delay it took, within the time a wave of half a rank per iteration needs
+     * to the farthest rank (what comes later is other perturbations: the machine's) */
+    int32_t maxd = 0;
+    for (int32_t r = 0; distance != NULL && r < P; r++)
+        maxd = distance[r] > maxd ? distance[r] : maxd;
+    uint64_t kend = (uint64_t)k0 + 2 + 2 * (uint64_t)(distance != NULL ? maxd : P) + PH_WAVE_SLACK;
     for (int32_t r = 0; r < P; r++) {
         uint32_t c = m->n[r] < ref->n[r] ? m->n[r] : ref->n[r];
         if (c <= k0 + 1)
             continue;
+        if (c > kend)
+            c = (uint32_t)kend;
         size_t nb = 0;
         double mx = -INFINITY;
         for (uint32_t k = 1; k < c; k++) {
@@ -1722,14 +1731,14 @@ int ph_twin_find(const ph_marks_t *m, const ph_marks_t *ref, const int32_t *dist
     }
     tw->source_reach_ns = tw->reach_ns[source];
     if (distance != NULL) {
-        int32_t maxd = -1;
+        int32_t fard = -1;
         double sum = 0;
         size_t c = 0;
         for (int32_t r = 0; r < P; r++)
-            if (!isnan(tw->reach_ns[r]) && distance[r] > maxd)
-                maxd = distance[r];
+            if (!isnan(tw->reach_ns[r]) && distance[r] > fard)
+                fard = distance[r];
         for (int32_t r = 0; r < P; r++)
-            if (!isnan(tw->reach_ns[r]) && distance[r] == maxd) {
+            if (!isnan(tw->reach_ns[r]) && distance[r] == fard) {
                 sum += tw->reach_ns[r];
                 c++;
             }
@@ -1737,10 +1746,6 @@ int ph_twin_find(const ph_marks_t *m, const ph_marks_t *ref, const int32_t *dist
     }
     /* survival: contiguous distances with a rank that took half the source's */
     if (distance != NULL && tw->source_reach_ns > 0) {
-        int32_t maxd = 0;
-        for (int32_t r = 0; r < P; r++)
-            if (distance[r] > maxd)
-                maxd = distance[r];
         for (int32_t d = 1; d <= maxd; d++) {
             int ok = 0;
             for (int32_t r = 0; r < P && !ok; r++)
@@ -1750,14 +1755,15 @@ int ph_twin_find(const ph_marks_t *m, const ph_marks_t *ref, const int32_t *dist
             tw->survival_hops = d;
         }
     }
-    /* the spread: base, peak, back */
+    /* the spread: base, peak (where the delayed iteration ends, give or take the slack),
+     * back */
     size_t nb = 0;
     for (uint32_t k = 1; k <= k0; k++)
         if (!isnan(tw->spread_ns[k]))
             v[nb++] = tw->spread_ns[k];
     tw->base_ns = median_of(v, nb);
     tw->k_peak = k0 + 1;
-    for (uint32_t k = k0 + 1; k < n; k++)
+    for (uint32_t k = k0 + 1; k < n && k <= k0 + 1 + PH_WAVE_SLACK; k++)
         if (!isnan(tw->spread_ns[k]) &&
             (isnan(tw->spread_ns[tw->k_peak]) || tw->spread_ns[k] > tw->spread_ns[tw->k_peak]))
             tw->k_peak = k;

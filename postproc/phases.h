@@ -295,9 +295,11 @@ int ph_recovery_find(const double *R, const ph_grid_t *g, int64_t t_from, int64_
  * differs between the runs is the delay and the machine's own jitter, the program's noise
  * cancels. Spread D(k) = max_r s_r(k) - min_r s_r(k) over the ranks with boundary k in both.
  * Base: median of D over boundaries 1..k0 (k0: the delayed iteration, >= 2); peak: the
- * largest D after k0; recovered at the first boundary after the peak from which D stays
+ * largest D at boundaries k0 + 1 .. k0 + 1 + PH_WAVE_SLACK (where the delayed iteration
+ * ends); recovered at the first boundary after the peak from which D stays
  * <= base + (1 - frac)(peak - base) for three boundaries. Per rank, reach_ns: the
- * largest s_r(k) after k0 minus the median of s_r(1..k0): how much of the delay it took;
+ * largest s_r(k) for k0 < k < k0 + 2 + 2 max distance + PH_WAVE_SLACK (a wave of half a rank
+ * per iteration) minus the median of s_r(1..k0): how much of the delay it took;
  * survival_hops: the largest distance d such that at every distance 1..d some rank took at
  * least half of the source rank's reach (distance as in ph_wave_t; -1 ranks ignored). */
 typedef struct ph_twin {

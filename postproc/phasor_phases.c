@@ -1040,7 +1040,7 @@ static void summary(state_t *s, out_t *o, int json, const char *path)
     o_str(o, ",\"R_tail\":");
     j_dbl(o, s->rec.r_tail);
     o_str(o, ",\"from_ns\":");
-    if (s->wave.found)
+    if (s->wave.source >= 0)
         o_i64(o, s->rec.t_from);
     else
         o_str(o, "null");
@@ -1231,7 +1231,7 @@ static int twin_pass(state_t *s, const char *ref)
             goto out;
         }
     }
-    if (!s->wave.found) {
+    if (s->wave.source < 0) {
         rc = 0; /* no delay to follow: twin.found stays false */
         s->twin.base_ns = s->twin.peak_ns = s->twin.target_ns = s->twin.source_reach_ns =
             s->twin.far_reach_ns = NAN;
@@ -1525,8 +1525,9 @@ int phasor_cmd_phases(int argc, char **argv)
         fprintf(stderr, "phasor phases: out of memory\n");
         goto done;
     }
-    /* recovery from the idle wave's source iteration on */
-    if (s.wave.found) {
+    /* recovery from the idle wave's source iteration on (a source suffices: noise can hide
+     * the wave's waits and still leave the delay's effect) */
+    if (s.wave.source >= 0) {
         if (ph_recovery_find(s.Rg, &s.grid, s.marks.t[s.wave.source][s.wave.source_iter],
                              (int64_t)s.median_period, op.recover_frac, &s.rec) != 0) {
             fprintf(stderr, "phasor phases: out of memory\n");
