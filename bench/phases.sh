@@ -24,7 +24,8 @@
 # its JSON summary of each run is kept too and its R_min, time to resynchronise and wave speed
 # are printed next to them.
 # Usage: bench/phases.sh [NP (16)] [ITERATIONS (100)] [COMPUTE_US (30000)]
-# PHASES_CASES picks cases ("a b c d"); PHASES_D_RUNS (3) runs per noise setting in (d); PHASES_D_NOISE the settings ("none exp:5%
+# PHASES_CASES picks cases ("a b c d"); PHASES_B_SWEEP overheads (us) for extra bottleneck
+# runs in (b); PHASES_D_RUNS (3) runs per noise setting in (d); PHASES_D_NOISE the settings ("none exp:5%
 # uniform:10%", idlewave's --noise values, the first one the reference).
 # The logs, dumps and figures stay in PHASES_OUT (default: a new directory under TMPDIR).
 # PHASOR_BENCH_MPI=openmpi|mpich picks the library (default openmpi).
@@ -128,6 +129,15 @@ for b in b_bottleneck b_scalable b_nooverhead; do
   phases_line $b
 done
 echo "    bottleneck: $sat ranks saturate the node's bandwidth; in step the same $((comp / 1000)) ms per iteration as the scalable run"
+# PHASES_B_SWEEP="US US ...": the bottleneck again with each overhead (same period in step),
+# to see from which share of the period on the wavefront holds on this machine
+for ov in ${PHASES_B_SWEEP:-}; do
+  case_run "b_over$ov" --delay-rank "$mid" -- -c "$(((comp - ov) * sat / np))" --compute bottleneck \
+    --saturation $sat --overhead-us "$ov" --direction bi --delay-rank "$mid"
+  echo "(b) bottleneck, overhead $ov us of $comp: R over the last quarter $(fig "b_over$ov" 'd["phases"]["R_mean_last_quarter"]')," \
+    "phase gradient $(fig "b_over$ov" 'd["phases"]["gradient_mean_last_quarter"]') iterations;" \
+    "$(grep -h 'elapsed' "$out/b_over$ov.out" | head -1 | sed 's/^idlewave: elapsed [^,]*, //')"
+done
 fi
 
 if want c; then
