@@ -1768,7 +1768,10 @@ int ph_twin_find(const ph_marks_t *m, const ph_marks_t *ref, const int32_t *dist
             (isnan(tw->spread_ns[tw->k_peak]) || tw->spread_ns[k] > tw->spread_ns[tw->k_peak]))
             tw->k_peak = k;
     tw->peak_ns = tw->spread_ns[tw->k_peak];
-    if (!isnan(tw->base_ns) && !isnan(tw->peak_ns) && tw->peak_ns > tw->base_ns) {
+    /* the delay's jump must stand above the spread the runs already had before it (the
+     * machine's jitter differs between the runs): peak - base > base */
+    if (!isnan(tw->base_ns) && !isnan(tw->peak_ns) && tw->peak_ns > 2 * tw->base_ns &&
+        tw->peak_ns > tw->base_ns) {
         tw->found = 1;
         tw->target_ns = tw->base_ns + (1 - frac) * (tw->peak_ns - tw->base_ns);
         for (uint32_t k = tw->k_peak + 1; k < n; k++) {

@@ -296,7 +296,9 @@ int ph_recovery_find(const double *R, const ph_grid_t *g, int64_t t_from, int64_
  * cancels. Spread D(k) = max_r s_r(k) - min_r s_r(k) over the ranks with boundary k in both.
  * Base: median of D over boundaries 1..k0 (k0: the delayed iteration, >= 2); peak: the
  * largest D at boundaries k0 + 1 .. k0 + 1 + PH_WAVE_SLACK (where the delayed iteration
- * ends); recovered at the first boundary after the peak from which D stays
+ * ends); found only when peak - base > base (the jitter between the runs before the delay
+ * must not be as large as the delay's jump); recovered at the first boundary after the peak
+ * from which D stays
  * <= base + (1 - frac)(peak - base) for three boundaries. Per rank, reach_ns: the
  * largest s_r(k) for k0 < k < k0 + 2 + 2 max distance + PH_WAVE_SLACK (a wave of half a rank
  * per iteration) minus the median of s_r(1..k0): how much of the delay it took;

@@ -767,6 +767,15 @@ Test(phases_metrics, twin_runs_isolate_the_delay)
     cr_assert_eq(ph_twin_find(&a, &b, dist, 0, TW_K0, 0.9, &tw), 0);
     cr_assert_eq(tw.survival_hops, 1);
     ph_twin_free(&tw);
+    /* jitter between the runs before the delay as large as the delay's jump: not found */
+    for (int32_t r = 0; r < P; r++)
+        for (uint32_t k = 0; k < N; k++)
+            ta[r][k] = tb[r][k] + (r == 1 && k > 0 && k <= TW_K0 ? (int64_t)(TW_D * 0.6) : 0) +
+                       (r == 0 && k > TW_K0 ? (int64_t)TW_D : 0);
+    cr_assert_eq(ph_twin_find(&a, &b, dist, 0, TW_K0, 0.9, &tw), 0);
+    cr_assert_float_eq(tw.base_ns, 0.6 * TW_D, 1e-6);
+    cr_assert(!tw.found);
+    ph_twin_free(&tw);
     /* no delay (identical runs): nothing found; k0 too early: nothing found */
     cr_assert_eq(ph_twin_find(&b, &b, dist, 0, TW_K0, 0.9, &tw), 0);
     cr_assert(!tw.found);
