@@ -13,10 +13,12 @@
 #  (c) bidirectional against unidirectional periodic chain, scalable: time to resynchronise,
 #      ratio uni / bi (paper: about 2)
 #  (d) bidirectional open chain, scalable, delay on rank 0, without and with noise
-#      (exponential of mean 5 % and uniform of mean 10 % of the compute time; several runs
-#      each): the idle wave's reach and decay along the chain, and R's recovery measured
-#      against its own pre-delay level, besides R back above 0.95 (which noise alone keeps
-#      R from: biased), as medians and ranges (paper: noise damps the wave and shortens
+#      (exponential of mean 5 %, uniform of mean 10 % and 30 % of the compute time; several
+#      runs each, each also without the delay as the twin reference): the delay's own effect
+#      against the twin (when the ranks' shifts agree again, how far half of it travelled),
+#      the idle wave's single waits (reach and decay along the chain), R's recovery against
+#      its own pre-delay level, and R back above 0.95 (which noise alone keeps R from:
+#      biased), as medians and ranges (paper: noise damps the wave and shortens
 #      resynchronisation)
 # Figures come from `phasor dump --csv` through bench/idlewave_wave.py (iterations between the
 # MPI_Pcontrol markers, the idle wave from the MPI_Waitall times, R and the phase gradient
@@ -25,8 +27,8 @@
 # are printed next to them.
 # Usage: bench/phases.sh [NP (16)] [ITERATIONS (100)] [COMPUTE_US (30000)]
 # PHASES_CASES picks cases ("a b c d"); PHASES_B_SWEEP overheads (us) for extra bottleneck
-# runs in (b); PHASES_D_RUNS (3) runs per noise setting in (d); PHASES_D_NOISE the settings ("none exp:5%
-# uniform:10%", idlewave's --noise values, the first one the reference).
+# runs in (b); PHASES_D_RUNS (3) runs per noise setting in (d); PHASES_D_NOISE the settings
+# ("none exp:5% uniform:10% uniform:30%", idlewave's --noise values, the first the reference).
 # The logs, dumps and figures stay in PHASES_OUT (default: a new directory under TMPDIR).
 # PHASOR_BENCH_MPI=openmpi|mpich picks the library (default openmpi).
 set -euo pipefail
@@ -113,8 +115,10 @@ fi
 
 if want b; then
 # (b): half the period is overhead that uses no bandwidth (communication time, in the 2020
-# paper's terms; with a third the wavefront was weaker and came and went with the machine's
-# load); without it the emulated bottleneck is run too
+# paper's terms): without it desynchronising gains nothing (the bandwidth is saturated either
+# way) and no wavefront forms; with half, it was clearest in quiet runs, with less it was
+# weaker and came and went with the machine's load (doc/idlewave.md). The emulated
+# bottleneck without overhead is run too
 over=$((comp / 2))
 case_run b_bottleneck --delay-rank "$mid" -- -c "$(((comp - over) * sat / np))" --compute bottleneck \
   --saturation $sat --overhead-us "$over" --direction bi --delay-rank "$mid"
