@@ -12,16 +12,23 @@
 #      (bottleneck evasion), so the bottlenecked run gets faster than in step
 #  (c) bidirectional against unidirectional periodic chain, scalable: time to resynchronise,
 #      ratio uni / bi (paper: about 2)
-#  (d) bidirectional open chain, scalable, delay on rank 0, without and with exponential noise
-#      (mean 5 % of the compute time): ratio of the times to resynchronise (paper: below 1),
-#      how far the idle wave got, and its decay (mean amplitude over the farther half of the
-#      reached ranks over the nearer half)
+#  (d) bidirectional open chain, scalable, delay on rank 0, without and with noise
+#      (exponential of mean 5 %, uniform of mean 10 % and 30 % of the compute time; several
+#      runs each, each also without the delay as the twin reference): the delay's own effect
+#      against the twin (when the ranks' shifts agree again, how far half of it travelled),
+#      the idle wave's single waits (reach and decay along the chain), R's recovery against
+#      its own pre-delay level, and R back above 0.95 (which noise alone keeps R from:
+#      biased), as medians and ranges (paper: noise damps the wave and shortens
+#      resynchronisation)
 # Figures come from `phasor dump --csv` through bench/idlewave_wave.py (iterations between the
 # MPI_Pcontrol markers, the idle wave from the MPI_Waitall times, R and the phase gradient
 # from the markers, as defined in doc/idlewave.md). When the phasor build has `phasor phases`,
 # its JSON summary of each run is kept too and its R_min, time to resynchronise and wave speed
 # are printed next to them.
 # Usage: bench/phases.sh [NP (16)] [ITERATIONS (100)] [COMPUTE_US (30000)]
+# PHASES_CASES picks cases ("a b c d"); PHASES_B_SWEEP overheads (us) for extra bottleneck
+# runs in (b); PHASES_D_RUNS (3) runs per noise setting in (d); PHASES_D_NOISE the settings
+# ("none exp:5% uniform:10% uniform:30%", idlewave's --noise values, the first the reference).
 # The logs, dumps and figures stay in PHASES_OUT (default: a new directory under TMPDIR).
 # PHASOR_BENCH_MPI=openmpi|mpich picks the library (default openmpi).
 set -euo pipefail
@@ -47,24 +54,25 @@ common=(-n "$iters" --delay-iter "$diter" --delay-us "$half")
 case_run() {
   local name=$1; shift
   local wargs=()
-  while [ "$1" != -- ]; do wargs+=("$1"); shift; done
+  local src=
+  while [ "$1" != -- ]; do
+    [ "$1" = --delay-rank ] && src=$2
+    wargs+=("$1"); shift
+  done
   shift
   run_mpi "$np" 1 "$out/$name" "$app" "${common[@]}" "$@" >"$out/$name.out" 2>&1
   "$phasor" dump --csv "$out/$name" >"$out/$name.csv" 2>"$out/$name.dumperr"
   python3 "$wave" "$out/$name.csv" --rstar 0.95 "${wargs[@]}" --delay-iter "$diter" >"$out/$name.json"
   if [ $have_phases = 1 ]; then
-    "$phasor" phases --json --threshold 0.95 "$out/$name" >"$out/$name.phases.json" \
-      2>"$out/$name.phases.err" || true
+    # the delay's rank and iteration are known: a loaded machine's hiccups can be larger
+    "$phasor" phases --json --threshold 0.95 ${src:+--source "$src:$diter"} \
+      ${PH_REF:+--reference "$PH_REF"} "$out/$name" \
+      >"$out/$name.phases.json" 2>"$out/$name.phases.err" || true
   fi
 }
 # fig NAME EXPR: a figure of NAME.json (python expression over d, the JSON object)
 fig() {
   python3 -c 'import json,sys,statistics
-def amp_ratio(d):  # mean wait excess of the reached ranks, farther half over nearer half
-    w = d["wave"]; r = sorted(w["reached"], key=lambda k: abs(int(k) - w["source"]))
-    if len(r) < 2: return None
-    h = len(r) // 2; a = w["amplitude_ns"]
-    return statistics.mean(a[k] for k in r[h:]) / statistics.mean(a[k] for k in r[:h])
 d=json.load(open(sys.argv[1])); v=eval(sys.argv[2])
 print("-" if v is None else (f"{v:.3g}" if isinstance(v, float) else v))' "$out/$1.json" "$2"
 }
@@ -76,9 +84,16 @@ s = json.load(open(sys.argv[1]))
 ex = [e for e in s["resync"]["excursions"] if e["recovered"]]
 d = max((e["duration_ns"] for e in ex), default=None)
 w = s["wave"]
+rc = s.get("recovery", {})
+f = lambda v, fm="%.3g": "-" if v is None else fm % v
 print("    phasor phases: R_min %.3f, R_final %.3f, longest recovered excursion %s, wave %s ranks/iteration"
       % (s["order"]["R_min"], s["order"]["R_final"],
-         "-" if d is None else "%.3f s" % (d / 1e9), w.get("ranks_per_iteration")))
+         "-" if d is None else "%.3f s" % (d / 1e9), f(w.get("ranks_per_iteration"))))
+if w.get("found") and "reach_hops" in w:
+    print("      wave reached %d of %d hops, loses %s ms of idle period per hop; R recovered to 90 %%"
+          " of its drop below its pre-delay %s after %s iterations"
+          % (w["reach_hops"], w["extent_hops"], f(w["decay_ns_per_hop"] and w["decay_ns_per_hop"] / 1e6),
+             f(rc.get("R_base")), f(rc.get("iterations"))))
 PY
 }
 resync() { # NAME: "after X s = Y iterations" or "not within the run"
@@ -90,14 +105,20 @@ resync() { # NAME: "after X s = Y iterations" or "not within the run"
 echo "# $np ranks, $iters iterations, compute $comp us, delay $half us in iteration $diter ($mpi); logs in $out"
 
 mid=$((np / 2))
+want() { case " ${PHASES_CASES:-a b c d} " in *" $1 "*) return 0 ;; esac; return 1; }
+if want a; then
 case_run a --delay-rank "$mid" -- -c "$comp" --direction bi --delay-rank "$mid"
 echo "(a) scalable, bidirectional open chain, delay on rank $mid: R min $(fig a 'd["phases"]["R_min"]'), back >= 0.95 $(resync a);" \
   "wave $(fig a 'd["wave"]["ranks_per_iteration"]["up"]') / $(fig a 'd["wave"]["ranks_per_iteration"]["down"]') ranks per iteration (up/down)"
 phases_line a
+fi
 
+if want b; then
 # (b): half the period is overhead that uses no bandwidth (communication time, in the 2020
-# paper's terms; with a third the wavefront was weaker and came and went with the machine's
-# load); without it the emulated bottleneck is run too
+# paper's terms): without it desynchronising gains nothing (the bandwidth is saturated either
+# way) and no wavefront forms; with half, it was clearest in quiet runs, with less it was
+# weaker and came and went with the machine's load (doc/idlewave.md). The emulated
+# bottleneck without overhead is run too
 over=$((comp / 2))
 case_run b_bottleneck --delay-rank "$mid" -- -c "$(((comp - over) * sat / np))" --compute bottleneck \
   --saturation $sat --overhead-us "$over" --direction bi --delay-rank "$mid"
@@ -112,7 +133,18 @@ for b in b_bottleneck b_scalable b_nooverhead; do
   phases_line $b
 done
 echo "    bottleneck: $sat ranks saturate the node's bandwidth; in step the same $((comp / 1000)) ms per iteration as the scalable run"
+# PHASES_B_SWEEP="US US ...": the bottleneck again with each overhead (same period in step),
+# to see from which share of the period on the wavefront holds on this machine
+for ov in ${PHASES_B_SWEEP:-}; do
+  case_run "b_over$ov" --delay-rank "$mid" -- -c "$(((comp - ov) * sat / np))" --compute bottleneck \
+    --saturation $sat --overhead-us "$ov" --direction bi --delay-rank "$mid"
+  echo "(b) bottleneck, overhead $ov us of $comp: R over the last quarter $(fig "b_over$ov" 'd["phases"]["R_mean_last_quarter"]')," \
+    "phase gradient $(fig "b_over$ov" 'd["phases"]["gradient_mean_last_quarter"]') iterations;" \
+    "$(grep -h 'elapsed' "$out/b_over$ov.out" | head -1 | sed 's/^idlewave: elapsed [^,]*, //')"
+done
+fi
 
+if want c; then
 case_run c_uni --direction uni --boundary periodic --delay-rank 0 -- -c "$comp" --direction uni --boundary periodic --delay-rank 0
 case_run c_bi --boundary periodic --delay-rank 0 -- -c "$comp" --direction bi --boundary periodic --delay-rank 0
 echo "(c) periodic chain, delay on rank 0: unidirectional R back >= 0.95 $(resync c_uni); bidirectional $(resync c_bi)"
@@ -123,18 +155,82 @@ print("    ratio uni / bi: %s (paper: about 2)" % ("-" if not u or not b else "%
 PY
 phases_line c_uni
 phases_line c_bi
+fi
 
-case_run d_quiet --delay-rank 0 -- -c "$comp" --direction bi --delay-rank 0
-case_run d_noise --delay-rank 0 -- -c "$comp" --direction bi --delay-rank 0 --noise exp:5% --seed 7
-for dn in d_quiet d_noise; do
-  echo "(d) ${dn#d_}, bidirectional open chain, delay on rank 0: R back >= 0.95 $(resync $dn)," \
-    "R over the last quarter $(fig $dn 'd["phases"]["R_mean_last_quarter"]'), ranks reached $(fig $dn 'len(d["wave"]["reached"])')," \
-    "last arrival $(fig $dn 'max(d["wave"]["reached"].values(), default=None)') (delay in $diter)," \
-    "wave amplitude far half / near half $(fig $dn 'amp_ratio(d)')"
-  phases_line $dn
+if want d; then
+# (d) noise: bidirectional open chain, sleep compute, the delay on rank 0; PHASES_D_RUNS runs
+# (default 3, the seed changes per run) of each --noise setting, medians and ranges.
+# R back above a fixed bar is biased against noise (noise alone keeps R below it), so:
+#  - the same run with the same seed but no delay is made too (idlewave draws its noise per
+#    rank and iteration), and `phasor phases --reference` compares the two boundary by
+#    boundary: the noise cancels, what is left is the delay's own effect. Recovery: the
+#    spread of the ranks' shifts back to 10 % of its peak (iterations after the delay);
+#    how much of the delay the far end of the chain took; hops at which at least half of it
+#    still arrived. Noise that damps the idle wave lowers the far end's share and the hops;
+#    noise that speeds resynchronisation shortens the recovery;
+#  - from the delayed run alone: R recovered to 90 % of its drop below its own pre-delay
+#    level (R smoothed over a period), and the idle wave as a run of per-iteration waits of
+#    at least half the delay (its reach in hops and the idle period lost per hop).
+druns=${PHASES_D_RUNS:-3}
+dnoise=${PHASES_D_NOISE:-"none exp:5% uniform:10% uniform:30%"}
+for nz in $dnoise; do
+  for i in $(seq 1 "$druns"); do
+    name=d_${nz//[:%]/_}_$i
+    run_mpi "$np" 1 "$out/$name.ref" "$app" -n "$iters" -c "$comp" --direction bi --noise "$nz" \
+      --seed $((6 + i)) >"$out/$name.ref.out" 2>&1
+    PH_REF=$out/$name.ref case_run "$name" --delay-rank 0 -- -c "$comp" --direction bi --delay-rank 0 \
+      --noise "$nz" --seed $((6 + i))
+  done
 done
-python3 - "$out/d_quiet.json" "$out/d_noise.json" <<'PY'
-import json, sys
-q, n = (json.load(open(f))["phases"]["resync_s"] for f in sys.argv[1:3])
-print("    ratio noise / quiet: %s (paper: below 1)" % ("-" if q is None or n is None or q == 0 else "%.2f" % (n / q)))
+NP=$np python3 - "$out" "$druns" $dnoise <<'PY'
+import json, os, statistics, sys
+out, runs, noises = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+far = int(os.environ.get("NP", "16")) - 1
+def get(nz, f):
+    v = []
+    for i in range(1, runs + 1):
+        base = os.path.join(out, "d_%s_%d" % (nz.replace(":", "_").replace("%", "_"), i))
+        try:
+            v.append(f(json.load(open(base + ".json")), json.load(open(base + ".phases.json"))))
+        except (OSError, ValueError, KeyError, TypeError, ZeroDivisionError):
+            v.append(None)
+    return v
+def show(v, fmt="%.3g"):
+    ok = sorted(x for x in v if x is not None)
+    miss = len(v) - len(ok)
+    if not ok:
+        return "-", None
+    m = statistics.median(ok)
+    txt = (fmt % m) + (" [" + fmt % ok[0] + " - " + fmt % ok[-1] + "]" if len(ok) > 1 else "")
+    return txt + ("" if not miss else " (%d of %d runs without)" % (miss, len(v))), m
+tw = lambda p: p["twin"] if p["twin"]["found"] else None
+figs = [
+    ("twin: shifts agree again (10 % of the peak spread) after, iterations",
+     lambda d, p: tw(p)["iterations"]),
+    ("twin: share of the delay the far end (%d hops) took" % far,
+     lambda d, p: tw(p)["far_reach_ns"] / tw(p)["source_reach_ns"]),
+    ("twin: hops with half the delay", lambda d, p: tw(p)["survival_hops"]),
+    ("R back >= 0.95 after, iterations", lambda d, p: d["phases"]["resync_iterations"]),
+    ("R recovered to 90 % of its drop below its own pre-delay level, iterations",
+     lambda d, p: p["recovery"]["iterations"]),
+    ("R before the delay", lambda d, p: p["recovery"]["R_base"]),
+    ("R over the last quarter", lambda d, p: p["recovery"]["R_tail"]),
+    ("per-iteration waits >= half the delay: reach, hops", lambda d, p: p["wave"]["reach_hops"]),
+    ("per-iteration waits: idle period lost per hop, ms",
+     lambda d, p: p["wave"]["decay_ns_per_hop"] / 1e6),
+]
+med = {}
+for name, f in figs:
+    for nz in noises:
+        txt, m = show(get(nz, f))
+        med[(name, nz)] = m
+        print("(d) %-12s %s: %s" % (nz, name, txt))
+q = noises[0]
+for nz in noises[1:]:
+    for name, f in [figs[0], figs[3], figs[4]]:
+        a, b = med[(name, q)], med[(name, nz)]
+        print("    %s / %s, %s (medians): %s" % (nz, q, name,
+              "-" if not a or b is None else "%.2f" % (b / a)))
+print("    paper: noise damps the idle wave and shortens resynchronisation (ratios below 1)")
 PY
+fi

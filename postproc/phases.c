@@ -1194,7 +1194,94 @@ void ph_wave_free(ph_wave_t *w)
 {
     free(w->arrival_iter);
     free(w->arrival_ns);
+    free(w->distance);
+    free(w->idle_ns);
     memset(w, 0, sizeof(*w));
+}
+
+/* breadth-first levels from src over the out-edges in (off, nb); dist -1 = not reached */
+static int bfs_levels(int32_t n, const uint32_t *off, const int32_t *nb, int32_t src,
+                      int32_t *dist)
+{
+    int32_t *q = malloc((size_t)n * sizeof(*q));
+    if (q == NULL)
+        return -1;
+    for (int32_t i = 0; i < n; i++)
+        dist[i] = -1;
+    size_t h = 0, e = 0;
+    dist[src] = 0;
+    q[e++] = src;
+    while (h < e) {
+        int32_t j = q[h++];
+        for (uint32_t k = off[j]; k < off[j + 1]; k++)
+            if (dist[nb[k]] < 0) {
+                dist[nb[k]] = dist[j] + 1;
+                q[e++] = nb[k];
+            }
+    }
+    free(q);
+    return 0;
+}
+
+int ph_hop_distance(const ph_topo_t *t, int32_t src, int32_t *dist)
+{
+    int32_t n = t->n;
+    if (src < 0 || src >= n)
+        return -1;
+    if (t->nnz == 0) {
+        for (int32_t i = 0; i < n; i++)
+            dist[i] = i > src ? i - src : src - i;
+        return 0;
+    }
+    /* T lists in-neighbours (i receives from j); the wave runs j -> i: the reverse CSR.
+     * The undirected graph (both ways) is the fallback for ranks the messages miss. */
+    uint32_t *off = calloc((size_t)n + 1, sizeof(*off)), *uoff = calloc((size_t)n + 1, sizeof(*uoff));
+    int32_t *nb = malloc((t->nnz ? t->nnz : 1) * sizeof(*nb)),
+            *unb = malloc(2 * (t->nnz ? t->nnz : 1) * sizeof(*unb)),
+            *ud = malloc((size_t)n * sizeof(*ud));
+    int rc = -1;
+    if (!off || !uoff || !nb || !unb || !ud)
+        goto out;
+    for (int32_t i = 0; i < n; i++)
+        for (uint32_t k = t->off[i]; k < t->off[i + 1]; k++) {
+            off[t->nb[k] + 1]++;
+            uoff[t->nb[k] + 1]++;
+            uoff[i + 1]++;
+        }
+    for (int32_t i = 0; i < n; i++) {
+        off[i + 1] += off[i];
+        uoff[i + 1] += uoff[i];
+    }
+    {
+        uint32_t *fill = calloc((size_t)n, sizeof(*fill)), *ufill = calloc((size_t)n, sizeof(*ufill));
+        if (!fill || !ufill) {
+            free(fill);
+            free(ufill);
+            goto out;
+        }
+        for (int32_t i = 0; i < n; i++)
+            for (uint32_t k = t->off[i]; k < t->off[i + 1]; k++) {
+                int32_t j = t->nb[k];
+                nb[off[j] + fill[j]++] = i;
+                unb[uoff[j] + ufill[j]++] = i;
+                unb[uoff[i] + ufill[i]++] = j;
+            }
+        free(fill);
+        free(ufill);
+    }
+    if (bfs_levels(n, off, nb, src, dist) != 0 || bfs_levels(n, uoff, unb, src, ud) != 0)
+        goto out;
+    for (int32_t i = 0; i < n; i++)
+        if (dist[i] < 0)
+            dist[i] = ud[i];
+    rc = 0;
+out:
+    free(off);
+    free(uoff);
+    free(nb);
+    free(unb);
+    free(ud);
+    return rc;
 }
 
 /* slope of y over x by least squares; NaN when x has no spread */
@@ -1217,14 +1304,78 @@ static double ls_slope(const double *x, const double *y, size_t n)
     return sxx > 0 ? sxy / sxx : NAN;
 }
 
-int ph_wave_find(const ph_marks_t *m, double frac, ph_wave_t *w)
+/* neighbours either way of every rank (CSR); without edges the open chain i - 1, i + 1 */
+static int sym_csr(const ph_topo_t *t, int32_t n, uint32_t **offp, int32_t **nbp)
+{
+    int chain = t == NULL || t->nnz == 0 || t->n != n;
+    size_t cap = chain ? 2 * (size_t)n : 2 * t->nnz;
+    uint32_t *off = calloc((size_t)n + 1, sizeof(*off)), *fill = calloc((size_t)n, sizeof(*fill));
+    int32_t *nb = malloc((cap ? cap : 1) * sizeof(*nb));
+    if (!off || !fill || !nb) {
+        free(off);
+        free(fill);
+        free(nb);
+        return -1;
+    }
+    for (int32_t i = 0; i < n; i++) {
+        if (chain) {
+            off[i + 1] += (i > 0) + (i + 1 < n);
+            continue;
+        }
+        for (uint32_t k = t->off[i]; k < t->off[i + 1]; k++) {
+            off[i + 1]++;
+            off[t->nb[k] + 1]++;
+        }
+    }
+    for (int32_t i = 0; i < n; i++)
+        off[i + 1] += off[i];
+    for (int32_t i = 0; i < n; i++) {
+        if (chain) {
+            if (i > 0)
+                nb[off[i] + fill[i]++] = i - 1;
+            if (i + 1 < n)
+                nb[off[i] + fill[i]++] = i + 1;
+            continue;
+        }
+        for (uint32_t k = t->off[i]; k < t->off[i + 1]; k++) {
+            int32_t j = t->nb[k];
+            nb[off[i] + fill[i]++] = j;
+            nb[off[j] + fill[j]++] = i;
+        }
+    }
+    free(fill);
+    *offp = off;
+    *nbp = nb;
+    return 0;
+}
+
+static int wave_find(const ph_marks_t *m, const ph_topo_t *topo, double frac, int32_t given,
+                     uint32_t given_iter, ph_wave_t *w);
+
+int ph_wave_find(const ph_marks_t *m, const ph_topo_t *topo, double frac, ph_wave_t *w)
+{
+    return wave_find(m, topo, frac, -1, 0, w);
+}
+
+int ph_wave_find_at(const ph_marks_t *m, const ph_topo_t *topo, double frac, int32_t source,
+                    uint32_t iter, ph_wave_t *w)
+{
+    return wave_find(m, topo, frac, source, iter, w);
+}
+
+static int wave_find(const ph_marks_t *m, const ph_topo_t *topo, double frac, int32_t given,
+                     uint32_t given_iter, ph_wave_t *w)
 {
     memset(w, 0, sizeof(*w));
     int32_t P = m->nranks;
     w->source = -1;
     w->ranks_per_iter = w->ranks_per_s = NAN;
+    w->decay_ns_per_hop = w->decay_per_hop = NAN;
+    w->directed = topo != NULL && topo->nnz > 0 && topo->n == P;
     w->arrival_iter = malloc((size_t)P * sizeof(*w->arrival_iter));
     w->arrival_ns = malloc((size_t)P * sizeof(*w->arrival_ns));
+    w->distance = malloc((size_t)P * sizeof(*w->distance));
+    w->idle_ns = malloc((size_t)P * sizeof(*w->idle_ns));
     double *med = calloc((size_t)P, sizeof(*med)), *mad = calloc((size_t)P, sizeof(*mad));
     uint32_t maxn = 2;
     for (int32_t r = 0; r < P; r++)
@@ -1233,14 +1384,20 @@ int ph_wave_find(const ph_marks_t *m, double frac, ph_wave_t *w)
     int64_t *scr = malloc(maxn * sizeof(*scr));
     double *xs = malloc((size_t)P * sizeof(*xs)), *yi = malloc((size_t)P * sizeof(*yi)),
            *yt = malloc((size_t)P * sizeof(*yt));
+    int32_t *order = malloc((size_t)P * sizeof(*order));
+    uint32_t *soff = NULL;
+    int32_t *snb = NULL;
     int rc = -1;
-    if (!w->arrival_iter || !w->arrival_ns || !med || !mad || !scr || !xs || !yi || !yt)
+    if (!w->arrival_iter || !w->arrival_ns || !w->distance || !w->idle_ns || !med || !mad ||
+        !scr || !xs || !yi || !yt || !order)
         goto out;
     rc = 0;
     /* per rank: median duration and its median absolute deviation */
     for (int32_t r = 0; r < P; r++) {
         w->arrival_iter[r] = -1;
         w->arrival_ns[r] = 0;
+        w->distance[r] = -1;
+        w->idle_ns[r] = NAN;
         uint32_t n = m->n[r];
         if (n < 3)
             continue;
@@ -1253,10 +1410,16 @@ int ph_wave_find(const ph_marks_t *m, double frac, ph_wave_t *w)
         qsort(scr, n - 1, sizeof(*scr), cmp_i64);
         mad[r] = (double)scr[(n - 1) / 2];
     }
-    /* the source: the largest excess of compute time (where the delay was made), else of
-     * duration */
+    /* the source: given, or the largest excess of compute time (where the delay was made),
+     * else of duration */
     double best = 0;
-    for (int32_t r = 0; m->comp != NULL && r < P; r++) {
+    if (given >= 0) {
+        if (given >= P || m->n[given] < 3 || given_iter + 1 >= m->n[given])
+            goto out;
+        w->source = given;
+        w->source_iter = given_iter;
+    }
+    for (int32_t r = 0; given < 0 && m->comp != NULL && r < P; r++) {
         uint32_t n = m->n[r];
         if (n < 3 || m->comp[r] == NULL)
             continue;
@@ -1272,14 +1435,17 @@ int ph_wave_find(const ph_marks_t *m, double frac, ph_wave_t *w)
             cmed = (n - 1) % 2 ? c[(n - 1) / 2] : 0.5 * (c[(n - 1) / 2 - 1] + c[(n - 1) / 2]);
             free(c);
         }
+        /* equal excesses (a delay that stays compute downstream): the earliest is the source */
         for (uint32_t k = 0; k + 1 < n; k++)
-            if (m->comp[r][k] - cmed > best) {
+            if (m->comp[r][k] - cmed > best ||
+                (w->source >= 0 && m->comp[r][k] - cmed == best &&
+                 m->t[r][k] < m->t[w->source][w->source_iter])) {
                 best = m->comp[r][k] - cmed;
                 w->source = r;
                 w->source_iter = k;
             }
     }
-    if (w->source < 0)
+    if (w->source < 0 && given < 0)
         for (int32_t r = 0; r < P; r++) {
             uint32_t n = m->n[r];
             for (uint32_t k = 0; n >= 3 && k + 1 < n; k++) {
@@ -1298,28 +1464,80 @@ int ph_wave_find(const ph_marks_t *m, double frac, ph_wave_t *w)
         double ex = (double)(ts[w->source_iter + 1] - ts[w->source_iter]) - med[w->source];
         best = ex > 0 ? ex : best;
     }
-    w->source_excess_ns = best;
-    size_t nx = 0;
-    for (int32_t r = 0; r < P; r++) {
-        uint32_t n = m->n[r];
-        if (n < 3)
-            continue;
-        const int64_t *t = m->t[r];
-        double thr = frac * best;
-        if (5 * mad[r] > thr)
-            thr = 5 * mad[r];
-        for (uint32_t k = w->source_iter; k + 1 < n; k++)
-            if ((double)(t[k + 1] - t[k]) - med[r] > thr || (r == w->source && k == w->source_iter)) {
-                w->arrival_iter[r] = (int32_t)k;
-                w->arrival_ns[r] = t[k + 1];
-                break;
-            }
+    if (best <= 0) { /* a given source without an excess */
+        w->source = -1;
+        goto out;
     }
+    w->source_excess_ns = best;
+    if (ph_hop_distance(w->directed ? topo : &(ph_topo_t){.n = P}, w->source, w->distance) != 0 ||
+        sym_csr(w->directed ? topo : NULL, P, &soff, &snb) != 0) {
+        rc = -1;
+        goto out;
+    }
+    /* ranks by distance (counting sort), the unreachable ones left out */
+    {
+        size_t no = 0;
+        uint32_t *cnt = calloc((size_t)P + 1, sizeof(*cnt));
+        if (cnt == NULL) {
+            rc = -1;
+            goto out;
+        }
+        for (int32_t r = 0; r < P; r++)
+            if (w->distance[r] >= 0) {
+                cnt[w->distance[r] + 1]++;
+                no++;
+            }
+        for (int32_t d = 0; d < P; d++)
+            cnt[d + 1] += cnt[d];
+        for (int32_t r = 0; r < P; r++)
+            if (w->distance[r] >= 0)
+                order[cnt[w->distance[r]]++] = r;
+        free(cnt);
+        w->arrival_iter[w->source] = (int32_t)w->source_iter;
+        w->arrival_ns[w->source] = m->t[w->source][w->source_iter + 1];
+        w->idle_ns[w->source] = best;
+        for (size_t q = 0; q < no; q++) {
+            int32_t r = order[q];
+            uint32_t n = m->n[r];
+            if (n < 3)
+                continue;
+            if (w->distance[r] > w->extent_hops)
+                w->extent_hops = w->distance[r];
+            if (r == w->source)
+                continue;
+            /* the earliest arrival among the reached neighbours one hop nearer */
+            int64_t kp = -1;
+            for (uint32_t e = soff[r]; e < soff[r + 1]; e++) {
+                int32_t j = snb[e];
+                if (w->distance[j] == w->distance[r] - 1 && w->arrival_iter[j] >= 0 &&
+                    (kp < 0 || w->arrival_iter[j] < kp))
+                    kp = w->arrival_iter[j];
+            }
+            if (kp < 0)
+                continue;
+            const int64_t *t = m->t[r];
+            double thr = frac * best;
+            if (5 * mad[r] > thr)
+                thr = 5 * mad[r];
+            for (uint32_t k = (uint32_t)kp; k + 1 < n && k <= (uint32_t)kp + PH_WAVE_SLACK; k++) {
+                double ex = (double)(t[k + 1] - t[k]) - med[r];
+                if (ex > thr) {
+                    w->arrival_iter[r] = (int32_t)k;
+                    w->arrival_ns[r] = t[k + 1];
+                    w->idle_ns[r] = ex;
+                    break;
+                }
+            }
+        }
+    }
+    size_t nx = 0;
     for (int32_t r = 0; r < P; r++) {
         if (w->arrival_iter[r] < 0)
             continue;
         w->reached++;
-        xs[nx] = fabs((double)(r - w->source));
+        if (w->distance[r] > w->reach_hops)
+            w->reach_hops = w->distance[r];
+        xs[nx] = (double)w->distance[r];
         yi[nx] = (double)w->arrival_iter[r];
         yt[nx] = (double)(w->arrival_ns[r] - w->arrival_ns[w->source]) * 1e-9;
         nx++;
@@ -1330,6 +1548,25 @@ int ph_wave_find(const ph_marks_t *m, double frac, ph_wave_t *w)
         double bi = ls_slope(xs, yi, nx), bt = ls_slope(xs, yt, nx);
         w->ranks_per_iter = bi > 0 ? 1 / bi : NAN;
         w->ranks_per_s = bt > 0 ? 1 / bt : NAN;
+        /* the idle period over the distance, past the source */
+        size_t nd = 0, n1 = 0;
+        double a1 = 0;
+        for (int32_t r = 0; r < P; r++)
+            if (w->arrival_iter[r] >= 0 && w->distance[r] >= 1) {
+                xs[nd] = (double)w->distance[r];
+                yi[nd] = w->idle_ns[r];
+                nd++;
+                if (w->distance[r] == 1) {
+                    a1 += w->idle_ns[r];
+                    n1++;
+                }
+            }
+        double sl = ls_slope(xs, yi, nd);
+        if (!isnan(sl)) {
+            w->decay_ns_per_hop = -sl;
+            if (n1 > 0 && a1 > 0)
+                w->decay_per_hop = -sl / (a1 / (double)n1);
+        }
     }
 out:
     free(med);
@@ -1338,5 +1575,216 @@ out:
     free(xs);
     free(yi);
     free(yt);
+    free(order);
+    free(soff);
+    free(snb);
     return rc;
+}
+
+/* ---- recovery relative to the run's own R ---- */
+
+int ph_recovery_find(const double *R, const ph_grid_t *g, int64_t t_from, int64_t period_ns,
+                     double frac, ph_recovery_t *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->r_base = o->r_base_sd = o->r_min = o->r_target = o->r_tail = NAN;
+    o->t_from = t_from;
+    size_t n = g->n;
+    if (n == 0)
+        return 0;
+    double *rs = malloc(n * sizeof(*rs));
+    if (rs == NULL)
+        return -1;
+    /* R over one period: the points within half a period either side */
+    size_t h = period_ns > 0 && g->dt > 0 ? (size_t)(period_ns / 2 / g->dt) : 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t a = i > h ? i - h : 0, b = i + h < n ? i + h : n - 1, c = 0;
+        double sum = 0;
+        for (size_t k = a; k <= b; k++)
+            if (!isnan(R[k])) {
+                sum += R[k];
+                c++;
+            }
+        rs[i] = c ? sum / (double)c : NAN;
+    }
+    double sum = 0, sq = 0, tail = 0;
+    size_t nt = 0, first = n;
+    for (size_t i = 0; i < n; i++) {
+        int64_t t = g->t0 + (int64_t)i * g->dt;
+        if (i >= n - n / 4 && !isnan(R[i])) {
+            tail += R[i];
+            nt++;
+        }
+        if (t < t_from) {
+            if (!isnan(R[i])) {
+                sum += R[i];
+                sq += R[i] * R[i];
+                o->n_base++;
+            }
+        } else if (first == n)
+            first = i;
+    }
+    o->r_tail = nt ? tail / (double)nt : NAN;
+    if (o->n_base >= 4 && first < n) {
+        o->r_base = sum / (double)o->n_base;
+        double var = sq / (double)o->n_base - o->r_base * o->r_base;
+        o->r_base_sd = var > 0 ? sqrt(var) : 0;
+        size_t imin = first;
+        for (size_t i = first; i < n; i++)
+            if (!isnan(rs[i]) && (isnan(rs[imin]) || rs[i] < rs[imin]))
+                imin = i;
+        /* a drop within the baseline's own jitter is no perturbation */
+        if (!isnan(rs[imin]) && o->r_base - rs[imin] > fmax(2 * o->r_base_sd, 1e-9)) {
+            o->found = 1;
+            o->r_min = rs[imin];
+            o->t_min = g->t0 + (int64_t)imin * g->dt;
+            o->r_target = o->r_min + frac * (o->r_base - o->r_min);
+            for (size_t i = imin; i < n; i++)
+                if (!isnan(rs[i]) && rs[i] >= o->r_target) {
+                    o->recovered = 1;
+                    o->t_back = g->t0 + (int64_t)i * g->dt;
+                    break;
+                }
+        }
+    }
+    free(rs);
+    return 0;
+}
+
+/* ---- twin runs ---- */
+
+void ph_twin_free(ph_twin_t *tw)
+{
+    free(tw->spread_ns);
+    free(tw->reach_ns);
+    memset(tw, 0, sizeof(*tw));
+}
+
+static double median_of(double *v, size_t n) /* sorts v */
+{
+    if (n == 0)
+        return NAN;
+    qsort(v, n, sizeof(*v), cmp_dbl);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+int ph_twin_find(const ph_marks_t *m, const ph_marks_t *ref, const int32_t *distance,
+                 int32_t source, uint32_t k0, double frac, ph_twin_t *tw)
+{
+    memset(tw, 0, sizeof(*tw));
+    tw->base_ns = tw->peak_ns = tw->target_ns = tw->source_reach_ns = tw->far_reach_ns = NAN;
+    tw->k0 = k0;
+    int32_t P = m->nranks < ref->nranks ? m->nranks : ref->nranks;
+    uint32_t n = 0;
+    for (int32_t r = 0; r < P; r++) {
+        uint32_t c = m->n[r] < ref->n[r] ? m->n[r] : ref->n[r];
+        if (c > n)
+            n = c;
+    }
+    tw->n = n;
+    tw->reach_ns = malloc((size_t)(m->nranks > 0 ? m->nranks : 1) * sizeof(double));
+    tw->spread_ns = malloc((n ? n : 1) * sizeof(double));
+    double *v = malloc(((size_t)n + (size_t)P + 1) * sizeof(double));
+    if (!tw->reach_ns || !tw->spread_ns || !v) {
+        free(v);
+        return -1;
+    }
+    for (int32_t r = 0; r < m->nranks; r++)
+        tw->reach_ns[r] = NAN;
+    for (uint32_t k = 0; k < n; k++) {
+        double lo = INFINITY, hi = -INFINITY;
+        for (int32_t r = 0; r < P; r++) {
+            if (k >= m->n[r] || k >= ref->n[r])
+                continue;
+            double sh = (double)(m->t[r][k] - m->t[r][0]) - (double)(ref->t[r][k] - ref->t[r][0]);
+            lo = sh < lo ? sh : lo;
+            hi = sh > hi ? sh : hi;
+        }
+        tw->spread_ns[k] = hi >= lo ? hi - lo : NAN;
+    }
+    if (k0 < 2 || k0 + 1 >= n || source < 0 || source >= P) {
+        free(v);
+        return 0;
+    }
+    /* per rank: the delay it took, within the time a wave of half a rank per iteration needs
+     * to the farthest rank (what comes later is other perturbations: the machine's) */
+    int32_t maxd = 0;
+    for (int32_t r = 0; distance != NULL && r < P; r++)
+        maxd = distance[r] > maxd ? distance[r] : maxd;
+    uint64_t kend = (uint64_t)k0 + 2 + 2 * (uint64_t)(distance != NULL ? maxd : P) + PH_WAVE_SLACK;
+    for (int32_t r = 0; r < P; r++) {
+        uint32_t c = m->n[r] < ref->n[r] ? m->n[r] : ref->n[r];
+        if (c <= k0 + 1)
+            continue;
+        if (c > kend)
+            c = (uint32_t)kend;
+        size_t nb = 0;
+        double mx = -INFINITY;
+        for (uint32_t k = 1; k < c; k++) {
+            double sh = (double)(m->t[r][k] - m->t[r][0]) - (double)(ref->t[r][k] - ref->t[r][0]);
+            if (k <= k0)
+                v[nb++] = sh;
+            else if (sh > mx)
+                mx = sh;
+        }
+        tw->reach_ns[r] = mx - median_of(v, nb);
+    }
+    tw->source_reach_ns = tw->reach_ns[source];
+    if (distance != NULL) {
+        int32_t fard = -1;
+        double sum = 0;
+        size_t c = 0;
+        for (int32_t r = 0; r < P; r++)
+            if (!isnan(tw->reach_ns[r]) && distance[r] > fard)
+                fard = distance[r];
+        for (int32_t r = 0; r < P; r++)
+            if (!isnan(tw->reach_ns[r]) && distance[r] == fard) {
+                sum += tw->reach_ns[r];
+                c++;
+            }
+        tw->far_reach_ns = c ? sum / (double)c : NAN;
+    }
+    /* survival: contiguous distances with a rank that took half the source's */
+    if (distance != NULL && tw->source_reach_ns > 0) {
+        for (int32_t d = 1; d <= maxd; d++) {
+            int ok = 0;
+            for (int32_t r = 0; r < P && !ok; r++)
+                ok = distance[r] == d && tw->reach_ns[r] >= 0.5 * tw->source_reach_ns;
+            if (!ok)
+                break;
+            tw->survival_hops = d;
+        }
+    }
+    /* the spread: base, peak (where the delayed iteration ends, give or take the slack),
+     * back */
+    size_t nb = 0;
+    for (uint32_t k = 1; k <= k0; k++)
+        if (!isnan(tw->spread_ns[k]))
+            v[nb++] = tw->spread_ns[k];
+    tw->base_ns = median_of(v, nb);
+    tw->k_peak = k0 + 1;
+    for (uint32_t k = k0 + 1; k < n && k <= k0 + 1 + PH_WAVE_SLACK; k++)
+        if (!isnan(tw->spread_ns[k]) &&
+            (isnan(tw->spread_ns[tw->k_peak]) || tw->spread_ns[k] > tw->spread_ns[tw->k_peak]))
+            tw->k_peak = k;
+    tw->peak_ns = tw->spread_ns[tw->k_peak];
+    /* the delay's jump must stand above the spread the runs already had before it (the
+     * machine's jitter differs between the runs): peak - base > base */
+    if (!isnan(tw->base_ns) && !isnan(tw->peak_ns) && tw->peak_ns > 2 * tw->base_ns &&
+        tw->peak_ns > tw->base_ns) {
+        tw->found = 1;
+        tw->target_ns = tw->base_ns + (1 - frac) * (tw->peak_ns - tw->base_ns);
+        for (uint32_t k = tw->k_peak + 1; k < n; k++) {
+            int ok = 1;
+            for (uint32_t q = k; q < n && q < k + 3 && ok; q++)
+                ok = isnan(tw->spread_ns[q]) || tw->spread_ns[q] <= tw->target_ns;
+            if (ok && !isnan(tw->spread_ns[k])) {
+                tw->recovered = 1;
+                tw->k_back = k;
+                break;
+            }
+        }
+    }
+    free(v);
+    return 0;
 }

@@ -226,12 +226,20 @@ void ph_resync_free(ph_resync_t *r);
 /* Idle wave. A delay is an iteration longer than the rank's median duration. The source is
  * where it was caused: with m->comp, the (rank, iteration) whose compute time exceeds the
  * rank's median compute time the most (waiting for a late neighbour is time inside MPI);
- * without, the longest excess duration. A rank is reached at its first iteration at or
- * after the source's whose duration exceeds its median by more than
- * max(frac x the source's excess duration, 5 x the rank's median absolute deviation).
+ * without, the longest excess duration.
+ * Distance: hops from the source in topo along the messages (i is one hop past j when
+ * T_ij = 1, i receives from j); ranks the messages do not lead to get the hop distance with
+ * the edges taken both ways (a wave against the messages: rendezvous senders waiting), ranks
+ * in neither direction -1. topo NULL or without edges: |rank - source| (an open chain).
+ * The wave walks outwards hop by hop: a rank is reached at its first iteration k in
+ * [kp, kp + PH_WAVE_SLACK] (kp: the earliest arrival among its reached neighbours one hop
+ * nearer the source) whose duration exceeds its median by more than max(frac x the
+ * source's excess duration, 5 x the rank's median absolute deviation). Only a neighbour's
+ * arrival can start one, so a rank's own noise much later is not taken for the wave.
+ * The idle period at a reached rank is that excess (at the source: its own excess).
  * Speeds are the inverse least-squares slopes of the arrival iteration and the arrival time
- * (the end of the delayed iteration) over the distance |rank - source|, over the reached
- * ranks (both sides together). */
+ * (the end of the delayed iteration) over the distance, over the reached ranks. */
+#define PH_WAVE_SLACK 2
 typedef struct ph_wave {
     int found;            /* a source with a positive excess and >= 2 reached ranks */
     int32_t source;
@@ -239,10 +247,76 @@ typedef struct ph_wave {
     double source_excess_ns;
     uint32_t reached;     /* ranks reached (the source included) */
     double ranks_per_iter, ranks_per_s;
+    int directed;         /* distances from a topology with edges (else |rank - source|) */
+    int32_t reach_hops;   /* largest distance reached (survival distance) */
+    int32_t extent_hops;  /* largest distance of any rank with a phase */
+    /* decay of the idle period along the way: least-squares slope of idle_ns over the
+     * distance for the reached ranks at distance >= 1, negated (ns per hop, > 0: the wave
+     * loses amplitude), and that over the idle period at distance 1 (per hop); NaN with
+     * fewer than two distances */
+    double decay_ns_per_hop, decay_per_hop;
     int32_t *arrival_iter; /* per rank: iteration reached, -1 not reached / no phase */
     int64_t *arrival_ns;
+    int32_t *distance;    /* per rank: hops from the source, -1 none */
+    double *idle_ns;      /* per rank: the idle period at arrival, NaN not reached */
 } ph_wave_t;
-int ph_wave_find(const ph_marks_t *m, double frac, ph_wave_t *w);
+int ph_wave_find(const ph_marks_t *m, const ph_topo_t *topo, double frac, ph_wave_t *w);
+/* The same with the source given (the rank and iteration a delay was injected at: a loaded
+ * machine's own hiccups can be larger); an iteration the rank does not have: found = 0. */
+int ph_wave_find_at(const ph_marks_t *m, const ph_topo_t *topo, double frac, int32_t source,
+                    uint32_t iter, ph_wave_t *w);
 void ph_wave_free(ph_wave_t *w);
+/* Hop distances from src into dist[0..t->n) as described above (pure). 0, -1 out of memory. */
+int ph_hop_distance(const ph_topo_t *t, int32_t src, int32_t *dist);
+
+/* Recovery of R relative to the run's own level, for runs whose R never reaches a fixed
+ * threshold (noise, machine jitter). Rs is R smoothed over one period: the mean of the grid
+ * points within half a period either side. Baseline: the mean of R over the grid points
+ * before t_from (the perturbation); the drop: the lowest Rs at or after t_from; recovered at
+ * the first later grid point where Rs >= Rs_min + frac (baseline - Rs_min). Every figure
+ * is NaN / not found when there are fewer than 4 points before t_from or Rs did not drop
+ * below the baseline by more than twice the standard deviation of R before t_from (the
+ * run's own jitter). */
+typedef struct ph_recovery {
+    int found, recovered;
+    size_t n_base;        /* grid points in the baseline */
+    double r_base, r_base_sd; /* mean and standard deviation of R before t_from */
+    double r_min;         /* lowest smoothed R after t_from */
+    double r_target;      /* r_min + frac (r_base - r_min) */
+    double r_tail;        /* mean R over the last quarter of the grid */
+    int64_t t_from, t_min, t_back; /* t_back: 0 when not recovered */
+} ph_recovery_t;
+int ph_recovery_find(const double *R, const ph_grid_t *g, int64_t t_from, int64_t period_ns,
+                     double frac, ph_recovery_t *out); /* 0, -1 out of memory */
+
+/* Twin runs: the perturbed run m against a reference ref of the same program with the same
+ * noise but without the delay (idlewave draws its noise per rank and iteration from a seed).
+ * Shift of rank r at boundary k: s_r(k) = (t_r(k) - t_r(0)) - (t'_r(k) - t'_r(0)); what
+ * differs between the runs is the delay and the machine's own jitter, the program's noise
+ * cancels. Spread D(k) = max_r s_r(k) - min_r s_r(k) over the ranks with boundary k in both.
+ * Base: median of D over boundaries 1..k0 (k0: the delayed iteration, >= 2); peak: the
+ * largest D at boundaries k0 + 1 .. k0 + 1 + PH_WAVE_SLACK (where the delayed iteration
+ * ends); found only when peak - base > base (the jitter between the runs before the delay
+ * must not be as large as the delay's jump); recovered at the first boundary after the peak
+ * from which D stays
+ * <= base + (1 - frac)(peak - base) for three boundaries. Per rank, reach_ns: the
+ * largest s_r(k) for k0 < k < k0 + 2 + 2 max distance + PH_WAVE_SLACK (a wave of half a rank
+ * per iteration) minus the median of s_r(1..k0): how much of the delay it took;
+ * survival_hops: the largest distance d such that at every distance 1..d some rank took at
+ * least half of the source rank's reach (distance as in ph_wave_t; -1 ranks ignored). */
+typedef struct ph_twin {
+    int found, recovered;
+    uint32_t k0, n;       /* the delayed iteration; boundaries compared */
+    double *spread_ns;    /* n values, D(k) */
+    double base_ns, peak_ns, target_ns;
+    uint32_t k_peak, k_back;
+    double *reach_ns;     /* per rank, NaN without a shift */
+    double source_reach_ns;
+    double far_reach_ns;  /* mean reach of the ranks at the largest distance */
+    int32_t survival_hops;
+} ph_twin_t;
+int ph_twin_find(const ph_marks_t *m, const ph_marks_t *ref, const int32_t *distance,
+                 int32_t source, uint32_t k0, double frac, ph_twin_t *tw); /* -1: no memory */
+void ph_twin_free(ph_twin_t *tw);
 
 #endif

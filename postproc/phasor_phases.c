@@ -17,7 +17,7 @@
 #include "plog_calls.h"
 #include "plog_reader.h"
 
-#define PHASES_FORMAT 1       /* version of the files' layout, in the summary */
+#define PHASES_FORMAT 2       /* version of the files' layout, in the summary */
 #define DEFAULT_POINTS 20000  /* grid points at most, unless --points */
 #define ALL_PAIRS_UP_TO 16    /* default --pairs: all pairs up to this many ranks */
 
@@ -58,6 +58,12 @@ static void usage(FILE *f)
         "  --threshold R               resynchronised when R >= this (default 0.9)\n"
         "  --wave-frac F               idle wave: a delay is an excess over F x the source's\n"
         "                              (default 0.5)\n"
+        "  --recover-frac F            recovered when R (smoothed over a period) regained F of\n"
+        "                              its drop below the R before the delay (default 0.9)\n"
+        "  --source R:K                the idle wave starts at rank R, iteration K (default:\n"
+        "                              the largest compute excess)\n"
+        "  --reference LOG             the same run without the delay (same noise): the\n"
+        "                              delay's own effect, rank by rank (twin.csv, \"twin\")\n"
         "Output:\n"
         "  -o, --out DIR               write one CSV per metric to DIR (created if needed)\n"
         "  --plots                     also write SVG figures and index.html into DIR (-o)\n"
@@ -73,11 +79,13 @@ typedef struct opts {
     int compute_only, json, wrap, plots;
     int64_t dt;
     size_t points;
-    const char *topology, *out, *pairs, *at;
+    const char *topology, *out, *pairs, *at, *reference;
     ph_potential_t pot;
     const char *pot_text;
     unsigned snapshots;
-    double thr, wave_frac;
+    double thr, wave_frac, recover_frac;
+    int32_t src_rank; /* --source, -1 none */
+    uint32_t src_iter;
 } opts_t;
 
 static int parse_u64(const char *s, uint64_t *v)
@@ -275,6 +283,7 @@ typedef struct state {
     ph_grid_t grid;
     ph_compute_t comp;
     ph_topo_t topo;
+    ph_topo_t wtopo;      /* T from the log for the idle wave when --topology is not log */
     int32_t P, with_phase;
     ph_timeline_t tl;
     double *theta, *scratch, *gabs, *gsig;
@@ -289,6 +298,9 @@ typedef struct state {
     size_t *lag_n;
     ph_resync_t rs;
     ph_wave_t wave;
+    double *Rg;           /* R at every grid point (the recovery) */
+    ph_recovery_t rec;
+    ph_twin_t twin;       /* --reference */
     int64_t *snap;        /* snapshot grid indices */
     size_t nsnap;
     pp_t *pp;             /* --plots: the figures' aggregates, else NULL */
@@ -435,6 +447,7 @@ static int grid_pass(state_t *s, csvf_t *f)
             s->r_min_t = t;
         }
         s->r_last = R;
+        s->Rg[g] = R;
         if (ph_resync_add(&s->rs, t, R) != 0)
             return -1;
         double mean = 0;
@@ -721,17 +734,19 @@ static void write_small_files(state_t *s, csvf_t *f)
         }
     }
     if ((o = f[F_WAVE].o) != NULL) {
-        o_str(o, "rank,distance,arrival_iteration,arrival_ns\n");
+        o_str(o, "rank,distance,arrival_iteration,arrival_ns,idle_ns\n");
         for (int32_t r = 0; s->wave.found && r < s->P; r++) {
             if (s->wave.arrival_iter[r] < 0)
                 continue;
             o_i64(o, r);
             o_chr(o, ',');
-            o_i64(o, r > s->wave.source ? r - s->wave.source : s->wave.source - r);
+            o_i64(o, s->wave.distance[r]);
             o_chr(o, ',');
             o_i64(o, s->wave.arrival_iter[r]);
             o_chr(o, ',');
             o_i64(o, s->wave.arrival_ns[r]);
+            o_chr(o, ',');
+            o_dbl(o, s->wave.idle_ns[r]);
             o_chr(o, '\n');
         }
     }
@@ -873,12 +888,50 @@ static void summary(state_t *s, out_t *o, int json, const char *path)
         if (s->wave.found)
             snprintf(tmp, sizeof(tmp),
                      "idle wave: from rank %d, iteration %u (+%.0f ns), reached %u ranks, "
-                     "%.4g ranks/iteration, %.4g ranks/s\n",
+                     "%.4g ranks/iteration, %.4g ranks/s\n"
+                     "  %d of %d hops (%s), idle period decays by %.4g ns per hop (%.4g of it)\n",
                      (int)s->wave.source, s->wave.source_iter, s->wave.source_excess_ns,
-                     s->wave.reached, s->wave.ranks_per_iter, s->wave.ranks_per_s);
+                     s->wave.reached, s->wave.ranks_per_iter, s->wave.ranks_per_s,
+                     (int)s->wave.reach_hops, (int)s->wave.extent_hops,
+                     s->wave.directed ? "along the messages" : "rank index distance",
+                     s->wave.decay_ns_per_hop, s->wave.decay_per_hop);
         else
             snprintf(tmp, sizeof(tmp), "idle wave: none found\n");
         o_str(o, tmp);
+        if (s->rec.found && s->rec.recovered)
+            snprintf(tmp, sizeof(tmp),
+                     "recovery (R back to %.4g = R_min %.4g + %.3g x the drop from %.4g): after "
+                     "%.6g s = %.4g iterations\n",
+                     s->rec.r_target, s->rec.r_min, s->op->recover_frac, s->rec.r_base,
+                     (double)(s->rec.t_back - s->rec.t_from) * 1e-9,
+                     s->median_period > 0
+                         ? (double)(s->rec.t_back - s->rec.t_from) / s->median_period
+                         : NAN);
+        else if (s->rec.found)
+            snprintf(tmp, sizeof(tmp),
+                     "recovery: R (base %.4g) fell to %.4g and did not regain %.3g of the drop\n",
+                     s->rec.r_base, s->rec.r_min, s->op->recover_frac);
+        else
+            snprintf(tmp, sizeof(tmp), "recovery: no drop of R after a delay\n");
+        o_str(o, tmp);
+        if (s->op->reference != NULL && s->twin.found) {
+            snprintf(tmp, sizeof(tmp),
+                     "against the reference: spread of the delay's shift %.4g ns at iteration %u "
+                     "(base %.4g ns), ",
+                     s->twin.peak_ns, s->twin.k_peak, s->twin.base_ns);
+            o_str(o, tmp);
+            if (s->twin.recovered)
+                snprintf(tmp, sizeof(tmp), "back to %.4g ns %u iterations after the delay; ",
+                         s->twin.target_ns, s->twin.k_back - s->twin.k0);
+            else
+                snprintf(tmp, sizeof(tmp), "not back to %.4g ns; ", s->twin.target_ns);
+            o_str(o, tmp);
+            snprintf(tmp, sizeof(tmp), "half the delay reached %d hops\n",
+                     (int)s->twin.survival_hops);
+            o_str(o, tmp);
+        } else if (s->op->reference != NULL) {
+            o_str(o, "against the reference: no shift that the delay made\n");
+        }
         if (lag_rank >= 0) {
             snprintf(tmp, sizeof(tmp), "most lagging rank: %d (%.4g iterations behind the mean)\n",
                      (int)lag_rank, lag_best);
@@ -892,7 +945,8 @@ static void summary(state_t *s, out_t *o, int json, const char *path)
             }
         return;
     }
-    o_str(o, "{\"format\":1,\"log\":");
+    snprintf(tmp, sizeof(tmp), "{\"format\":%d,\"log\":", PHASES_FORMAT);
+    o_str(o, tmp);
     o_jstr(o, path);
     snprintf(tmp, sizeof(tmp), ",\"ranks\":%d,\"ranks_with_phase\":%d,\"marker\":{\"mode\":\"%s\","
              "\"call\":\"%s\",\"level\":", (int)s->P, (int)s->with_phase, mode_name(u->mode),
@@ -963,6 +1017,75 @@ static void summary(state_t *s, out_t *o, int json, const char *path)
         j_dbl(o, s->wave.ranks_per_iter);
         o_str(o, ",\"ranks_per_second\":");
         j_dbl(o, s->wave.ranks_per_s);
+        snprintf(tmp, sizeof(tmp), ",\"distance\":\"%s\",\"reach_hops\":%d,\"extent_hops\":%d,"
+                 "\"decay_ns_per_hop\":", s->wave.directed ? "topology" : "index",
+                 (int)s->wave.reach_hops, (int)s->wave.extent_hops);
+        o_str(o, tmp);
+        j_dbl(o, s->wave.decay_ns_per_hop);
+        o_str(o, ",\"decay_per_hop\":");
+        j_dbl(o, s->wave.decay_per_hop);
+    }
+    o_str(o, "},\"recovery\":{\"found\":");
+    o_str(o, s->rec.found ? "true" : "false");
+    o_str(o, ",\"fraction\":");
+    j_dbl(o, s->op->recover_frac);
+    o_str(o, ",\"R_base\":");
+    j_dbl(o, s->rec.r_base);
+    o_str(o, ",\"R_base_sd\":");
+    j_dbl(o, s->rec.r_base_sd);
+    o_str(o, ",\"R_min\":");
+    j_dbl(o, s->rec.r_min);
+    o_str(o, ",\"R_target\":");
+    j_dbl(o, s->rec.r_target);
+    o_str(o, ",\"R_tail\":");
+    j_dbl(o, s->rec.r_tail);
+    o_str(o, ",\"from_ns\":");
+    if (s->wave.source >= 0)
+        o_i64(o, s->rec.t_from);
+    else
+        o_str(o, "null");
+    o_str(o, ",\"min_ns\":");
+    if (s->rec.found)
+        o_i64(o, s->rec.t_min);
+    else
+        o_str(o, "null");
+    o_str(o, ",\"recovered\":");
+    o_str(o, s->rec.recovered ? "true" : "false");
+    o_str(o, ",\"duration_ns\":");
+    if (s->rec.recovered)
+        o_i64(o, s->rec.t_back - s->rec.t_from);
+    else
+        o_str(o, "null");
+    o_str(o, ",\"iterations\":");
+    j_dbl(o, s->rec.recovered && s->median_period > 0
+                 ? (double)(s->rec.t_back - s->rec.t_from) / s->median_period
+                 : NAN);
+    if (s->op->reference != NULL) {
+        o_str(o, "},\"twin\":{\"reference\":");
+        o_jstr(o, s->op->reference);
+        o_str(o, ",\"found\":");
+        o_str(o, s->twin.found ? "true" : "false");
+        snprintf(tmp, sizeof(tmp), ",\"iteration\":%u,\"base_ns\":", s->twin.k0);
+        o_str(o, tmp);
+        j_dbl(o, s->twin.base_ns);
+        o_str(o, ",\"peak_ns\":");
+        j_dbl(o, s->twin.peak_ns);
+        snprintf(tmp, sizeof(tmp), ",\"peak_iteration\":%u,\"target_ns\":", s->twin.k_peak);
+        o_str(o, tmp);
+        j_dbl(o, s->twin.target_ns);
+        o_str(o, ",\"recovered\":");
+        o_str(o, s->twin.recovered ? "true" : "false");
+        o_str(o, ",\"iterations\":");
+        if (s->twin.recovered)
+            o_i64(o, (int64_t)s->twin.k_back - (int64_t)s->twin.k0);
+        else
+            o_str(o, "null");
+        o_str(o, ",\"source_reach_ns\":");
+        j_dbl(o, s->twin.source_reach_ns);
+        o_str(o, ",\"far_reach_ns\":");
+        j_dbl(o, s->twin.far_reach_ns);
+        snprintf(tmp, sizeof(tmp), ",\"survival_hops\":%d", (int)s->twin.survival_hops);
+        o_str(o, tmp);
     }
     o_str(o, "},\"lag\":{\"rank\":");
     o_i64(o, lag_rank);
@@ -978,6 +1101,8 @@ static void summary(state_t *s, out_t *o, int json, const char *path)
         o_chr(o, ',');
         o_jstr(o, pp_files[k]);
     }
+    if (s->op->out && s->op->reference)
+        o_str(o, ",\"twin.csv\",\"twin_ranks.csv\"");
     o_str(o, "],\"incomplete_ranks\":[");
     for (int32_t r = 0, k = 0; r < s->P; r++) {
         const plog_rank_t *rk = plog_run_rank(s->run, r);
@@ -1038,6 +1163,92 @@ static int write_plots(state_t *s, const char *path, char *why, size_t wn)
     return rc;
 }
 
+/* twin.csv (iteration,spread_ns) and twin_ranks.csv (rank,distance,reach_ns) into DIR;
+ * prints the error itself */
+static int write_twin(const state_t *s, const char *dir)
+{
+    for (int k = 0; k < 2; k++) {
+        char path[4096];
+        snprintf(path, sizeof(path), "%s/%s", dir, k ? "twin_ranks.csv" : "twin.csv");
+        FILE *f = fopen(path, "w");
+        if (f == NULL) {
+            fprintf(stderr, "phasor phases: %s: %s\n", path, strerror(errno));
+            return -1;
+        }
+        if (k == 0) {
+            fputs("iteration,spread_ns\n", f);
+            for (uint32_t i = 0; s->twin.spread_ns != NULL && i < s->twin.n; i++)
+                if (isnan(s->twin.spread_ns[i]))
+                    fprintf(f, "%u,\n", i);
+                else
+                    fprintf(f, "%u,%.17g\n", i, s->twin.spread_ns[i]);
+        } else {
+            fputs("rank,distance,reach_ns\n", f);
+            for (int32_t r = 0; s->twin.reach_ns != NULL && r < s->P; r++) {
+                fprintf(f, "%d,%d,", (int)r, (int)s->wave.distance[r]);
+                if (!isnan(s->twin.reach_ns[r]))
+                    fprintf(f, "%.17g", s->twin.reach_ns[r]);
+                fputc('\n', f);
+            }
+        }
+        if (fclose(f) != 0) {
+            fprintf(stderr, "phasor phases: %s: %s\n", path, strerror(errno));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* --reference: its boundaries by the same (resolved) marker spec, then the twin figures;
+ * prints the error itself */
+static int twin_pass(state_t *s, const char *ref)
+{
+    plog_run_t *run;
+    plog_error_t err;
+    ph_marks_t rm;
+    memset(&rm, 0, sizeof(rm));
+    if (plog_run_open(ref, &run, &err) != PLOG_OK) {
+        fprintf(stderr, "phasor phases: --reference: %s\n", err.msg);
+        return -1;
+    }
+    int rc = -1;
+    if (plog_run_world_size(run) != s->P) {
+        fprintf(stderr, "phasor phases: --reference %s: %d ranks, the log has %d\n", ref,
+                (int)plog_run_world_size(run), (int)s->P);
+        goto out;
+    }
+    if (ph_marks_find(run, &s->marks.used, &rm, &err) != PLOG_OK) {
+        fprintf(stderr, "phasor phases: --reference: %s\n", err.msg);
+        goto out;
+    }
+    {
+        int32_t with = 0;
+        for (int32_t r = 0; r < s->P; r++)
+            with += rm.n[r] >= 2;
+        if (with == 0) {
+            fprintf(stderr, "phasor phases: --reference %s: no rank has two iteration boundaries "
+                    "by the log's marker (%s)\n", ref, mode_name(s->marks.used.mode));
+            goto out;
+        }
+    }
+    if (s->wave.source < 0) {
+        rc = 0; /* no delay to follow: twin.found stays false */
+        s->twin.base_ns = s->twin.peak_ns = s->twin.target_ns = s->twin.source_reach_ns =
+            s->twin.far_reach_ns = NAN;
+        goto out;
+    }
+    if (ph_twin_find(&s->marks, &rm, s->wave.distance, s->wave.source, s->wave.source_iter,
+                     s->op->recover_frac, &s->twin) != 0) {
+        fprintf(stderr, "phasor phases: out of memory\n");
+        goto out;
+    }
+    rc = 0;
+out:
+    ph_marks_free(&rm);
+    plog_run_close(run);
+    return rc;
+}
+
 int phasor_cmd_phases(int argc, char **argv)
 {
     opts_t op = {.spec = {.mode = PH_MARK_AUTO, .level = PH_ANY_LEVEL, .every = 1},
@@ -1047,10 +1258,12 @@ int phasor_cmd_phases(int argc, char **argv)
                  .pot_text = "tanh",
                  .snapshots = 5,
                  .thr = 0.9,
-                 .wave_frac = 0.5};
+                 .wave_frac = 0.5,
+                 .recover_frac = 0.9,
+                 .src_rank = -1};
     ph_potential_parse("tanh", &op.pot);
     enum { O_MARKER = 256, O_EVERY, O_SKIP, O_END, O_COMPUTE, O_DT, O_POINTS, O_TOPO, O_POT,
-           O_PAIRS, O_WRAP, O_SNAP, O_AT, O_THR, O_WAVE, O_JSON, O_PLOTS };
+           O_PAIRS, O_WRAP, O_SNAP, O_AT, O_THR, O_WAVE, O_RECOVER, O_REF, O_SRC, O_JSON, O_PLOTS };
     static const struct option opts[] = {
         {"marker", required_argument, NULL, O_MARKER}, {"every", required_argument, NULL, O_EVERY},
         {"skip", required_argument, NULL, O_SKIP}, {"marker-end", no_argument, NULL, O_END},
@@ -1062,6 +1275,9 @@ int phasor_cmd_phases(int argc, char **argv)
         {"at", required_argument, NULL, O_AT}, {"threshold", required_argument, NULL, O_THR},
         {"wave-frac", required_argument, NULL, O_WAVE}, {"json", no_argument, NULL, O_JSON},
         {"plots", no_argument, NULL, O_PLOTS},
+        {"recover-frac", required_argument, NULL, O_RECOVER},
+        {"reference", required_argument, NULL, O_REF},
+        {"source", required_argument, NULL, O_SRC},
         {"out", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     optind = 0;
@@ -1152,6 +1368,34 @@ int phasor_cmd_phases(int argc, char **argv)
                 return phasor_usage_error("phases", "--wave-frac needs a number in (0, 1], not '%s'",
                                           optarg);
             break;
+        case O_RECOVER:
+            if (parse_dbl(optarg, &op.recover_frac) != 0 || op.recover_frac <= 0 ||
+                op.recover_frac > 1)
+                return phasor_usage_error("phases",
+                                          "--recover-frac needs a number in (0, 1], not '%s'",
+                                          optarg);
+            break;
+        case O_REF:
+            op.reference = optarg;
+            break;
+        case O_SRC: {
+            char *e;
+            errno = 0;
+            long r = strtol(optarg, &e, 10);
+            unsigned long k = 0;
+            int bad = errno != 0 || e == optarg || *e != ':' || r < 0 || r > INT32_MAX;
+            if (!bad) {
+                char *e2;
+                k = strtoul(e + 1, &e2, 10);
+                bad = errno != 0 || e2 == e + 1 || *e2 != '\0' || e[1] == '-' || k > UINT32_MAX;
+            }
+            if (bad)
+                return phasor_usage_error("phases", "--source needs RANK:ITERATION, not '%s'",
+                                          optarg);
+            op.src_rank = (int32_t)r;
+            op.src_iter = (uint32_t)k;
+            break;
+        }
         case O_JSON:
             op.json = 1;
             break;
@@ -1207,7 +1451,7 @@ int phasor_cmd_phases(int argc, char **argv)
     s.median_period = ph_median_period(&s.marks);
     /* compute times per iteration (the idle wave's source) and T_ij in one pass */
     int topo_log = strcmp(op.topology, "log") == 0;
-    if (ph_marks_compute(s.run, &s.marks, topo_log ? &s.topo : NULL, &err) != PLOG_OK) {
+    if (ph_marks_compute(s.run, &s.marks, topo_log ? &s.topo : &s.wtopo, &err) != PLOG_OK) {
         fprintf(stderr, "phasor phases: %s\n", err.msg);
         goto done;
     }
@@ -1235,9 +1479,10 @@ int phasor_cmd_phases(int argc, char **argv)
     s.lag_min = calloc(P, sizeof(double));
     s.lag_max = calloc(P, sizeof(double));
     s.lag_n = calloc(P, sizeof(size_t));
+    s.Rg = malloc((s.grid.n ? s.grid.n : 1) * sizeof(double));
     if (ph_timeline_init(&s.tl, &s.marks, op.compute_only ? &s.comp : NULL, &s.grid) != 0 ||
         !s.theta || !s.scratch || !s.gabs || !s.gsig || !s.lag_sum || !s.lag_min ||
-        !s.lag_max || !s.lag_n) {
+        !s.lag_max || !s.lag_n || !s.Rg) {
         fprintf(stderr, "phasor phases: out of memory\n");
         goto done;
     }
@@ -1272,16 +1517,35 @@ int phasor_cmd_phases(int argc, char **argv)
         s.pp = &pp;
     }
     ph_resync_init(&s.rs, op.thr);
-    if (grid_pass(&s, files) != 0 || ph_wave_find(&s.marks, op.wave_frac, &s.wave) != 0) {
+    if (grid_pass(&s, files) != 0 ||
+        (op.src_rank >= 0
+             ? ph_wave_find_at(&s.marks, topo_log ? &s.topo : &s.wtopo, op.wave_frac, op.src_rank,
+                               op.src_iter, &s.wave)
+             : ph_wave_find(&s.marks, topo_log ? &s.topo : &s.wtopo, op.wave_frac, &s.wave)) != 0) {
         fprintf(stderr, "phasor phases: out of memory\n");
         goto done;
     }
+    /* recovery from the idle wave's source iteration on (a source suffices: noise can hide
+     * the wave's waits and still leave the delay's effect) */
+    if (s.wave.source >= 0) {
+        if (ph_recovery_find(s.Rg, &s.grid, s.marks.t[s.wave.source][s.wave.source_iter],
+                             (int64_t)s.median_period, op.recover_frac, &s.rec) != 0) {
+            fprintf(stderr, "phasor phases: out of memory\n");
+            goto done;
+        }
+    } else {
+        s.rec.r_base = s.rec.r_base_sd = s.rec.r_min = s.rec.r_target = s.rec.r_tail = NAN;
+    }
+    if (op.reference != NULL && twin_pass(&s, op.reference) != 0)
+        goto done;
     choose_snapshots(&s);
     if (s.snap == NULL || snapshot_pass(&s, files) != 0) {
         fprintf(stderr, "phasor phases: out of memory\n");
         goto done;
     }
     write_small_files(&s, files);
+    if (op.out != NULL && op.reference != NULL && write_twin(&s, op.out) != 0)
+        goto done;
     if (s.pp != NULL && write_plots(&s, path, why, sizeof(why)) != 0) {
         fprintf(stderr, "phasor phases: %s\n", why);
         goto done;
@@ -1307,8 +1571,10 @@ done:
     ph_marks_free(&s.marks);
     ph_compute_free(&s.comp);
     ph_topo_free(&s.topo);
+    ph_topo_free(&s.wtopo);
     ph_resync_free(&s.rs);
     ph_wave_free(&s.wave);
+    ph_twin_free(&s.twin);
     ph_timeline_free(&s.tl);
     free(s.theta);
     free(s.scratch);
@@ -1319,6 +1585,7 @@ done:
     free(s.lag_min);
     free(s.lag_max);
     free(s.lag_n);
+    free(s.Rg);
     free(s.snap);
     if (s.pp)
         pp_free(s.pp);

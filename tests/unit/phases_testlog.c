@@ -8,6 +8,21 @@
 int ptl_write_log(const char *dir, int32_t P, uint32_t nb, ptl_mark_fn mark, const int64_t *clk,
                   int pcontrol)
 {
+    return ptl_write_log_topo(dir, P, nb, mark, clk, pcontrol, 0);
+}
+
+/* the neighbour at offset d (+1 or -1) of r, or -1 past an open end */
+static int32_t ptl_peer(int32_t r, int32_t d, int32_t P, int flags)
+{
+    int32_t q = r + d;
+    if (q >= 0 && q < P)
+        return q;
+    return (flags & PTL_PERIODIC) && P > 2 ? (q + P) % P : -1;
+}
+
+int ptl_write_log_topo(const char *dir, int32_t P, uint32_t nb, ptl_mark_fn mark,
+                       const int64_t *clk, int pcontrol, int flags)
+{
     int32_t *all = malloc((size_t)P * sizeof(*all));
     if (all == NULL)
         return -1;
@@ -39,20 +54,29 @@ int ptl_write_log(const char *dir, int32_t P, uint32_t nb, ptl_mark_fn mark, con
                 break;
             /* the iteration's communication, inside it */
             uint64_t c = t + 100;
-            if (r > 0) {
-                plog_event_t *e = pgen_event(&g, 0, PLOG_CALL_MPI_Recv, c, c + 200);
+            /* receives first (from below, then from above), then the sends */
+            for (int s = 0; s < 2; s++) {
+                int32_t from = ptl_peer(r, s ? 1 : -1, P, flags);
+                if (from < 0 || (s == 1 && !(flags & PTL_BIDIR)))
+                    continue;
+                plog_event_t *e = pgen_event(&g, 0, PLOG_CALL_MPI_Recv,
+                                             s ? c + 210 : c, s ? c + 290 : c + 200);
                 e->comm = 1;
-                e->peer = r - 1;
+                e->peer = from;
                 e->tag = 1;
                 e->callsite = 0x52;
                 e->flags = PLOG_F_STATUS;
                 pgen_extra1(&g, 0, 1);
-                pgen_status(&g, 0, 0, r - 1, 1, 8, 0);
+                pgen_status(&g, 0, 0, from, 1, 8, 0);
             }
-            if (r + 1 < P) {
-                plog_event_t *e = pgen_event(&g, 0, PLOG_CALL_MPI_Send, c + 300, c + 400);
+            for (int s = 0; s < 2; s++) {
+                int32_t to = ptl_peer(r, s ? -1 : 1, P, flags);
+                if (to < 0 || (s == 1 && !(flags & PTL_BIDIR)))
+                    continue;
+                plog_event_t *e = pgen_event(&g, 0, PLOG_CALL_MPI_Send,
+                                             s ? c + 410 : c + 300, s ? c + 490 : c + 400);
                 e->comm = 1;
-                e->peer = r + 1;
+                e->peer = to;
                 e->tag = 1;
                 e->bytes = 8;
                 e->callsite = 0x53;

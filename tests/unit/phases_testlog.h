@@ -16,5 +16,11 @@ typedef int64_t (*ptl_mark_fn)(int32_t r, uint32_t k); /* true time of boundary 
  * >= 1000 ns apart. 0, or -1 on a write failure. */
 int ptl_write_log(const char *dir, int32_t P, uint32_t nb, ptl_mark_fn mark, const int64_t *clk,
                   int pcontrol);
+/* The same with the exchange chosen by flags: PTL_PERIODIC, rank 0 also receives from P - 1
+ * (a ring); PTL_BIDIR, every rank also receives from r + 1 (and rank r sends both ways). */
+#define PTL_PERIODIC 1
+#define PTL_BIDIR 2
+int ptl_write_log_topo(const char *dir, int32_t P, uint32_t nb, ptl_mark_fn mark,
+                       const int64_t *clk, int pcontrol, int flags);
 
 #endif

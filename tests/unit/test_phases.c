@@ -448,16 +448,25 @@ Test(phases_log, propagating_delay_speed_and_resync)
         for (uint32_t k = 0; k < 40; k++)
             cr_assert_eq(m.t[r][k], wave_marks(r, k) - T0_TRUE);
     ph_wave_t w;
-    cr_assert_eq(ph_wave_find(&m, 0.5, &w), 0);
+    cr_assert_eq(ph_wave_find(&m, NULL, 0.5, &w), 0);
     cr_assert(w.found);
+    cr_assert(!w.directed);
     cr_assert_eq(w.source, 0);
     cr_assert_eq(w.source_iter, K0);
     cr_assert_float_eq(w.source_excess_ns, DELAY, 1e-9);
     cr_assert_eq(w.reached, 8);
-    for (int32_t r = 0; r < 8; r++)
+    for (int32_t r = 0; r < 8; r++) {
         cr_assert_eq(w.arrival_iter[r], K0 + r);
+        cr_assert_eq(w.distance[r], r);
+        cr_assert_float_eq(w.idle_ns[r], DELAY, 1e-9);
+    }
     cr_assert_float_eq(w.ranks_per_iter, 1.0, 1e-9);
     cr_assert_float_eq(w.ranks_per_s, 1e9 / PERIOD, 1e-6);
+    /* the delay passes undamped: no decay, the wave runs to the end */
+    cr_assert_eq(w.reach_hops, 7);
+    cr_assert_eq(w.extent_hops, 7);
+    cr_assert_float_eq(w.decay_ns_per_hop, 0, 1e-6);
+    cr_assert_float_eq(w.decay_per_hop, 0, 1e-12);
     ph_wave_free(&w);
     /* with the compute time per iteration: the delayed iterations are compute (MPI takes
      * 300-400 ns of each iteration here), the source the same */
@@ -466,13 +475,16 @@ Test(phases_log, propagating_delay_speed_and_resync)
     cr_assert_eq(tp.nnz, 7); /* the chain, as ph_topo_from_log gives it */
     for (int32_t i = 1; i < 8; i++)
         cr_assert(ph_topo_has(&tp, i, i - 1));
-    ph_topo_free(&tp);
     cr_assert_float_eq(m.comp[3][0], PERIOD - 400, 1e-9);       /* Recv + Send + Barrier */
     cr_assert_float_eq(m.comp[0][K0], PERIOD + DELAY - 200, 1e-9); /* Send + Barrier */
-    cr_assert_eq(ph_wave_find(&m, 0.5, &w), 0);
+    cr_assert_eq(ph_wave_find(&m, &tp, 0.5, &w), 0);
     cr_assert(w.found && w.source == 0 && w.source_iter == K0);
+    cr_assert(w.directed);
+    for (int32_t r = 0; r < 8; r++)
+        cr_assert_eq(w.distance[r], r);
     cr_assert_float_eq(w.ranks_per_iter, 1.0, 1e-9);
     ph_wave_free(&w);
+    ph_topo_free(&tp);
     /* R: 1 before, lower while the delay travels, 1 again once every rank took it */
     ph_grid_t g;
     cr_assert_eq(ph_grid_make(&m, 10000, 100000, &g), 0);
@@ -506,6 +518,271 @@ Test(phases_log, propagating_delay_speed_and_resync)
     plog_run_close(run);
     pgen_rmdir(dir);
     free(dir);
+}
+
+/* a ring of 8 (rank r receives from r - 1 mod 8), the delay made on rank 5: it runs round
+ * once, one rank per iteration, rank 4 last (seven hops, not one) */
+#define RSRC 5
+static int64_t ring_marks(int32_t r, uint32_t k)
+{
+    int32_t d = (r - RSRC + 8) % 8;
+    return T0_TRUE + 2000 + (int64_t)k * PERIOD + (k > (uint32_t)(K0 + d) ? DELAY : 0);
+}
+
+/* the same ring with messages both ways and the delay on rank 0: it runs both ways round and
+ * ends at rank 4, four hops away */
+static int64_t ring_bi_marks(int32_t r, uint32_t k)
+{
+    int32_t d = r < 8 - r ? r : 8 - r;
+    return T0_TRUE + 2000 + (int64_t)k * PERIOD + (k > (uint32_t)(K0 + d) ? DELAY : 0);
+}
+
+static void ring_case(mark_fn mark, int flags, int32_t src, const int32_t *want_dist)
+{
+    char *dir = pgen_tmpdir();
+    cr_assert_not_null(dir);
+    cr_assert_eq(ptl_write_log_topo(dir, 8, 40, mark, NULL, 1, flags), 0);
+    plog_run_t *run;
+    plog_error_t err;
+    cr_assert_eq(plog_run_open(dir, &run, &err), PLOG_OK, "%s", err.msg);
+    ph_mark_spec_t sp = {.mode = PH_MARK_PCONTROL, .level = 7, .every = 1};
+    ph_marks_t m;
+    cr_assert_eq(ph_marks_find(run, &sp, &m, &err), PLOG_OK, "%s", err.msg);
+    ph_topo_t tp;
+    cr_assert_eq(ph_marks_compute(run, &m, &tp, &err), PLOG_OK, "%s", err.msg);
+    cr_assert_eq(tp.nnz, flags & PTL_BIDIR ? 16u : 8u);
+    cr_assert(ph_topo_has(&tp, 0, 7)); /* the wrap-around edge, as seen in the log */
+    ph_wave_t w;
+    cr_assert_eq(ph_wave_find(&m, &tp, 0.5, &w), 0);
+    cr_assert(w.found && w.directed);
+    cr_assert_eq(w.source, src);
+    cr_assert_eq(w.source_iter, K0);
+    cr_assert_eq(w.reached, 8);
+    for (int32_t r = 0; r < 8; r++) {
+        cr_assert_eq(w.distance[r], want_dist[r], "rank %d: distance %d, want %d", (int)r,
+                     (int)w.distance[r], (int)want_dist[r]);
+        cr_assert_eq(w.arrival_iter[r], K0 + want_dist[r]);
+    }
+    cr_assert_float_eq(w.ranks_per_iter, 1.0, 1e-9);
+    cr_assert_float_eq(w.ranks_per_s, 1e9 / PERIOD, 1e-6);
+    int32_t far = 0;
+    for (int32_t r = 0; r < 8; r++)
+        far = want_dist[r] > far ? want_dist[r] : far;
+    cr_assert_eq(w.reach_hops, far);
+    cr_assert_eq(w.extent_hops, far);
+    ph_wave_free(&w);
+    /* |rank - source| would put the far side of the ring next to the source: there the wave
+     * arrives late, so by index distance it is not the wave (and no speed of 1 comes out) */
+    cr_assert_eq(ph_wave_find(&m, NULL, 0.5, &w), 0);
+    cr_assert(!w.directed);
+    cr_assert_lt(w.reached, 8);
+    ph_wave_free(&w);
+    ph_topo_free(&tp);
+    ph_marks_free(&m);
+    plog_run_close(run);
+    pgen_rmdir(dir);
+    free(dir);
+}
+
+Test(phases_log, wave_distance_follows_a_periodic_topology)
+{
+    int32_t uni[8], bi[8];
+    for (int32_t r = 0; r < 8; r++) {
+        uni[r] = (r - RSRC + 8) % 8;
+        bi[r] = r < 8 - r ? r : 8 - r;
+    }
+    ring_case(ring_marks, PTL_PERIODIC, RSRC, uni);
+    ring_case(ring_bi_marks, PTL_PERIODIC | PTL_BIDIR, 0, bi);
+}
+
+Test(phases_topo, hop_distance_directed_undirected_and_fallback)
+{
+    /* 0 -> 1 -> 2 -> 3 (i receives from i - 1) and 4 receives from 3; 5 is alone */
+    int32_t pairs[] = {1, 0, 2, 1, 3, 2, 4, 3};
+    ph_topo_t t;
+    cr_assert_eq(ph_topo_from_pairs(6, pairs, 4, &t), 0);
+    int32_t d[6];
+    cr_assert_eq(ph_hop_distance(&t, 2, d), 0);
+    /* downstream along the messages, upstream (against them) by the undirected distance */
+    int32_t want[6] = {2, 1, 0, 1, 2, -1};
+    for (int i = 0; i < 6; i++)
+        cr_assert_eq(d[i], want[i], "rank %d: %d", i, d[i]);
+    cr_assert_eq(ph_hop_distance(&t, 6, d), -1);
+    ph_topo_free(&t);
+    ph_topo_t none = {.n = 6};
+    cr_assert_eq(ph_hop_distance(&none, 4, d), 0);
+    for (int i = 0; i < 6; i++)
+        cr_assert_eq(d[i], i > 4 ? i - 4 : 4 - i);
+}
+
+/* a wave that loses DECAY of its idle period at every rank (noise absorbing it): it dies where
+ * the idle period falls to half the delay */
+#define DECAY 30000
+static int64_t decay_marks(int32_t r, uint32_t k)
+{
+    return T0_TRUE + 2000 + (int64_t)k * PERIOD +
+           (k > (uint32_t)(K0 + r) ? DELAY - (int64_t)r * DECAY : 0);
+}
+
+Test(phases_log, wave_decay_and_survival_distance)
+{
+    char *dir = write_log(8, 40, decay_marks, NULL, 1);
+    plog_run_t *run;
+    plog_error_t err;
+    cr_assert_eq(plog_run_open(dir, &run, &err), PLOG_OK, "%s", err.msg);
+    ph_mark_spec_t sp = {.mode = PH_MARK_PCONTROL, .level = 7, .every = 1};
+    ph_marks_t m;
+    cr_assert_eq(ph_marks_find(run, &sp, &m, &err), PLOG_OK, "%s", err.msg);
+    ph_topo_t tp;
+    cr_assert_eq(ph_marks_compute(run, &m, &tp, &err), PLOG_OK, "%s", err.msg);
+    ph_wave_t w;
+    cr_assert_eq(ph_wave_find(&m, &tp, 0.5, &w), 0);
+    cr_assert(w.found && w.source == 0);
+    /* idle DELAY - r DECAY > DELAY / 2 up to r = 4 */
+    cr_assert_eq(w.reached, 5);
+    cr_assert_eq(w.reach_hops, 4);
+    cr_assert_eq(w.extent_hops, 7);
+    for (int32_t r = 1; r < 8; r++) {
+        if (r <= 4)
+            cr_assert_float_eq(w.idle_ns[r], DELAY - r * DECAY, 1e-6);
+        else
+            cr_assert(isnan(w.idle_ns[r]) && w.arrival_iter[r] == -1);
+    }
+    cr_assert_float_eq(w.decay_ns_per_hop, DECAY, 1e-6);
+    cr_assert_float_eq(w.decay_per_hop, (double)DECAY / (DELAY - DECAY), 1e-9);
+    /* the source given: the same wave; a rank and iteration without a delay, or past the
+     * run, give none */
+    ph_wave_free(&w);
+    cr_assert_eq(ph_wave_find_at(&m, &tp, 0.5, 0, K0, &w), 0);
+    cr_assert(w.found && w.source == 0 && w.source_iter == K0 && w.reach_hops == 4);
+    ph_wave_free(&w);
+    cr_assert_eq(ph_wave_find_at(&m, &tp, 0.5, 3, 2, &w), 0);
+    cr_assert(!w.found);
+    ph_wave_free(&w);
+    cr_assert_eq(ph_wave_find_at(&m, &tp, 0.5, 0, 39, &w), 0);
+    cr_assert(!w.found);
+    /* a lower bar follows it farther, with the same decay */
+    ph_wave_free(&w);
+    cr_assert_eq(ph_wave_find(&m, &tp, 0.2, &w), 0);
+    cr_assert_eq(w.reach_hops, 7);
+    cr_assert_float_eq(w.decay_ns_per_hop, DECAY, 1e-6);
+    ph_wave_free(&w);
+    ph_topo_free(&tp);
+    ph_marks_free(&m);
+    plog_run_close(run);
+    pgen_rmdir(dir);
+    free(dir);
+}
+
+Test(phases_metrics, recovery_relative_to_the_own_baseline)
+{
+    /* R jitters around 0.8 (never reaching a fixed 0.95), drops to 0.2 at 40..59, back after */
+    double R[100];
+    for (int i = 0; i < 100; i++)
+        R[i] = i >= 40 && i < 60 ? 0.2 : (i % 2 ? 0.85 : 0.75);
+    ph_grid_t g = {.t0 = 0, .dt = 1, .n = 100};
+    ph_recovery_t rc;
+    cr_assert_eq(ph_recovery_find(R, &g, 40, 4, 0.9, &rc), 0);
+    cr_assert(rc.found && rc.recovered);
+    cr_assert_eq(rc.n_base, 40u);
+    cr_assert_float_eq(rc.r_base, 0.8, 1e-12);
+    cr_assert_float_eq(rc.r_base_sd, 0.05, 1e-9);
+    cr_assert_float_eq(rc.r_min, 0.2, 1e-12);
+    cr_assert_eq(rc.t_min, 42);          /* the first window (+-2 points) all in the drop */
+    cr_assert_float_eq(rc.r_target, 0.2 + 0.9 * 0.6, 1e-12);
+    cr_assert_eq(rc.t_back, 62);         /* at 61 the window still holds 59 */
+    cr_assert_float_eq(rc.r_tail, (13 * 0.85 + 12 * 0.75) / 25, 1e-12);
+    /* a smaller fraction recovers earlier */
+    cr_assert_eq(ph_recovery_find(R, &g, 40, 4, 0.5, &rc), 0);
+    cr_assert_eq(rc.t_back, 60);         /* (2 x 0.2 + 0.75 + 0.85 + 0.75) / 5 >= 0.5 */
+    /* no drop below the baseline, or too short a baseline: nothing found */
+    for (int i = 0; i < 100; i++)
+        R[i] = 0.8;
+    cr_assert_eq(ph_recovery_find(R, &g, 40, 4, 0.9, &rc), 0);
+    cr_assert(!rc.found && !rc.recovered && isnan(rc.r_min));
+    R[50] = 0.1;
+    cr_assert_eq(ph_recovery_find(R, &g, 3, 4, 0.9, &rc), 0);
+    cr_assert(!rc.found);
+    cr_assert_eq(ph_recovery_find(R, &g, 40, 4, 0.9, &rc), 0);
+    cr_assert(rc.found && rc.recovered);
+    cr_assert_float_eq(rc.r_min, 0.8 - 0.7 / 5, 1e-12);
+    cr_assert_eq(rc.t_back, 53);
+}
+
+/* twin runs built in memory: the reference has noise, the perturbed run the same noise plus
+ * a delay that reaches rank r at iteration 10 + r, losing DA per hop */
+#define TW_K0 10
+#define TW_D 15000000.0
+#define TW_DA (TW_D / 40)
+static int64_t tw_noise(int32_t r, uint32_t k)
+{
+    return (int64_t)((k * 2654435761u + (uint32_t)r * 40503u) % 3000000u);
+}
+
+Test(phases_metrics, twin_runs_isolate_the_delay)
+{
+    enum { P = 4, N = 30 };
+    int64_t ta[P][N], tb[P][N];
+    int64_t *pa[P], *pb[P];
+    uint32_t na[P], nb[P];
+    for (int32_t r = 0; r < P; r++) {
+        for (uint32_t k = 0; k < N; k++) {
+            tb[r][k] = 1000 + (int64_t)k * 30000000 + tw_noise(r, k) + 777 * r;
+            ta[r][k] = tb[r][k] + 5000000 + (k > (uint32_t)(TW_K0 + r) ? (int64_t)(TW_D - r * TW_DA) : 0);
+        }
+        pa[r] = ta[r];
+        pb[r] = tb[r];
+        na[r] = nb[r] = N;
+    }
+    ph_marks_t a = {.nranks = P, .n = na, .t = pa}, b = {.nranks = P, .n = nb, .t = pb};
+    int32_t dist[P] = {0, 1, 2, 3};
+    ph_twin_t tw;
+    cr_assert_eq(ph_twin_find(&a, &b, dist, 0, TW_K0, 0.9, &tw), 0);
+    cr_assert(tw.found && tw.recovered);
+    cr_assert_eq(tw.n, N);
+    /* the noise cancels: nothing before the delay */
+    for (uint32_t k = 0; k <= TW_K0; k++)
+        cr_assert_float_eq(tw.spread_ns[k], 0, 1e-6);
+    cr_assert_float_eq(tw.base_ns, 0, 1e-6);
+    cr_assert_float_eq(tw.peak_ns, TW_D, 1e-6);
+    cr_assert_eq(tw.k_peak, TW_K0 + 1);
+    cr_assert_float_eq(tw.target_ns, 0.1 * TW_D, 1e-6);
+    /* all ranks shifted from boundary 14 on: D = 3 DA <= 0.1 D */
+    cr_assert_float_eq(tw.spread_ns[TW_K0 + 4], 3 * TW_DA, 1e-6);
+    cr_assert_eq(tw.k_back, TW_K0 + 4);
+    for (int32_t r = 0; r < P; r++)
+        cr_assert_float_eq(tw.reach_ns[r], TW_D - r * TW_DA, 1e-6);
+    cr_assert_float_eq(tw.source_reach_ns, TW_D, 1e-6);
+    cr_assert_float_eq(tw.far_reach_ns, TW_D - 3 * TW_DA, 1e-6);
+    cr_assert_eq(tw.survival_hops, 3);
+    ph_twin_free(&tw);
+    /* a stricter recovery: D must fall to 1 % of the peak, which 3 DA never does */
+    cr_assert_eq(ph_twin_find(&a, &b, dist, 0, TW_K0, 0.99, &tw), 0);
+    cr_assert(tw.found && !tw.recovered);
+    ph_twin_free(&tw);
+    /* a delay that halves per hop survives one hop at half the source's */
+    for (int32_t r = 0; r < P; r++)
+        for (uint32_t k = 0; k < N; k++)
+            ta[r][k] = tb[r][k] + (k > (uint32_t)(TW_K0 + r) ? (int64_t)(TW_D / (1 << r)) : 0);
+    cr_assert_eq(ph_twin_find(&a, &b, dist, 0, TW_K0, 0.9, &tw), 0);
+    cr_assert_eq(tw.survival_hops, 1);
+    ph_twin_free(&tw);
+    /* jitter between the runs before the delay as large as the delay's jump: not found */
+    for (int32_t r = 0; r < P; r++)
+        for (uint32_t k = 0; k < N; k++)
+            ta[r][k] = tb[r][k] + (r == 1 && k > 0 && k <= TW_K0 ? (int64_t)(TW_D * 0.6) : 0) +
+                       (r == 0 && k > TW_K0 ? (int64_t)TW_D : 0);
+    cr_assert_eq(ph_twin_find(&a, &b, dist, 0, TW_K0, 0.9, &tw), 0);
+    cr_assert_float_eq(tw.base_ns, 0.6 * TW_D, 1e-6);
+    cr_assert(!tw.found);
+    ph_twin_free(&tw);
+    /* no delay (identical runs): nothing found; k0 too early: nothing found */
+    cr_assert_eq(ph_twin_find(&b, &b, dist, 0, TW_K0, 0.9, &tw), 0);
+    cr_assert(!tw.found);
+    ph_twin_free(&tw);
+    cr_assert_eq(ph_twin_find(&a, &b, dist, 0, 1, 0.9, &tw), 0);
+    cr_assert(!tw.found);
+    ph_twin_free(&tw);
 }
 
 Test(phases_log, compute_only_phase_stops_inside_mpi)
