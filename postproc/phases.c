@@ -1,5 +1,6 @@
 /* phases.c: iteration boundaries, phases on a grid and oscillator metrics (phases.h). */
 #include "phases.h"
+#include "pstat.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -56,12 +57,6 @@ static int cmp_u64(const void *a, const void *b)
 static int cmp_i64(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-static int cmp_dbl(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
 }
 
@@ -445,7 +440,7 @@ double ph_median_period(const ph_marks_t *m)
         for (int32_t r = 0; r < m->nranks; r++)
             if (m->n[r] >= 2)
                 med[i++] = median_diff(m->t[r], m->n[r], scratch);
-        qsort(med, nr, sizeof(*med), cmp_dbl);
+        qsort(med, nr, sizeof(*med), pstat_cmp_double);
         out = nr % 2 ? med[nr / 2] : 0.5 * (med[nr / 2 - 1] + med[nr / 2]);
     }
     free(scratch);
@@ -972,31 +967,20 @@ void ph_order(const double *theta, size_t n, double *R, double *psi)
     *psi = *R > 1e-12 ? atan2(s, c) : 0;
 }
 
-double ph_quantile(const double *x, size_t n, double q)
-{
-    if (n == 0)
-        return NAN;
-    double h = q * (double)(n - 1);
-    size_t lo = (size_t)floor(h);
-    if (lo + 1 >= n)
-        return x[n - 1];
-    return x[lo] + (h - (double)lo) * (x[lo + 1] - x[lo]);
-}
-
 void ph_fd_bins(double *x, size_t n, ph_bins_t *b)
 {
     memset(b, 0, sizeof(*b));
     b->n = 1;
     if (n == 0)
         return;
-    qsort(x, n, sizeof(*x), cmp_dbl);
+    qsort(x, n, sizeof(*x), pstat_cmp_double);
     double range = x[n - 1] - x[0];
     b->lo = x[0];
     if (!(range > 0)) {
         b->width = 0;
         return;
     }
-    double iqr = ph_quantile(x, n, 0.75) - ph_quantile(x, n, 0.25);
+    double iqr = pstat_quantile(x, n, 0.75) - pstat_quantile(x, n, 0.25);
     if (iqr < range / 10) /* the MATLAB guard, also for an IQR that rounds to nearly 0 */
         iqr = range / 10;
     double h = 2 * iqr * pow((double)n, -1.0 / 3.0);
@@ -1431,7 +1415,7 @@ static int wave_find(const ph_marks_t *m, const ph_topo_t *topo, double frac, in
                 goto out;
             }
             memcpy(c, m->comp[r], (n - 1) * sizeof(*c));
-            qsort(c, n - 1, sizeof(*c), cmp_dbl);
+            qsort(c, n - 1, sizeof(*c), pstat_cmp_double);
             cmed = (n - 1) % 2 ? c[(n - 1) / 2] : 0.5 * (c[(n - 1) / 2 - 1] + c[(n - 1) / 2]);
             free(c);
         }
@@ -1664,7 +1648,7 @@ static double median_of(double *v, size_t n) /* sorts v */
 {
     if (n == 0)
         return NAN;
-    qsort(v, n, sizeof(*v), cmp_dbl);
+    qsort(v, n, sizeof(*v), pstat_cmp_double);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 

@@ -168,8 +168,6 @@ typedef struct ph_bins {
 } ph_bins_t;
 void ph_fd_bins(double *x, size_t n, ph_bins_t *b);
 uint32_t ph_bin_of(const ph_bins_t *b, double x);
-/* Quantile q in [0,1] of sorted x (linear interpolation between order statistics). */
-double ph_quantile(const double *sorted, size_t n, double q);
 
 /* Synchronisation entropy S = -sum p_k log p_k of the finite phases wrapped to [-pi, pi)
  * around psi, over Freedman-Diaconis bins; scratch holds n doubles. *nbins gets N_b. */

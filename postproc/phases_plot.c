@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "phases_plot.h"
+#include "pstat.h"
 #include "phasor_svg.h"
 
 const char *const pp_files[PP_NFILES] = {
@@ -127,12 +128,6 @@ static void acc(double *a[3], size_t b, int first, double v)
         a[2][b] = v;
 }
 
-static int cmp_dbl(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 void pp_add(pp_t *pp, size_t g, const double *theta, double R, double S, double E,
             const double *gabs)
 {
@@ -162,9 +157,9 @@ void pp_add(pp_t *pp, size_t g, const double *theta, double R, double S, double 
             if (isfinite(d))
                 pp->scratch[m++] = pp->wrap ? ph_wrap_pi(d) : d;
         }
-        qsort(pp->scratch, m, sizeof(double), cmp_dbl);
+        qsort(pp->scratch, m, sizeof(double), pstat_cmp_double);
         for (int q = 0; q < 5; q++)
-            pp->q[q][b] = m ? ph_quantile(pp->scratch, m, quant[q]) : NAN;
+            pp->q[q][b] = m ? pstat_quantile(pp->scratch, m, quant[q]) : NAN;
     }
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "phases.h"
+#include "pstat.h"
 #include "plog_calls.h"
 #include "plog_reader.h"
 #include "plog_testgen.h"
@@ -128,8 +129,8 @@ Test(phases_metrics, freedman_diaconis_edge_cases)
     cr_assert_eq(ph_bin_of(&b, 0.0), 0);
     /* quantiles by linear interpolation */
     double q[4] = {1, 2, 3, 4};
-    cr_assert_float_eq(ph_quantile(q, 4, 0.25), 1.75, 1e-15);
-    cr_assert_float_eq(ph_quantile(q, 4, 0.75), 3.25, 1e-15);
+    cr_assert_float_eq(pstat_quantile(q, 4, 0.25), 1.75, 1e-15);
+    cr_assert_float_eq(pstat_quantile(q, 4, 0.75), 3.25, 1e-15);
     /* a huge range with a tiny IQR is capped */
     double wide[1000];
     for (int k = 0; k < 1000; k++)
