@@ -791,6 +791,15 @@ static const char *mode_name(int mode)
     }
 }
 
+/* %.4g, or "undefined" when not finite (text output; JSON writes null) */
+static void g4(char *out, double v)
+{
+    if (isfinite(v))
+        snprintf(out, 32, "%.4g", v);
+    else
+        snprintf(out, 32, "undefined");
+}
+
 static void summary(state_t *s, out_t *o, int json, const char *path)
 {
     const ph_mark_spec_t *u = &s->marks.used;
@@ -885,17 +894,24 @@ static void summary(state_t *s, out_t *o, int json, const char *path)
                          x->start_ns, x->r_min, x->min_ns);
             o_str(o, tmp);
         }
-        if (s->wave.found)
+        if (s->wave.found) {
+            /* a wave seen within one iteration, or over too few hops to fit, has no speed or
+             * decay: say so rather than print nan */
+            char v[4][32];
+            g4(v[0], s->wave.ranks_per_iter);
+            g4(v[1], s->wave.ranks_per_s);
+            g4(v[2], s->wave.decay_ns_per_hop);
+            g4(v[3], s->wave.decay_per_hop);
             snprintf(tmp, sizeof(tmp),
                      "idle wave: from rank %d, iteration %u (+%.0f ns), reached %u ranks, "
-                     "%.4g ranks/iteration, %.4g ranks/s\n"
-                     "  %d of %d hops (%s), idle period decays by %.4g ns per hop (%.4g of it)\n",
+                     "%s ranks/iteration, %s ranks/s\n"
+                     "  %d of %d hops (%s), idle period decays by %s ns per hop (%s of it)\n",
                      (int)s->wave.source, s->wave.source_iter, s->wave.source_excess_ns,
-                     s->wave.reached, s->wave.ranks_per_iter, s->wave.ranks_per_s,
-                     (int)s->wave.reach_hops, (int)s->wave.extent_hops,
-                     s->wave.directed ? "along the messages" : "rank index distance",
-                     s->wave.decay_ns_per_hop, s->wave.decay_per_hop);
-        else
+                     s->wave.reached, v[0], v[1], (int)s->wave.reach_hops,
+                     (int)s->wave.extent_hops,
+                     s->wave.directed ? "along the messages" : "rank index distance", v[2],
+                     v[3]);
+        } else
             snprintf(tmp, sizeof(tmp), "idle wave: none found\n");
         o_str(o, tmp);
         if (s->rec.found && s->rec.recovered)
