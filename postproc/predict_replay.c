@@ -157,10 +157,12 @@ int pr_replay(pr_t *p, const ci_inst_t *in, pr_time_fn t, const void *ctx,
     }
     for (size_t i = 0; i < in->nx; i++)
         p->x[i] = &in->x[i];
-    qsort(p->x, in->nx, sizeof(*p->x), cmp_x);
+    if (in->nx) /* qsort wants a non-null array even when empty */
+        qsort(p->x, in->nx, sizeof(*p->x), cmp_x);
     for (size_t i = 0; i < in->nred; i++)
         p->r[i] = &in->red[i];
-    qsort(p->r, in->nred, sizeof(*p->r), cmp_r);
+    if (in->nred)
+        qsort(p->r, in->nred, sizeof(*p->r), cmp_r);
 
     size_t ix = 0, ir = 0;
     while (ix < in->nx || ir < in->nred) {
