@@ -126,6 +126,8 @@ static void inst_free(ci_inst_t *in)
 {
     if (in) {
         free(in->x);
+        free(in->mem);
+        free(in->red);
         free(in);
     }
 }
@@ -180,6 +182,23 @@ static int add_sends(ci_inst_t *in, const plog_rec_t *e, const pcs_sched_t *s)
     return 0;
 }
 
+static int add_reductions(ci_inst_t *in, const plog_rec_t *e, const pcs_sched_t *s)
+{
+    size_t need = 0;
+    for (size_t i = 0; i < s->n; i++)
+        need += s->ops[i].kind == PCS_OP_REDUCE;
+    if (need == 0)
+        return 0;
+    ci_red_t *r = realloc(in->red, (in->nred + need) * sizeof(*r));
+    if (!r)
+        return -1;
+    in->red = r;
+    for (size_t i = 0; i < s->n; i++)
+        if (s->ops[i].kind == PCS_OP_REDUCE)
+            in->red[in->nred++] = (ci_red_t){e->rank, s->ops[i].step, s->ops[i].len};
+    return 0;
+}
+
 int ci_feed(ci_t *c, const plog_rec_t *e, ci_done_fn done, void *arg)
 {
     if (e->cls != PLOG_CLASS_COLL && e->cls != PLOG_CLASS_ICOLL)
@@ -221,6 +240,13 @@ int ci_feed(ci_t *c, const plog_rec_t *e, ci_done_fn done, void *arg)
         in->why = RECON__COUNT; /* none rebuilt yet */
     }
     in->seen++;
+    if (!in->mem) { /* once: the members are known */
+        in->mem = malloc((size_t)(in->size > 0 ? in->size : 1) * sizeof(*in->mem));
+        if (!in->mem)
+            return -1;
+    }
+    if (in->nmem < (size_t)in->size)
+        in->mem[in->nmem++] = (ci_member_t){e->rank, e->start_ns, e->end_ns};
     if (e->start_ns < in->first_start) {
         in->first_start = e->start_ns;
         in->first_rank = e->rank;
@@ -241,7 +267,8 @@ int ci_feed(ci_t *c, const plog_rec_t *e, ci_done_fn done, void *arg)
     } else if (in->why == RECON_OK && why != RECON_OK) {
         in->why = why;
     }
-    if (why == RECON_OK && in->why == RECON_OK && add_sends(in, e, &c->s) != 0)
+    if (why == RECON_OK && in->why == RECON_OK &&
+        (add_sends(in, e, &c->s) != 0 || add_reductions(in, e, &c->s) != 0))
         return -1;
     if (in->seen >= in->size) {
         um_del(&c->open, key);

@@ -24,6 +24,19 @@ typedef struct ci_xfer {
     uint64_t bytes;
 } ci_xfer_t;
 
+/* One member's call: its own entry and exit (aligned ns). */
+typedef struct ci_member {
+    int32_t rank; /* world rank */
+    int64_t start_ns, end_ns;
+} ci_member_t;
+
+/* A local reduction of a member's schedule (PCS_OP_REDUCE), by the step it belongs to. */
+typedef struct ci_red {
+    int32_t rank; /* world rank */
+    uint32_t step;
+    uint64_t bytes;
+} ci_red_t;
+
 typedef struct ci_inst {
     int32_t comm;             /* global communicator id */
     uint64_t ordinal;         /* the call's position among the communicator's collectives */
@@ -44,6 +57,10 @@ typedef struct ci_inst {
     uint32_t nsteps;          /* max over members */
     size_t nx;                /* sends of every member */
     ci_xfer_t *x;
+    size_t nmem;              /* members fed (= seen), in the order their events came */
+    ci_member_t *mem;
+    size_t nred;              /* local reductions of every member (RECON_OK only) */
+    ci_red_t *red;
 } ci_inst_t;
 
 typedef struct ci ci_t;

@@ -5,8 +5,9 @@
  * t(src, dst, bytes), the messages being the library's own schedule rebuilt per member
  * (coll_instances.h). expected-max replaces each step's max of point estimates by the
  * expected maximum of the messages' time distributions (order statistics of independent
- * variables), and gives its 90th percentile too. Measured: the last member's exit minus
- * the first member's entry on the aligned clock. */
+ * variables), and gives its 90th percentile too. replay runs every member's schedule from
+ * its own entry (predict_replay.h). Measured: the last member's exit minus the first
+ * member's entry on the aligned clock. */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -20,6 +21,7 @@
 #include "phasor_cmd.h"
 #include "phasor_predict.h"
 #include "plog_reader.h"
+#include "predict_replay.h"
 
 /* ---- per group: (collective, communicator size, size bucket) ---- */
 
@@ -72,6 +74,7 @@ typedef struct group {
     uint64_t count;
     dvec_t measured;
     dvec_t pred[PRED_MAXMODELS], ratio[PRED_MAXMODELS], abserr[PRED_MAXMODELS];
+    dvec_t exiterr[PRED_MAXMODELS]; /* replay: per instance, the members' median exit error */
     double sum_measured, sum_pred[PRED_MAXMODELS];
 } group_t;
 
@@ -91,6 +94,9 @@ typedef struct pctx {
     ci_xfer_t *agg, **aggp;   /* one step's aggregated transfers */
     size_t stepcap;
     dvec_t scatter_m, scatter_p; /* first model: for the SVG */
+    pr_t rp;                 /* replay scratch */
+    pr_opts_t ropt;
+    int gamma_given;
 } pctx_t;
 
 static int bucket_of(uint64_t b)
@@ -239,6 +245,8 @@ static void csv_header(FILE *f, const pctx_t *c)
         fprintf(f, ",predicted_ns_%s", c->models[k].name);
         if (c->method == PRED_EXPECTED_MAX)
             fprintf(f, ",p90_ns_%s", c->models[k].name);
+        if (c->method == PRED_REPLAY)
+            fprintf(f, ",exit_err_ns_%s", c->models[k].name);
     }
     fprintf(f, "\n");
 }
@@ -271,7 +279,11 @@ static void on_instance(void *arg, const ci_inst_t *in)
     c->predicted++;
     double pt[PRED_MAXMODELS], p9[PRED_MAXMODELS];
     for (int k = 0; k < c->nmodels; k++) {
-        if (predict_one(c, in, &c->models[k], &pt[k], &p9[k]) != 0) {
+        int rc = c->method == PRED_REPLAY
+                     ? pr_replay(&c->rp, in, c->models[k].time, c->models[k].ctx, &c->ropt,
+                                 &pt[k], &p9[k])
+                     : predict_one(c, in, &c->models[k], &pt[k], &p9[k]);
+        if (rc != 0 || (c->method == PRED_REPLAY && dpush(&g->exiterr[k], p9[k]) != 0)) {
             c->oom = 1;
             return;
         }
@@ -293,7 +305,7 @@ static void on_instance(void *arg, const ci_inst_t *in)
                 in->bytes, in->nsteps, in->nx, measured);
         for (int k = 0; k < c->nmodels; k++) {
             fprintf(c->csv, ",%.0f", pt[k]);
-            if (c->method == PRED_EXPECTED_MAX)
+            if (c->method != PRED_STEPS) /* p90, or replay's exit error */
                 fprintf(c->csv, ",%.0f", p9[k]);
         }
         fprintf(c->csv, "\n");
@@ -321,11 +333,22 @@ static int cmp_group(const void *a, const void *b)
     return x->bucket - y->bucket;
 }
 
+static const char *method_name(pred_method_t m)
+{
+    return m == PRED_STEPS ? "steps" : m == PRED_EXPECTED_MAX ? "expected-max" : "replay";
+}
+
 static void text_out(FILE *o, pctx_t *c, const char *path, const char *source)
 {
-    fprintf(o, "phasor predict: %s\nmodel: %s; method: %s\n", path, source,
-            c->method == PRED_STEPS ? "steps (sum over steps of the slowest message)"
-                                    : "expected-max (sum over steps of the expected maximum)");
+    fprintf(o, "phasor predict: %s\nmodel: %s; method: ", path, source);
+    if (c->method == PRED_STEPS)
+        fprintf(o, "steps (sum over steps of the slowest message)\n");
+    else if (c->method == PRED_EXPECTED_MAX)
+        fprintf(o, "expected-max (sum over steps of the expected maximum)\n");
+    else
+        fprintf(o, "replay (every member from its entry, step by step; reductions %.4g ns/B "
+                   "(%s), eager up to %" PRIu64 " B)\n",
+                c->ropt.gamma, c->gamma_given ? "--gamma" : "measured here", c->ropt.eager);
     fprintf(o, "%" PRIu64 " collective instances, %" PRIu64 " predicted", c->instances,
             c->predicted);
     if (c->nonblocking)
@@ -341,18 +364,22 @@ static void text_out(FILE *o, pctx_t *c, const char *path, const char *source)
     for (int k = 0; k < c->nmodels; k++) {
         fprintf(o, "\n@--- %s: predicted vs measured (medians over instances)\n",
                 c->models[k].name);
-        fprintf(o, "%-22s %6s %8s %8s %14s %14s %9s %9s %14s\n", "collective", "ranks", "bytes",
-                "count", "measured_us", "predicted_us", "ratio", "ratio_p90", "abs_err_us");
+        fprintf(o, "%-22s %6s %8s %8s %14s %14s %9s %9s %14s%s\n", "collective", "ranks",
+                "bytes", "count", "measured_us", "predicted_us", "ratio", "ratio_p90",
+                "abs_err_us", c->method == PRED_REPLAY ? "    exit_err_us" : "");
         for (size_t i = 0; i < c->ng; i++) {
             group_t *g = &c->g[i];
             char b[16];
             bucket_text(g->bucket, b, sizeof(b));
             double r = dmedian(&g->ratio[k]);
             double r90 = dquant(&g->ratio[k], 0.9);
-            fprintf(o, "%-22s %6d %8s %8" PRIu64 " %14.2f %14.2f %9.3f %9.3f %14.2f\n",
+            fprintf(o, "%-22s %6d %8s %8" PRIu64 " %14.2f %14.2f %9.3f %9.3f %14.2f",
                     pcs_coll_name(g->coll), (int)g->size, b, g->count,
                     dmedian(&g->measured) / 1e3, dmedian(&g->pred[k]) / 1e3, r, r90,
                     dmedian(&g->abserr[k]) / 1e3);
+            if (c->method == PRED_REPLAY)
+                fprintf(o, " %14.2f", dmedian(&g->exiterr[k]) / 1e3);
+            fprintf(o, "\n");
         }
         fprintf(o, "whole run: collectives took %.6f s, predicted %.6f s (ratio %.3f)\n",
                 c->sum_measured / 1e9, c->sum_pred[k] / 1e9,
@@ -371,12 +398,12 @@ static void json_num(FILE *o, double x)
 static void json_out(FILE *o, pctx_t *c, const char *source)
 {
     qsort(c->g, c->ng, sizeof(*c->g), cmp_group);
-    fprintf(o, "{\"format\": \"phasor-predict\", \"version\": 1, \"model\": \"");
+    fprintf(o, "{\"format\": \"phasor-predict\", \"version\": 2, \"model\": \"");
     for (const char *p = source; *p; p++)
         fprintf(o, *p == '"' || *p == '\\' ? "\\%c" : "%c", *p);
     fprintf(o, "\", \"method\": \"%s\", \"instances\": %" PRIu64 ", \"predicted\": %" PRIu64
                ", \"nonblocking\": %" PRIu64 ", \"incomplete\": %" PRIu64 ", \"without_steps\": {",
-            c->method == PRED_STEPS ? "steps" : "expected-max", c->instances, c->predicted,
+            method_name(c->method), c->instances, c->predicted,
             c->nonblocking, c->incomplete);
     int first = 1;
     for (int w = 0; w < RECON__COUNT; w++)
@@ -385,7 +412,14 @@ static void json_out(FILE *o, pctx_t *c, const char *source)
                     c->skipped[w]);
             first = 0;
         }
-    fprintf(o, "},\n\"measured_ns\": ");
+    fprintf(o, "}");
+    if (c->method == PRED_REPLAY) {
+        fprintf(o, ", \"gamma_ns_per_byte\": ");
+        json_num(o, c->ropt.gamma);
+        fprintf(o, ", \"gamma_source\": \"%s\", \"eager_bytes\": %" PRIu64,
+                c->gamma_given ? "option" : "measured", c->ropt.eager);
+    }
+    fprintf(o, ",\n\"measured_ns\": ");
     json_num(o, c->sum_measured);
     fprintf(o, ",\n\"models\": [");
     for (int k = 0; k < c->nmodels; k++) {
@@ -414,6 +448,10 @@ static void json_out(FILE *o, pctx_t *c, const char *source)
             json_num(o, g->sum_measured);
             fprintf(o, ", \"predicted_ns\": ");
             json_num(o, g->sum_pred[k]);
+            if (c->method == PRED_REPLAY) {
+                fprintf(o, ", \"exit_err_med_ns\": ");
+                json_num(o, dmedian(&g->exiterr[k]));
+            }
             fprintf(o, "}");
         }
         fprintf(o, "]}");
@@ -485,8 +523,9 @@ static void usage(FILE *o)
 {
     fprintf(o,
             "Usage: phasor predict <log-dir> [--model FILE] [--kind K[,K...]]\n"
-            "                      [--method steps|expected-max] [--csv | --json] [-o DIR]\n"
-            "                      [--library auto|ompi41|mpich40] [--breaks SPEC]\n"
+            "                      [--method steps|expected-max|replay] [--csv | --json]\n"
+            "                      [-o DIR] [--library auto|ompi41|mpich40] [--breaks SPEC]\n"
+            "                      [--gamma NS_PER_BYTE] [--eager BYTES]\n"
             "Replays every collective instance of the log against network models and compares\n"
             "the prediction with the time the instance took (last member's exit - first\n"
             "member's entry, clocks aligned).\n"
@@ -496,7 +535,13 @@ static void usage(FILE *o)
             "                  the source can give)\n"
             "  --method M      steps: sum over steps of the slowest message (default);\n"
             "                  expected-max: sum over steps of the expected maximum of the\n"
-            "                  messages' time distributions (and their 90th percentile)\n"
+            "                  messages' time distributions (and their 90th percentile);\n"
+            "                  replay: every member's schedule from its own entry, a rank\n"
+            "                  waiting only for its own messages, plus its reductions\n"
+            "  --gamma NS      replay: ns per byte a reduction takes (default: measured when\n"
+            "                  predict starts, a sum of doubles on this machine)\n"
+            "  --eager BYTES   replay: larger messages wait for their receiver (rendezvous);\n"
+            "                  default 65536 (Open MPI's TCP eager limit)\n"
             "  --csv           one row per instance, with a header row\n"
             "  --json          the summary as JSON (doc/predict-format.md)\n"
             "  -o DIR          also write DIR/predict.csv and DIR/predict.svg (scatter)\n"
@@ -514,9 +559,12 @@ int phasor_cmd_predict(int argc, char **argv)
         {"method", required_argument, NULL, 'M'}, {"csv", no_argument, NULL, 'c'},
         {"json", no_argument, NULL, 'j'}, {"library", required_argument, NULL, 'l'},
         {"breaks", required_argument, NULL, 'B'},
+        {"gamma", required_argument, NULL, 'g'}, {"eager", required_argument, NULL, 'e'},
         {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
     const char *model_file = NULL, *kinds = NULL, *outdir = NULL;
     pred_method_t method = PRED_STEPS;
+    double gamma = NAN;
+    long long eager = -1;
     int csv = 0, json = 0;
     recon_lib_t lib = RECON_LIB_AUTO;
     pnm_opts_t fit;
@@ -533,10 +581,30 @@ int phasor_cmd_predict(int argc, char **argv)
                 method = PRED_STEPS;
             else if (!strcmp(optarg, "expected-max"))
                 method = PRED_EXPECTED_MAX;
+            else if (!strcmp(optarg, "replay"))
+                method = PRED_REPLAY;
             else
-                return phasor_usage_error("predict", "--method: '%s' is not steps or expected-max",
+                return phasor_usage_error("predict", "--method: '%s' is not steps, expected-max "
+                                          "or replay", optarg);
+            break;
+        case 'g': {
+            char *end;
+            errno = 0;
+            gamma = strtod(optarg, &end);
+            if (errno || end == optarg || *end || !(gamma >= 0) || !isfinite(gamma))
+                return phasor_usage_error("predict", "--gamma: '%s' is not a number of ns per "
+                                          "byte >= 0", optarg);
+            break;
+        }
+        case 'e': {
+            char *end;
+            errno = 0;
+            eager = strtoll(optarg, &end, 10);
+            if (errno || end == optarg || *end || eager < 0)
+                return phasor_usage_error("predict", "--eager: '%s' is not a size in bytes",
                                           optarg);
             break;
+        }
         case 'B':
             if (pnm_opts_parse_breaks(optarg, &fit) != 0)
                 return phasor_usage_error("predict", "--breaks: '%s' is not study, detect or "
@@ -562,6 +630,8 @@ int phasor_cmd_predict(int argc, char **argv)
     }
     if (csv && json)
         return phasor_usage_error("predict", "%s", "--csv and --json: choose one");
+    if (method != PRED_REPLAY && (!isnan(gamma) || eager >= 0))
+        return phasor_usage_error("predict", "%s", "--gamma and --eager apply to --method replay");
     if (optind >= argc)
         return phasor_usage_error("predict", "%s", "which log? give a log directory");
     if (optind + 1 < argc)
@@ -591,6 +661,11 @@ int phasor_cmd_predict(int argc, char **argv)
     c.models = pm.m;
     c.nmodels = pm.n;
     c.method = method;
+    if (method == PRED_REPLAY) {
+        c.gamma_given = !isnan(gamma);
+        c.ropt.gamma = c.gamma_given ? gamma : pr_measure_gamma();
+        c.ropt.eager = eager >= 0 ? (uint64_t)eager : 65536;
+    }
     FILE *csvf = NULL;
     int status = PHASOR_EXIT_OK;
     if (outdir) {
@@ -663,6 +738,7 @@ done:
             free(c.g[i].pred[k].v);
             free(c.g[i].ratio[k].v);
             free(c.g[i].abserr[k].v);
+            free(c.g[i].exiterr[k].v);
         }
     }
     free(c.g);
@@ -671,6 +747,7 @@ done:
     free(c.aggp);
     free(c.scatter_m.v);
     free(c.scatter_p.v);
+    pr_free(&c.rp);
     pred_models_free(&pm);
     plog_run_close(run);
     return status;

@@ -1,0 +1,271 @@
+/* predict_replay.c: one collective instance replayed rank by rank (see predict_replay.h). */
+#include "predict_replay.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static int grow(void **p, size_t n, size_t elem)
+{
+    void *q = realloc(*p, n * elem);
+    if (!q)
+        return -1;
+    *p = q;
+    return 0;
+}
+
+static int reserve(pr_t *p, size_t nm, size_t nx, size_t nr)
+{
+    if (nm > p->mcap) {
+        if (grow((void **)&p->rank, nm, sizeof(int32_t)) || grow((void **)&p->entry, nm, sizeof(double)) ||
+            grow((void **)&p->mexit, nm, sizeof(double)) || grow((void **)&p->ready, nm, sizeof(double)) ||
+            grow((void **)&p->start, nm, sizeof(double)) || grow((void **)&p->done, nm, sizeof(double)) ||
+            grow((void **)&p->tout, nm, sizeof(double)) || grow((void **)&p->tin, nm, sizeof(double)) ||
+            grow((void **)&p->bout, nm, sizeof(uint64_t)) || grow((void **)&p->bin, nm, sizeof(uint64_t)) ||
+            grow((void **)&p->pout, nm, sizeof(int32_t)) || grow((void **)&p->pin, nm, sizeof(int32_t)) ||
+            grow((void **)&p->nout, nm, sizeof(uint32_t)) || grow((void **)&p->nin, nm, sizeof(uint32_t)) ||
+            grow((void **)&p->bigout, nm, sizeof(uint64_t)) || grow((void **)&p->bigin, nm, sizeof(uint64_t)) ||
+            grow((void **)&p->mark, nm, sizeof(uint32_t)) || grow((void **)&p->red, nm, sizeof(double)) ||
+            grow((void **)&p->part, nm, sizeof(size_t)) || grow((void **)&p->order, nm, sizeof(size_t)))
+            return -1;
+        p->mcap = nm;
+    }
+    if (nx > p->xcap) {
+        if (grow((void **)&p->x, nx, sizeof(*p->x)) || grow((void **)&p->xi, nx, sizeof(*p->xi)))
+            return -1;
+        p->xcap = nx;
+    }
+    if (nr > p->rcap) {
+        if (grow((void **)&p->r, nr, sizeof(*p->r)))
+            return -1;
+        p->rcap = nr;
+    }
+    return 0;
+}
+
+void pr_free(pr_t *p)
+{
+    free(p->rank);
+    free(p->entry);
+    free(p->mexit);
+    free(p->ready);
+    free(p->start);
+    free(p->done);
+    free(p->tout);
+    free(p->tin);
+    free(p->bout);
+    free(p->bin);
+    free(p->pout);
+    free(p->pin);
+    free(p->nout);
+    free(p->nin);
+    free(p->bigout);
+    free(p->bigin);
+    free(p->mark);
+    free(p->red);
+    free(p->part);
+    free(p->order);
+    free(p->x);
+    free(p->xi);
+    free(p->r);
+    memset(p, 0, sizeof(*p));
+}
+
+static int cmp_x(const void *a, const void *b)
+{
+    const ci_xfer_t *x = *(const ci_xfer_t *const *)a, *y = *(const ci_xfer_t *const *)b;
+    if (x->step != y->step)
+        return (x->step > y->step) - (x->step < y->step);
+    if (x->src != y->src)
+        return (x->src > y->src) - (x->src < y->src);
+    return (x->dst > y->dst) - (x->dst < y->dst);
+}
+
+static int cmp_r(const void *a, const void *b)
+{
+    const ci_red_t *x = *(const ci_red_t *const *)a, *y = *(const ci_red_t *const *)b;
+    return (x->step > y->step) - (x->step < y->step);
+}
+
+static const int32_t *g_rank; /* qsort has no context argument */
+
+static int cmp_member(const void *a, const void *b)
+{
+    size_t i = *(const size_t *)a, j = *(const size_t *)b;
+    return (g_rank[i] > g_rank[j]) - (g_rank[i] < g_rank[j]);
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* member index of a world rank, -1 if not a member */
+static long member_of(const pr_t *p, size_t nm, int32_t rank)
+{
+    size_t lo = 0, hi = nm;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (p->rank[mid] < rank)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < nm && p->rank[lo] == rank ? (long)lo : -1;
+}
+
+/* member k takes part in the step being replayed (tag = step + 1) */
+static void join(pr_t *p, size_t k, uint32_t tag, size_t *np)
+{
+    if (p->mark[k] == tag)
+        return;
+    p->mark[k] = tag;
+    p->start[k] = p->done[k] = p->ready[k];
+    p->bout[k] = p->bin[k] = p->bigout[k] = p->bigin[k] = 0;
+    p->nout[k] = p->nin[k] = 0;
+    p->red[k] = 0;
+    p->part[(*np)++] = k;
+}
+
+int pr_replay(pr_t *p, const ci_inst_t *in, pr_time_fn t, const void *ctx,
+              const pr_opts_t *o, double *span, double *exit_err)
+{
+    size_t nm = in->nmem;
+    *span = 0;
+    if (exit_err)
+        *exit_err = 0;
+    if (nm == 0)
+        return 0;
+    if (reserve(p, nm, in->nx, in->nred) != 0)
+        return -1;
+    /* members sorted by rank (order[] holds the permutation while sorting) */
+    for (size_t k = 0; k < nm; k++)
+        p->order[k] = k;
+    int32_t *key = p->pout; /* scratch */
+    for (size_t k = 0; k < nm; k++)
+        key[k] = in->mem[k].rank;
+    g_rank = key;
+    qsort(p->order, nm, sizeof(*p->order), cmp_member);
+    for (size_t k = 0; k < nm; k++) {
+        const ci_member_t *m = &in->mem[p->order[k]];
+        p->rank[k] = m->rank;
+        p->entry[k] = p->ready[k] = (double)m->start_ns;
+        p->mexit[k] = (double)m->end_ns;
+        p->mark[k] = 0;
+    }
+    for (size_t i = 0; i < in->nx; i++)
+        p->x[i] = &in->x[i];
+    if (in->nx) /* qsort wants a non-null array even when empty */
+        qsort(p->x, in->nx, sizeof(*p->x), cmp_x);
+    for (size_t i = 0; i < in->nred; i++)
+        p->r[i] = &in->red[i];
+    if (in->nred)
+        qsort(p->r, in->nred, sizeof(*p->r), cmp_r);
+
+    size_t ix = 0, ir = 0;
+    while (ix < in->nx || ir < in->nred) {
+        uint32_t s = ix < in->nx ? p->x[ix]->step : UINT32_MAX;
+        if (ir < in->nred && p->r[ir]->step < s)
+            s = p->r[ir]->step;
+        uint32_t tag = s + 1; /* s < UINT32_MAX here: steps are < nsteps */
+        size_t np = 0, x0 = ix, nxs = 0;
+        for (; ix < in->nx && p->x[ix]->step == s; ix++) {
+            const ci_xfer_t *m = p->x[ix];
+            long a = member_of(p, nm, m->src), b = member_of(p, nm, m->dst);
+            if (a < 0 || b < 0)
+                continue;
+            join(p, (size_t)a, tag, &np);
+            join(p, (size_t)b, tag, &np);
+            if (p->nout[a]++ == 0 || m->bytes > p->bigout[a]) {
+                p->bigout[a] = m->bytes;
+                p->pout[a] = m->dst;
+            }
+            if (p->nin[b]++ == 0 || m->bytes > p->bigin[b]) {
+                p->bigin[b] = m->bytes;
+                p->pin[b] = m->src;
+            }
+            p->bout[a] += m->bytes;
+            p->bin[b] += m->bytes;
+            p->xi[x0 + nxs++] = (uint64_t)a << 32 | (uint64_t)b; /* nm < 2^31 */
+            p->x[x0 + nxs - 1] = m; /* compacted: member transfers only */
+        }
+        for (; ir < in->nred && p->r[ir]->step == s; ir++) {
+            long a = member_of(p, nm, p->r[ir]->rank);
+            if (a < 0)
+                continue;
+            join(p, (size_t)a, tag, &np);
+            p->red[a] += (double)p->r[ir]->bytes;
+        }
+        /* a rank's messages of the step share its link: one message out, one in */
+        for (size_t q = 0; q < np; q++) {
+            size_t k = p->part[q];
+            p->tout[k] = p->nout[k] ? t(ctx, p->rank[k], p->pout[k], p->bout[k]) : 0;
+            p->tin[k] = p->nin[k] ? t(ctx, p->pin[k], p->rank[k], p->bin[k]) : 0;
+        }
+        for (size_t q = 0; q < nxs; q++) {
+            size_t a = (size_t)(p->xi[x0 + q] >> 32), b = (size_t)(p->xi[x0 + q] & 0xffffffffu);
+            double begin = p->start[a];
+            if (p->x[x0 + q]->bytes > o->eager && p->start[b] > begin)
+                begin = p->start[b]; /* rendezvous: the data moves once the receive is up */
+            double fin = begin + fmax(p->tout[a], p->tin[b]);
+            if (fin > p->done[a])
+                p->done[a] = fin;
+            if (fin > p->done[b])
+                p->done[b] = fin;
+        }
+        for (size_t q = 0; q < np; q++) {
+            size_t k = p->part[q];
+            p->ready[k] = p->done[k] + o->gamma * p->red[k];
+        }
+    }
+    double first = INFINITY, last = -INFINITY;
+    for (size_t k = 0; k < nm; k++) {
+        first = fmin(first, p->entry[k]);
+        last = fmax(last, p->ready[k]);
+    }
+    *span = last - first;
+    if (exit_err) {
+        for (size_t k = 0; k < nm; k++)
+            p->done[k] = fabs(p->ready[k] - p->mexit[k]);
+        qsort(p->done, nm, sizeof(double), cmp_d);
+        *exit_err = nm % 2 ? p->done[nm / 2] : (p->done[nm / 2 - 1] + p->done[nm / 2]) / 2;
+    }
+    return 0;
+}
+
+static double now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+double pr_measure_gamma(void)
+{
+    enum { N = 32768 }; /* 256 KiB of doubles per operand */
+    double *a = malloc(N * sizeof(double)), *b = malloc(N * sizeof(double));
+    if (!a || !b) {
+        free(a);
+        free(b);
+        return 0;
+    }
+    for (size_t i = 0; i < N; i++) {
+        a[i] = (double)i * 0.5;
+        b[i] = (double)(N - i);
+    }
+    double best = INFINITY;
+    for (int rep = 0; rep < 30; rep++) {
+        double t0 = now_ns();
+        for (size_t i = 0; i < N; i++)
+            b[i] += a[i];
+        __asm__ volatile("" : : "r"(b) : "memory"); /* the sums are kept, not elided */
+        double dt = now_ns() - t0;
+        if (dt < best)
+            best = dt;
+    }
+    free(a);
+    free(b);
+    return best / (double)(N * sizeof(double));
+}

@@ -1,0 +1,60 @@
+/* predict_replay.h: one collective instance replayed rank by rank (`phasor predict --method
+ * replay`, doc/predict-format.md).
+ *
+ * Every member starts at its own measured entry. Steps are global rounds (coll_sched.h), so
+ * they are taken in order: a member reaches step s when it has finished its earlier steps;
+ * its sends of s leave then (as one message per source, and arrive as one per destination,
+ * the link sharing of the steps method); a message starts moving when its sender reaches
+ * the step, or, above the eager size, when both ends have (rendezvous); a member finishes
+ * step s when its sends are delivered and its receives have arrived, plus gamma ns per byte
+ * of its reductions of s. A member that takes no part in a step does not wait for it.
+ * Predicted: the last predicted exit minus the first entry (the measured definition). */
+#ifndef PREDICT_REPLAY_H
+#define PREDICT_REPLAY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "coll_instances.h"
+
+typedef double (*pr_time_fn)(const void *ctx, int32_t src, int32_t dst, uint64_t bytes);
+
+typedef struct pr_opts {
+    double gamma;   /* ns per reduced byte */
+    uint64_t eager; /* messages above this many bytes wait for their receiver */
+} pr_opts_t;
+
+/* Scratch reused across instances. Zero-initialise; pr_free at the end. */
+typedef struct pr {
+    size_t mcap, xcap, rcap;
+    /* per member, sorted by world rank */
+    int32_t *rank;
+    double *entry, *mexit;      /* measured entry and exit */
+    double *ready, *start, *done;
+    double *tout, *tin;         /* the step's aggregated out (in) message's time */
+    uint64_t *bout, *bin;       /* its bytes */
+    uint64_t *bigout, *bigin;   /* the largest message, whose peer (pout, pin) it goes to */
+    int32_t *pout, *pin;
+    uint32_t *nout, *nin;       /* messages out (in) in the step */
+    uint32_t *mark;             /* step + 1 the member last took part in */
+    double *red;                /* reduced bytes in the step */
+    size_t *part, *order;       /* the step's members; the sort permutation */
+    /* per transfer / reduction */
+    const ci_xfer_t **x;        /* the instance's sends by step */
+    uint64_t *xi;               /* their (source, destination) members */
+    const ci_red_t **r;         /* its reductions by step */
+} pr_t;
+
+/* Predicted span of the instance in ns (*span) and, if exit_err is not NULL, the median
+ * over members of |predicted exit - measured exit| in ns. 0, or -1 out of memory. The
+ * instance must have its members (nmem == size); transfers naming a rank that is not a
+ * member are ignored. */
+int pr_replay(pr_t *p, const ci_inst_t *in, pr_time_fn t, const void *ctx,
+              const pr_opts_t *o, double *span, double *exit_err);
+void pr_free(pr_t *p);
+
+/* ns per byte of an elementwise sum of doubles on this machine (the common MPI_SUM of
+ * MPI_DOUBLE), the fastest of several timed passes over 256 KiB. */
+double pr_measure_gamma(void);
+
+#endif

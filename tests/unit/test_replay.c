@@ -1,0 +1,212 @@
+/* test_replay.c: `phasor predict --method replay` (postproc/predict_replay.c) on instances
+ * small enough to replay by hand: a ping between two ranks, Open MPI's binomial bcast on
+ * four ranks with staggered entries (eager and rendezvous), link sharing at a gather root,
+ * a reduction's cost, members outside the schedule. Models are constant or affine. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "coll_sched.h"
+#include "predict_replay.h"
+
+static double t_const(const void *ctx, int32_t src, int32_t dst, uint64_t bytes)
+{
+    (void)src;
+    (void)dst;
+    (void)bytes;
+    return *(const double *)ctx;
+}
+
+/* 10 ns + 1 ns per 100 bytes */
+static double t_affine(const void *ctx, int32_t src, int32_t dst, uint64_t bytes)
+{
+    (void)ctx;
+    (void)src;
+    (void)dst;
+    return 10 + (double)bytes / 100;
+}
+
+/* an instance of n members (world ranks 0..n-1) entering at entry[], exiting at exit[] */
+static ci_inst_t inst(int n, const int64_t *entry, const int64_t *exit, ci_member_t *mem)
+{
+    ci_inst_t in;
+    memset(&in, 0, sizeof(in));
+    in.size = n;
+    in.seen = n;
+    in.nmem = (size_t)n;
+    for (int r = 0; r < n; r++) /* fed out of rank order, as the merged stream does */
+        mem[r] = (ci_member_t){n - 1 - r, entry[n - 1 - r], exit ? exit[n - 1 - r] : 0};
+    in.mem = mem;
+    return in;
+}
+
+static const pr_opts_t eager = {.gamma = 0, .eager = UINT64_MAX};
+static const pr_opts_t rndv = {.gamma = 0, .eager = 0};
+
+Test(replay, ping_two_ranks)
+{
+    ci_member_t mem[2];
+    ci_xfer_t x = {0, 1, 0, 100};
+    double c = 10, span, err;
+    pr_t p;
+    memset(&p, 0, sizeof(p));
+
+    /* the receiver is there first: it waits for the message */
+    int64_t e1[2] = {0, 3}, x1[2] = {10, 12};
+    ci_inst_t in = inst(2, e1, x1, mem);
+    in.x = &x;
+    in.nx = 1;
+    cr_assert_eq(pr_replay(&p, &in, t_const, &c, &eager, &span, &err), 0);
+    cr_assert_float_eq(span, 10, 1e-9);
+    cr_assert_float_eq(err, 1, 1e-9); /* |10-10| and |10-12|: median 1 */
+
+    /* the receiver comes late: an eager message is already there, it leaves at once */
+    int64_t e2[2] = {0, 25};
+    in = inst(2, e2, NULL, mem);
+    in.x = &x;
+    in.nx = 1;
+    cr_assert_eq(pr_replay(&p, &in, t_const, &c, &eager, &span, NULL), 0);
+    cr_assert_float_eq(span, 25, 1e-9);
+    /* above the eager size the data moves only once the receive is posted */
+    cr_assert_eq(pr_replay(&p, &in, t_const, &c, &rndv, &span, NULL), 0);
+    cr_assert_float_eq(span, 35, 1e-9);
+    pr_free(&p);
+}
+
+/* the sends of Open MPI's binomial bcast (tuned, unsegmented) on n ranks, root 0 */
+static size_t binomial_bcast(int n, uint64_t bytes, ci_xfer_t *out)
+{
+    pcs_sched_t s = PCS_SCHED_INIT;
+    size_t m = 0;
+    for (int r = 0; r < n; r++) {
+        pcs_args_t a = {.coll = PCS_BCAST, .size = n, .rank = r, .root = 0, .type_size = 1,
+                        .count = (int64_t)bytes};
+        pcs_choice_t ch = {.component = PCS_COMP_TUNED, .alg = PCS_ALG_BCAST_BINOMIAL};
+        pcs_sched_reset(&s);
+        cr_assert_eq(pcs_generate(&a, &ch, &s), PCS_OK);
+        for (size_t i = 0; i < s.n; i++)
+            if (s.ops[i].kind == PCS_OP_SEND || s.ops[i].kind == PCS_OP_ISEND)
+                out[m++] = (ci_xfer_t){r, s.ops[i].peer, s.ops[i].step, s.ops[i].len};
+    }
+    pcs_sched_free(&s);
+    return m;
+}
+
+Test(replay, binomial_bcast_four_ranks_staggered)
+{
+    ci_xfer_t x[8];
+    size_t nx = binomial_bcast(4, 1000, x);
+    /* the tree the numbers below assume: 0 -> 1 and 0 -> 2 in step 0, 1 -> 3 in step 1 */
+    cr_assert_eq(nx, 3);
+    int seen = 0;
+    for (size_t i = 0; i < nx; i++) {
+        if (x[i].src == 0 && (x[i].dst == 1 || x[i].dst == 2) && x[i].step == 0)
+            seen |= 1 << x[i].dst;
+        if (x[i].src == 1 && x[i].dst == 3 && x[i].step == 1)
+            seen |= 8;
+    }
+    cr_assert_eq(seen, 2 | 4 | 8, "binomial bcast tree changed");
+
+    ci_member_t mem[4];
+    int64_t entry[4] = {0, 20, 5, 3}; /* the inner node 1 comes last */
+    ci_inst_t in = inst(4, entry, NULL, mem);
+    in.x = x;
+    in.nx = nx;
+    double c = 10, span;
+    pr_t p;
+    memset(&p, 0, sizeof(p));
+    /* eager: 2 has its message at 10; 1 enters at 20 with it there, sends to 3 until 30 */
+    cr_assert_eq(pr_replay(&p, &in, t_const, &c, &eager, &span, NULL), 0);
+    cr_assert_float_eq(span, 30, 1e-9);
+    /* rendezvous: 0 -> 2 moves 5..15, 0 -> 1 moves 20..30, 1 -> 3 30..40 */
+    cr_assert_eq(pr_replay(&p, &in, t_const, &c, &rndv, &span, NULL), 0);
+    cr_assert_float_eq(span, 40, 1e-9);
+    /* predicted exits 30, 40, 15, 40; measured 4 ns later each -> error 4 */
+    int64_t ex[4] = {34, 44, 19, 44};
+    in = inst(4, entry, ex, mem);
+    in.x = x;
+    in.nx = nx;
+    double err;
+    cr_assert_eq(pr_replay(&p, &in, t_const, &c, &rndv, &span, &err), 0);
+    cr_assert_float_eq(err, 4, 1e-9);
+    /* everyone on time: the steps method's sum, 2 steps of 10 */
+    int64_t zero[4] = {0, 0, 0, 0};
+    in = inst(4, zero, NULL, mem);
+    in.x = x;
+    in.nx = nx;
+    cr_assert_eq(pr_replay(&p, &in, t_const, &c, &eager, &span, NULL), 0);
+    cr_assert_float_eq(span, 20, 1e-9);
+    pr_free(&p);
+}
+
+Test(replay, link_shared_at_the_root)
+{
+    /* linear gather of 1000 B from 1, 2, 3 to 0 in one step: the root's link takes one
+     * message of 3000 B (10 + 30 ns), every sender is done when it has arrived */
+    ci_xfer_t x[3] = {{1, 0, 0, 1000}, {2, 0, 0, 1000}, {3, 0, 0, 1000}};
+    ci_member_t mem[4];
+    int64_t entry[4] = {0, 0, 0, 6};
+    ci_inst_t in = inst(4, entry, NULL, mem);
+    in.x = x;
+    in.nx = 3;
+    double span;
+    pr_t p;
+    memset(&p, 0, sizeof(p));
+    cr_assert_eq(pr_replay(&p, &in, t_affine, NULL, &eager, &span, NULL), 0);
+    cr_assert_float_eq(span, 46, 1e-9); /* the last sender starts at 6 */
+    pr_free(&p);
+}
+
+Test(replay, reduction_cost)
+{
+    /* 1 sends 800 B to 0, which reduces them: 10 ns + 800 B x 0.5 ns/B */
+    ci_xfer_t x = {1, 0, 0, 800};
+    ci_red_t red = {0, 0, 800};
+    ci_member_t mem[2];
+    int64_t entry[2] = {0, 0};
+    ci_inst_t in = inst(2, entry, NULL, mem);
+    in.x = &x;
+    in.nx = 1;
+    in.red = &red;
+    in.nred = 1;
+    pr_opts_t o = {.gamma = 0.5, .eager = UINT64_MAX};
+    double c = 10, span;
+    pr_t p;
+    memset(&p, 0, sizeof(p));
+    cr_assert_eq(pr_replay(&p, &in, t_const, &c, &o, &span, NULL), 0);
+    cr_assert_float_eq(span, 410, 1e-9);
+    /* a reduction in a step of its own (no message) still costs */
+    red.step = 1;
+    cr_assert_eq(pr_replay(&p, &in, t_const, &c, &o, &span, NULL), 0);
+    cr_assert_float_eq(span, 410, 1e-9);
+    o.gamma = 0;
+    cr_assert_eq(pr_replay(&p, &in, t_const, &c, &o, &span, NULL), 0);
+    cr_assert_float_eq(span, 10, 1e-9);
+    pr_free(&p);
+}
+
+Test(replay, members_without_messages)
+{
+    /* no schedule (alg none): each member leaves when it comes; a transfer naming a rank
+     * that is not a member is ignored */
+    ci_xfer_t x = {0, 7, 0, 10};
+    ci_member_t mem[3];
+    int64_t entry[3] = {100, 140, 120}, ex[3] = {100, 150, 120};
+    ci_inst_t in = inst(3, entry, ex, mem);
+    in.x = &x;
+    in.nx = 1;
+    double c = 10, span, err;
+    pr_t p;
+    memset(&p, 0, sizeof(p));
+    cr_assert_eq(pr_replay(&p, &in, t_const, &c, &eager, &span, &err), 0);
+    cr_assert_float_eq(span, 40, 1e-9);
+    cr_assert_float_eq(err, 0, 1e-9); /* errors 0, 10, 0 */
+    pr_free(&p);
+}
+
+Test(replay, gamma_measured)
+{
+    double g = pr_measure_gamma();
+    /* a sum of doubles: well under 100 ns per byte, and not free */
+    cr_assert(g > 0 && g < 100, "gamma %g ns/B", g);
+}
