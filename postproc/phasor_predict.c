@@ -21,6 +21,7 @@
 #include "phasor_cmd.h"
 #include "phasor_predict.h"
 #include "plog_reader.h"
+#include "pstat.h"
 #include "predict_replay.h"
 
 /* ---- per group: (collective, communicator size, size bucket) ---- */
@@ -44,27 +45,15 @@ static int dpush(dvec_t *d, double x)
     return 0;
 }
 
-static int cmp_d(const void *a, const void *b)
+static double dmedian(dvec_t *d) /* sorts d */
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double dmedian(dvec_t *d)
-{
-    if (d->n == 0)
-        return NAN;
-    qsort(d->v, d->n, sizeof(double), cmp_d);
-    return d->n % 2 ? d->v[d->n / 2] : (d->v[d->n / 2 - 1] + d->v[d->n / 2]) / 2;
+    qsort(d->v, d->n, sizeof(double), pstat_cmp_double);
+    return pstat_quantile(d->v, d->n, 0.5);
 }
 
 static double dquant(dvec_t *d, double q) /* after dmedian (sorted) */
 {
-    if (d->n == 0)
-        return NAN;
-    double h = (double)(d->n - 1) * q;
-    size_t lo = (size_t)floor(h), hi = lo + 1 < d->n ? lo + 1 : lo;
-    return d->v[lo] + (h - (double)lo) * (d->v[hi] - d->v[lo]);
+    return pstat_quantile(d->v, d->n, q);
 }
 
 typedef struct group {
