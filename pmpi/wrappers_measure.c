@@ -35,7 +35,7 @@ static int setup(phasor_measure_t *mc, pcs_coll_t coll, MPI_Comm comm, int *meas
     mc->args.coll = coll;
     mc->args.commutative = true;
     mc->comm = comm;
-    mc->stype = mc->rtype = mc->optype = MPI_DATATYPE_NULL;
+    mc->stype = mc->rtype = mc->optype = mc->redtype = MPI_DATATYPE_NULL;
     mc->op = MPI_OP_NULL;
     return 1;
 }

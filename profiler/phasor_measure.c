@@ -12,7 +12,9 @@
  *
  * Off the hot path by design: opt-in, allocates, locks the per-communicator table. */
 #define _GNU_SOURCE
+#include <limits.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -45,8 +47,9 @@ typedef struct mthread {
     MPI_Request *reqs;
     uint64_t *req_t0;
     uint32_t *req_op, *req_seq;
+    uint64_t *req_stage; /* offset in stage of a multi-piece receive, scattered at its wait */
     size_t req_cap;
-    uint8_t *stage;
+    uint8_t *stage; /* multi-piece (PCS_BUF_IOV) messages, packed */
     size_t stage_cap;
 } mthread_t;
 static PHASOR_TLS mthread_t *mth;
@@ -186,6 +189,50 @@ static void record_step(phasor_thread_t *th, uint64_t t0, uint64_t t1, uint32_t 
     phasor_event_end(th, ev, 0);
 }
 
+/* Gather (dir 0) the pieces that follow the multi-piece transfer ops[i] into stage, or
+ * scatter (dir 1) stage to them. */
+static void pieces(const pcs_sched_t *s, size_t i, uint8_t *stage, uint8_t *const *buf, int dir)
+{
+    uint64_t pos = 0;
+    for (size_t j = i + 1; j < s->n && s->ops[j].kind == PCS_OP_PIECE; j++) {
+        const pcs_op_t *p = &s->ops[j];
+        uint8_t *at = buf[p->a.buf] + p->a.off;
+        if (dir)
+            memcpy(at, stage + pos, p->len);
+        else
+            memcpy(stage + pos, at, p->len);
+        pos += p->len;
+    }
+}
+
+/* len bytes as (count, type): MPI_BYTE up to INT_MAX, beyond it one committed struct of
+ * 1 GiB blocks and the rest (the caller frees it), so a message stays one message. */
+static int byte_type(uint64_t len, MPI_Datatype *t, int *n)
+{
+    *t = MPI_BYTE;
+    *n = (int)len;
+    if (len <= INT_MAX)
+        return MPI_SUCCESS;
+    const uint64_t gib = 1ull << 30;
+    if (len / gib > INT_MAX)
+        return MPI_ERR_COUNT;
+    MPI_Datatype g;
+    int rc = PMPI_Type_contiguous((int)gib, MPI_BYTE, &g);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    int bl[2] = {(int)(len / gib), (int)(len % gib)};
+    MPI_Aint d[2] = {0, (MPI_Aint)(len - len % gib)};
+    MPI_Datatype ts[2] = {g, MPI_BYTE};
+    rc = PMPI_Type_create_struct(2, bl, d, ts, t);
+    PMPI_Type_free(&g);
+    if (rc == MPI_SUCCESS && (rc = PMPI_Type_commit(t)) != MPI_SUCCESS)
+        PMPI_Type_free(t);
+    if (rc != MPI_SUCCESS)
+        *t = MPI_BYTE;
+    *n = 1;
+    return rc;
+}
+
 /* Tags of the library's own (Open MPI's are negative) on our private communicator. */
 static int our_tag(int32_t tag) { return tag < 0 ? -tag : tag; }
 
@@ -213,8 +260,11 @@ int phasor_measure(const phasor_measure_t *mc, int *measured)
             e = pcs_ompi41_schedule(a, &ompi_forced, s);
         }
         ok = e == PCS_OK;
+        uint64_t iov = 0; /* multi-piece messages travel packed, each in its own stage part */
         for (size_t i = 0; ok && i < s->n; i++)
-            ok = s->ops[i].a.buf != PCS_BUF_IOV; /* multi-piece messages: not yet */
+            if (s->ops[i].a.buf == PCS_BUF_IOV && s->ops[i].kind != PCS_OP_WAIT)
+                iov += s->ops[i].len;
+        ok = ok && iov < SIZE_MAX / 2 && grow((void **)&m->stage, &m->stage_cap, (size_t)iov + 1, 1);
         for (int i = 0; ok && i < 3; i++)
             ok = grow((void **)&m->tmp[i], &m->tmp_cap[i], s->tmp_bytes[i] + 1, 1);
         ok = ok && grow((void **)&m->reqs, &m->req_cap, (size_t)s->nreqs + 1, sizeof(MPI_Request));
@@ -229,7 +279,10 @@ int phasor_measure(const phasor_measure_t *mc, int *measured)
             uint32_t *rs = realloc(m->req_seq, cap * sizeof(*rs));
             if (rs)
                 m->req_seq = rs;
-            ok = t0 && ro && rs;
+            uint64_t *st = realloc(m->req_stage, cap * sizeof(*st));
+            if (st)
+                m->req_stage = st;
+            ok = t0 && ro && rs && st;
         }
     }
     int all = 0;
@@ -242,22 +295,35 @@ int phasor_measure(const phasor_measure_t *mc, int *measured)
     /* one unwind per call: every step carries the collective's site */
     const uint32_t site = phasor_cs_depth ? phasor_callsite(th) : 0;
     uint32_t seq = 0;
+    uint64_t staged = 0; /* stage bytes handed to multi-piece messages so far */
     int rc = MPI_SUCCESS;
     for (size_t i = 0; i < s->n && rc == MPI_SUCCESS; i++) {
         const pcs_op_t *op = &s->ops[i];
-        uint8_t *pa = op->a.buf < PCS_NBUFS ? buf[op->a.buf] + op->a.off : NULL;
-        int n = (int)op->len; /* transfers move bytes of the packed layout */
+        const int iov = op->a.buf == PCS_BUF_IOV && op->kind != PCS_OP_WAIT;
+        uint8_t *pa = iov ? m->stage + staged : op->a.buf < PCS_NBUFS ? buf[op->a.buf] + op->a.off : NULL;
+        if (iov) {
+            staged += op->len;
+            if (op->kind == PCS_OP_SEND || op->kind == PCS_OP_ISEND)
+                pieces(s, i, pa, buf, 0);
+        }
+        /* transfers move bytes of the packed layout, past INT_MAX as one message too */
+        MPI_Datatype bt = MPI_BYTE;
+        int n = 0;
+        if (op->kind <= PCS_OP_IRECV && (rc = byte_type(op->len, &bt, &n)) != MPI_SUCCESS)
+            break;
         int peer = op->peer == PCS_ANY_SOURCE ? MPI_ANY_SOURCE : op->peer;
         uint64_t t0 = phasor_now();
         switch (op->kind) {
         case PCS_OP_SEND:
-            rc = (op->flags & PCS_F_SYNC) ? PMPI_Ssend(pa, n, MPI_BYTE, peer, our_tag(op->tag), c->dup)
-                                          : PMPI_Send(pa, n, MPI_BYTE, peer, our_tag(op->tag), c->dup);
+            rc = (op->flags & PCS_F_SYNC) ? PMPI_Ssend(pa, n, bt, peer, our_tag(op->tag), c->dup)
+                                          : PMPI_Send(pa, n, bt, peer, our_tag(op->tag), c->dup);
             record_step(th, t0, phasor_now(), comm_id, site, op, ++seq);
             break;
         case PCS_OP_RECV:
-            rc = PMPI_Recv(pa, n, MPI_BYTE, peer, our_tag(op->tag), c->dup, MPI_STATUS_IGNORE);
+            rc = PMPI_Recv(pa, n, bt, peer, our_tag(op->tag), c->dup, MPI_STATUS_IGNORE);
             record_step(th, t0, phasor_now(), comm_id, site, op, ++seq);
+            if (iov && rc == MPI_SUCCESS)
+                pieces(s, i, pa, buf, 1);
             break;
         case PCS_OP_ISEND:
         case PCS_OP_IRECV:
@@ -265,29 +331,44 @@ int phasor_measure(const phasor_measure_t *mc, int *measured)
             m->req_t0[op->req] = t0;
             m->req_op[op->req] = (uint32_t)i;
             m->req_seq[op->req] = ++seq;
+            m->req_stage[op->req] = (uint64_t)(pa - m->stage); /* used for iov receives only */
             rc = op->kind == PCS_OP_IRECV
-                     ? PMPI_Irecv(pa, n, MPI_BYTE, peer, our_tag(op->tag), c->dup, &m->reqs[op->req])
+                     ? PMPI_Irecv(pa, n, bt, peer, our_tag(op->tag), c->dup, &m->reqs[op->req])
                      : (op->flags & PCS_F_SYNC)
-                           ? PMPI_Issend(pa, n, MPI_BYTE, peer, our_tag(op->tag), c->dup, &m->reqs[op->req])
-                           : PMPI_Isend(pa, n, MPI_BYTE, peer, our_tag(op->tag), c->dup, &m->reqs[op->req]);
+                           ? PMPI_Issend(pa, n, bt, peer, our_tag(op->tag), c->dup, &m->reqs[op->req])
+                           : PMPI_Isend(pa, n, bt, peer, our_tag(op->tag), c->dup, &m->reqs[op->req]);
             break;
-        case PCS_OP_WAIT:
+        case PCS_OP_WAIT: {
             rc = PMPI_Wait(&m->reqs[op->req], MPI_STATUS_IGNORE);
-            record_step(th, m->req_t0[op->req], phasor_now(), comm_id, site,
-                        &s->ops[m->req_op[op->req]], m->req_seq[op->req]);
+            uint32_t at = m->req_op[op->req];
+            record_step(th, m->req_t0[op->req], phasor_now(), comm_id, site, &s->ops[at],
+                        m->req_seq[op->req]);
+            if (rc == MPI_SUCCESS && s->ops[at].kind == PCS_OP_IRECV && s->ops[at].a.buf == PCS_BUF_IOV)
+                pieces(s, at, m->stage + m->req_stage[op->req], buf, 1);
             break;
+        }
         case PCS_OP_COPY:
             memmove(buf[op->b.buf] + op->b.off, pa, op->len);
             break;
         case PCS_OP_REDUCE: {
-            uint64_t ts = a->type_size ? a->type_size : 1;
-            rc = PMPI_Reduce_local(pa, buf[op->b.buf] + op->b.off, (int)(op->len / ts),
-                                   mc->optype, mc->op);
+            /* elementwise: pieces of at most INT_MAX elements give the same result */
+            MPI_Datatype t = mc->redtype != MPI_DATATYPE_NULL ? mc->redtype : mc->optype;
+            uint64_t ts = mc->redtype != MPI_DATATYPE_NULL ? mc->redsize
+                          : a->type_size                  ? a->type_size
+                                                          : 1;
+            uint8_t *pb = buf[op->b.buf] + op->b.off;
+            for (uint64_t k = 0, nel = op->len / ts; k < nel && rc == MPI_SUCCESS;) {
+                uint64_t c1 = nel - k < INT_MAX ? nel - k : INT_MAX;
+                rc = PMPI_Reduce_local(pa + k * ts, pb + k * ts, (int)c1, t, mc->op);
+                k += c1;
+            }
             break;
         }
-        default:
+        default: /* PCS_OP_PIECE: read with its transfer */
             break;
         }
+        if (bt != MPI_BYTE)
+            PMPI_Type_free(&bt); /* a pending transfer keeps its type alive */
     }
     *measured = 1;
     return rc;

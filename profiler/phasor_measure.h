@@ -17,6 +17,9 @@ typedef struct phasor_measure {
     MPI_Datatype rtype;
     MPI_Op op;                  /* reductions, else MPI_OP_NULL */
     MPI_Datatype optype;
+    MPI_Datatype redtype;       /* set: reduce the packed bytes as redsize-byte elements of
+                                 * this predefined type (a derived type of one base type) */
+    uint64_t redsize;
     bool user_op;
     bool veto;                  /* this rank cannot: the call goes to the library everywhere */
 } phasor_measure_t;
