@@ -174,6 +174,70 @@ static int contiguous(MPI_Datatype t)
     return tlb == 0 && lb == 0 && textent == size && extent == size;
 }
 
+/* The one predefined type t's type map consists of, or MPI_DATATYPE_NULL (mixed types, a
+ * combiner phasor does not walk, an error). */
+static MPI_Datatype base_of(MPI_Datatype t, int depth)
+{
+    int ni, na, nd, comb;
+    if (depth > 32 || PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb) != MPI_SUCCESS)
+        return MPI_DATATYPE_NULL;
+    if (comb == MPI_COMBINER_NAMED)
+        return t;
+    switch (comb) {
+    case MPI_COMBINER_DUP: case MPI_COMBINER_CONTIGUOUS: case MPI_COMBINER_VECTOR:
+    case MPI_COMBINER_HVECTOR: case MPI_COMBINER_INDEXED: case MPI_COMBINER_HINDEXED:
+    case MPI_COMBINER_INDEXED_BLOCK: case MPI_COMBINER_HINDEXED_BLOCK: case MPI_COMBINER_STRUCT:
+    case MPI_COMBINER_SUBARRAY: case MPI_COMBINER_DARRAY: case MPI_COMBINER_RESIZED: break;
+    default: return MPI_DATATYPE_NULL;
+    }
+    int *ints = malloc(((size_t)ni + 1) * sizeof(int));
+    MPI_Aint *addrs = malloc(((size_t)na + 1) * sizeof(MPI_Aint));
+    MPI_Datatype *types = malloc(((size_t)nd + 1) * sizeof(MPI_Datatype));
+    MPI_Datatype base = MPI_DATATYPE_NULL;
+    int ok = ints && addrs && types && nd > 0 &&
+             PMPI_Type_get_contents(t, ni, na, nd, ints, addrs, types) == MPI_SUCCESS;
+    for (int i = 0; ok && i < nd; i++) {
+        MPI_Datatype b = base_of(types[i], depth + 1);
+        ok = b != MPI_DATATYPE_NULL && (base == MPI_DATATYPE_NULL || b == base);
+        base = b;
+    }
+    for (int i = 0; types && ints && addrs && nd > 0 && i < nd; i++) { /* the derived ones are copies */
+        int a, b, c, k;
+        if (PMPI_Type_get_envelope(types[i], &a, &b, &c, &k) == MPI_SUCCESS && k != MPI_COMBINER_NAMED)
+            PMPI_Type_free(&types[i]);
+    }
+    free(ints);
+    free(addrs);
+    free(types);
+    return ok ? base : MPI_DATATYPE_NULL;
+}
+
+int phasor_measure_redtype(MPI_Datatype t, bool user_op, MPI_Datatype *base, uint64_t *size)
+{
+    *base = MPI_DATATYPE_NULL;
+    *size = 0;
+    int ni, na, nd, comb;
+    if (t == MPI_DATATYPE_NULL || PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb) != MPI_SUCCESS)
+        return 0;
+    /* the op applies to the type as it is only where packed bytes are its layout (not the
+     * pair types of MINLOC/MAXLOC with padding); a user function sees the library's
+     * datatype and layout */
+    if (comb == MPI_COMBINER_NAMED || user_op)
+        return contiguous(t);
+    /* predefined ops on derived types: Open MPI refuses them (its error is the answer),
+     * MPICH applies the op to the one base type the type map is made of */
+    if (lib != LIB_MPICH40)
+        return 0;
+    int sz;
+    *base = base_of(t, 0);
+    if (*base == MPI_DATATYPE_NULL || PMPI_Type_size(*base, &sz) != MPI_SUCCESS || sz <= 0) {
+        *base = MPI_DATATYPE_NULL;
+        return 0;
+    }
+    *size = (uint64_t)sz;
+    return 1;
+}
+
 static void record_step(phasor_thread_t *th, uint64_t t0, uint64_t t1, uint32_t comm_id,
                         uint32_t site, const pcs_op_t *op, uint32_t seq)
 {

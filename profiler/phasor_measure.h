@@ -30,6 +30,9 @@ int phasor_measure_init(const char *mode, const char *library);
 /* Perform the call. *measured = 0: phasor did not (the caller hands it to the library; every
  * rank of the call decided alike); else the call's return code. */
 int phasor_measure(const phasor_measure_t *mc, int *measured);
+/* A reduction's datatype t: 1 when phasor can apply the op to its packed bytes (*base set:
+ * as elements of that predefined type of *size bytes), 0 when the library must do it. */
+int phasor_measure_redtype(MPI_Datatype t, bool user_op, MPI_Datatype *base, uint64_t *size);
 /* The user frees comm (collectively): free phasor's duplicate of it too. */
 void phasor_measure_release(MPI_Comm comm);
 
