@@ -37,7 +37,7 @@ static int setup(phasor_measure_t *mc, pcs_coll_t coll, MPI_Comm comm, int *meas
     mc->args.coll = coll;
     mc->args.commutative = true;
     mc->comm = comm;
-    mc->stype = mc->rtype = mc->optype = mc->redtype = MPI_DATATYPE_NULL;
+    mc->stype = mc->rtype = mc->optype = MPI_DATATYPE_NULL;
     mc->op = MPI_OP_NULL;
     return 1;
 }
@@ -238,9 +238,9 @@ static void reduction(phasor_measure_t *mc, const void *sendbuf, void *recvbuf, 
     mc->stype = in_place ? MPI_DATATYPE_NULL : datatype;
     mc->rtype = datatype;
     set_op(mc, op, datatype);
-    /* a derived type: the op on its one base type, or the library */
-    if (!phasor_measure_redtype(datatype, mc->user_op, &mc->redtype, &mc->redsize))
-        mc->veto = 1;
+    int how = phasor_measure_redtype(datatype, mc->user_op);
+    mc->veto = mc->veto || how == 0;
+    mc->red_laid_out = how == 2;
 }
 
 int pmpi_measure_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,

@@ -51,6 +51,8 @@ typedef struct mthread {
     size_t req_cap;
     uint8_t *stage; /* multi-piece (PCS_BUF_IOV) messages, packed */
     size_t stage_cap;
+    uint8_t *lay[2]; /* reduction operands in their datatype's layout */
+    size_t lay_cap[2];
 } mthread_t;
 static PHASOR_TLS mthread_t *mth;
 
@@ -174,68 +176,59 @@ static int contiguous(MPI_Datatype t)
     return tlb == 0 && lb == 0 && textent == size && extent == size;
 }
 
-/* The one predefined type t's type map consists of, or MPI_DATATYPE_NULL (mixed types, a
- * combiner phasor does not walk, an error). */
-static MPI_Datatype base_of(MPI_Datatype t, int depth)
+int phasor_measure_redtype(MPI_Datatype t, bool user_op)
 {
-    int ni, na, nd, comb;
-    if (depth > 32 || PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb) != MPI_SUCCESS)
-        return MPI_DATATYPE_NULL;
-    if (comb == MPI_COMBINER_NAMED)
-        return t;
-    switch (comb) {
-    case MPI_COMBINER_DUP: case MPI_COMBINER_CONTIGUOUS: case MPI_COMBINER_VECTOR:
-    case MPI_COMBINER_HVECTOR: case MPI_COMBINER_INDEXED: case MPI_COMBINER_HINDEXED:
-    case MPI_COMBINER_INDEXED_BLOCK: case MPI_COMBINER_HINDEXED_BLOCK: case MPI_COMBINER_STRUCT:
-    case MPI_COMBINER_SUBARRAY: case MPI_COMBINER_DARRAY: case MPI_COMBINER_RESIZED: break;
-    default: return MPI_DATATYPE_NULL;
-    }
-    int *ints = malloc(((size_t)ni + 1) * sizeof(int));
-    MPI_Aint *addrs = malloc(((size_t)na + 1) * sizeof(MPI_Aint));
-    MPI_Datatype *types = malloc(((size_t)nd + 1) * sizeof(MPI_Datatype));
-    MPI_Datatype base = MPI_DATATYPE_NULL;
-    int ok = ints && addrs && types && nd > 0 &&
-             PMPI_Type_get_contents(t, ni, na, nd, ints, addrs, types) == MPI_SUCCESS;
-    for (int i = 0; ok && i < nd; i++) {
-        MPI_Datatype b = base_of(types[i], depth + 1);
-        ok = b != MPI_DATATYPE_NULL && (base == MPI_DATATYPE_NULL || b == base);
-        base = b;
-    }
-    for (int i = 0; types && ints && addrs && nd > 0 && i < nd; i++) { /* the derived ones are copies */
-        int a, b, c, k;
-        if (PMPI_Type_get_envelope(types[i], &a, &b, &c, &k) == MPI_SUCCESS && k != MPI_COMBINER_NAMED)
-            PMPI_Type_free(&types[i]);
-    }
-    free(ints);
-    free(addrs);
-    free(types);
-    return ok ? base : MPI_DATATYPE_NULL;
-}
-
-int phasor_measure_redtype(MPI_Datatype t, bool user_op, MPI_Datatype *base, uint64_t *size)
-{
-    *base = MPI_DATATYPE_NULL;
-    *size = 0;
     int ni, na, nd, comb;
     if (t == MPI_DATATYPE_NULL || PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb) != MPI_SUCCESS)
         return 0;
-    /* the op applies to the type as it is only where packed bytes are its layout (not the
-     * pair types of MINLOC/MAXLOC with padding); a user function sees the library's
-     * datatype and layout */
-    if (comb == MPI_COMBINER_NAMED || user_op)
-        return contiguous(t);
-    /* predefined ops on derived types: Open MPI refuses them (its error is the answer),
-     * MPICH applies the op to the one base type the type map is made of */
-    if (lib != LIB_MPICH40)
+    /* predefined ops on derived types: both libraries refuse them, and their error is the
+     * answer the program must get */
+    if (comb != MPI_COMBINER_NAMED && !user_op)
         return 0;
-    int sz;
-    *base = base_of(t, 0);
-    if (*base == MPI_DATATYPE_NULL || PMPI_Type_size(*base, &sz) != MPI_SUCCESS || sz <= 0) {
-        *base = MPI_DATATYPE_NULL;
+    MPI_Aint lb, extent;
+    if (PMPI_Type_get_extent(t, &lb, &extent) != MPI_SUCCESS || extent <= 0)
         return 0;
+    return contiguous(t) ? 1 : 2;
+}
+
+/* region b := a (op) b for len packed bytes of mc's type that is not contiguous: both operands
+ * unpacked to the type's own layout (what the library hands the op, a user function
+ * included), reduced there and the result packed back, at most INT_MAX bytes at a time. */
+static int reduce_laid_out(mthread_t *m, const phasor_measure_t *mc, const uint8_t *pa, uint8_t *pb,
+                           uint64_t len)
+{
+    int size;
+    MPI_Aint lb, ext, tlb, text;
+    if (PMPI_Type_size(mc->optype, &size) != MPI_SUCCESS || size <= 0 ||
+        PMPI_Type_get_extent(mc->optype, &lb, &ext) != MPI_SUCCESS ||
+        PMPI_Type_get_true_extent(mc->optype, &tlb, &text) != MPI_SUCCESS)
+        return MPI_ERR_TYPE;
+    uint64_t nel = len / (uint64_t)size, per = (uint64_t)(INT_MAX / size);
+    uint64_t chunk = nel < per ? nel : per;
+    if (chunk == 0)
+        return MPI_SUCCESS;
+    size_t span = (size_t)((chunk - 1) * (uint64_t)ext + (uint64_t)text);
+    for (int i = 0; i < 2; i++)
+        if (!grow((void **)&m->lay[i], &m->lay_cap[i], span + 1, 1))
+            return MPI_ERR_NO_MEM;
+    uint8_t *in = m->lay[0] - tlb, *io = m->lay[1] - tlb; /* element 0's origin */
+    int rc = MPI_SUCCESS;
+    for (uint64_t k = 0; k < nel && rc == MPI_SUCCESS;) {
+        int c = (int)(nel - k < chunk ? nel - k : chunk), bytes = c * size, pos = 0;
+        const uint8_t *x = pa + k * (uint64_t)size;
+        uint8_t *y = pb + k * (uint64_t)size;
+        rc = PMPI_Unpack(x, bytes, &pos, in, c, mc->optype, mc->comm);
+        pos = 0;
+        if (rc == MPI_SUCCESS)
+            rc = PMPI_Unpack(y, bytes, &pos, io, c, mc->optype, mc->comm);
+        if (rc == MPI_SUCCESS)
+            rc = PMPI_Reduce_local(in, io, c, mc->optype, mc->op);
+        pos = 0;
+        if (rc == MPI_SUCCESS)
+            rc = PMPI_Pack(io, c, mc->optype, y, bytes, &pos, mc->comm);
+        k += (uint64_t)c;
     }
-    *size = (uint64_t)sz;
-    return 1;
+    return rc;
 }
 
 static void record_step(phasor_thread_t *th, uint64_t t0, uint64_t t1, uint32_t comm_id,
@@ -415,15 +408,16 @@ int phasor_measure(const phasor_measure_t *mc, int *measured)
             memmove(buf[op->b.buf] + op->b.off, pa, op->len);
             break;
         case PCS_OP_REDUCE: {
-            /* elementwise: pieces of at most INT_MAX elements give the same result */
-            MPI_Datatype t = mc->redtype != MPI_DATATYPE_NULL ? mc->redtype : mc->optype;
-            uint64_t ts = mc->redtype != MPI_DATATYPE_NULL ? mc->redsize
-                          : a->type_size                  ? a->type_size
-                                                          : 1;
             uint8_t *pb = buf[op->b.buf] + op->b.off;
+            if (mc->red_laid_out) {
+                rc = reduce_laid_out(m, mc, pa, pb, op->len);
+                break;
+            }
+            /* elementwise: pieces of at most INT_MAX elements give the same result */
+            uint64_t ts = a->type_size ? a->type_size : 1;
             for (uint64_t k = 0, nel = op->len / ts; k < nel && rc == MPI_SUCCESS;) {
                 uint64_t c1 = nel - k < INT_MAX ? nel - k : INT_MAX;
-                rc = PMPI_Reduce_local(pa + k * ts, pb + k * ts, (int)c1, t, mc->op);
+                rc = PMPI_Reduce_local(pa + k * ts, pb + k * ts, (int)c1, mc->optype, mc->op);
                 k += c1;
             }
             break;

@@ -17,9 +17,8 @@ typedef struct phasor_measure {
     MPI_Datatype rtype;
     MPI_Op op;                  /* reductions, else MPI_OP_NULL */
     MPI_Datatype optype;
-    MPI_Datatype redtype;       /* set: reduce the packed bytes as redsize-byte elements of
-                                 * this predefined type (a derived type of one base type) */
-    uint64_t redsize;
+    bool red_laid_out;          /* optype is not contiguous: reduce its packed bytes in its
+                                 * own layout (phasor_measure_redtype 2) */
     bool user_op;
     bool veto;                  /* this rank cannot: the call goes to the library everywhere */
 } phasor_measure_t;
@@ -30,9 +29,9 @@ int phasor_measure_init(const char *mode, const char *library);
 /* Perform the call. *measured = 0: phasor did not (the caller hands it to the library; every
  * rank of the call decided alike); else the call's return code. */
 int phasor_measure(const phasor_measure_t *mc, int *measured);
-/* A reduction's datatype t: 1 when phasor can apply the op to its packed bytes (*base set:
- * as elements of that predefined type of *size bytes), 0 when the library must do it. */
-int phasor_measure_redtype(MPI_Datatype t, bool user_op, MPI_Datatype *base, uint64_t *size);
+/* A reduction's datatype t: 0 the library must perform it, 1 the op applies to packed bytes
+ * as they are, 2 only to the type's own layout (phasor unpacks the operands). */
+int phasor_measure_redtype(MPI_Datatype t, bool user_op);
 /* The user frees comm (collectively): free phasor's duplicate of it too. */
 void phasor_measure_release(MPI_Comm comm);
 
