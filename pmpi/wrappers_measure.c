@@ -14,12 +14,13 @@
 #include "phasor_rt.h"
 #include "pmpi_measure.h"
 
+/* MPI_Count: an element may be larger than INT_MAX bytes */
 static int64_t tsize(MPI_Datatype t)
 {
-    int sz = 0;
-    if (t == MPI_DATATYPE_NULL || PMPI_Type_size(t, &sz) != MPI_SUCCESS || sz < 0)
+    MPI_Count sz = 0;
+    if (t == MPI_DATATYPE_NULL || PMPI_Type_size_x(t, &sz) != MPI_SUCCESS || sz < 0)
         return 0;
-    return sz;
+    return (int64_t)sz;
 }
 
 /* Common part; 0 when phasor does not perform calls on comm (intercommunicators). Reads the
@@ -83,9 +84,9 @@ typedef struct stage {
 
 static int contiguous_type(MPI_Datatype t)
 {
-    int size;
+    MPI_Count size;
     MPI_Aint lb, extent, tlb, textent;
-    return PMPI_Type_size(t, &size) == MPI_SUCCESS && PMPI_Type_get_extent(t, &lb, &extent) == MPI_SUCCESS &&
+    return PMPI_Type_size_x(t, &size) == MPI_SUCCESS && PMPI_Type_get_extent(t, &lb, &extent) == MPI_SUCCESS &&
            PMPI_Type_get_true_extent(t, &tlb, &textent) == MPI_SUCCESS && lb == 0 && tlb == 0 &&
            extent == size && textent == size;
 }
@@ -126,8 +127,8 @@ static int stage_in(stage_t *st, void **buf, MPI_Datatype t, int nb, const int *
     int size;
     MPI_Aint lb, extent;
     if (PMPI_Type_size(t, &size) != MPI_SUCCESS || PMPI_Type_get_extent(t, &lb, &extent) != MPI_SUCCESS ||
-        size <= 0 || extent <= 0)
-        return 0; /* zero-size or negative-extent types stay with the library */
+        size <= 0 || size == MPI_UNDEFINED || extent <= 0)
+        return 0; /* zero-size, negative-extent or > INT_MAX-byte elements: the library */
     int64_t bytes = nb ? 0 : count * size;
     for (int k = 0; k < nb; k++) {
         int64_t d = displs ? displs[k] : 0;

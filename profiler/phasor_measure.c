@@ -168,9 +168,9 @@ static int contiguous(MPI_Datatype t)
 {
     if (t == MPI_DATATYPE_NULL)
         return 1;
-    int size;
+    MPI_Count size;
     MPI_Aint lb, extent, tlb, textent;
-    if (PMPI_Type_size(t, &size) != MPI_SUCCESS || PMPI_Type_get_extent(t, &lb, &extent) != MPI_SUCCESS ||
+    if (PMPI_Type_size_x(t, &size) != MPI_SUCCESS || PMPI_Type_get_extent(t, &lb, &extent) != MPI_SUCCESS ||
         PMPI_Type_get_true_extent(t, &tlb, &textent) != MPI_SUCCESS)
         return 0;
     return tlb == 0 && lb == 0 && textent == size && extent == size;
@@ -186,9 +186,13 @@ int phasor_measure_redtype(MPI_Datatype t, bool user_op)
     if (comb != MPI_COMBINER_NAMED && !user_op)
         return 0;
     MPI_Aint lb, extent;
+    int size;
     if (PMPI_Type_get_extent(t, &lb, &extent) != MPI_SUCCESS || extent <= 0)
         return 0;
-    return contiguous(t) ? 1 : 2;
+    if (contiguous(t))
+        return 1;
+    /* unpacked in pieces of whole elements of at most INT_MAX bytes */
+    return PMPI_Type_size(t, &size) == MPI_SUCCESS && size > 0 && size != MPI_UNDEFINED ? 2 : 0;
 }
 
 /* region b := a (op) b for len packed bytes of mc's type that is not contiguous: both operands
