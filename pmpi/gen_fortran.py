@@ -11,7 +11,10 @@ very fill code gen_wrappers.WrapperGen emits for the C wrapper. Why forward to t
 entry: it is the only one that knows the library's Fortran conventions (handle tables,
 sentinels, statuses); Open MPI's calls PMPI_ (so the C wrappers see nothing), MPICH's calls
 MPI_ (the C wrappers see the call, but pass through unrecorded since we hold the thread's
-re-entrancy depth). Calls marked `special` are hand-written in pmpi/fwrappers_special.c.
+re-entrancy depth). Calls marked `measure` are the exception under PHASOR_STEPS=measure: they
+convert every argument and call pmpi_measure_NAME (pmpi/wrappers_measure.c), as the C
+wrapper does; its fallback is the C PMPI_ entry the library's binding would have reached.
+Calls marked `special` are hand-written in pmpi/fwrappers_special.c.
 Fortran INTEGER is assumed to be MPI_Fint (no -fdefault-integer-8 unless MPI was built so).
 """
 

@@ -4,11 +4,12 @@
  * (start, end, peer, bytes, step) ahead of the collective's own event (flag MEASURED).
  *
  * Results equal the library's because the schedule is its algorithm, reductions apply the
- * op with MPI_Reduce_local in the library's operand order, and data moves as bytes of the
- * same packed layout. What phasor cannot perform (no rules for this library, a datatype
- * that is not contiguous, an algorithm not in the catalogue, no memory) goes to the library
- * instead; every rank of the call must decide alike, so the decision is agreed with one
- * MPI_Allreduce on the private communicator before anything else is sent.
+ * op with MPI_Reduce_local in the library's operand order (on the datatype's own layout when
+ * it is not contiguous), and data moves as bytes of the same packed layout (the callers in
+ * pmpi/wrappers_measure.c pack what is not contiguous). What phasor cannot perform (no rules
+ * for this library, an algorithm not in the catalogue, no memory, what the callers veto)
+ * goes to the library instead; every rank of the call must decide alike, so the decision is
+ * agreed with one MPI_Allreduce on the private communicator before anything else is sent.
  *
  * Off the hot path by design: opt-in, allocates, locks the per-communicator table. */
 #define _GNU_SOURCE
