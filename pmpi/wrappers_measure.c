@@ -422,9 +422,16 @@ int pmpi_measure_Alltoallv(const void *sendbuf, const int sendcounts[], const in
     mc.args.displs = rd;
     mc.args.scounts = sc;
     mc.args.sdispls = sd;
-    /* one element size serves both sides in models/: otherwise the library does it */
-    int same = in_place || tsize(sendtype) == tsize(recvtype);
-    mc.veto = mc.veto || !(rc_ && rd && sc && sd && same);
+    mc.veto = mc.veto || !(rc_ && rd && sc && sd);
+    int64_t ss = tsize(sendtype), rs = tsize(recvtype);
+    if (!in_place && ss != rs && !mc.veto) /* models/ has one element size: count bytes */
+        for (int i = 0; i < n; i++) {
+            sc[i] *= ss;
+            sd[i] *= ss;
+            rc_[i] *= rs;
+            rd[i] *= rs;
+            mc.args.type_size = 1;
+        }
     stage_t snd, rcv;
     stage_sides(&mc, &snd, n, sendcounts, sdispls, 0, &rcv, n, recvcounts, rdispls, 0);
     int rc = phasor_measure(&mc, measured);
@@ -503,9 +510,17 @@ static void root_list(phasor_measure_t *mc, const int *counts, const int *displs
     mc->args.counts = *c;
     mc->args.displs = *d;
     mc->args.own_count = mc->args.in_place && *c ? (*c)[mc->args.root] : own;
-    /* one element size serves both sides in models/ */
-    mc->veto = mc->veto || !*c || !*d ||
-               (!mc->args.in_place && tsize(owntype) != tsize(listtype));
+    mc->veto = mc->veto || !*c || !*d;
+    int64_t ls = tsize(listtype), os = tsize(owntype);
+    if (!mc->veto && !mc->args.in_place && ls != os) {
+        /* models/ has one element size: count bytes (no algorithm choice depends on it) */
+        for (int i = 0; i < mc->args.size; i++) {
+            (*c)[i] *= ls;
+            (*d)[i] *= ls;
+        }
+        mc->args.own_count = (int64_t)own * os;
+        mc->args.type_size = 1;
+    }
 }
 
 int pmpi_measure_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,

@@ -105,8 +105,9 @@ static void user_mix(void *in, void *inout, int *len, MPI_Datatype *t)
 
 static void derived(int n, unsigned char *sb, unsigned char *rb, size_t cap)
 {
-    int *cnt = malloc(4 * (size_t)P * sizeof(int)), *dsp = cnt + P, *rcnt = cnt + 2 * P,
-        *rdsp = cnt + 3 * P;
+    int *cnt = malloc(8 * (size_t)P * sizeof(int)), *dsp = cnt + P, *rcnt = cnt + 2 * P,
+        *rdsp = cnt + 3 * P, *dc = cnt + 4 * P, *dd = cnt + 5 * P, *drc = cnt + 6 * P,
+        *drd = cnt + 7 * P;
     MPI_Op ops[2];
     MPI_Op_create(user_mix, 1, &ops[0]);
     MPI_Op_create(user_mix, 0, &ops[1]);
@@ -183,6 +184,25 @@ static void derived(int n, unsigned char *sb, unsigned char *rb, size_t cap)
             RESET();
             MPI_Alltoall(sb, n, t, rb, 2 * n, MPI_DOUBLE, MPI_COMM_WORLD);
             OUT("alltoall ->double", rb, (size_t)n * P * 16);
+            /* v-variants with different element sizes on the two sides */
+            for (int k = 0; k < P; k++) {
+                dc[k] = 2 * cnt[k];
+                dd[k] = 3 * dsp[k]; /* the vector's extent is 3 doubles */
+                drc[k] = 2 * rcnt[k];
+                drd[k] = 3 * rdsp[k];
+            }
+            RESET();
+            MPI_Alltoallv(sb, dc, dd, MPI_DOUBLE, rb, rcnt, rdsp, t, MPI_COMM_WORLD);
+            OUT("alltoallv double->", rb, (size_t)P * (n + 1) * (size_t)ext);
+            RESET();
+            MPI_Alltoallv(sb, cnt, dsp, t, rb, drc, drd, MPI_DOUBLE, MPI_COMM_WORLD);
+            OUT("alltoallv ->double", rb, (size_t)P * (n + 1) * (size_t)ext);
+            RESET();
+            MPI_Gatherv(sb, 2 * cnt[R], MPI_DOUBLE, rb, cnt, dsp, t, 1 % P, MPI_COMM_WORLD);
+            OUT("gatherv double->", rb, R == 1 % P ? (size_t)P * (n + 1) * (size_t)ext : 0);
+            RESET();
+            MPI_Scatterv(sb, cnt, dsp, t, rb, 2 * cnt[R], MPI_DOUBLE, 0, MPI_COMM_WORLD);
+            OUT("scatterv ->double", rb, (size_t)cnt[R] * 16);
         }
         /* reductions: user ops see the type's own layout (predefined ops on derived types
          * are errors in both libraries) */
