@@ -11,7 +11,10 @@ very fill code gen_wrappers.WrapperGen emits for the C wrapper. Why forward to t
 entry: it is the only one that knows the library's Fortran conventions (handle tables,
 sentinels, statuses); Open MPI's calls PMPI_ (so the C wrappers see nothing), MPICH's calls
 MPI_ (the C wrappers see the call, but pass through unrecorded since we hold the thread's
-re-entrancy depth). Calls marked `special` are hand-written in pmpi/fwrappers_special.c.
+re-entrancy depth). Calls marked `measure` are the exception under PHASOR_STEPS=measure: they
+convert every argument and call pmpi_measure_NAME (pmpi/wrappers_measure.c), as the C
+wrapper does; its fallback is the C PMPI_ entry the library's binding would have reached.
+Calls marked `special` are hand-written in pmpi/fwrappers_special.c.
 Fortran INTEGER is assumed to be MPI_Fint (no -fdefault-integer-8 unless MPI was built so).
 """
 
@@ -29,11 +32,23 @@ FWRAPPERS_C = string.Template('''\
  * GENERATED from pmpi/mpi_spec.txt by pmpi/gen_fortran.py -- edit the spec, not this file.
  * Pattern and helpers: pmpi/fwrappers.h; the special calls are in pmpi/fwrappers_special.c. */
 #include "fwrappers.h"
+#include "pmpi_measure.h"
 
 /* ---- the C wrappers' helpers (same text as gen/pmpi_wrappers.c) ---- */
 $helpers
 /* ---- wrappers ---- */
 $wrappers''')
+
+# PHASOR_STEPS=measure: the C values pmpi_measure_NAME takes (its fallback is the C library
+# entry, which is what the library's Fortran entry calls too); every rank of the call reaches
+# it, recording or not, since phasor's agreement is collective.
+FMEASURE = string.Template('''
+/* $name (Fortran) under PHASOR_STEPS=measure */
+static int pfw_measure_$short($fparams, int *measured)
+{
+    return pmpi_measure_$short($cargs, measured);
+}
+''')
 
 FWRAPPER = string.Template('''
 /* $id $name (Fortran) */
@@ -43,12 +58,10 @@ void $fname($fparams)
 {
     phasor_thread_t *th = phasor_enter();
     if (!th) {
-        p$fname($fargs);
-${passthrough}        return;
+${passthrough_call}${passthrough}        return;
     }
 ${inputs}${before}    uint64_t t0 = phasor_now();
-    p$fname($call_args);
-    uint64_t t1 = phasor_now();
+${call}    uint64_t t1 = phasor_now();
     const int rc = *ierr;
 ${outputs}${after}    plog_event_t *ev = phasor_event_begin($begin_args);
     if (ev) {
@@ -137,15 +150,50 @@ class FortranGen(gw.WrapperGen):
         fname = c.name.lower() + '_'
         fparams = gw.wrap_list([fparam(p) for p in c.params] + ['MPI_Fint *ierr'],
                                len(fname) + 6)
-        return FWRAPPER.substitute(
+        lib_call = f'    p{fname}({gw.wrap_list(call, 6 + len(fname))});\n'
+        passthrough_call = f'        p{fname}({gw.wrap_list(fargs, 10 + len(fname))});\n'
+        measure_fn = ''
+        if c.get('measure'):
+            short = c.name[4:]
+            fn = f'pfw_measure_{short}'
+            fa = [f'f_{p.name}' for p in c.params]
+            passthrough_call = (f'        if (phasor_steps_mode) {{\n'
+                           f'            int veto = -1;\n'
+                           f'            *ierr = {fn}({gw.wrap_list(fa + ["&veto"], 21 + len(fn))});\n'
+                           f'        }} else {{\n'
+                           f'            p{fname}({gw.wrap_list(fargs, 14 + len(fname))});\n'
+                           f'        }}\n')
+            lib_call = (f'    int measured = 0;\n    if (phasor_steps_mode)\n'
+                        f'        *ierr = {fn}({gw.wrap_list(fa + ["&measured"], 17 + len(fn))});\n'
+                        f'    else\n        p{fname}({gw.wrap_list(call, 10 + len(fname))});\n')
+            fill = '        if (measured)\n            ev->flags |= PLOG_F_MEASURED;\n' + fill
+            measure_fn = FMEASURE.substitute(
+                name=c.name, short=short,
+                fparams=gw.wrap_list([fparam(p) for p in c.params], 25 + len(short)),
+                cargs=gw.wrap_list([self.c_value(p) for p in c.params], 24 + len(short)))
+        return measure_fn + FWRAPPER.substitute(
             id=c.id, name=c.name, fname=fname, lname=c.name.lower(), lname2=fname + '_',
             uname=c.name.upper(), fparams=fparams,
-            fargs=gw.wrap_list(fargs, len(fname) + 10), call_args=gw.wrap_list(call, 6 + len(fname)),
+            passthrough_call=passthrough_call, call=lib_call,
             passthrough=passthrough,
             inputs=''.join(line + '\n' for line in inputs),
             before=''.join(line + '\n' for line in before),
             outputs=''.join(line + '\n' for line in outputs),
             after=after, begin_args=begin_args, fill=fill)
+
+    @staticmethod
+    def c_value(p):
+        """A Fortran argument as the C value of its spec type (pmpi_measure_NAME's view)."""
+        n, t = f'f_{p.name}', p.ctype
+        if t == 'void *':
+            return f'pfw_buf({n})' if p.decl.startswith('const') else f'(void *)pfw_buf({n})'
+        if t == 'int':
+            return f'*{n}'
+        if t == 'int *':
+            return n  # MPI_Fint is int (fwrappers.h)
+        if t in F2C:
+            return f'{F2C[t]}(*{n})'
+        raise gw.SpecError(f'no Fortran measure conversion for {t} {p.name}')
 
     def list_len_of(self, arg):
         for d in self.c.get('wsend') + self.c.get('wrecv'):

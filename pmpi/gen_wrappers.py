@@ -462,7 +462,7 @@ class WrapperGen:
     event is reserved), and the fill: fields that need no MPI query, extras in the order
     plog_format.h fixes, then fields valid only on success."""
 
-    fortran = False  # FortranGen: its library entry is called, never the measure path
+    fortran = False  # FortranGen: renders its own library call and measure path
 
     def __init__(self, call):
         self.c = call

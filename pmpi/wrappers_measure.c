@@ -5,6 +5,8 @@
  * generated wrappers (gen/pmpi_wrappers.c, `measure` in pmpi/mpi_spec.txt); *measured < 0
  * on entry: the wrapper is not recording (nested call, thread without a slot), so this rank
  * vetoes, but it still takes part in the ranks' agreement. */
+#include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,12 +14,13 @@
 #include "phasor_rt.h"
 #include "pmpi_measure.h"
 
+/* MPI_Count: an element may be larger than INT_MAX bytes */
 static int64_t tsize(MPI_Datatype t)
 {
-    int sz = 0;
-    if (t == MPI_DATATYPE_NULL || PMPI_Type_size(t, &sz) != MPI_SUCCESS || sz < 0)
+    MPI_Count sz = 0;
+    if (t == MPI_DATATYPE_NULL || PMPI_Type_size_x(t, &sz) != MPI_SUCCESS || sz < 0)
         return 0;
-    return sz;
+    return (int64_t)sz;
 }
 
 /* Common part; 0 when phasor does not perform calls on comm (intercommunicators). Reads the
@@ -61,6 +64,124 @@ static int64_t *i64(const int *v, int n)
     return o;
 }
 
+/* ---- datatypes that are not contiguous ----
+ * models/ sees a buffer as bytes of the packed layout: element i of a block at displacement d
+ * (in elements) is at byte (d + i) * size. A side whose datatype is not laid out so is
+ * packed into a stage of that layout before the call (the receive side too: in place data,
+ * and what the call leaves alone, must come back unchanged) and, for the receive side,
+ * unpacked after phasor performed the call. The stage then stands in for the user's buffer.
+ * Element i of the user's buffer is at i * extent (MPI's rule); PMPI_Pack/Unpack take int
+ * sizes, so long blocks go in pieces of whole elements. */
+typedef struct stage {
+    uint8_t *p;
+    void *user;
+    MPI_Datatype t;
+    int64_t size, extent;
+    int nb;                   /* blocks: nb of counts[k] elements at displs[k] (NULL: at 0) */
+    const int *counts, *displs;
+    int64_t count;            /* nb == 0: one block of count elements at 0 */
+} stage_t;
+
+static int contiguous_type(MPI_Datatype t)
+{
+    MPI_Count size;
+    MPI_Aint lb, extent, tlb, textent;
+    return PMPI_Type_size_x(t, &size) == MPI_SUCCESS && PMPI_Type_get_extent(t, &lb, &extent) == MPI_SUCCESS &&
+           PMPI_Type_get_true_extent(t, &tlb, &textent) == MPI_SUCCESS && lb == 0 && tlb == 0 &&
+           extent == size && textent == size;
+}
+
+static int elems(stage_t *st, int64_t at, int64_t n, int unpack, MPI_Comm comm)
+{
+    int64_t step = st->size > 0 ? INT_MAX / st->size : n;
+    for (int64_t k = 0; k < n;) {
+        int64_t c = n - k < step ? n - k : step;
+        uint8_t *u = (uint8_t *)st->user + (at + k) * st->extent, *p = st->p + (at + k) * st->size;
+        int pos = 0, rc = unpack ? PMPI_Unpack(p, (int)(c * st->size), &pos, u, (int)c, st->t, comm)
+                                 : PMPI_Pack(u, (int)c, st->t, p, (int)(c * st->size), &pos, comm);
+        if (rc != MPI_SUCCESS)
+            return 0;
+        k += c;
+    }
+    return 1;
+}
+
+static int stage_move(stage_t *st, int unpack, MPI_Comm comm)
+{
+    if (st->nb == 0)
+        return elems(st, 0, st->count, unpack, comm);
+    for (int k = 0; k < st->nb; k++)
+        if (!elems(st, st->displs ? st->displs[k] : 0, st->counts[k], unpack, comm))
+            return 0;
+    return 1;
+}
+
+/* Side (buf, t) as blocks; when t is not contiguous, pack it and make *buf the stage.
+ * 0: phasor cannot (then the call is vetoed). */
+static int stage_in(stage_t *st, void **buf, MPI_Datatype t, int nb, const int *counts,
+                    const int *displs, int64_t count, MPI_Comm comm)
+{
+    memset(st, 0, sizeof(*st));
+    if (t == MPI_DATATYPE_NULL || contiguous_type(t))
+        return 1;
+    int size;
+    MPI_Aint lb, extent;
+    if (PMPI_Type_size(t, &size) != MPI_SUCCESS || PMPI_Type_get_extent(t, &lb, &extent) != MPI_SUCCESS ||
+        size <= 0 || size == MPI_UNDEFINED || extent <= 0)
+        return 0; /* zero-size, negative-extent or > INT_MAX-byte elements: the library */
+    int64_t bytes = nb ? 0 : count * size;
+    for (int k = 0; k < nb; k++) {
+        int64_t d = displs ? displs[k] : 0;
+        if (d < 0 || counts[k] < 0)
+            return 0;
+        if ((d + counts[k]) * size > bytes)
+            bytes = (d + counts[k]) * size;
+    }
+    st->user = *buf;
+    st->t = t;
+    st->size = size;
+    st->extent = extent;
+    st->nb = nb;
+    st->counts = counts;
+    st->displs = displs;
+    st->count = count;
+    st->p = malloc((size_t)bytes + 1);
+    if (!st->p || !stage_move(st, 0, comm)) {
+        free(st->p);
+        st->p = NULL;
+        return 0;
+    }
+    *buf = st->p;
+    return 1;
+}
+
+/* phasor's result back into the user's receive buffer; frees both stages. */
+static int stage_out(stage_t *snd, stage_t *rcv, int measured, int rc, MPI_Comm comm)
+{
+    if (measured && rc == MPI_SUCCESS && rcv->p && !stage_move(rcv, 1, comm))
+        rc = MPI_ERR_INTERN;
+    free(snd->p);
+    free(rcv->p);
+    return rc;
+}
+
+/* Both sides of mc staged (the buffers and types mc names; counts as the call gives them);
+ * the stages stand in for the user's buffers and phasor sees contiguous bytes. */
+static void stage_sides(phasor_measure_t *mc, stage_t *snd, int snb, const int *scounts,
+                        const int *sdispls, int64_t scount, stage_t *rcv, int rnb,
+                        const int *rcounts, const int *rdispls, int64_t rcount)
+{
+    void *sb = (void *)(uintptr_t)mc->sbuf;
+    int ok = stage_in(snd, &sb, mc->stype, snb, scounts, sdispls, scount, mc->comm);
+    ok = stage_in(rcv, &mc->rbuf, mc->rtype, rnb, rcounts, rdispls, rcount, mc->comm) && ok;
+    mc->sbuf = sb;
+    if (snd->p)
+        mc->stype = MPI_DATATYPE_NULL;
+    if (rcv->p)
+        mc->rtype = MPI_DATATYPE_NULL;
+    mc->veto = mc->veto || !ok;
+}
+
 /* phasor_measure or, when it did not perform the call, the library. Every rank of the call
  * must reach phasor_measure (it agrees with the others): what only this rank cannot do is a
  * veto, never a shortcut to the library. */
@@ -81,6 +202,16 @@ int pmpi_measure_Barrier(MPI_Comm comm, int *measured)
     MEASURE_OR(&mc, measured, PMPI_Barrier(comm));
 }
 
+/* phasor_measure on the staged sides (snd, rcv), the result unpacked; else the library */
+#define STAGED_OR(mc, snd, rcv, measured, fallback)                                          \
+    do {                                                                                    \
+        int rc_ = phasor_measure(mc, measured);                                             \
+        rc_ = stage_out(snd, rcv, *(measured), rc_, (mc)->comm);                            \
+        if (*(measured))                                                                    \
+            return rc_;                                                                     \
+        return fallback;                                                                    \
+    } while (0)
+
 int pmpi_measure_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                        int *measured)
 {
@@ -92,7 +223,9 @@ int pmpi_measure_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
     mc.args.type_size = (uint64_t)tsize(datatype);
     mc.rbuf = buffer;
     mc.rtype = datatype;
-    MEASURE_OR(&mc, measured, PMPI_Bcast(buffer, count, datatype, root, comm));
+    stage_t snd, rcv;
+    stage_sides(&mc, &snd, 0, NULL, NULL, 0, &rcv, 0, NULL, NULL, count);
+    STAGED_OR(&mc, &snd, &rcv, measured, PMPI_Bcast(buffer, count, datatype, root, comm));
 }
 
 static void reduction(phasor_measure_t *mc, const void *sendbuf, void *recvbuf, int count,
@@ -106,6 +239,9 @@ static void reduction(phasor_measure_t *mc, const void *sendbuf, void *recvbuf, 
     mc->stype = in_place ? MPI_DATATYPE_NULL : datatype;
     mc->rtype = datatype;
     set_op(mc, op, datatype);
+    int how = phasor_measure_redtype(datatype, mc->user_op);
+    mc->veto = mc->veto || how == 0;
+    mc->red_laid_out = how == 2;
 }
 
 int pmpi_measure_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
@@ -117,7 +253,12 @@ int pmpi_measure_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datat
     mc.args.root = root;
     reduction(&mc, sendbuf, recvbuf, count, datatype, op,
               mc.args.rank == root && sendbuf == MPI_IN_PLACE);
-    MEASURE_OR(&mc, measured, PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm));
+    if (mc.args.rank != root) /* recvbuf is not significant */
+        mc.rtype = MPI_DATATYPE_NULL;
+    stage_t snd, rcv;
+    stage_sides(&mc, &snd, 0, NULL, NULL, count, &rcv, 0, NULL, NULL, count);
+    STAGED_OR(&mc, &snd, &rcv, measured,
+              PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm));
 }
 
 int pmpi_measure_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
@@ -127,7 +268,10 @@ int pmpi_measure_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Da
     if (!setup(&mc, PCS_ALLREDUCE, comm, measured))
         return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
     reduction(&mc, sendbuf, recvbuf, count, datatype, op, sendbuf == MPI_IN_PLACE);
-    MEASURE_OR(&mc, measured, PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm));
+    stage_t snd, rcv;
+    stage_sides(&mc, &snd, 0, NULL, NULL, count, &rcv, 0, NULL, NULL, count);
+    STAGED_OR(&mc, &snd, &rcv, measured,
+              PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm));
 }
 
 int pmpi_measure_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
@@ -137,7 +281,9 @@ int pmpi_measure_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatyp
     if (!setup(&mc, PCS_SCAN, comm, measured))
         return PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
     reduction(&mc, sendbuf, recvbuf, count, datatype, op, sendbuf == MPI_IN_PLACE);
-    MEASURE_OR(&mc, measured, PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm));
+    stage_t snd, rcv;
+    stage_sides(&mc, &snd, 0, NULL, NULL, count, &rcv, 0, NULL, NULL, count);
+    STAGED_OR(&mc, &snd, &rcv, measured, PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm));
 }
 
 int pmpi_measure_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
@@ -147,7 +293,9 @@ int pmpi_measure_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datat
     if (!setup(&mc, PCS_EXSCAN, comm, measured))
         return PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
     reduction(&mc, sendbuf, recvbuf, count, datatype, op, sendbuf == MPI_IN_PLACE);
-    MEASURE_OR(&mc, measured, PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm));
+    stage_t snd, rcv;
+    stage_sides(&mc, &snd, 0, NULL, NULL, count, &rcv, 0, NULL, NULL, count);
+    STAGED_OR(&mc, &snd, &rcv, measured, PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm));
 }
 
 int pmpi_measure_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
@@ -157,9 +305,13 @@ int pmpi_measure_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int re
     phasor_measure_t mc;
     if (!setup(&mc, PCS_REDUCE_SCATTER_BLOCK, comm, measured))
         return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
-    reduction(&mc, sendbuf, recvbuf, recvcount, datatype, op, sendbuf == MPI_IN_PLACE);
-    MEASURE_OR(&mc, measured,
-               PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm));
+    int in_place = sendbuf == MPI_IN_PLACE;
+    int64_t all = (int64_t)recvcount * mc.args.size;
+    reduction(&mc, sendbuf, recvbuf, recvcount, datatype, op, in_place);
+    stage_t snd, rcv;
+    stage_sides(&mc, &snd, 0, NULL, NULL, all, &rcv, 0, NULL, NULL, in_place ? all : recvcount);
+    STAGED_OR(&mc, &snd, &rcv, measured,
+              PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm));
 }
 
 int pmpi_measure_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
@@ -168,11 +320,18 @@ int pmpi_measure_Reduce_scatter(const void *sendbuf, void *recvbuf, const int re
     phasor_measure_t mc;
     if (!setup(&mc, PCS_REDUCE_SCATTER, comm, measured))
         return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
-    reduction(&mc, sendbuf, recvbuf, 0, datatype, op, sendbuf == MPI_IN_PLACE);
-    int64_t *counts = i64(recvcounts, mc.args.size);
+    int in_place = sendbuf == MPI_IN_PLACE;
+    reduction(&mc, sendbuf, recvbuf, 0, datatype, op, in_place);
+    int64_t *counts = i64(recvcounts, mc.args.size), all = 0;
     mc.args.counts = counts;
     mc.veto = mc.veto || counts == NULL;
+    for (int i = 0; counts && i < mc.args.size; i++)
+        all += counts[i];
+    stage_t snd, rcv;
+    stage_sides(&mc, &snd, 0, NULL, NULL, all, &rcv, 0, NULL, NULL,
+                in_place ? all : counts ? counts[mc.args.rank] : 0);
     int rc = phasor_measure(&mc, measured);
+    rc = stage_out(&snd, &rcv, *measured, rc, comm);
     free(counts);
     return *measured ? rc : PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
 }
@@ -199,8 +358,11 @@ int pmpi_measure_Allgather(const void *sendbuf, int sendcount, MPI_Datatype send
     if (!setup(&mc, PCS_ALLGATHER, comm, measured))
         return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     blocks(&mc, sendbuf, sendtype, recvbuf, recvcount, recvtype);
-    MEASURE_OR(&mc, measured,
-               PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
+    stage_t snd, rcv;
+    stage_sides(&mc, &snd, 0, NULL, NULL, sendcount, &rcv, 0, NULL, NULL,
+                (int64_t)recvcount * mc.args.size);
+    STAGED_OR(&mc, &snd, &rcv, measured,
+              PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
 }
 
 int pmpi_measure_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -211,8 +373,11 @@ int pmpi_measure_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendt
     if (!setup(&mc, PCS_ALLTOALL, comm, measured))
         return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     blocks(&mc, sendbuf, sendtype, recvbuf, recvcount, recvtype);
-    MEASURE_OR(&mc, measured,
-               PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
+    stage_t snd, rcv;
+    stage_sides(&mc, &snd, 0, NULL, NULL, (int64_t)sendcount * mc.args.size, &rcv, 0, NULL,
+                NULL, (int64_t)recvcount * mc.args.size);
+    STAGED_OR(&mc, &snd, &rcv, measured,
+              PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
 }
 
 int pmpi_measure_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -228,7 +393,10 @@ int pmpi_measure_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sen
     mc.args.counts = c;
     mc.args.displs = d;
     mc.veto = mc.veto || !(c && d);
+    stage_t snd, rcv;
+    stage_sides(&mc, &snd, 0, NULL, NULL, sendcount, &rcv, mc.args.size, recvcounts, displs, 0);
     int rc = phasor_measure(&mc, measured);
+    rc = stage_out(&snd, &rcv, *measured, rc, comm);
     free(c);
     free(d);
     return *measured ? rc
@@ -254,10 +422,20 @@ int pmpi_measure_Alltoallv(const void *sendbuf, const int sendcounts[], const in
     mc.args.displs = rd;
     mc.args.scounts = sc;
     mc.args.sdispls = sd;
-    /* one element size serves both sides in models/: otherwise the library does it */
-    int same = in_place || tsize(sendtype) == tsize(recvtype);
-    mc.veto = mc.veto || !(rc_ && rd && sc && sd && same);
+    mc.veto = mc.veto || !(rc_ && rd && sc && sd);
+    int64_t ss = tsize(sendtype), rs = tsize(recvtype);
+    if (!in_place && ss != rs && !mc.veto) /* models/ has one element size: count bytes */
+        for (int i = 0; i < n; i++) {
+            sc[i] *= ss;
+            sd[i] *= ss;
+            rc_[i] *= rs;
+            rd[i] *= rs;
+            mc.args.type_size = 1;
+        }
+    stage_t snd, rcv;
+    stage_sides(&mc, &snd, n, sendcounts, sdispls, 0, &rcv, n, recvcounts, rdispls, 0);
     int rc = phasor_measure(&mc, measured);
+    rc = stage_out(&snd, &rcv, *measured, rc, comm);
     free(rc_);
     free(rd);
     free(sc);
@@ -283,8 +461,14 @@ int pmpi_measure_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
     mc.rbuf = recvbuf;
     mc.stype = in_place ? MPI_DATATYPE_NULL : sendtype;
     mc.rtype = at_root ? recvtype : MPI_DATATYPE_NULL;
-    MEASURE_OR(&mc, measured,
-               PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
+    /* the root's own block: sendcount of sendtype, the same bytes as recvcount of recvtype */
+    mc.veto = mc.veto || (at_root && !in_place && (int64_t)sendcount * tsize(sendtype) !=
+                                                      (int64_t)recvcount * tsize(recvtype));
+    stage_t snd, rcv;
+    stage_sides(&mc, &snd, 0, NULL, NULL, sendcount, &rcv, 0, NULL, NULL,
+                (int64_t)recvcount * mc.args.size);
+    STAGED_OR(&mc, &snd, &rcv, measured,
+              PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
 }
 
 int pmpi_measure_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -304,9 +488,14 @@ int pmpi_measure_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendty
     mc.rbuf = recvbuf;
     mc.stype = at_root ? sendtype : MPI_DATATYPE_NULL;
     mc.rtype = in_place ? MPI_DATATYPE_NULL : recvtype;
-    MEASURE_OR(&mc, measured,
-               PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
-                            comm));
+    mc.veto = mc.veto || (at_root && !in_place && (int64_t)sendcount * tsize(sendtype) !=
+                                                      (int64_t)recvcount * tsize(recvtype));
+    stage_t snd, rcv;
+    stage_sides(&mc, &snd, 0, NULL, NULL, (int64_t)sendcount * mc.args.size, &rcv, 0, NULL,
+                NULL, recvcount);
+    STAGED_OR(&mc, &snd, &rcv, measured,
+              PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                           comm));
 }
 
 /* Gatherv/Scatterv at the root: the per-rank list (elements of listtype) and the root's own
@@ -321,9 +510,17 @@ static void root_list(phasor_measure_t *mc, const int *counts, const int *displs
     mc->args.counts = *c;
     mc->args.displs = *d;
     mc->args.own_count = mc->args.in_place && *c ? (*c)[mc->args.root] : own;
-    /* one element size serves both sides in models/ */
-    mc->veto = mc->veto || !*c || !*d ||
-               (!mc->args.in_place && tsize(owntype) != tsize(listtype));
+    mc->veto = mc->veto || !*c || !*d;
+    int64_t ls = tsize(listtype), os = tsize(owntype);
+    if (!mc->veto && !mc->args.in_place && ls != os) {
+        /* models/ has one element size: count bytes (no algorithm choice depends on it) */
+        for (int i = 0; i < mc->args.size; i++) {
+            (*c)[i] *= ls;
+            (*d)[i] *= ls;
+        }
+        mc->args.own_count = (int64_t)own * os;
+        mc->args.type_size = 1;
+    }
 }
 
 int pmpi_measure_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -347,7 +544,11 @@ int pmpi_measure_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendty
         mc.rtype = recvtype;
         root_list(&mc, recvcounts, displs, recvtype, sendcount, sendtype, &c, &d);
     }
+    stage_t snd, rcv;
+    stage_sides(&mc, &snd, 0, NULL, NULL, sendcount, &rcv, at_root ? mc.args.size : 0,
+                recvcounts, displs, 0);
     int rc = phasor_measure(&mc, measured);
+    rc = stage_out(&snd, &rcv, *measured, rc, comm);
     free(c);
     free(d);
     return *measured ? rc
@@ -376,7 +577,11 @@ int pmpi_measure_Scatterv(const void *sendbuf, const int sendcounts[], const int
         mc.stype = sendtype;
         root_list(&mc, sendcounts, displs, sendtype, recvcount, recvtype, &c, &d);
     }
+    stage_t snd, rcv;
+    stage_sides(&mc, &snd, at_root ? mc.args.size : 0, sendcounts, displs, 0, &rcv, 0, NULL,
+                NULL, recvcount);
     int rc = phasor_measure(&mc, measured);
+    rc = stage_out(&snd, &rcv, *measured, rc, comm);
     free(c);
     free(d);
     return *measured ? rc

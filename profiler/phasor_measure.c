@@ -4,15 +4,18 @@
  * (start, end, peer, bytes, step) ahead of the collective's own event (flag MEASURED).
  *
  * Results equal the library's because the schedule is its algorithm, reductions apply the
- * op with MPI_Reduce_local in the library's operand order, and data moves as bytes of the
- * same packed layout. What phasor cannot perform (no rules for this library, a datatype
- * that is not contiguous, an algorithm not in the catalogue, no memory) goes to the library
- * instead; every rank of the call must decide alike, so the decision is agreed with one
- * MPI_Allreduce on the private communicator before anything else is sent.
+ * op with MPI_Reduce_local in the library's operand order (on the datatype's own layout when
+ * it is not contiguous), and data moves as bytes of the same packed layout (the callers in
+ * pmpi/wrappers_measure.c pack what is not contiguous). What phasor cannot perform (no rules
+ * for this library, an algorithm not in the catalogue, no memory, what the callers veto)
+ * goes to the library instead; every rank of the call must decide alike, so the decision is
+ * agreed with one MPI_Allreduce on the private communicator before anything else is sent.
  *
  * Off the hot path by design: opt-in, allocates, locks the per-communicator table. */
 #define _GNU_SOURCE
+#include <limits.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -45,9 +48,12 @@ typedef struct mthread {
     MPI_Request *reqs;
     uint64_t *req_t0;
     uint32_t *req_op, *req_seq;
+    uint64_t *req_stage; /* offset in stage of a multi-piece receive, scattered at its wait */
     size_t req_cap;
-    uint8_t *stage;
+    uint8_t *stage; /* multi-piece (PCS_BUF_IOV) messages, packed */
     size_t stage_cap;
+    uint8_t *lay[2]; /* reduction operands in their datatype's layout */
+    size_t lay_cap[2];
 } mthread_t;
 static PHASOR_TLS mthread_t *mth;
 
@@ -163,12 +169,71 @@ static int contiguous(MPI_Datatype t)
 {
     if (t == MPI_DATATYPE_NULL)
         return 1;
-    int size;
+    MPI_Count size;
     MPI_Aint lb, extent, tlb, textent;
-    if (PMPI_Type_size(t, &size) != MPI_SUCCESS || PMPI_Type_get_extent(t, &lb, &extent) != MPI_SUCCESS ||
+    if (PMPI_Type_size_x(t, &size) != MPI_SUCCESS || PMPI_Type_get_extent(t, &lb, &extent) != MPI_SUCCESS ||
         PMPI_Type_get_true_extent(t, &tlb, &textent) != MPI_SUCCESS)
         return 0;
     return tlb == 0 && lb == 0 && textent == size && extent == size;
+}
+
+int phasor_measure_redtype(MPI_Datatype t, bool user_op)
+{
+    int ni, na, nd, comb;
+    if (t == MPI_DATATYPE_NULL || PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb) != MPI_SUCCESS)
+        return 0;
+    /* predefined ops on derived types: both libraries refuse them, and their error is the
+     * answer the program must get */
+    if (comb != MPI_COMBINER_NAMED && !user_op)
+        return 0;
+    MPI_Aint lb, extent;
+    int size;
+    if (PMPI_Type_get_extent(t, &lb, &extent) != MPI_SUCCESS || extent <= 0)
+        return 0;
+    if (contiguous(t))
+        return 1;
+    /* unpacked in pieces of whole elements of at most INT_MAX bytes */
+    return PMPI_Type_size(t, &size) == MPI_SUCCESS && size > 0 && size != MPI_UNDEFINED ? 2 : 0;
+}
+
+/* region b := a (op) b for len packed bytes of mc's type that is not contiguous: both operands
+ * unpacked to the type's own layout (what the library hands the op, a user function
+ * included), reduced there and the result packed back, at most INT_MAX bytes at a time. */
+static int reduce_laid_out(mthread_t *m, const phasor_measure_t *mc, const uint8_t *pa, uint8_t *pb,
+                           uint64_t len)
+{
+    int size;
+    MPI_Aint lb, ext, tlb, text;
+    if (PMPI_Type_size(mc->optype, &size) != MPI_SUCCESS || size <= 0 ||
+        PMPI_Type_get_extent(mc->optype, &lb, &ext) != MPI_SUCCESS ||
+        PMPI_Type_get_true_extent(mc->optype, &tlb, &text) != MPI_SUCCESS)
+        return MPI_ERR_TYPE;
+    uint64_t nel = len / (uint64_t)size, per = (uint64_t)(INT_MAX / size);
+    uint64_t chunk = nel < per ? nel : per;
+    if (chunk == 0)
+        return MPI_SUCCESS;
+    size_t span = (size_t)((chunk - 1) * (uint64_t)ext + (uint64_t)text);
+    for (int i = 0; i < 2; i++)
+        if (!grow((void **)&m->lay[i], &m->lay_cap[i], span + 1, 1))
+            return MPI_ERR_NO_MEM;
+    uint8_t *in = m->lay[0] - tlb, *io = m->lay[1] - tlb; /* element 0's origin */
+    int rc = MPI_SUCCESS;
+    for (uint64_t k = 0; k < nel && rc == MPI_SUCCESS;) {
+        int c = (int)(nel - k < chunk ? nel - k : chunk), bytes = c * size, pos = 0;
+        const uint8_t *x = pa + k * (uint64_t)size;
+        uint8_t *y = pb + k * (uint64_t)size;
+        rc = PMPI_Unpack(x, bytes, &pos, in, c, mc->optype, mc->comm);
+        pos = 0;
+        if (rc == MPI_SUCCESS)
+            rc = PMPI_Unpack(y, bytes, &pos, io, c, mc->optype, mc->comm);
+        if (rc == MPI_SUCCESS)
+            rc = PMPI_Reduce_local(in, io, c, mc->optype, mc->op);
+        pos = 0;
+        if (rc == MPI_SUCCESS)
+            rc = PMPI_Pack(io, c, mc->optype, y, bytes, &pos, mc->comm);
+        k += (uint64_t)c;
+    }
+    return rc;
 }
 
 static void record_step(phasor_thread_t *th, uint64_t t0, uint64_t t1, uint32_t comm_id,
@@ -184,6 +249,50 @@ static void record_step(phasor_thread_t *th, uint64_t t0, uint64_t t1, uint32_t 
     ev->bytes = send ? op->len : 0;
     ev->rbytes = send ? 0 : op->len;
     phasor_event_end(th, ev, 0);
+}
+
+/* Gather (dir 0) the pieces that follow the multi-piece transfer ops[i] into stage, or
+ * scatter (dir 1) stage to them. */
+static void pieces(const pcs_sched_t *s, size_t i, uint8_t *stage, uint8_t *const *buf, int dir)
+{
+    uint64_t pos = 0;
+    for (size_t j = i + 1; j < s->n && s->ops[j].kind == PCS_OP_PIECE; j++) {
+        const pcs_op_t *p = &s->ops[j];
+        uint8_t *at = buf[p->a.buf] + p->a.off;
+        if (dir)
+            memcpy(at, stage + pos, p->len);
+        else
+            memcpy(stage + pos, at, p->len);
+        pos += p->len;
+    }
+}
+
+/* len bytes as (count, type): MPI_BYTE up to INT_MAX, beyond it one committed struct of
+ * 1 GiB blocks and the rest (the caller frees it), so a message stays one message. */
+static int byte_type(uint64_t len, MPI_Datatype *t, int *n)
+{
+    *t = MPI_BYTE;
+    *n = (int)len;
+    if (len <= INT_MAX)
+        return MPI_SUCCESS;
+    const uint64_t gib = 1ull << 30;
+    if (len / gib > INT_MAX)
+        return MPI_ERR_COUNT;
+    MPI_Datatype g;
+    int rc = PMPI_Type_contiguous((int)gib, MPI_BYTE, &g);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    int bl[2] = {(int)(len / gib), (int)(len % gib)};
+    MPI_Aint d[2] = {0, (MPI_Aint)(len - len % gib)};
+    MPI_Datatype ts[2] = {g, MPI_BYTE};
+    rc = PMPI_Type_create_struct(2, bl, d, ts, t);
+    PMPI_Type_free(&g);
+    if (rc == MPI_SUCCESS && (rc = PMPI_Type_commit(t)) != MPI_SUCCESS)
+        PMPI_Type_free(t);
+    if (rc != MPI_SUCCESS)
+        *t = MPI_BYTE;
+    *n = 1;
+    return rc;
 }
 
 /* Tags of the library's own (Open MPI's are negative) on our private communicator. */
@@ -213,8 +322,11 @@ int phasor_measure(const phasor_measure_t *mc, int *measured)
             e = pcs_ompi41_schedule(a, &ompi_forced, s);
         }
         ok = e == PCS_OK;
+        uint64_t iov = 0; /* multi-piece messages travel packed, each in its own stage part */
         for (size_t i = 0; ok && i < s->n; i++)
-            ok = s->ops[i].a.buf != PCS_BUF_IOV; /* multi-piece messages: not yet */
+            if (s->ops[i].a.buf == PCS_BUF_IOV && s->ops[i].kind != PCS_OP_WAIT)
+                iov += s->ops[i].len;
+        ok = ok && iov < SIZE_MAX / 2 && grow((void **)&m->stage, &m->stage_cap, (size_t)iov + 1, 1);
         for (int i = 0; ok && i < 3; i++)
             ok = grow((void **)&m->tmp[i], &m->tmp_cap[i], s->tmp_bytes[i] + 1, 1);
         ok = ok && grow((void **)&m->reqs, &m->req_cap, (size_t)s->nreqs + 1, sizeof(MPI_Request));
@@ -229,7 +341,10 @@ int phasor_measure(const phasor_measure_t *mc, int *measured)
             uint32_t *rs = realloc(m->req_seq, cap * sizeof(*rs));
             if (rs)
                 m->req_seq = rs;
-            ok = t0 && ro && rs;
+            uint64_t *st = realloc(m->req_stage, cap * sizeof(*st));
+            if (st)
+                m->req_stage = st;
+            ok = t0 && ro && rs && st;
         }
     }
     int all = 0;
@@ -242,22 +357,35 @@ int phasor_measure(const phasor_measure_t *mc, int *measured)
     /* one unwind per call: every step carries the collective's site */
     const uint32_t site = phasor_cs_depth ? phasor_callsite(th) : 0;
     uint32_t seq = 0;
+    uint64_t staged = 0; /* stage bytes handed to multi-piece messages so far */
     int rc = MPI_SUCCESS;
     for (size_t i = 0; i < s->n && rc == MPI_SUCCESS; i++) {
         const pcs_op_t *op = &s->ops[i];
-        uint8_t *pa = op->a.buf < PCS_NBUFS ? buf[op->a.buf] + op->a.off : NULL;
-        int n = (int)op->len; /* transfers move bytes of the packed layout */
+        const int iov = op->a.buf == PCS_BUF_IOV && op->kind != PCS_OP_WAIT;
+        uint8_t *pa = iov ? m->stage + staged : op->a.buf < PCS_NBUFS ? buf[op->a.buf] + op->a.off : NULL;
+        if (iov) {
+            staged += op->len;
+            if (op->kind == PCS_OP_SEND || op->kind == PCS_OP_ISEND)
+                pieces(s, i, pa, buf, 0);
+        }
+        /* transfers move bytes of the packed layout, past INT_MAX as one message too */
+        MPI_Datatype bt = MPI_BYTE;
+        int n = 0;
+        if (op->kind <= PCS_OP_IRECV && (rc = byte_type(op->len, &bt, &n)) != MPI_SUCCESS)
+            break;
         int peer = op->peer == PCS_ANY_SOURCE ? MPI_ANY_SOURCE : op->peer;
         uint64_t t0 = phasor_now();
         switch (op->kind) {
         case PCS_OP_SEND:
-            rc = (op->flags & PCS_F_SYNC) ? PMPI_Ssend(pa, n, MPI_BYTE, peer, our_tag(op->tag), c->dup)
-                                          : PMPI_Send(pa, n, MPI_BYTE, peer, our_tag(op->tag), c->dup);
+            rc = (op->flags & PCS_F_SYNC) ? PMPI_Ssend(pa, n, bt, peer, our_tag(op->tag), c->dup)
+                                          : PMPI_Send(pa, n, bt, peer, our_tag(op->tag), c->dup);
             record_step(th, t0, phasor_now(), comm_id, site, op, ++seq);
             break;
         case PCS_OP_RECV:
-            rc = PMPI_Recv(pa, n, MPI_BYTE, peer, our_tag(op->tag), c->dup, MPI_STATUS_IGNORE);
+            rc = PMPI_Recv(pa, n, bt, peer, our_tag(op->tag), c->dup, MPI_STATUS_IGNORE);
             record_step(th, t0, phasor_now(), comm_id, site, op, ++seq);
+            if (iov && rc == MPI_SUCCESS)
+                pieces(s, i, pa, buf, 1);
             break;
         case PCS_OP_ISEND:
         case PCS_OP_IRECV:
@@ -265,29 +393,45 @@ int phasor_measure(const phasor_measure_t *mc, int *measured)
             m->req_t0[op->req] = t0;
             m->req_op[op->req] = (uint32_t)i;
             m->req_seq[op->req] = ++seq;
+            m->req_stage[op->req] = (uint64_t)(pa - m->stage); /* used for iov receives only */
             rc = op->kind == PCS_OP_IRECV
-                     ? PMPI_Irecv(pa, n, MPI_BYTE, peer, our_tag(op->tag), c->dup, &m->reqs[op->req])
+                     ? PMPI_Irecv(pa, n, bt, peer, our_tag(op->tag), c->dup, &m->reqs[op->req])
                      : (op->flags & PCS_F_SYNC)
-                           ? PMPI_Issend(pa, n, MPI_BYTE, peer, our_tag(op->tag), c->dup, &m->reqs[op->req])
-                           : PMPI_Isend(pa, n, MPI_BYTE, peer, our_tag(op->tag), c->dup, &m->reqs[op->req]);
+                           ? PMPI_Issend(pa, n, bt, peer, our_tag(op->tag), c->dup, &m->reqs[op->req])
+                           : PMPI_Isend(pa, n, bt, peer, our_tag(op->tag), c->dup, &m->reqs[op->req]);
             break;
-        case PCS_OP_WAIT:
+        case PCS_OP_WAIT: {
             rc = PMPI_Wait(&m->reqs[op->req], MPI_STATUS_IGNORE);
-            record_step(th, m->req_t0[op->req], phasor_now(), comm_id, site,
-                        &s->ops[m->req_op[op->req]], m->req_seq[op->req]);
+            uint32_t at = m->req_op[op->req];
+            record_step(th, m->req_t0[op->req], phasor_now(), comm_id, site, &s->ops[at],
+                        m->req_seq[op->req]);
+            if (rc == MPI_SUCCESS && s->ops[at].kind == PCS_OP_IRECV && s->ops[at].a.buf == PCS_BUF_IOV)
+                pieces(s, at, m->stage + m->req_stage[op->req], buf, 1);
             break;
+        }
         case PCS_OP_COPY:
             memmove(buf[op->b.buf] + op->b.off, pa, op->len);
             break;
         case PCS_OP_REDUCE: {
+            uint8_t *pb = buf[op->b.buf] + op->b.off;
+            if (mc->red_laid_out) {
+                rc = reduce_laid_out(m, mc, pa, pb, op->len);
+                break;
+            }
+            /* elementwise: pieces of at most INT_MAX elements give the same result */
             uint64_t ts = a->type_size ? a->type_size : 1;
-            rc = PMPI_Reduce_local(pa, buf[op->b.buf] + op->b.off, (int)(op->len / ts),
-                                   mc->optype, mc->op);
+            for (uint64_t k = 0, nel = op->len / ts; k < nel && rc == MPI_SUCCESS;) {
+                uint64_t c1 = nel - k < INT_MAX ? nel - k : INT_MAX;
+                rc = PMPI_Reduce_local(pa + k * ts, pb + k * ts, (int)c1, mc->optype, mc->op);
+                k += c1;
+            }
             break;
         }
-        default:
+        default: /* PCS_OP_PIECE: read with its transfer */
             break;
         }
+        if (bt != MPI_BYTE)
+            PMPI_Type_free(&bt); /* a pending transfer keeps its type alive */
     }
     *measured = 1;
     return rc;

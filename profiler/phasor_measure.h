@@ -17,6 +17,8 @@ typedef struct phasor_measure {
     MPI_Datatype rtype;
     MPI_Op op;                  /* reductions, else MPI_OP_NULL */
     MPI_Datatype optype;
+    bool red_laid_out;          /* optype is not contiguous: reduce its packed bytes in its
+                                 * own layout (phasor_measure_redtype 2) */
     bool user_op;
     bool veto;                  /* this rank cannot: the call goes to the library everywhere */
 } phasor_measure_t;
@@ -27,6 +29,9 @@ int phasor_measure_init(const char *mode, const char *library);
 /* Perform the call. *measured = 0: phasor did not (the caller hands it to the library; every
  * rank of the call decided alike); else the call's return code. */
 int phasor_measure(const phasor_measure_t *mc, int *measured);
+/* A reduction's datatype t: 0 the library must perform it, 1 the op applies to packed bytes
+ * as they are, 2 only to the type's own layout (phasor unpacks the operands). */
+int phasor_measure_redtype(MPI_Datatype t, bool user_op);
 /* The user frees comm (collectively): free phasor's duplicate of it too. */
 void phasor_measure_release(MPI_Comm comm);
 
