@@ -18,12 +18,7 @@ if [ ! -x "$phasor" ] || [ ! -x "$mklog" ]; then
     echo "0 passed, 1 failed"
     exit 1
 fi
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-passed=0
-failed=0
-ok() { passed=$((passed + 1)); echo "ok   $1"; }
-bad() { failed=$((failed + 1)); echo "FAIL $1"; }
+. "$(dirname "$0")/cli_lib.sh"
 
 render() { # name ranks iterations speed
     mkdir "$tmp/log$2"
@@ -60,5 +55,4 @@ render() { # name ranks iterations speed
 
 render "8 ranks" 8 40 1
 render "1024 ranks" 1024 60 64
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+cli_done
