@@ -20,6 +20,7 @@ typedef struct run {
     op_fn *op;
     uint64_t ts;
     bool commutative;
+    bool nb;            /* MPI_I<coll>: forced is MPIR_CVAR_I<COLL>_INTRA_ALGORITHM's value */
 } run_t;
 
 static int n_run, n_skip, n_fail;
@@ -29,7 +30,8 @@ static const char *const CVNAME[PCS_NCOLLS] = {
     [PCS_ALLTOALLV] = "ALLTOALLV", [PCS_BARRIER] = "BARRIER", [PCS_GATHER] = "GATHER",
     [PCS_SCATTER] = "SCATTER", [PCS_REDUCE_SCATTER] = "REDUCE_SCATTER",
     [PCS_REDUCE_SCATTER_BLOCK] = "REDUCE_SCATTER_BLOCK", [PCS_SCAN] = "SCAN",
-    [PCS_EXSCAN] = "EXSCAN", [PCS_GATHERV] = "GATHERV", [PCS_SCATTERV] = "SCATTERV"};
+    [PCS_EXSCAN] = "EXSCAN", [PCS_GATHERV] = "GATHERV", [PCS_SCATTERV] = "SCATTERV",
+    [PCS_ALLTOALLW] = "ALLTOALLW"};
 
 /* alltoallv: i sends f(i, j) elements to j; symmetric so that in place is legal */
 static int64_t a2av(int64_t count, int i, int j) { return (count + i + j) % 4 == 1 ? 0 : count + (i + j) % 3; }
@@ -80,7 +82,8 @@ static void run_one(const run_t *rc)
     memset(&env, 0, sizeof env);
     if (rc->forced) {
         char name[80];
-        snprintf(name, sizeof name, "MPIR_CVAR_%s_INTRA_ALGORITHM", CVNAME[rc->coll]);
+        snprintf(name, sizeof name, "MPIR_CVAR_%s%s_INTRA_ALGORITHM", rc->nb ? "I" : "",
+                 CVNAME[rc->coll]);
         cr_assert_eq(pcs_mpich_env_set(&env, name, rc->forced), 1, "%s=%s", name, rc->forced);
         cr_assert_eq(pcs_mpich_env_set(&env, "MPIR_CVAR_DEVICE_COLLECTIVES", "none"), 1);
     }
@@ -91,12 +94,13 @@ static void run_one(const run_t *rc)
     bool skip = false;
     for (int r = 0; r < P; r++) {
         a[r] = (pcs_args_t){.coll = rc->coll, .size = P, .rank = r, .root = rc->root,
-                            .type_size = ts, .count = rc->count, .commutative = rc->commutative};
+                            .type_size = ts, .count = rc->count, .commutative = rc->commutative,
+                            .nonblocking = rc->nb};
         a[r].in_place = rc->inplace && (!rooted || r == rc->root);
         a[r].counts = counts;
         a[r].displs = displs;
         a[r].own_count = counts[r];
-        if (rc->coll == PCS_ALLTOALLV) {
+        if (rc->coll == PCS_ALLTOALLV || rc->coll == PCS_ALLTOALLW) {
             a[r].counts = rcnt[r];
             a[r].displs = rdsp[r];
             a[r].scounts = scnt[r];
@@ -127,7 +131,7 @@ static void run_one(const run_t *rc)
         case PCS_ALLGATHER: sz[0] = blk; sz[1] = blk * P; break;
         case PCS_ALLGATHERV: sz[0] = (uint64_t)counts[r] * ts; sz[1] = vtot; break;
         case PCS_ALLTOALL: sz[0] = sz[1] = blk * P; break;
-        case PCS_ALLTOALLV: sz[0] = a2stot[r]; sz[1] = a2tot[r]; break;
+        case PCS_ALLTOALLV: case PCS_ALLTOALLW: sz[0] = a2stot[r]; sz[1] = a2tot[r]; break;
         case PCS_GATHER: sz[0] = blk; sz[1] = r == rc->root ? blk * P : 0; break;
         case PCS_SCATTER: sz[0] = r == rc->root ? blk * P : 0; sz[1] = blk; break;
         case PCS_GATHERV: sz[0] = (uint64_t)counts[r] * ts; sz[1] = r == rc->root ? vtot : 0; break;
@@ -158,8 +162,9 @@ static void run_one(const run_t *rc)
     const char *why = execute(x);
     n_run++;
     char tagline[240];
-    snprintf(tagline, sizeof tagline, "%s %s(%s) P=%d count=%lld root=%d inplace=%d ts=%llu nodes=%s",
-             pcs_coll_name(rc->coll), rc->forced ? rc->forced : "auto", pcs_alg_name(s[0].alg), P,
+    snprintf(tagline, sizeof tagline, "%s%s %s(%s) P=%d count=%lld root=%d inplace=%d ts=%llu nodes=%s",
+             rc->nb ? "i" : "", pcs_coll_name(rc->coll), rc->forced ? rc->forced : "auto",
+             pcs_alg_name(s[0].alg), P,
              (long long)rc->count, rc->root, rc->inplace, (unsigned long long)ts,
              rc->node ? "several" : "one");
     if (why) {
@@ -210,7 +215,7 @@ static void run_one(const run_t *rc)
                 memcpy(exp + k * blk, in[k] + r * blk, blk);
             if (memcmp(got, exp, blk * P)) why = "alltoall data";
             break;
-        case PCS_ALLTOALLV:
+        case PCS_ALLTOALLV: case PCS_ALLTOALLW:
             for (int k = 0; k < P; k++) {
                 const uint8_t *src = a[k].in_place ? in[k] + rdsp[k][r] * ts : in[k] + sdsp[k][r] * ts;
                 if (memcmp(got + rdsp[r][k] * ts, src, rcnt[r][k] * ts)) why = "alltoallv data";
@@ -270,6 +275,7 @@ static const char *const ALGS[PCS_NCOLLS][6] = {
     [PCS_ALLGATHERV] = {"brucks", "recursive_doubling", "ring"},
     [PCS_ALLTOALL] = {"brucks", "pairwise", "pairwise_sendrecv_replace", "scattered"},
     [PCS_ALLTOALLV] = {"pairwise_sendrecv_replace", "scattered"},
+    [PCS_ALLTOALLW] = {"pairwise_sendrecv_replace", "scattered"},
     [PCS_REDUCE] = {"binomial", "smp", "reduce_scatter_gather"},
     [PCS_ALLREDUCE] = {"smp", "recursive_doubling", "reduce_scatter_allgather"},
     [PCS_REDUCE_SCATTER] = {"noncommutative", "pairwise", "recursive_doubling", "recursive_halving"},
@@ -292,6 +298,8 @@ static void init_nodes(void)
 
 static bool alg_applies(pcs_coll_t c, const char *alg, int P, int64_t count, bool comm)
 {
+    if (!strncmp(alg, "sched_", 6) && strcmp(alg, "sched_auto"))
+        alg += 6;
     /* MPICH asserts rather than falls back: noncommutative needs a power of two and regular
      * blocks; commutative-only algorithms are refused by restriction (then fall back) */
     if (!strcmp(alg, "noncommutative") && c == PCS_REDUCE_SCATTER)
@@ -302,7 +310,31 @@ static bool alg_applies(pcs_coll_t c, const char *alg, int P, int64_t count, boo
     return true;
 }
 
-static void sweep(pcs_coll_t c)
+/* the values of each MPIR_CVAR_I<COLL>_INTRA_ALGORITHM that run a sched algorithm */
+static const char *const NBALGS[PCS_NCOLLS][6] = {
+    [PCS_BARRIER] = {"sched_auto", "sched_recursive_doubling"},
+    [PCS_BCAST] = {"sched_auto", "sched_binomial", "sched_smp",
+                   "sched_scatter_recursive_doubling_allgather", "sched_scatter_ring_allgather"},
+    [PCS_GATHER] = {"sched_auto", "sched_binomial"}, [PCS_SCATTER] = {"sched_auto", "sched_binomial"},
+    [PCS_GATHERV] = {"sched_auto", "sched_linear"}, [PCS_SCATTERV] = {"sched_auto", "sched_linear"},
+    [PCS_ALLGATHER] = {"sched_auto", "sched_ring", "sched_brucks", "sched_recursive_doubling"},
+    [PCS_ALLGATHERV] = {"sched_auto", "sched_brucks", "sched_recursive_doubling", "sched_ring"},
+    [PCS_ALLTOALL] = {"sched_auto", "sched_brucks", "sched_inplace", "sched_pairwise",
+                      "sched_permuted_sendrecv"},
+    [PCS_ALLTOALLV] = {"sched_auto", "sched_blocked", "sched_inplace"},
+    [PCS_ALLTOALLW] = {"sched_auto", "sched_blocked", "sched_inplace"},
+    [PCS_REDUCE] = {"sched_auto", "sched_smp", "sched_binomial", "sched_reduce_scatter_gather"},
+    [PCS_ALLREDUCE] = {"sched_auto", "sched_naive", "sched_smp", "sched_recursive_doubling",
+                       "sched_reduce_scatter_allgather"},
+    [PCS_REDUCE_SCATTER] = {"sched_auto", "sched_noncommutative", "sched_recursive_doubling",
+                            "sched_pairwise", "sched_recursive_halving"},
+    [PCS_REDUCE_SCATTER_BLOCK] = {"sched_auto", "sched_noncommutative", "sched_recursive_doubling",
+                                  "sched_pairwise", "sched_recursive_halving"},
+    [PCS_SCAN] = {"sched_auto", "sched_smp", "sched_recursive_doubling"},
+    [PCS_EXSCAN] = {"sched_auto", "sched_recursive_doubling"},
+};
+
+static void sweep_any(pcs_coll_t c, bool nb)
 {
     bool red = c == PCS_REDUCE || c == PCS_ALLREDUCE || c == PCS_SCAN || c == PCS_EXSCAN ||
                c == PCS_REDUCE_SCATTER || c == PCS_REDUCE_SCATTER_BLOCK;
@@ -312,7 +344,7 @@ static void sweep(pcs_coll_t c)
     init_nodes();
     n_run = n_skip = n_fail = 0;
     for (int ai = -1; ai < 6; ai++) {
-        const char *alg = ai < 0 ? NULL : ALGS[c][ai];
+        const char *alg = ai < 0 ? NULL : nb ? NBALGS[c][ai] : ALGS[c][ai];
         if (ai >= 0 && !alg)
             break;
         for (int P = 1; P <= MAXP; P++)
@@ -326,12 +358,12 @@ static void sweep(pcs_coll_t c)
                                 int root = ri == 0 ? 0 : ri == 1 ? P - 1 : P / 2;
                                 run_t rc = {.coll = c, .P = P, .root = root, .inplace = ip,
                                             .forced = alg, .count = COUNTS[ci],
-                                            .node = ni < 0 ? NULL : NODES[ni]};
+                                            .node = ni < 0 ? NULL : NODES[ni], .nb = nb};
                                 rc.op = oi == 0 ? op_matmul : op_dsum;
                                 rc.ts = oi == 0 ? 4 : 8;
                                 rc.commutative = oi == 1;
                                 if (!red) {
-                                    rc.ts = 3;
+                                    rc.ts = c == PCS_ALLTOALLW ? 1 : 3; /* w: byte counts */
                                     rc.op = op_dsum;
                                 }
                                 if (alg && !alg_applies(c, alg, P, rc.count, rc.commutative))
@@ -339,9 +371,17 @@ static void sweep(pcs_coll_t c)
                                 run_one(&rc);
                             }
     }
-    printf("mpich %-22s %6d executed, %5d failed, %5d skipped (not in catalogue)\n",
-           pcs_coll_name(c), n_run, n_fail, n_skip);
+    printf("mpich %s%-22s %6d executed, %5d failed, %5d skipped (not in catalogue)\n",
+           nb ? "i" : "", pcs_coll_name(c), n_run, n_fail, n_skip);
     fflush(stdout);
+    cr_expect_eq(n_fail, 0);
+}
+static void sweep(pcs_coll_t c) { sweep_any(c, false); }
+/* the nonblocking ones: every sched algorithm must be in the catalogue */
+static void sweep_nb(pcs_coll_t c)
+{
+    sweep_any(c, true);
+    cr_expect_eq(n_skip, 0, "i%s: %d runs not in the catalogue", pcs_coll_name(c), n_skip);
 }
 
 Test(coll_mpich, bcast) { sweep(PCS_BCAST); }
@@ -360,6 +400,24 @@ Test(coll_mpich, scan) { sweep(PCS_SCAN); }
 Test(coll_mpich, exscan) { sweep(PCS_EXSCAN); }
 Test(coll_mpich, gatherv) { sweep(PCS_GATHERV); }
 Test(coll_mpich, scatterv) { sweep(PCS_SCATTERV); }
+Test(coll_mpich, alltoallw) { sweep(PCS_ALLTOALLW); }
+Test(coll_mpich, ibcast) { sweep_nb(PCS_BCAST); }
+Test(coll_mpich, ireduce) { sweep_nb(PCS_REDUCE); }
+Test(coll_mpich, iallreduce) { sweep_nb(PCS_ALLREDUCE); }
+Test(coll_mpich, iallgather) { sweep_nb(PCS_ALLGATHER); }
+Test(coll_mpich, iallgatherv) { sweep_nb(PCS_ALLGATHERV); }
+Test(coll_mpich, ialltoall) { sweep_nb(PCS_ALLTOALL); }
+Test(coll_mpich, ialltoallv) { sweep_nb(PCS_ALLTOALLV); }
+Test(coll_mpich, ialltoallw) { sweep_nb(PCS_ALLTOALLW); }
+Test(coll_mpich, ibarrier) { sweep_nb(PCS_BARRIER); }
+Test(coll_mpich, igather) { sweep_nb(PCS_GATHER); }
+Test(coll_mpich, iscatter) { sweep_nb(PCS_SCATTER); }
+Test(coll_mpich, ireduce_scatter) { sweep_nb(PCS_REDUCE_SCATTER); }
+Test(coll_mpich, ireduce_scatter_block) { sweep_nb(PCS_REDUCE_SCATTER_BLOCK); }
+Test(coll_mpich, iscan) { sweep_nb(PCS_SCAN); }
+Test(coll_mpich, iexscan) { sweep_nb(PCS_EXSCAN); }
+Test(coll_mpich, igatherv) { sweep_nb(PCS_GATHERV); }
+Test(coll_mpich, iscatterv) { sweep_nb(PCS_SCATTERV); }
 
 /* Selection against the leaves of maint/tuning/coll/{ch4,mpir}/generic.json v4.0.2 (line
  * numbers of the copies in the notes) and the binding's early returns. */
