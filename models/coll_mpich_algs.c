@@ -880,7 +880,9 @@ static void alltoall_gen(pcs_mv_t *v, const pcs_args_t *a, pcs_alg_t alg, int th
         return;
     }
     /* pairwise_sendrecv_replace (in place): pairs (i, j), j >= i, in order, self included;
-     * MPIC_Sendrecv_replace packs the block, receives over it, sends the packed copy */
+     * MPIC_Sendrecv_replace packs the block, receives over it, sends the packed copy. The
+     * sched_inplace versions copy to a scratch block, send it and receive over the block
+     * alike, but skip the pairs i == j (no message to self) */
     int64_t k = 0;
     uint64_t maxl = 0;
     for (int i = 0; i < S_; i++)
@@ -888,11 +890,14 @@ static void alltoall_gen(pcs_mv_t *v, const pcs_args_t *a, pcs_alg_t alg, int th
             maxl = RL(i);
     need(v, T, maxl);
     for (int i = 0; i < S_; i++)
-        for (int j = i; j < S_; j++, k++) {
+        for (int j = i; j < S_; j++) {
+            if (v->sched && i == j)
+                continue;
             int peer = rank == i ? j : rank == j ? i : -1;
+            k++;
             if (peer < 0)
                 continue;
-            at(v, k);
+            at(v, k - 1);
             cpy(v, R, RO(peer), T, 0, RL(peer));
             ircv(v, 0, peer, R, RO(peer), RL(peer));
             isnd(v, 1, peer, T, 0, RL(peer));
@@ -1294,7 +1299,7 @@ int64_t pcs_mpich_steps(const pcs_args_t *a, pcs_alg_t alg, int throttle)
         return (S_ + bb - 1) / bb;
     }
     case PCS_ALG_MPICH_ALLTOALL_SENDRECV_REPLACE: case PCS_ALG_MPICH_ALLTOALLV_SENDRECV_REPLACE:
-        return (int64_t)S_ * (S_ + 1) / 2;
+        return (int64_t)S_ * (nb ? S_ - 1 : S_ + 1) / 2;
     case PCS_ALG_MPICH_GATHERV_LINEAR: case PCS_ALG_MPICH_SCATTERV_LINEAR: return 1;
     case PCS_ALG_MPICH_ALLGATHERV_RING: {
         /* iterations of the pipelined ring: the same at every rank (see allgatherv_gen) */
