@@ -549,3 +549,142 @@ Test(coll_mpich, traced_np4)
     cr_assert_eq(n, 1);
     cr_expect(o[0][0] == 2 && o[0][2] == 11);
 }
+
+/* The nonblocking path: MPIR_I<coll>_sched_impl with the "collective=i<coll>" leaves of
+ * mpir/generic.json v4.0.2 (no ch4 layer), and the forcing variables. */
+static pcs_err_t nsel(pcs_coll_t c, int P, int64_t count, uint64_t ts, bool comm,
+                      const int *node, const pcs_mpich_env_t *env, pcs_choice_t *ch)
+{
+    pcs_args_t a = {.coll = c, .size = P, .rank = 0, .root = 0, .type_size = ts,
+                    .count = count, .commutative = comm, .nonblocking = true};
+    pcs_mpich_comm_t mc = {.node = node, .user_op = !comm};
+    return pcs_mpich40_select(&a, &mc, env, ch);
+}
+
+Test(coll_mpich, nb_selection)
+{
+    static const int flat[9] = {0, 1, 2, 3, 4, 5, 6, 7, 8};
+    static const struct { pcs_coll_t c; int P; int64_t count; uint64_t ts; bool comm;
+                          const int *node; pcs_alg_t alg; int line; } t[] = {
+#define A(x) PCS_ALG_MPICH_##x
+        {PCS_BARRIER, 4, 0, 0, true, NULL, A(IBARRIER_RD), 535},
+        /* one node is PARENT: sched_smp whatever the size */
+        {PCS_BCAST, 4, 4, 1, true, NULL, A(IBCAST_SMP), 644},
+        {PCS_BCAST, 8, 600000, 1, true, NULL, A(IBCAST_SMP), 644},
+        {PCS_BCAST, 4, 4, 1, true, flat, A(IBCAST_BINOMIAL), 652},
+        {PCS_BCAST, 8, 100, 1, true, flat, A(IBCAST_BINOMIAL), 659},
+        {PCS_BCAST, 8, 20000, 1, true, flat, A(IBCAST_SCATTER_RD_ALLGATHER), 663},
+        {PCS_BCAST, 8, 600000, 1, true, flat, A(IBCAST_SCATTER_RING_ALLGATHER), 667},
+        {PCS_BCAST, 9, 100, 1, true, flat, A(IBCAST_BINOMIAL), 674},
+        {PCS_BCAST, 9, 13000, 1, true, flat, A(IBCAST_SCATTER_RING_ALLGATHER), 678},
+        {PCS_REDUCE, 4, 1, 8, true, NULL, A(IREDUCE_SMP), 696},
+        {PCS_REDUCE, 4, 1, 8, false, NULL, A(IREDUCE_BINOMIAL), 700},
+        {PCS_REDUCE, 4, 1, 8, true, flat, A(IREDUCE_BINOMIAL), 707},
+        {PCS_REDUCE, 4, 1024, 4, true, flat, A(IREDUCE_RSG), 719},
+        {PCS_REDUCE, 4, 1, 4096, true, flat, A(IREDUCE_BINOMIAL), 715},
+        {PCS_REDUCE, 4, 1024, 4, false, flat, A(IREDUCE_BINOMIAL), 724},
+        /* Iallreduce has no hierarchy key: recursive doubling up to 2048 B */
+        {PCS_ALLREDUCE, 4, 256, 8, true, NULL, A(IALLREDUCE_RD), 548},
+        {PCS_ALLREDUCE, 4, 1024, 4, false, NULL, A(IALLREDUCE_RD), 554},
+        {PCS_ALLREDUCE, 4, 1, 4096, true, NULL, A(IALLREDUCE_RD), 560},
+        {PCS_ALLREDUCE, 4, 1024, 4, true, NULL, A(IALLREDUCE_RSA), 564},
+        {PCS_ALLGATHER, 4, 100, 1, true, NULL, A(IALLGATHER_RD), 582},
+        {PCS_ALLGATHER, 4, 200000, 1, true, NULL, A(IALLGATHER_RING), 586},
+        {PCS_ALLGATHER, 6, 100, 1, true, NULL, A(IALLGATHER_BRUCKS), 593},
+        {PCS_ALLGATHER, 6, 20000, 1, true, NULL, A(IALLGATHER_RING), 597},
+        /* "comm_size<8" under a non-comm key: size <= 8, as in the blocking rules */
+        {PCS_ALLTOALL, 8, 100, 1, true, NULL, A(IALLTOALL_PERMUTED_SENDRECV), 835},
+        {PCS_ALLTOALL, 4, 40000, 1, true, NULL, A(IALLTOALL_PAIRWISE), 839},
+        {PCS_ALLTOALL, 9, 100, 1, true, NULL, A(IALLTOALL_BRUCKS), 846},
+        {PCS_ALLTOALL, 9, 3000, 1, true, NULL, A(IALLTOALL_PERMUTED_SENDRECV), 850},
+        {PCS_ALLTOALL, 9, 40000, 1, true, NULL, A(IALLTOALL_PAIRWISE), 854},
+        {PCS_GATHER, 5, 8, 1, true, NULL, A(IGATHER_BINOMIAL), 777},
+        {PCS_SCATTER, 5, 8, 1, true, NULL, A(ISCATTER_BINOMIAL), 795},
+        {PCS_EXSCAN, 5, 1, 8, true, NULL, A(IEXSCAN_RD), 819},
+        {PCS_SCAN, 5, 1, 8, true, NULL, A(ISCAN_SMP), 936},
+        {PCS_SCAN, 5, 1, 8, true, flat, A(ISCAN_RD), 940},
+        {PCS_REDUCE_SCATTER_BLOCK, 6, 1, 8, true, NULL, A(IRSB_RECURSIVE_HALVING), 908},
+        {PCS_REDUCE_SCATTER_BLOCK, 6, 20000, 8, true, NULL, A(IRSB_PAIRWISE), 912},
+        {PCS_REDUCE_SCATTER_BLOCK, 8, 1, 8, false, NULL, A(IRSB_NONCOMMUTATIVE), 919},
+        {PCS_REDUCE_SCATTER_BLOCK, 6, 1, 8, false, NULL, A(IRSB_RECURSIVE_DOUBLING), 923},
+#undef A
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        pcs_choice_t ch;
+        cr_assert_eq(nsel(t[i].c, t[i].P, t[i].count, t[i].ts, t[i].comm, t[i].node, NULL, &ch),
+                     PCS_OK, "case %zu", i);
+        cr_expect_eq((int)ch.component, PCS_COMP_MPICH_MPIR, "case %zu: component", i);
+        cr_expect_eq(ch.alg, t[i].alg, "case %zu (i%s): alg %s", i, pcs_coll_name(t[i].c),
+                     pcs_alg_name(ch.alg));
+        cr_expect_eq(ch.rule_line, t[i].line, "case %zu: line %d", i, ch.rule_line);
+    }
+    /* blocking Alltoallw: the MPIR JSON (ch4 passes it through) */
+    pcs_args_t w = {.coll = PCS_ALLTOALLW, .size = 4, .rank = 1, .type_size = 1};
+    int64_t cnt[4] = {1, 2, 3, 4};
+    w.counts = w.scounts = cnt;
+    pcs_choice_t ch;
+    cr_assert_eq(pcs_mpich40_select(&w, NULL, NULL, &ch), PCS_OK);
+    cr_expect(ch.alg == PCS_ALG_MPICH_ALLTOALLW_SCATTERED && ch.rule_line == 503);
+    w.in_place = true;
+    cr_assert_eq(pcs_mpich40_select(&w, NULL, NULL, &ch), PCS_OK);
+    cr_expect(ch.alg == PCS_ALG_MPICH_ALLTOALLW_SENDRECV_REPLACE && ch.rule_line == 499);
+
+    /* forcing: MPIR_I<coll>_sched_impl's switch, restrictions fall back to the JSON */
+    pcs_mpich_env_t env;
+    memset(&env, 0, sizeof env);
+    cr_assert_eq(pcs_mpich_env_set(&env, "MPIR_CVAR_IBCAST_INTRA_ALGORITHM", "sched_binomial"), 1);
+    cr_assert_eq(nsel(PCS_BCAST, 4, 4, 1, true, NULL, &env, &ch), PCS_OK);
+    cr_expect(ch.alg == PCS_ALG_MPICH_IBCAST_BINOMIAL && ch.lib_alg == 2 && ch.rule_line == 0);
+    cr_assert_eq(pcs_mpich_env_set(&env, "MPIR_CVAR_IBCAST_INTRA_ALGORITHM",
+                                   "sched_scatter_recursive_doubling_allgather"), 1);
+    cr_assert_eq(nsel(PCS_BCAST, 6, 4, 1, true, NULL, &env, &ch), PCS_OK); /* power of two only */
+    cr_expect(ch.alg == PCS_ALG_MPICH_IBCAST_SMP && ch.rule_line == 644);
+    cr_assert_eq(pcs_mpich_env_set(&env, "MPIR_CVAR_IBCAST_INTRA_ALGORITHM", "tsp_tree"), 1);
+    cr_expect_eq(nsel(PCS_BCAST, 4, 4, 1, true, NULL, &env, &ch), PCS_E_UNSUPPORTED);
+    cr_assert_eq(pcs_mpich_env_set(&env, "MPIR_CVAR_IBCAST_INTRA_ALGORITHM", "bogus"), -1);
+    cr_assert_eq(pcs_mpich_env_set(&env, "MPIR_CVAR_IALLREDUCE_INTRA_ALGORITHM", "sched_auto"), 1);
+    cr_assert_eq(nsel(PCS_ALLREDUCE, 4, 1024, 4, true, NULL, &env, &ch), PCS_OK);
+    cr_expect_eq(ch.alg, PCS_ALG_MPICH_IALLREDUCE_SMP); /* sched_auto: PARENT & commutative */
+    cr_assert_eq(nsel(PCS_ALLREDUCE, 4, 1024, 4, true, flat, &env, &ch), PCS_OK);
+    cr_expect_eq(ch.alg, PCS_ALG_MPICH_IALLREDUCE_RSA);
+    cr_assert_eq(pcs_mpich_env_set(&env, "MPIR_CVAR_ISCAN_INTRA_ALGORITHM", "sched_smp"), 1);
+    cr_assert_eq(nsel(PCS_SCAN, 4, 1, 8, false, NULL, &env, &ch), PCS_OK); /* commutative only */
+    cr_expect(ch.alg == PCS_ALG_MPICH_ISCAN_SMP && ch.lib_alg == 2 && ch.rule_line == 936);
+    /* the blocking variable does not reach the nonblocking path */
+    cr_assert_eq(pcs_mpich_env_set(&env, "MPIR_CVAR_GATHER_INTRA_ALGORITHM", "binomial"), 1);
+    cr_assert_eq(nsel(PCS_GATHER, 4, 4, 1, true, NULL, &env, &ch), PCS_OK);
+    cr_expect(ch.alg == PCS_ALG_MPICH_IGATHER_BINOMIAL && ch.rule_line == 777);
+}
+
+/* Traced on this machine (run_mpich_wire_tests.sh records the same): np=9, Ibcast of 20001 B
+ * from root 2 on one node is sched_smp: 2 -> 0, then node_comm's bcast from 0 (20001 B, 9
+ * ranks, not a power of two) is sched_scatter_ring_allgather. Its scatter forwards the posted
+ * receive size: rank 4 gets 8892 B from 0 (posted 11109) and sends 6663 B to 6, then 2223 B
+ * to 5 (the blocking scatter sends 4446 and 2223). */
+Test(coll_mpich, traced_ibcast_scatter)
+{
+    pcs_args_t a = {.coll = PCS_BCAST, .size = 9, .rank = 4, .root = 2, .type_size = 1,
+                    .count = 20001, .nonblocking = true};
+    pcs_sched_t s = PCS_SCHED_INIT;
+    cr_assert_eq(pcs_mpich40_schedule(&a, NULL, NULL, &s), PCS_OK);
+    cr_expect_eq(s.alg, PCS_ALG_MPICH_IBCAST_SMP);
+    int64_t got[3][2];
+    int n = 0, first_recv = -1;
+    for (size_t i = 0; i < s.n; i++) {
+        const pcs_op_t *o = &s.ops[i];
+        if ((o->kind == PCS_OP_SEND || o->kind == PCS_OP_ISEND) && n < 3) {
+            got[n][0] = o->peer;
+            got[n++][1] = (int64_t)o->len;
+        }
+        if ((o->kind == PCS_OP_RECV || o->kind == PCS_OP_IRECV) && first_recv < 0)
+            first_recv = o->peer == 0 && o->len == 8892;
+        cr_expect_eq(o->tag, 287, "op %zu: tag %d", i, o->tag);
+    }
+    cr_expect_eq(first_recv, 1, "8892 B from 0 first");
+    cr_assert_eq(n, 3);
+    cr_expect(got[0][0] == 6 && got[0][1] == 6663, "%lld B to %lld", (long long)got[0][1],
+              (long long)got[0][0]);
+    cr_expect(got[1][0] == 5 && got[1][1] == 2223, "%lld B to %lld", (long long)got[1][1],
+              (long long)got[1][0]);
+    pcs_sched_free(&s);
+}
