@@ -75,8 +75,9 @@ static const struct { const char *name; pcs_alg_t alg; } cvar_vals[PCS_NCOLLS][N
                        {"scattered", PCS_ALG_MPICH_ALLTOALLW_SCATTERED}},
 };
 
-/* MPIR_CVAR_I<COLL>_INTRA_ALGORITHM. "sched_auto" runs MPIR_I<coll>_intra_sched_auto;
- * the tsp_* (gentran) algorithms are not in the catalogue (PCS_NALGS). */
+/* MPIR_CVAR_I<COLL>_INTRA_ALGORITHM. The tsp_* (gentran) algorithms are not in the catalogue
+ * (PCS_NALGS). "sched_auto" is a value cvars.txt accepts but MPIR_I<coll>_sched_impl has no
+ * case for: MPICH 4.0.2 fails MPIR_Assert(0) there (seen), so no schedule either. */
 #define NBV 11
 enum { SCHED_AUTO = PCS_NALGS + 1 };
 #define A_(x) PCS_ALG_MPICH_##x
@@ -557,8 +558,8 @@ static pcs_alg_t nb_json(const pcs_args_t *a, hier_t h, bool user_op, int *line,
 #undef NL
 
 /* mpir_coll_sched_auto.c: MPIR_I<coll>_intra_sched_auto, with the default values of the
- * *_MSG_SIZE / BCAST_MIN_PROCS thresholds it reads (the sched_smp sub-steps and the forced
- * value sched_auto come here) */
+ * *_MSG_SIZE / BCAST_MIN_PROCS thresholds it reads (the sched_smp and sched_naive sub-steps
+ * come here) */
 static pcs_alg_t nb_sched_auto(const pcs_args_t *a, hier_t h, bool user_op)
 {
     const int P = a->size, pof2 = pcs_pow2_floor(P);
@@ -668,9 +669,12 @@ static pcs_err_t nb_select(const pcs_args_t *a, hier_t h, bool user_op,
     int alg = PCS_NALGS;
     if (forced > 0 && forced < NBV && nb_vals[a->coll][forced].name) {
         alg = nb_vals[a->coll][forced].alg;
-        if (alg == SCHED_AUTO)
-            alg = nb_sched_auto(a, h, user_op);
-        else if (alg != PCS_NALGS && !nb_restrictions_ok(a, (pcs_alg_t)alg, h, user_op))
+        if (alg == SCHED_AUTO) { /* the library aborts */
+            out->lib_alg = forced;
+            out->alg = PCS_NALGS;
+            return PCS_E_UNSUPPORTED;
+        }
+        if (alg != PCS_NALGS && !nb_restrictions_ok(a, (pcs_alg_t)alg, h, user_op))
             alg = -1; /* MPICH falls back to MPIR_I<coll>_allcomm_sched_auto */
         else
             out->lib_alg = forced;

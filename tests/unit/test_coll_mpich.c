@@ -298,7 +298,7 @@ static void init_nodes(void)
 
 static bool alg_applies(pcs_coll_t c, const char *alg, int P, int64_t count, bool comm)
 {
-    if (!strncmp(alg, "sched_", 6) && strcmp(alg, "sched_auto"))
+    if (!strncmp(alg, "sched_", 6))
         alg += 6;
     /* MPICH asserts rather than falls back: noncommutative needs a power of two and regular
      * blocks; commutative-only algorithms are refused by restriction (then fall back) */
@@ -312,26 +312,26 @@ static bool alg_applies(pcs_coll_t c, const char *alg, int P, int64_t count, boo
 
 /* the values of each MPIR_CVAR_I<COLL>_INTRA_ALGORITHM that run a sched algorithm */
 static const char *const NBALGS[PCS_NCOLLS][6] = {
-    [PCS_BARRIER] = {"sched_auto", "sched_recursive_doubling"},
-    [PCS_BCAST] = {"sched_auto", "sched_binomial", "sched_smp",
+    [PCS_BARRIER] = {"sched_recursive_doubling"},
+    [PCS_BCAST] = {"sched_binomial", "sched_smp",
                    "sched_scatter_recursive_doubling_allgather", "sched_scatter_ring_allgather"},
-    [PCS_GATHER] = {"sched_auto", "sched_binomial"}, [PCS_SCATTER] = {"sched_auto", "sched_binomial"},
-    [PCS_GATHERV] = {"sched_auto", "sched_linear"}, [PCS_SCATTERV] = {"sched_auto", "sched_linear"},
-    [PCS_ALLGATHER] = {"sched_auto", "sched_ring", "sched_brucks", "sched_recursive_doubling"},
-    [PCS_ALLGATHERV] = {"sched_auto", "sched_brucks", "sched_recursive_doubling", "sched_ring"},
-    [PCS_ALLTOALL] = {"sched_auto", "sched_brucks", "sched_inplace", "sched_pairwise",
+    [PCS_GATHER] = {"sched_binomial"}, [PCS_SCATTER] = {"sched_binomial"},
+    [PCS_GATHERV] = {"sched_linear"}, [PCS_SCATTERV] = {"sched_linear"},
+    [PCS_ALLGATHER] = {"sched_ring", "sched_brucks", "sched_recursive_doubling"},
+    [PCS_ALLGATHERV] = {"sched_brucks", "sched_recursive_doubling", "sched_ring"},
+    [PCS_ALLTOALL] = {"sched_brucks", "sched_inplace", "sched_pairwise",
                       "sched_permuted_sendrecv"},
-    [PCS_ALLTOALLV] = {"sched_auto", "sched_blocked", "sched_inplace"},
-    [PCS_ALLTOALLW] = {"sched_auto", "sched_blocked", "sched_inplace"},
-    [PCS_REDUCE] = {"sched_auto", "sched_smp", "sched_binomial", "sched_reduce_scatter_gather"},
-    [PCS_ALLREDUCE] = {"sched_auto", "sched_naive", "sched_smp", "sched_recursive_doubling",
+    [PCS_ALLTOALLV] = {"sched_blocked", "sched_inplace"},
+    [PCS_ALLTOALLW] = {"sched_blocked", "sched_inplace"},
+    [PCS_REDUCE] = {"sched_smp", "sched_binomial", "sched_reduce_scatter_gather"},
+    [PCS_ALLREDUCE] = {"sched_naive", "sched_smp", "sched_recursive_doubling",
                        "sched_reduce_scatter_allgather"},
-    [PCS_REDUCE_SCATTER] = {"sched_auto", "sched_noncommutative", "sched_recursive_doubling",
+    [PCS_REDUCE_SCATTER] = {"sched_noncommutative", "sched_recursive_doubling",
                             "sched_pairwise", "sched_recursive_halving"},
-    [PCS_REDUCE_SCATTER_BLOCK] = {"sched_auto", "sched_noncommutative", "sched_recursive_doubling",
+    [PCS_REDUCE_SCATTER_BLOCK] = {"sched_noncommutative", "sched_recursive_doubling",
                                   "sched_pairwise", "sched_recursive_halving"},
-    [PCS_SCAN] = {"sched_auto", "sched_smp", "sched_recursive_doubling"},
-    [PCS_EXSCAN] = {"sched_auto", "sched_recursive_doubling"},
+    [PCS_SCAN] = {"sched_smp", "sched_recursive_doubling"},
+    [PCS_EXSCAN] = {"sched_recursive_doubling"},
 };
 
 static void sweep_any(pcs_coll_t c, bool nb)
@@ -642,11 +642,14 @@ Test(coll_mpich, nb_selection)
     cr_assert_eq(pcs_mpich_env_set(&env, "MPIR_CVAR_IBCAST_INTRA_ALGORITHM", "tsp_tree"), 1);
     cr_expect_eq(nsel(PCS_BCAST, 4, 4, 1, true, NULL, &env, &ch), PCS_E_UNSUPPORTED);
     cr_assert_eq(pcs_mpich_env_set(&env, "MPIR_CVAR_IBCAST_INTRA_ALGORITHM", "bogus"), -1);
+    /* sched_auto: accepted by the variable, no case in the switch (MPICH aborts) */
     cr_assert_eq(pcs_mpich_env_set(&env, "MPIR_CVAR_IALLREDUCE_INTRA_ALGORITHM", "sched_auto"), 1);
+    cr_expect_eq(nsel(PCS_ALLREDUCE, 4, 1024, 4, true, NULL, &env, &ch), PCS_E_UNSUPPORTED);
+    cr_assert_eq(pcs_mpich_env_set(&env, "MPIR_CVAR_IALLREDUCE_INTRA_ALGORITHM", "sched_smp"), 1);
     cr_assert_eq(nsel(PCS_ALLREDUCE, 4, 1024, 4, true, NULL, &env, &ch), PCS_OK);
-    cr_expect_eq(ch.alg, PCS_ALG_MPICH_IALLREDUCE_SMP); /* sched_auto: PARENT & commutative */
-    cr_assert_eq(nsel(PCS_ALLREDUCE, 4, 1024, 4, true, flat, &env, &ch), PCS_OK);
-    cr_expect_eq(ch.alg, PCS_ALG_MPICH_IALLREDUCE_RSA);
+    cr_expect(ch.alg == PCS_ALG_MPICH_IALLREDUCE_SMP && ch.lib_alg == 3);
+    cr_assert_eq(nsel(PCS_ALLREDUCE, 4, 1024, 4, true, flat, &env, &ch), PCS_OK); /* not PARENT */
+    cr_expect(ch.alg == PCS_ALG_MPICH_IALLREDUCE_RSA && ch.rule_line == 564);
     cr_assert_eq(pcs_mpich_env_set(&env, "MPIR_CVAR_ISCAN_INTRA_ALGORITHM", "sched_smp"), 1);
     cr_assert_eq(nsel(PCS_SCAN, 4, 1, 8, false, NULL, &env, &ch), PCS_OK); /* commutative only */
     cr_expect(ch.alg == PCS_ALG_MPICH_ISCAN_SMP && ch.lib_alg == 2 && ch.rule_line == 936);
