@@ -697,6 +697,20 @@ static pcs_err_t nb_select(const pcs_args_t *a, hier_t h, bool user_op,
     return nb_modelled(out->alg) ? PCS_OK : PCS_E_UNSUPPORTED;
 }
 
+/* MPIR_<Coll>_allcomm_nb, the "nb" value of a blocking variable: MPIR_I<coll> on the same
+ * communicator (its nonblocking path, variable and JSON), then a wait. lib_alg stays the
+ * blocking variable's value. */
+static pcs_err_t blocking_nb(const pcs_args_t *a, hier_t h, bool user_op,
+                             const pcs_mpich_env_t *env, pcs_choice_t *out)
+{
+    const int lib = out->lib_alg;
+    pcs_args_t na = *a;
+    na.nonblocking = true;
+    pcs_err_t e = nb_select(&na, h, user_op, env, out);
+    out->lib_alg = lib;
+    return e;
+}
+
 /* ---- selection ---- */
 
 /* src/binding/c/coll_api.txt early returns (intracommunicators) */
@@ -790,6 +804,8 @@ static pcs_err_t select_topo(const pcs_args_t *a, const topo_t *t, bool user_op,
         return PCS_OK;
     }
     pcs_alg_t alg = mpir_select(a, h, user_op, env, out);
+    if (alg == PCS_NALGS && out->lib_alg > 0) /* "nb" */
+        return blocking_nb(a, h, user_op, env, out);
     return alg == PCS_NALGS ? PCS_E_UNSUPPORTED : PCS_OK;
 }
 
@@ -833,7 +849,10 @@ static pcs_alg_t sub_alg(gen_t *g, const pcs_args_t *sa)
     hier_t h = {false, false};
     if (g->nb)
         return nb_sched_auto(sa, h, g->user_op);
-    return mpir_select(sa, h, g->user_op, g->env, &ch);
+    pcs_alg_t alg = mpir_select(sa, h, g->user_op, g->env, &ch);
+    if (alg == PCS_NALGS && ch.lib_alg > 0 && blocking_nb(sa, h, g->user_op, g->env, &ch) == PCS_OK)
+        alg = ch.alg; /* a forced "nb" on the sub-communicator */
+    return alg;
 }
 
 enum { ON_NODE = 1, ON_ROOTS = 2 };

@@ -265,22 +265,23 @@ out:
 }
 
 static const int64_t COUNTS[] = {0, 1, 2, 3, 5, 8, 13, 64, 1700};
-/* the values of each MPIR_CVAR_<COLL>_INTRA_ALGORITHM (cvars.txt), "nb" left out */
+/* the values of each MPIR_CVAR_<COLL>_INTRA_ALGORITHM (cvars.txt); "nb" runs the
+ * nonblocking path and waits */
 static const char *const ALGS[PCS_NCOLLS][6] = {
-    [PCS_BARRIER] = {"smp", "dissemination"},
-    [PCS_BCAST] = {"binomial", "smp", "scatter_recursive_doubling_allgather", "scatter_ring_allgather"},
-    [PCS_GATHER] = {"binomial"}, [PCS_SCATTER] = {"binomial"},
-    [PCS_GATHERV] = {"linear"}, [PCS_SCATTERV] = {"linear"},
-    [PCS_ALLGATHER] = {"brucks", "recursive_doubling", "ring"},
-    [PCS_ALLGATHERV] = {"brucks", "recursive_doubling", "ring"},
-    [PCS_ALLTOALL] = {"brucks", "pairwise", "pairwise_sendrecv_replace", "scattered"},
-    [PCS_ALLTOALLV] = {"pairwise_sendrecv_replace", "scattered"},
-    [PCS_ALLTOALLW] = {"pairwise_sendrecv_replace", "scattered"},
-    [PCS_REDUCE] = {"binomial", "smp", "reduce_scatter_gather"},
-    [PCS_ALLREDUCE] = {"smp", "recursive_doubling", "reduce_scatter_allgather"},
-    [PCS_REDUCE_SCATTER] = {"noncommutative", "pairwise", "recursive_doubling", "recursive_halving"},
-    [PCS_REDUCE_SCATTER_BLOCK] = {"noncommutative", "recursive_doubling", "pairwise", "recursive_halving"},
-    [PCS_SCAN] = {"smp", "recursive_doubling"}, [PCS_EXSCAN] = {"recursive_doubling"},
+    [PCS_BARRIER] = {"smp", "dissemination", "nb"},
+    [PCS_BCAST] = {"binomial", "smp", "scatter_recursive_doubling_allgather", "scatter_ring_allgather", "nb"},
+    [PCS_GATHER] = {"binomial", "nb"}, [PCS_SCATTER] = {"binomial", "nb"},
+    [PCS_GATHERV] = {"linear", "nb"}, [PCS_SCATTERV] = {"linear", "nb"},
+    [PCS_ALLGATHER] = {"brucks", "recursive_doubling", "ring", "nb"},
+    [PCS_ALLGATHERV] = {"brucks", "recursive_doubling", "ring", "nb"},
+    [PCS_ALLTOALL] = {"brucks", "pairwise", "pairwise_sendrecv_replace", "scattered", "nb"},
+    [PCS_ALLTOALLV] = {"pairwise_sendrecv_replace", "scattered", "nb"},
+    [PCS_ALLTOALLW] = {"pairwise_sendrecv_replace", "scattered", "nb"},
+    [PCS_REDUCE] = {"binomial", "smp", "reduce_scatter_gather", "nb"},
+    [PCS_ALLREDUCE] = {"smp", "recursive_doubling", "reduce_scatter_allgather", "nb"},
+    [PCS_REDUCE_SCATTER] = {"noncommutative", "pairwise", "recursive_doubling", "recursive_halving", "nb"},
+    [PCS_REDUCE_SCATTER_BLOCK] = {"noncommutative", "recursive_doubling", "pairwise", "recursive_halving", "nb"},
+    [PCS_SCAN] = {"smp", "recursive_doubling", "nb"}, [PCS_EXSCAN] = {"recursive_doubling", "nb"},
 };
 
 /* node layouts for P ranks: consecutive pairs, round robin over 2 (not consecutive), one
