@@ -1,8 +1,9 @@
 /* coll_mpich40.c: how MPICH 4.0.2 (ch4:ucx, no shared-memory collectives, as Debian 12 ships
- * it) chooses what runs inside a blocking collective: the binding's early returns, the ch4
- * JSON rules and compositions over node_comm / node_roots_comm, the MPIR JSON rules, and the
- * MPIR_CVAR_* forcing variables. Line numbers cite maint/tuning/coll/{ch4,mpir}/generic.json
- * v4.0.2 (copies in the notes; doc/collectives.md). */
+ * it) chooses what runs inside a collective: the binding's early returns, the ch4 JSON rules
+ * and compositions over node_comm / node_roots_comm, the MPIR JSON rules, and the
+ * MPIR_CVAR_* forcing variables; for MPI_I<coll>, MPIR_I<coll>_sched_impl's variable and JSON
+ * rules and the sched_smp / sched_naive compositions. Line numbers cite
+ * maint/tuning/coll/{ch4,mpir}/generic.json v4.0.2 (copies in the notes; doc/collectives.md). */
 #include <stdlib.h>
 #include <string.h>
 

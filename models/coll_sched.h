@@ -451,7 +451,8 @@ typedef struct pcs_mpich_comm {
 } pcs_mpich_comm_t;
 
 /* MPICH 4.0.x as built with ch4:ucx (no shared-memory collectives): binding early returns,
- * ch4 JSON, MPIR JSON / forced CVARs. t and env may be NULL. */
+ * ch4 JSON, MPIR JSON / forced CVARs; a->nonblocking: MPIR_I<coll>_sched_impl (the I<COLL>
+ * variable or the MPIR JSON's i<coll> rules, then a sched algorithm). t and env may be NULL. */
 pcs_err_t pcs_mpich40_select(const pcs_args_t *a, const pcs_mpich_comm_t *t,
                              const pcs_mpich_env_t *env, pcs_choice_t *out);
 /* Generate a choice of pcs_mpich40_select (the compositions re-select on node_comm and
