@@ -1,8 +1,9 @@
 /* coll_mpich40.c: how MPICH 4.0.2 (ch4:ucx, no shared-memory collectives, as Debian 12 ships
- * it) chooses what runs inside a blocking collective: the binding's early returns, the ch4
- * JSON rules and compositions over node_comm / node_roots_comm, the MPIR JSON rules, and the
- * MPIR_CVAR_* forcing variables. Line numbers cite maint/tuning/coll/{ch4,mpir}/generic.json
- * v4.0.2 (copies in the notes; doc/collectives.md). */
+ * it) chooses what runs inside a collective: the binding's early returns, the ch4 JSON rules
+ * and compositions over node_comm / node_roots_comm, the MPIR JSON rules, and the
+ * MPIR_CVAR_* forcing variables; for MPI_I<coll>, MPIR_I<coll>_sched_impl's variable and JSON
+ * rules and the sched_smp / sched_naive compositions. Line numbers cite
+ * maint/tuning/coll/{ch4,mpir}/generic.json v4.0.2 (copies in the notes; doc/collectives.md). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,7 +71,90 @@ static const struct { const char *name; pcs_alg_t alg; } cvar_vals[PCS_NCOLLS][N
                   {"recursive_doubling", PCS_ALG_MPICH_SCAN_RD}},
     [PCS_EXSCAN] = {{"auto", PCS_ALG_NONE}, {"nb", PCS_NALGS},
                     {"recursive_doubling", PCS_ALG_MPICH_EXSCAN_RD}},
+    [PCS_ALLTOALLW] = {{"auto", PCS_ALG_NONE}, {"nb", PCS_NALGS},
+                       {"pairwise_sendrecv_replace", PCS_ALG_MPICH_ALLTOALLW_SENDRECV_REPLACE},
+                       {"scattered", PCS_ALG_MPICH_ALLTOALLW_SCATTERED}},
 };
+
+/* MPIR_CVAR_I<COLL>_INTRA_ALGORITHM. The tsp_* (gentran) algorithms are not in the catalogue
+ * (PCS_NALGS). "sched_auto" is a value cvars.txt accepts but MPIR_I<coll>_sched_impl has no
+ * case for: MPICH 4.0.2 fails MPIR_Assert(0) there (seen), so no schedule either. */
+#define NBV 11
+enum { SCHED_AUTO = PCS_NALGS + 1 };
+#define A_(x) PCS_ALG_MPICH_##x
+static const struct { const char *name; int alg; } nb_vals[PCS_NCOLLS][NBV] = {
+    [PCS_BARRIER] = {{"auto", 0}, {"sched_auto", SCHED_AUTO},
+                     {"sched_recursive_doubling", A_(IBARRIER_RD)}},
+    [PCS_BCAST] = {{"auto", 0}, {"sched_auto", SCHED_AUTO}, {"sched_binomial", A_(IBCAST_BINOMIAL)},
+                   {"sched_smp", A_(IBCAST_SMP)},
+                   {"sched_scatter_recursive_doubling_allgather", A_(IBCAST_SCATTER_RD_ALLGATHER)},
+                   {"sched_scatter_ring_allgather", A_(IBCAST_SCATTER_RING_ALLGATHER)},
+                   {"tsp_tree", PCS_NALGS}, {"tsp_scatterv_recexch_allgatherv", PCS_NALGS},
+                   {"tsp_ring", PCS_NALGS}},
+    [PCS_GATHER] = {{"auto", 0}, {"sched_auto", SCHED_AUTO},
+                    {"sched_binomial", A_(IGATHER_BINOMIAL)}, {"tsp_tree", PCS_NALGS}},
+    [PCS_GATHERV] = {{"auto", 0}, {"sched_auto", SCHED_AUTO},
+                     {"sched_linear", A_(IGATHERV_LINEAR)}, {"tsp_linear", PCS_NALGS}},
+    [PCS_SCATTER] = {{"auto", 0}, {"sched_auto", SCHED_AUTO},
+                     {"sched_binomial", A_(ISCATTER_BINOMIAL)}, {"tsp_tree", PCS_NALGS}},
+    [PCS_SCATTERV] = {{"auto", 0}, {"sched_auto", SCHED_AUTO},
+                      {"sched_linear", A_(ISCATTERV_LINEAR)}, {"tsp_linear", PCS_NALGS}},
+    [PCS_ALLGATHER] = {{"auto", 0}, {"sched_auto", SCHED_AUTO}, {"sched_ring", A_(IALLGATHER_RING)},
+                       {"sched_brucks", A_(IALLGATHER_BRUCKS)},
+                       {"sched_recursive_doubling", A_(IALLGATHER_RD)}, {"tsp_ring", PCS_NALGS},
+                       {"tsp_brucks", PCS_NALGS}, {"tsp_recexch_doubling", PCS_NALGS},
+                       {"tsp_recexch_halving", PCS_NALGS}},
+    [PCS_ALLGATHERV] = {{"auto", 0}, {"sched_auto", SCHED_AUTO},
+                        {"sched_brucks", A_(IALLGATHERV_BRUCKS)},
+                        {"sched_recursive_doubling", A_(IALLGATHERV_RD)},
+                        {"sched_ring", A_(IALLGATHERV_RING)}, {"tsp_recexch_doubling", PCS_NALGS},
+                        {"tsp_recexch_halving", PCS_NALGS}, {"tsp_ring", PCS_NALGS},
+                        {"tsp_brucks", PCS_NALGS}},
+    [PCS_ALLTOALL] = {{"auto", 0}, {"sched_auto", SCHED_AUTO}, {"sched_brucks", A_(IALLTOALL_BRUCKS)},
+                      {"sched_inplace", A_(IALLTOALL_INPLACE)},
+                      {"sched_pairwise", A_(IALLTOALL_PAIRWISE)},
+                      {"sched_permuted_sendrecv", A_(IALLTOALL_PERMUTED_SENDRECV)},
+                      {"tsp_ring", PCS_NALGS}, {"tsp_brucks", PCS_NALGS},
+                      {"tsp_scattered", PCS_NALGS}},
+    [PCS_ALLTOALLV] = {{"auto", 0}, {"sched_auto", SCHED_AUTO},
+                       {"sched_blocked", A_(IALLTOALLV_BLOCKED)},
+                       {"sched_inplace", A_(IALLTOALLV_INPLACE)}, {"tsp_scattered", PCS_NALGS},
+                       {"tsp_blocked", PCS_NALGS}, {"tsp_inplace", PCS_NALGS}},
+    [PCS_ALLTOALLW] = {{"auto", 0}, {"sched_auto", SCHED_AUTO},
+                       {"sched_blocked", A_(IALLTOALLW_BLOCKED)},
+                       {"sched_inplace", A_(IALLTOALLW_INPLACE)}, {"tsp_blocked", PCS_NALGS},
+                       {"tsp_inplace", PCS_NALGS}},
+    [PCS_REDUCE] = {{"auto", 0}, {"sched_auto", SCHED_AUTO}, {"sched_smp", A_(IREDUCE_SMP)},
+                    {"sched_binomial", A_(IREDUCE_BINOMIAL)},
+                    {"sched_reduce_scatter_gather", A_(IREDUCE_RSG)}, {"tsp_tree", PCS_NALGS},
+                    {"tsp_ring", PCS_NALGS}},
+    [PCS_ALLREDUCE] = {{"auto", 0}, {"sched_auto", SCHED_AUTO},
+                       {"sched_naive", A_(IALLREDUCE_NAIVE)}, {"sched_smp", A_(IALLREDUCE_SMP)},
+                       {"sched_recursive_doubling", A_(IALLREDUCE_RD)},
+                       {"sched_reduce_scatter_allgather", A_(IALLREDUCE_RSA)},
+                       {"tsp_recexch_single_buffer", PCS_NALGS},
+                       {"tsp_recexch_multiple_buffer", PCS_NALGS}, {"tsp_tree", PCS_NALGS},
+                       {"tsp_ring", PCS_NALGS},
+                       {"tsp_recexch_reduce_scatter_recexch_allgatherv", PCS_NALGS}},
+    [PCS_REDUCE_SCATTER] = {{"auto", 0}, {"sched_auto", SCHED_AUTO},
+                            {"sched_noncommutative", A_(IRS_NONCOMMUTATIVE)},
+                            {"sched_recursive_doubling", A_(IRS_RECURSIVE_DOUBLING)},
+                            {"sched_pairwise", A_(IRS_PAIRWISE)},
+                            {"sched_recursive_halving", A_(IRS_RECURSIVE_HALVING)},
+                            {"tsp_recexch", PCS_NALGS}},
+    [PCS_REDUCE_SCATTER_BLOCK] = {{"auto", 0}, {"sched_auto", SCHED_AUTO},
+                                  {"sched_noncommutative", A_(IRSB_NONCOMMUTATIVE)},
+                                  {"sched_recursive_doubling", A_(IRSB_RECURSIVE_DOUBLING)},
+                                  {"sched_pairwise", A_(IRSB_PAIRWISE)},
+                                  {"sched_recursive_halving", A_(IRSB_RECURSIVE_HALVING)},
+                                  {"tsp_recexch", PCS_NALGS}},
+    [PCS_SCAN] = {{"auto", 0}, {"sched_auto", SCHED_AUTO}, {"sched_smp", A_(ISCAN_SMP)},
+                  {"sched_recursive_doubling", A_(ISCAN_RD)},
+                  {"tsp_recursive_doubling", PCS_NALGS}},
+    [PCS_EXSCAN] = {{"auto", 0}, {"sched_auto", SCHED_AUTO},
+                    {"sched_recursive_doubling", A_(IEXSCAN_RD)}},
+};
+#undef A_
 
 static int value_index(pcs_coll_t c, const char *v)
 {
@@ -105,6 +189,17 @@ int pcs_mpich_env_set(pcs_mpich_env_t *env, const char *name, const char *value)
             return -1;
         env->alltoall_throttle = t == 0 ? -1 : (int)t;
         return 1;
+    }
+    for (int c = 0; c < PCS_NCOLLS && n[0] == 'I'; c++) {
+        size_t l = strlen(cvar_coll[c]);
+        if (strncmp(n + 1, cvar_coll[c], l) || strcmp(n + 1 + l, "_INTRA_ALGORITHM"))
+            continue;
+        for (int i = 0; i < NBV && nb_vals[c][i].name; i++)
+            if (!strcmp(nb_vals[c][i].name, value)) {
+                env->nb_algorithm[c] = i;
+                return 1;
+            }
+        return -1;
     }
     for (int c = 0; c < PCS_NCOLLS; c++) {
         size_t l = strlen(cvar_coll[c]);
@@ -309,6 +404,9 @@ static pcs_alg_t mpir_json(const pcs_args_t *a, hier_t h, bool user_op, int *lin
     case PCS_ALLTOALLV:
         *dsize = -1;
         return a->in_place ? L(481, ALLTOALLV_SENDRECV_REPLACE) : L(485, ALLTOALLV_SCATTERED);
+    case PCS_ALLTOALLW:
+        *dsize = -1;
+        return a->in_place ? L(499, ALLTOALLW_SENDRECV_REPLACE) : L(503, ALLTOALLW_SCATTERED);
     default: *line = 0; return PCS_NALGS;
     }
 #undef L
@@ -330,8 +428,10 @@ static bool restrictions_ok(const pcs_args_t *a, pcs_alg_t alg, hier_t h, bool u
         return !(P & (P - 1));
     case PCS_ALG_MPICH_ALLTOALL_BRUCKS: case PCS_ALG_MPICH_ALLTOALL_PAIRWISE:
     case PCS_ALG_MPICH_ALLTOALL_SCATTERED: case PCS_ALG_MPICH_ALLTOALLV_SCATTERED:
+    case PCS_ALG_MPICH_ALLTOALLW_SCATTERED:
         return !a->in_place;
     case PCS_ALG_MPICH_ALLTOALL_SENDRECV_REPLACE: case PCS_ALG_MPICH_ALLTOALLV_SENDRECV_REPLACE:
+    case PCS_ALG_MPICH_ALLTOALLW_SENDRECV_REPLACE:
         return a->in_place;
     case PCS_ALG_MPICH_RS_PAIRWISE: case PCS_ALG_MPICH_RS_RECURSIVE_HALVING:
     case PCS_ALG_MPICH_RSB_PAIRWISE: case PCS_ALG_MPICH_RSB_RECURSIVE_HALVING:
@@ -365,6 +465,253 @@ static pcs_alg_t mpir_select(const pcs_args_t *a, hier_t h, bool user_op,
     return out->alg = alg;
 }
 
+/* ---- the nonblocking path: MPI_I<coll> -> MPID (ch4:ucx: straight to MPIR_I<coll>_impl, no
+ * ch4 JSON) -> MPIR_I<coll>_sched_impl -> the forcing CVAR or the MPIR JSON ---- */
+
+#define NL(n, alg) (*line = (n), PCS_ALG_MPICH_##alg)
+/* mpir/generic.json, "collective=i<coll>" */
+static pcs_alg_t nb_json(const pcs_args_t *a, hier_t h, bool user_op, int *line,
+                         int64_t *dsize)
+{
+    const int P = a->size, pof2 = pcs_pow2_floor(P);
+    const bool p2 = !(P & (P - 1));
+    const int64_t avg = (int64_t)a->type_size * a->count;
+    *dsize = avg;
+    switch (a->coll) {
+    case PCS_BARRIER: *dsize = -1; return NL(535, IBARRIER_RD);
+    case PCS_ALLREDUCE:
+        if (avg <= 2048)
+            return NL(548, IALLREDUCE_RD);
+        if (user_op)
+            return NL(554, IALLREDUCE_RD);
+        return a->count < pof2 ? NL(560, IALLREDUCE_RD) : NL(564, IALLREDUCE_RSA);
+    case PCS_ALLGATHER: case PCS_ALLGATHERV: {
+        const bool v = a->coll == PCS_ALLGATHERV;
+        int64_t tot = (int64_t)a->type_size * (v ? tsum(a, a->counts) : a->count * P);
+        *dsize = tot;
+        if (p2)
+            return tot < 524288 ? (v ? NL(614, IALLGATHERV_RD) : NL(582, IALLGATHER_RD))
+                                : (v ? NL(618, IALLGATHERV_RING) : NL(586, IALLGATHER_RING));
+        return tot < 81920 ? (v ? NL(625, IALLGATHERV_BRUCKS) : NL(593, IALLGATHER_BRUCKS))
+                           : (v ? NL(629, IALLGATHERV_RING) : NL(597, IALLGATHER_RING));
+    }
+    case PCS_BCAST:
+        if (h.parent)
+            return NL(644, IBCAST_SMP);
+        if (P < 8)
+            return NL(652, IBCAST_BINOMIAL);
+        if (p2)
+            return avg < 12288    ? NL(659, IBCAST_BINOMIAL)
+                   : avg < 524288 ? NL(663, IBCAST_SCATTER_RD_ALLGATHER)
+                                  : NL(667, IBCAST_SCATTER_RING_ALLGATHER);
+        return avg < 12288 ? NL(674, IBCAST_BINOMIAL) : NL(678, IBCAST_SCATTER_RING_ALLGATHER);
+    case PCS_REDUCE:
+        if (h.parent)
+            return a->commutative ? NL(696, IREDUCE_SMP) : NL(700, IREDUCE_BINOMIAL);
+        if (avg <= 2048)
+            return NL(707, IREDUCE_BINOMIAL);
+        if (user_op)
+            return NL(724, IREDUCE_BINOMIAL);
+        return a->count < pof2 ? NL(715, IREDUCE_BINOMIAL) : NL(719, IREDUCE_RSG);
+    case PCS_REDUCE_SCATTER: {
+        int64_t tot = (int64_t)a->type_size * tsum(a, a->counts);
+        bool regular = true;
+        for (int i = 1; i < P; i++)
+            regular = regular && a->counts[i] == a->counts[0];
+        *dsize = tot;
+        if (a->commutative)
+            return tot < 524288 ? NL(742, IRS_RECURSIVE_HALVING) : NL(746, IRS_PAIRWISE);
+        if (regular)
+            return p2 ? NL(755, IRS_NONCOMMUTATIVE) : NL(759, IRS_RECURSIVE_DOUBLING);
+        return NL(764, IRS_RECURSIVE_DOUBLING);
+    }
+    case PCS_REDUCE_SCATTER_BLOCK: {
+        int64_t tot = (int64_t)a->type_size * a->count * P;
+        *dsize = tot;
+        if (a->commutative)
+            return tot < 524288 ? NL(908, IRSB_RECURSIVE_HALVING) : NL(912, IRSB_PAIRWISE);
+        return p2 ? NL(919, IRSB_NONCOMMUTATIVE) : NL(923, IRSB_RECURSIVE_DOUBLING);
+    }
+    case PCS_GATHER: *dsize = -1; return NL(777, IGATHER_BINOMIAL);
+    case PCS_SCATTER: *dsize = -1; return NL(795, ISCATTER_BINOMIAL);
+    case PCS_GATHERV: *dsize = -1; return NL(811, IGATHERV_LINEAR);
+    case PCS_SCATTERV: *dsize = -1; return NL(815, ISCATTERV_LINEAR);
+    case PCS_EXSCAN: *dsize = -1; return NL(819, IEXSCAN_RD);
+    case PCS_SCAN: *dsize = -1; return h.parent ? NL(936, ISCAN_SMP) : NL(940, ISCAN_RD);
+    case PCS_ALLTOALL:
+        if (a->in_place)
+            return NL(827, IALLTOALL_INPLACE);
+        /* the same "comm_size<8" quirk as the blocking rules: csel.c tests size <= 8 */
+        if (P <= 8)
+            return avg <= 32768 ? NL(835, IALLTOALL_PERMUTED_SENDRECV) : NL(839, IALLTOALL_PAIRWISE);
+        return avg <= 2048    ? NL(846, IALLTOALL_BRUCKS)
+               : avg <= 32768 ? NL(850, IALLTOALL_PERMUTED_SENDRECV)
+                              : NL(854, IALLTOALL_PAIRWISE);
+    case PCS_ALLTOALLV:
+        *dsize = -1;
+        return a->in_place ? NL(870, IALLTOALLV_INPLACE) : NL(874, IALLTOALLV_BLOCKED);
+    case PCS_ALLTOALLW:
+        *dsize = -1;
+        return a->in_place ? NL(888, IALLTOALLW_INPLACE) : NL(892, IALLTOALLW_BLOCKED);
+    default: *line = 0; return PCS_NALGS;
+    }
+}
+#undef NL
+
+/* mpir_coll_sched_auto.c: MPIR_I<coll>_intra_sched_auto, with the default values of the
+ * *_MSG_SIZE / BCAST_MIN_PROCS thresholds it reads (the sched_smp and sched_naive sub-steps
+ * come here) */
+static pcs_alg_t nb_sched_auto(const pcs_args_t *a, hier_t h, bool user_op)
+{
+    const int P = a->size, pof2 = pcs_pow2_floor(P);
+    const bool p2 = !(P & (P - 1));
+    const int64_t nb = (int64_t)a->type_size * a->count;
+#define R_(x) PCS_ALG_MPICH_##x
+    switch (a->coll) {
+    case PCS_BARRIER: return R_(IBARRIER_RD);
+    case PCS_BCAST:
+        if (h.parent)
+            return R_(IBCAST_SMP);
+        if (nb < 12288 || P < 8)
+            return R_(IBCAST_BINOMIAL);
+        return nb < 524288 && p2 ? R_(IBCAST_SCATTER_RD_ALLGATHER)
+                                 : R_(IBCAST_SCATTER_RING_ALLGATHER);
+    case PCS_GATHER: return R_(IGATHER_BINOMIAL);
+    case PCS_GATHERV: return R_(IGATHERV_LINEAR);
+    case PCS_SCATTER: return R_(ISCATTER_BINOMIAL);
+    case PCS_SCATTERV: return R_(ISCATTERV_LINEAR);
+    case PCS_ALLGATHER: case PCS_ALLGATHERV: {
+        const bool v = a->coll == PCS_ALLGATHERV;
+        int64_t tot = (int64_t)a->type_size * (v ? tsum(a, a->counts) : a->count * P);
+        if (tot < 524288 && p2)
+            return v ? R_(IALLGATHERV_RD) : R_(IALLGATHER_RD);
+        if (tot < 81920)
+            return v ? R_(IALLGATHERV_BRUCKS) : R_(IALLGATHER_BRUCKS);
+        return v ? R_(IALLGATHERV_RING) : R_(IALLGATHER_RING);
+    }
+    case PCS_ALLTOALL:
+        if (a->in_place)
+            return R_(IALLTOALL_INPLACE);
+        if (nb <= 256 && P >= 8)
+            return R_(IALLTOALL_BRUCKS);
+        return nb <= 32768 ? R_(IALLTOALL_PERMUTED_SENDRECV) : R_(IALLTOALL_PAIRWISE);
+    case PCS_ALLTOALLV: return a->in_place ? R_(IALLTOALLV_INPLACE) : R_(IALLTOALLV_BLOCKED);
+    case PCS_ALLTOALLW: return a->in_place ? R_(IALLTOALLW_INPLACE) : R_(IALLTOALLW_BLOCKED);
+    case PCS_REDUCE:
+        if (h.parent && a->commutative)
+            return R_(IREDUCE_SMP);
+        return nb > 2048 && !user_op && a->count >= pof2 ? R_(IREDUCE_RSG) : R_(IREDUCE_BINOMIAL);
+    case PCS_ALLREDUCE:
+        if (h.parent && a->commutative)
+            return R_(IALLREDUCE_SMP);
+        return nb <= 2048 || user_op || a->count < pof2 ? R_(IALLREDUCE_RD) : R_(IALLREDUCE_RSA);
+    case PCS_REDUCE_SCATTER: case PCS_REDUCE_SCATTER_BLOCK: {
+        const bool blk = a->coll == PCS_REDUCE_SCATTER_BLOCK;
+        int64_t tot = (int64_t)a->type_size * (blk ? a->count * P : tsum(a, a->counts));
+        bool regular = true;
+        for (int i = 1; i < P && !blk; i++)
+            regular = regular && a->counts[i] == a->counts[0];
+        if (a->commutative)
+            return tot < 524288 ? (blk ? R_(IRSB_RECURSIVE_HALVING) : R_(IRS_RECURSIVE_HALVING))
+                                : (blk ? R_(IRSB_PAIRWISE) : R_(IRS_PAIRWISE));
+        if (p2 && regular)
+            return blk ? R_(IRSB_NONCOMMUTATIVE) : R_(IRS_NONCOMMUTATIVE);
+        return blk ? R_(IRSB_RECURSIVE_DOUBLING) : R_(IRS_RECURSIVE_DOUBLING);
+    }
+    case PCS_SCAN: return h.parent ? R_(ISCAN_SMP) : R_(ISCAN_RD);
+    case PCS_EXSCAN: return R_(IEXSCAN_RD);
+    default: return PCS_NALGS;
+    }
+#undef R_
+}
+
+/* coll_algorithms.txt restrictions of the sched algorithms (the same as those of the blocking
+ * algorithms of the same names) */
+static bool nb_restrictions_ok(const pcs_args_t *a, pcs_alg_t alg, hier_t h, bool user_op)
+{
+    switch (alg) {
+    case PCS_ALG_MPICH_IBCAST_SCATTER_RD_ALLGATHER: case PCS_ALG_MPICH_IALLGATHER_RD:
+    case PCS_ALG_MPICH_IALLGATHERV_RD: case PCS_ALG_MPICH_IRS_NONCOMMUTATIVE:
+    case PCS_ALG_MPICH_IRSB_NONCOMMUTATIVE:
+        return !(a->size & (a->size - 1));
+    case PCS_ALG_MPICH_IREDUCE_RSG: case PCS_ALG_MPICH_IALLREDUCE_RSA:
+        return !user_op && a->count >= pcs_pow2_floor(a->size);
+    case PCS_ALG_MPICH_IRS_PAIRWISE: case PCS_ALG_MPICH_IRS_RECURSIVE_HALVING:
+    case PCS_ALG_MPICH_IRSB_PAIRWISE: case PCS_ALG_MPICH_IRSB_RECURSIVE_HALVING:
+        return a->commutative;
+    case PCS_ALG_MPICH_IALLTOALL_BRUCKS: case PCS_ALG_MPICH_IALLTOALL_PAIRWISE:
+    case PCS_ALG_MPICH_IALLTOALL_PERMUTED_SENDRECV: case PCS_ALG_MPICH_IALLTOALLV_BLOCKED:
+    case PCS_ALG_MPICH_IALLTOALLW_BLOCKED:
+        return !a->in_place;
+    case PCS_ALG_MPICH_IALLTOALL_INPLACE: case PCS_ALG_MPICH_IALLTOALLV_INPLACE:
+    case PCS_ALG_MPICH_IALLTOALLW_INPLACE:
+        return a->in_place;
+    case PCS_ALG_MPICH_IBCAST_SMP: case PCS_ALG_MPICH_IREDUCE_SMP: case PCS_ALG_MPICH_ISCAN_SMP:
+    case PCS_ALG_MPICH_IALLREDUCE_SMP:
+        return restrictions_ok(a, pcs_mpich_sched_base(alg), h, user_op);
+    default: return true;
+    }
+}
+
+/* is a sched algorithm in the catalogue (message-checked against its blocking twin) */
+static bool nb_modelled(pcs_alg_t alg)
+{
+    return pcs_mpich_sched_base(alg) != PCS_NALGS || alg == PCS_ALG_MPICH_IALLREDUCE_NAIVE;
+}
+
+/* MPIR_I<coll>_sched_impl on an intracommunicator */
+static pcs_err_t nb_select(const pcs_args_t *a, hier_t h, bool user_op,
+                           const pcs_mpich_env_t *env, pcs_choice_t *out)
+{
+    const int forced = env->nb_algorithm[a->coll];
+    out->component = (pcs_component_t)PCS_COMP_MPICH_MPIR;
+    out->rule_line = 0;
+    out->dsize = -1;
+    int alg = PCS_NALGS;
+    if (forced > 0 && forced < NBV && nb_vals[a->coll][forced].name) {
+        alg = nb_vals[a->coll][forced].alg;
+        if (alg == SCHED_AUTO) { /* the library aborts */
+            out->lib_alg = forced;
+            out->alg = PCS_NALGS;
+            return PCS_E_UNSUPPORTED;
+        }
+        if (alg != PCS_NALGS && !nb_restrictions_ok(a, (pcs_alg_t)alg, h, user_op))
+            alg = -1; /* MPICH falls back to MPIR_I<coll>_allcomm_sched_auto */
+        else
+            out->lib_alg = forced;
+        if (alg == PCS_NALGS) { /* a tsp_* algorithm */
+            out->alg = PCS_NALGS;
+            return PCS_E_UNSUPPORTED;
+        }
+    }
+    if (alg < 0 || forced <= 0 || forced >= NBV) {
+        out->lib_alg = 0;
+        alg = nb_json(a, h, user_op, &out->rule_line, &out->dsize);
+    }
+    if (alg == PCS_ALG_MPICH_ISCAN_SMP && !h.consecutive)
+        alg = PCS_ALG_MPICH_ISCAN_RD; /* what sched_smp runs itself */
+    out->alg = (pcs_alg_t)alg;
+    if (!out->lib_alg)
+        for (int i = 2; i < NBV && nb_vals[a->coll][i].name; i++)
+            if (nb_vals[a->coll][i].alg == alg)
+                out->lib_alg = i;
+    return nb_modelled(out->alg) ? PCS_OK : PCS_E_UNSUPPORTED;
+}
+
+/* MPIR_<Coll>_allcomm_nb, the "nb" value of a blocking variable: MPIR_I<coll> on the same
+ * communicator (its nonblocking path, variable and JSON), then a wait. lib_alg stays the
+ * blocking variable's value. */
+static pcs_err_t blocking_nb(const pcs_args_t *a, hier_t h, bool user_op,
+                             const pcs_mpich_env_t *env, pcs_choice_t *out)
+{
+    const int lib = out->lib_alg;
+    pcs_args_t na = *a;
+    na.nonblocking = true;
+    pcs_err_t e = nb_select(&na, h, user_op, env, out);
+    out->lib_alg = lib;
+    return e;
+}
+
 /* ---- selection ---- */
 
 /* src/binding/c/coll_api.txt early returns (intracommunicators) */
@@ -393,14 +740,14 @@ static pcs_err_t select_topo(const pcs_args_t *a, const topo_t *t, bool user_op,
     if (a->size < 1 || a->rank < 0 || a->rank >= a->size ||
         (a->root < 0 && a->coll != PCS_BARRIER) || a->root >= a->size || (unsigned)a->coll >= PCS_NCOLLS)
         return PCS_E_ARG;
-    if (a->nonblocking || a->coll == PCS_ALLTOALLW)
-        return PCS_E_UNSUPPORTED;
-    if (early_return(a)) {
+    if (early_return(a) && !(a->nonblocking && a->coll == PCS_BARRIER)) {
         out->component = PCS_COMP_NONE;
         out->alg = PCS_ALG_NONE;
         return PCS_OK;
     }
     const hier_t h = {t->parent, t->consecutive};
+    if (a->nonblocking)
+        return nb_select(a, h, user_op, env, out);
     const bool device = env->device_collectives == 1 ||
                         (env->device_collectives == 0 && !env->no_device[a->coll]);
     const int64_t avg = (int64_t)a->type_size * a->count;
@@ -458,6 +805,8 @@ static pcs_err_t select_topo(const pcs_args_t *a, const topo_t *t, bool user_op,
         return PCS_OK;
     }
     pcs_alg_t alg = mpir_select(a, h, user_op, env, out);
+    if (alg == PCS_NALGS && out->lib_alg > 0) /* "nb" */
+        return blocking_nb(a, h, user_op, env, out);
     return alg == PCS_NALGS ? PCS_E_UNSUPPORTED : PCS_OK;
 }
 
@@ -485,6 +834,7 @@ typedef struct gen {
     bool user_op;
     const pcs_mpich_env_t *env;
     int throttle;
+    bool nb;       /* a sched_smp composition: sub-steps by MPIR_I<coll>_intra_sched_auto */
     uint32_t step; /* next free step */
 } gen_t;
 
@@ -498,7 +848,12 @@ static pcs_alg_t sub_alg(gen_t *g, const pcs_args_t *sa)
 {
     pcs_choice_t ch;
     hier_t h = {false, false};
-    return mpir_select(sa, h, g->user_op, g->env, &ch);
+    if (g->nb)
+        return nb_sched_auto(sa, h, g->user_op);
+    pcs_alg_t alg = mpir_select(sa, h, g->user_op, g->env, &ch);
+    if (alg == PCS_NALGS && ch.lib_alg > 0 && blocking_nb(sa, h, g->user_op, g->env, &ch) == PCS_OK)
+        alg = ch.alg; /* a forced "nb" on the sub-communicator */
+    return alg;
 }
 
 enum { ON_NODE = 1, ON_ROOTS = 2 };
@@ -573,7 +928,7 @@ static pcs_err_t run_sub(gen_t *g, int on, pcs_args_t *sa, int sb, uint64_t so, 
 static void p2p(gen_t *g, bool send, int peer, int buf, uint64_t off, uint64_t len, int tag)
 {
     pcs_at(&g->c, g->step);
-    g->c.tag = tag;
+    g->c.tag = g->nb ? MT_NBC : tag;
     if (send)
         pcs_send(&g->c, peer, buf, off, len);
     else
@@ -855,12 +1210,14 @@ static pcs_err_t scan_nodeaware(gen_t *g)
         }
         g->step++;
     }
-    /* noneed (one MPI_INT) from the leader, then tempbuf if the node is not the first */
-    if (has_node_comm(t)) {
+    /* noneed (one MPI_INT) from the leader (blocking smp only), then tempbuf if the node is
+     * not the first */
+    if (has_node_comm(t) && !g->nb) {
         sa = sub_args(g, ON_NODE, 0, PCS_BCAST, 0, 1, 4, false);
         e = run_sub(g, ON_NODE, &sa, T3, 3 * n, T3, 3 * n);
     }
-    g->step += (uint32_t)phase_steps(g, ON_NODE, PCS_BCAST, 0, 1, 4, -1);
+    if (!g->nb)
+        g->step += (uint32_t)phase_steps(g, ON_NODE, PCS_BCAST, 0, 1, 4, -1);
     if (e)
         return e;
     if (me != 0) {
@@ -925,6 +1282,40 @@ static void early_copy(gen_t *g)
     }
 }
 
+static pcs_err_t generate_topo(gen_t *g, const pcs_choice_t *ch);
+
+/* Iallreduce sched_naive: Ireduce to 0 then Ibcast from 0, each as MPIR_I<coll>_intra_
+ * sched_auto picks on this communicator (the smp compositions on a PARENT one) */
+static pcs_err_t iallreduce_naive(gen_t *g)
+{
+    const pcs_args_t *a = g->a;
+    const hier_t h = {g->t->parent, g->t->consecutive};
+    pcs_args_t sa = *a;
+    sa.coll = PCS_REDUCE;
+    sa.root = 0;
+    const uint8_t ms = g->c.map[S];
+    if (a->in_place && a->rank != 0) { /* sendbuf = recvbuf, recvbuf unused */
+        sa.in_place = false;
+        g->c.map[S] = g->c.map[R];
+    }
+    pcs_choice_t ch = {.alg = nb_sched_auto(&sa, h, g->user_op)};
+    g->a = &sa;
+    pcs_err_t e = generate_topo(g, &ch);
+    g->c.map[S] = ms;
+    g->nb = false;
+    if (!e) {
+        pcs_args_t sb = *a;
+        sb.coll = PCS_BCAST;
+        sb.root = 0;
+        sb.in_place = false;
+        ch.alg = nb_sched_auto(&sb, h, g->user_op);
+        g->a = &sb;
+        e = generate_topo(g, &ch);
+    }
+    g->a = a;
+    return e;
+}
+
 static pcs_err_t generate_topo(gen_t *g, const pcs_choice_t *ch)
 {
     const pcs_args_t *a = g->a;
@@ -943,6 +1334,20 @@ static pcs_err_t generate_topo(gen_t *g, const pcs_choice_t *ch)
     case PCS_ALG_MPICH_BARRIER_CH4_ALPHA: case PCS_ALG_MPICH_BARRIER_SMP:
         return barrier_nodeaware(g);
     case PCS_ALG_MPICH_SCAN_CH4_ALPHA: case PCS_ALG_MPICH_SCAN_SMP: return scan_nodeaware(g);
+    /* the sched_smp compositions: Ibcast's is alpha's shape at every size, Ireduce's and
+     * Iscan's those of the blocking smp (Iscan's without the "noneed" broadcast) */
+    case PCS_ALG_MPICH_IBCAST_SMP: g->nb = true; return bcast_nodeaware(g, false, false);
+    case PCS_ALG_MPICH_IALLREDUCE_SMP: g->nb = true; return allreduce_nodeaware(g);
+    case PCS_ALG_MPICH_IALLREDUCE_NAIVE: return iallreduce_naive(g);
+    case PCS_ALG_MPICH_IREDUCE_SMP: g->nb = true; return reduce_beta(g);
+    case PCS_ALG_MPICH_ISCAN_SMP:
+        if (g->t->consecutive) {
+            g->nb = true;
+            return scan_nodeaware(g);
+        }
+        ch = &(pcs_choice_t){.alg = PCS_ALG_MPICH_ISCAN_RD}; /* its own fallback */
+        g->c.s->alg = ch->alg;
+        /* fall through */
     default: {
         if (pcs_alg_coll(ch->alg) != a->coll)
             return g->c.s->err = PCS_E_ARG;

@@ -102,7 +102,7 @@ static void bcast_binomial(pcs_mv_t *v, const pcs_args_t *a)
     const int S_ = v->size, rank = v->rank, L = clog2(S_);
     const uint64_t n = (uint64_t)a->count * a->type_size;
     const int rel = (rank - a->root + S_) % S_;
-    if (n == 0)
+    if (n == 0 && !v->sched) /* the sched binomial sends empty messages */
         return;
     int mask = 1;
     while (mask < S_) {
@@ -119,6 +119,9 @@ static void bcast_binomial(pcs_mv_t *v, const pcs_args_t *a)
             snd(v, (rank + mask) % S_, R, 0, n);
         }
 }
+
+static int64_t clamp0(int64_t x) { return x < 0 ? 0 : x; }
+static int64_t min64(int64_t x, int64_t y) { return x < y ? x : y; }
 
 /* bytes MPII_Scatter_for_bcast leaves at relative rank rel (its curr_size) */
 static int64_t scat_have(int64_t n, int64_t ss, int S_, int rel)
@@ -140,8 +143,58 @@ static int64_t scat_have(int64_t n, int64_t ss, int S_, int rel)
     return 0;
 }
 
+/* MPII_Iscatter_for_bcast_sched: a rank takes its posted receive size (everything from its
+ * block to the end) for what it holds, so its first child gets what the blocking scatter
+ * would send and the later ones scatter_size * mask each, more than it received: the
+ * bytes of the message rel receives */
+static int64_t scat_msg_sched(int64_t n, int64_t ss, int S_, int rel)
+{
+    const int m = lowbit(rel), p = rel - m;
+    int64_t curr = clamp0(n - p * ss);
+    int top = p ? lowbit(p) >> 1 : (1 << clog2(S_)) >> 1;
+    for (int k = top; k >= m; k >>= 1) {
+        if (p + k >= S_)
+            continue;
+        int64_t send = curr - ss * k;
+        if (k == m)
+            return send > 0 ? send : 0;
+        if (send > 0)
+            curr -= send;
+    }
+    return 0;
+}
+
 static void scatter_for_bcast(pcs_mv_t *v, const pcs_args_t *a, int64_t ss, int64_t *curr)
 {
+    if (v->sched) {
+        const int S_ = v->size, rank = v->rank, L = clog2(S_);
+        const int64_t n = a->count * (int64_t)a->type_size;
+        const int rel = (rank - a->root + S_) % S_;
+        int mask = 1;
+        *curr = rel == 0 ? n : 0;
+        while (mask < S_) {
+            if (rel & mask) {
+                *curr = clamp0(n - rel * ss);
+                if (*curr > 0) {
+                    at(v, L - 1 - ilog2(mask));
+                    rcv(v, (rank - mask + S_) % S_, R, (uint64_t)(rel * ss),
+                        (uint64_t)scat_msg_sched(n, ss, S_, rel));
+                }
+                break;
+            }
+            mask <<= 1;
+        }
+        for (mask >>= 1; mask > 0; mask >>= 1)
+            if (rel + mask < S_) {
+                int64_t send = *curr - ss * mask;
+                if (send > 0) {
+                    at(v, L - 1 - ilog2(mask));
+                    snd(v, (rank + mask) % S_, R, (uint64_t)(ss * (rel + mask)), (uint64_t)send);
+                    *curr -= send;
+                }
+            }
+        return;
+    }
     const int S_ = v->size, rank = v->rank, L = clog2(S_);
     const int64_t n = a->count * (int64_t)a->type_size;
     const int rel = (rank - a->root + S_) % S_;
@@ -169,14 +222,12 @@ static void scatter_for_bcast(pcs_mv_t *v, const pcs_args_t *a, int64_t ss, int6
         }
 }
 
-static int64_t clamp0(int64_t x) { return x < 0 ? 0 : x; }
-static int64_t min64(int64_t x, int64_t y) { return x < y ? x : y; }
-
+/* (the sched versions have no early return on 0 bytes: they exchange empty messages) */
 static pcs_err_t bcast_scatter_rd(pcs_mv_t *v, const pcs_args_t *a)
 {
     const int S_ = v->size, rank = v->rank, L = clog2(S_);
     const int64_t n = a->count * (int64_t)a->type_size;
-    if (n == 0)
+    if (n == 0 && !v->sched)
         return PCS_OK;
     if (!pow2(S_)) /* the "EXPERIMENTAL" non-power-of-two fix-up: not ported */
         return PCS_E_UNSUPPORTED;
@@ -202,7 +253,7 @@ static void bcast_scatter_ring(pcs_mv_t *v, const pcs_args_t *a)
 {
     const int S_ = v->size, rank = v->rank, L = clog2(S_), root = a->root;
     const int64_t n = a->count * (int64_t)a->type_size;
-    if (n == 0)
+    if (n == 0 && !v->sched)
         return;
     const int64_t ss = (n + S_ - 1) / S_;
     int64_t curr;
@@ -260,16 +311,19 @@ static void reduce_binomial(pcs_mv_t *v, const pcs_args_t *a)
     }
 }
 
-/* cnts/disps of the recursive-halving algorithms: count split over pof2 blocks */
-static int64_t blk(int64_t count, int pof2, int i)
+/* cnts/disps of the recursive-halving algorithms: count split over pof2 blocks, the first
+ * count % pof2 one element longer; the sched versions give the whole remainder to the last */
+static int64_t blk(const pcs_mv_t *v, int64_t count, int pof2, int i)
 {
+    if (v->sched)
+        return count / pof2 + (i == pof2 - 1 ? count % pof2 : 0);
     return count / pof2 + (i < count % pof2 ? 1 : 0);
 }
-static int64_t blks(int64_t count, int pof2, int from, int to)
+static int64_t blks(const pcs_mv_t *v, int64_t count, int pof2, int from, int to)
 {
     int64_t s = 0;
     for (int i = from; i < to; i++)
-        s += blk(count, pof2, i);
+        s += blk(v, count, pof2, i);
     return s;
 }
 
@@ -308,19 +362,19 @@ static void reduce_rsg(pcs_mv_t *v, const pcs_args_t *a)
             int64_t sc, rc;
             if (newrank < newdst) {
                 send_idx = recv_idx + pof2 / (mask * 2);
-                sc = blks(count, pof2, send_idx, last_idx);
-                rc = blks(count, pof2, recv_idx, send_idx);
+                sc = blks(v, count, pof2, send_idx, last_idx);
+                rc = blks(v, count, pof2, recv_idx, send_idx);
             } else {
                 recv_idx = send_idx + pof2 / (mask * 2);
-                sc = blks(count, pof2, send_idx, recv_idx);
-                rc = blks(count, pof2, recv_idx, last_idx);
+                sc = blks(v, count, pof2, send_idx, recv_idx);
+                rc = blks(v, count, pof2, recv_idx, last_idx);
             }
             at(v, pre + k);
-            sendrecv(v, dst, acc, (uint64_t)blks(count, pof2, 0, send_idx) * ts,
-                     (uint64_t)sc * ts, dst, T, (uint64_t)blks(count, pof2, 0, recv_idx) * ts,
+            sendrecv(v, dst, acc, (uint64_t)blks(v, count, pof2, 0, send_idx) * ts,
+                     (uint64_t)sc * ts, dst, T, (uint64_t)blks(v, count, pof2, 0, recv_idx) * ts,
                      (uint64_t)rc * ts);
-            red(v, T, (uint64_t)blks(count, pof2, 0, recv_idx) * ts, acc,
-                (uint64_t)blks(count, pof2, 0, recv_idx) * ts, (uint64_t)rc * ts);
+            red(v, T, (uint64_t)blks(v, count, pof2, 0, recv_idx) * ts, acc,
+                (uint64_t)blks(v, count, pof2, 0, recv_idx) * ts, (uint64_t)rc * ts);
             send_idx = recv_idx;
             mask <<= 1;
             if (mask < pof2)
@@ -334,12 +388,12 @@ static void reduce_rsg(pcs_mv_t *v, const pcs_args_t *a)
         if (root % 2 != 0) {
             at(v, pre + lg);
             if (rank == root) {
-                rcv(v, 0, R, 0, (uint64_t)blk(count, pof2, 0) * ts);
+                rcv(v, 0, R, 0, (uint64_t)blk(v, count, pof2, 0) * ts);
                 newrank = 0;
                 send_idx = 0;
                 last_idx = 2;
             } else if (newrank == 0) {
-                snd(v, root, acc, 0, (uint64_t)blk(count, pof2, 0) * ts);
+                snd(v, root, acc, 0, (uint64_t)blk(v, count, pof2, 0) * ts);
                 newrank = -1;
             }
             newroot = 0;
@@ -362,19 +416,19 @@ static void reduce_rsg(pcs_mv_t *v, const pcs_args_t *a)
             if (mask != pof2 / 2)
                 last_idx = last_idx + pof2 / (mask * 2);
             recv_idx = send_idx + pof2 / (mask * 2);
-            sc = blks(count, pof2, send_idx, recv_idx);
-            rc = blks(count, pof2, recv_idx, last_idx);
+            sc = blks(v, count, pof2, send_idx, recv_idx);
+            rc = blks(v, count, pof2, recv_idx, last_idx);
         } else {
             recv_idx = send_idx - pof2 / (mask * 2);
-            sc = blks(count, pof2, send_idx, last_idx);
-            rc = blks(count, pof2, recv_idx, send_idx);
+            sc = blks(v, count, pof2, send_idx, last_idx);
+            rc = blks(v, count, pof2, recv_idx, send_idx);
         }
         at(v, g0 + k);
         if (ndt == nrt) {
-            snd(v, dst, acc, (uint64_t)blks(count, pof2, 0, send_idx) * ts, (uint64_t)sc * ts);
+            snd(v, dst, acc, (uint64_t)blks(v, count, pof2, 0, send_idx) * ts, (uint64_t)sc * ts);
             break;
         }
-        rcv(v, dst, acc, (uint64_t)blks(count, pof2, 0, recv_idx) * ts, (uint64_t)rc * ts);
+        rcv(v, dst, acc, (uint64_t)blks(v, count, pof2, 0, recv_idx) * ts, (uint64_t)rc * ts);
         if (newrank > newdst)
             send_idx = recv_idx;
         mask >>= 1;
@@ -428,15 +482,15 @@ static void allreduce_rd(pcs_mv_t *v, const pcs_args_t *a, bool rsa)
             int64_t sc, rc;
             if (newrank < newdst) {
                 send_idx = recv_idx + pof2 / (mask * 2);
-                sc = blks(count, pof2, send_idx, last_idx);
-                rc = blks(count, pof2, recv_idx, send_idx);
+                sc = blks(v, count, pof2, send_idx, last_idx);
+                rc = blks(v, count, pof2, recv_idx, send_idx);
             } else {
                 recv_idx = send_idx + pof2 / (mask * 2);
-                sc = blks(count, pof2, send_idx, recv_idx);
-                rc = blks(count, pof2, recv_idx, last_idx);
+                sc = blks(v, count, pof2, send_idx, recv_idx);
+                rc = blks(v, count, pof2, recv_idx, last_idx);
             }
-            uint64_t so = (uint64_t)blks(count, pof2, 0, send_idx) * ts;
-            uint64_t ro = (uint64_t)blks(count, pof2, 0, recv_idx) * ts;
+            uint64_t so = (uint64_t)blks(v, count, pof2, 0, send_idx) * ts;
+            uint64_t ro = (uint64_t)blks(v, count, pof2, 0, recv_idx) * ts;
             at(v, pre + k);
             sendrecv(v, dst, R, so, (uint64_t)sc * ts, dst, T, ro, (uint64_t)rc * ts);
             red(v, T, ro, R, ro, (uint64_t)rc * ts);
@@ -452,16 +506,16 @@ static void allreduce_rd(pcs_mv_t *v, const pcs_args_t *a, bool rsa)
                 if (mask != pof2 / 2)
                     last_idx = last_idx + pof2 / (mask * 2);
                 recv_idx = send_idx + pof2 / (mask * 2);
-                sc = blks(count, pof2, send_idx, recv_idx);
-                rc = blks(count, pof2, recv_idx, last_idx);
+                sc = blks(v, count, pof2, send_idx, recv_idx);
+                rc = blks(v, count, pof2, recv_idx, last_idx);
             } else {
                 recv_idx = send_idx - pof2 / (mask * 2);
-                sc = blks(count, pof2, send_idx, last_idx);
-                rc = blks(count, pof2, recv_idx, send_idx);
+                sc = blks(v, count, pof2, send_idx, last_idx);
+                rc = blks(v, count, pof2, recv_idx, send_idx);
             }
             at(v, pre + k);
-            sendrecv(v, dst, R, (uint64_t)blks(count, pof2, 0, send_idx) * ts, (uint64_t)sc * ts,
-                     dst, R, (uint64_t)blks(count, pof2, 0, recv_idx) * ts, (uint64_t)rc * ts);
+            sendrecv(v, dst, R, (uint64_t)blks(v, count, pof2, 0, send_idx) * ts, (uint64_t)sc * ts,
+                     dst, R, (uint64_t)blks(v, count, pof2, 0, recv_idx) * ts, (uint64_t)rc * ts);
             if (newrank > newdst)
                 send_idx = recv_idx;
         }
@@ -627,6 +681,32 @@ static void allgather_gen(pcs_mv_t *v, const pcs_args_t *a, pcs_alg_t alg)
     }
 }
 
+/* elements per message of the pipelined allgatherv ring (MPIR_CVAR_ALLGATHERV_PIPELINE_MSG_SIZE
+ * = 32768 bytes, extent = type size): the blocking ring cuts blocks above it to it; the sched
+ * ring cuts at the smallest block, raised to the pipeline size if below it */
+static int64_t ring_chunk(const pcs_args_t *a, int S_, bool sched)
+{
+    const int64_t *c = a->counts;
+    const uint64_t ts = a->type_size;
+    int64_t max = c[0], min = c[0], chunk = 0;
+    for (int i = 1; i < S_; i++) {
+        max = c[i] > max ? c[i] : max;
+        min = c[i] < min ? c[i] : min;
+    }
+    if (sched) {
+        chunk = (uint64_t)min * ts < 32768 ? (ts ? (int64_t)(32768 / ts) : 0) : min;
+        return chunk ? chunk : 1;
+    }
+    if ((uint64_t)max * ts > 32768) {
+        chunk = ts ? (int64_t)(32768 / ts) : 0;
+        if (!chunk)
+            chunk = 1;
+    }
+    if (!chunk)
+        chunk = max;
+    return chunk ? chunk : 1;
+}
+
 static void allgatherv_gen(pcs_mv_t *v, const pcs_args_t *a, pcs_alg_t alg)
 {
     const int S_ = v->size, rank = v->rank;
@@ -640,18 +720,8 @@ static void allgatherv_gen(pcs_mv_t *v, const pcs_args_t *a, pcs_alg_t alg)
         if (!a->in_place)
             cpy(v, S, 0, R, D(rank), (uint64_t)c[rank] * ts);
         int left = (S_ + rank - 1) % S_, right = (rank + 1) % S_;
-        int64_t torecv = total - c[rank], tosend = total - c[right], max = c[0];
-        for (int i = 1; i < S_; i++)
-            if (max < c[i])
-                max = c[i];
-        int64_t chunk = 0;
-        if ((uint64_t)max * ts > 32768) { /* MPIR_CVAR_ALLGATHERV_PIPELINE_MSG_SIZE */
-            chunk = ts ? (int64_t)(32768 / ts) : 0;
-            if (!chunk)
-                chunk = 1;
-        }
-        if (!chunk)
-            chunk = max;
+        int64_t torecv = total - c[rank], tosend = total - c[right];
+        const int64_t chunk = ring_chunk(a, S_, v->sched);
         int sidx = rank, ridx = left;
         int64_t soff = 0, roff = 0;
         for (int64_t k = 0; tosend || torecv; k++) {
@@ -743,7 +813,7 @@ static void allgatherv_gen(pcs_mv_t *v, const pcs_args_t *a, pcs_alg_t alg)
 static void alltoall_gen(pcs_mv_t *v, const pcs_args_t *a, pcs_alg_t alg, int throttle)
 {
     const int S_ = v->size, rank = v->rank;
-    const bool isv = a->coll == PCS_ALLTOALLV;
+    const bool isv = a->coll == PCS_ALLTOALLV || a->coll == PCS_ALLTOALLW;
     const uint64_t ts = a->type_size, nb = (uint64_t)a->count * ts;
 #define RL(i) (isv ? (uint64_t)a->counts[i] * ts : nb)
 #define RO(i) (isv ? vdisp(a, a->counts, a->displs, (i)) : (uint64_t)(i) * nb)
@@ -810,7 +880,9 @@ static void alltoall_gen(pcs_mv_t *v, const pcs_args_t *a, pcs_alg_t alg, int th
         return;
     }
     /* pairwise_sendrecv_replace (in place): pairs (i, j), j >= i, in order, self included;
-     * MPIC_Sendrecv_replace packs the block, receives over it, sends the packed copy */
+     * MPIC_Sendrecv_replace packs the block, receives over it, sends the packed copy. The
+     * sched_inplace versions copy to a scratch block, send it and receive over the block
+     * alike, but skip the pairs i == j (no message to self) */
     int64_t k = 0;
     uint64_t maxl = 0;
     for (int i = 0; i < S_; i++)
@@ -818,11 +890,14 @@ static void alltoall_gen(pcs_mv_t *v, const pcs_args_t *a, pcs_alg_t alg, int th
             maxl = RL(i);
     need(v, T, maxl);
     for (int i = 0; i < S_; i++)
-        for (int j = i; j < S_; j++, k++) {
+        for (int j = i; j < S_; j++) {
+            if (v->sched && i == j)
+                continue;
             int peer = rank == i ? j : rank == j ? i : -1;
+            k++;
             if (peer < 0)
                 continue;
-            at(v, k);
+            at(v, k - 1);
             cpy(v, R, RO(peer), T, 0, RL(peer));
             ircv(v, 0, peer, R, RO(peer), RL(peer));
             isnd(v, 1, peer, T, 0, RL(peer));
@@ -1119,10 +1194,80 @@ static void linearv(pcs_mv_t *v, const pcs_args_t *a, bool scatter)
         pcs_wait(v->c, q);
 }
 
+/* ---- the sched algorithms (MPIR_I<coll>_intra_sched_*.c) ----
+ * MPIR_Sched_send/recv entries between two MPIR_Sched_barrier calls run concurrently, where
+ * the blocking algorithm of the same name has a blocking call or an MPIC_Sendrecv / Waitall;
+ * the peers, sizes, order and buffers of the messages and the reductions are the same. */
+
+pcs_alg_t pcs_mpich_sched_base(pcs_alg_t alg)
+{
+    switch (alg) {
+#define B(i, b) case PCS_ALG_MPICH_##i: return PCS_ALG_MPICH_##b
+    B(IBARRIER_RD, BARRIER_DISSEMINATION);
+    B(IBCAST_BINOMIAL, BCAST_BINOMIAL);
+    B(IBCAST_SCATTER_RD_ALLGATHER, BCAST_SCATTER_RD_ALLGATHER);
+    B(IBCAST_SCATTER_RING_ALLGATHER, BCAST_SCATTER_RING_ALLGATHER);
+    B(IBCAST_SMP, BCAST_SMP);
+    B(IREDUCE_SMP, REDUCE_SMP);
+    B(IALLREDUCE_SMP, ALLREDUCE_SMP);
+    B(IALLREDUCE_RD, ALLREDUCE_RD);
+    B(IALLREDUCE_RSA, ALLREDUCE_RSA);
+    B(IREDUCE_BINOMIAL, REDUCE_BINOMIAL);
+    B(IREDUCE_RSG, REDUCE_RSG);
+    B(IEXSCAN_RD, EXSCAN_RD);
+    B(IALLGATHER_RD, ALLGATHER_RD);
+    B(IALLGATHER_BRUCKS, ALLGATHER_BRUCKS);
+    B(IALLGATHERV_RD, ALLGATHERV_RD);
+    B(IALLGATHERV_BRUCKS, ALLGATHERV_BRUCKS);
+    B(IALLGATHERV_RING, ALLGATHERV_RING);
+    B(IALLTOALL_BRUCKS, ALLTOALL_BRUCKS);
+    B(IRS_NONCOMMUTATIVE, RS_NONCOMMUTATIVE);
+    B(IRS_PAIRWISE, RS_PAIRWISE);
+    B(IRS_RECURSIVE_DOUBLING, RS_RECURSIVE_DOUBLING);
+    B(IRS_RECURSIVE_HALVING, RS_RECURSIVE_HALVING);
+    B(IRSB_NONCOMMUTATIVE, RSB_NONCOMMUTATIVE);
+    B(IRSB_PAIRWISE, RSB_PAIRWISE);
+    B(IRSB_RECURSIVE_DOUBLING, RSB_RECURSIVE_DOUBLING);
+    B(IRSB_RECURSIVE_HALVING, RSB_RECURSIVE_HALVING);
+    B(IALLGATHER_RING, ALLGATHER_RING);
+    B(IALLTOALL_PERMUTED_SENDRECV, ALLTOALL_SCATTERED);
+    B(IALLTOALL_PAIRWISE, ALLTOALL_PAIRWISE);
+    B(IALLTOALL_INPLACE, ALLTOALL_SENDRECV_REPLACE);
+    B(IALLTOALLV_BLOCKED, ALLTOALLV_SCATTERED);
+    B(IALLTOALLV_INPLACE, ALLTOALLV_SENDRECV_REPLACE);
+    B(IALLTOALLW_BLOCKED, ALLTOALLV_SCATTERED);
+    B(IALLTOALLW_INPLACE, ALLTOALLV_SENDRECV_REPLACE);
+    B(IGATHER_BINOMIAL, GATHER_BINOMIAL);
+    B(ISCATTER_BINOMIAL, SCATTER_BINOMIAL);
+    B(IGATHERV_LINEAR, GATHERV_LINEAR);
+    B(ISCATTERV_LINEAR, SCATTERV_LINEAR);
+    B(ISCAN_RD, SCAN_RD);
+    B(ISCAN_SMP, SCAN_SMP);
+#undef B
+    default: return PCS_NALGS;
+    }
+}
+
+/* blocking Alltoallw: the alltoallv algorithms on byte counts (types differ per peer) */
+static pcs_alg_t run_alg(pcs_alg_t alg, bool *nb)
+{
+    pcs_alg_t b = pcs_mpich_sched_base(alg);
+    *nb = b != PCS_NALGS;
+    if (*nb)
+        return b;
+    if (alg == PCS_ALG_MPICH_ALLTOALLW_SCATTERED)
+        return PCS_ALG_MPICH_ALLTOALLV_SCATTERED;
+    if (alg == PCS_ALG_MPICH_ALLTOALLW_SENDRECV_REPLACE)
+        return PCS_ALG_MPICH_ALLTOALLV_SENDRECV_REPLACE;
+    return alg;
+}
+
 /* ---- steps and dispatch ---- */
 
 int64_t pcs_mpich_steps(const pcs_args_t *a, pcs_alg_t alg, int throttle)
 {
+    bool nb;
+    alg = run_alg(alg, &nb);
     const int S_ = a->size, L = clog2(S_), pof2 = pcs_pow2_floor(S_), rem = S_ - pof2;
     const int lg = ilog2(pof2);
     switch (alg) {
@@ -1154,22 +1299,15 @@ int64_t pcs_mpich_steps(const pcs_args_t *a, pcs_alg_t alg, int throttle)
         return (S_ + bb - 1) / bb;
     }
     case PCS_ALG_MPICH_ALLTOALL_SENDRECV_REPLACE: case PCS_ALG_MPICH_ALLTOALLV_SENDRECV_REPLACE:
-        return (int64_t)S_ * (S_ + 1) / 2;
+        return (int64_t)S_ * (nb ? S_ - 1 : S_ + 1) / 2;
     case PCS_ALG_MPICH_GATHERV_LINEAR: case PCS_ALG_MPICH_SCATTERV_LINEAR: return 1;
     case PCS_ALG_MPICH_ALLGATHERV_RING: {
         /* iterations of the pipelined ring: the same at every rank (see allgatherv_gen) */
         const int64_t *c = a->counts;
-        int64_t max = 0, total = sum(c, 0, S_), best = 0;
-        for (int i = 0; i < S_; i++)
-            max = c[i] > max ? c[i] : max;
+        int64_t total = sum(c, 0, S_), best = 0;
         if (total == 0)
             return 0;
-        int64_t chunk = (uint64_t)max * a->type_size > 32768
-                            ? (a->type_size ? (int64_t)(32768 / a->type_size) : 0) : 0;
-        if (!chunk)
-            chunk = max;
-        if (!chunk)
-            chunk = 1;
+        const int64_t chunk = ring_chunk(a, S_, nb);
         for (int r = 0; r < S_; r++) {
             int64_t it = 0; /* blocks r, r-1, ..., r+2: each ceil(c/chunk) or 1 if empty */
             for (int k = 0; k < S_ - 1; k++) {
@@ -1188,8 +1326,11 @@ pcs_err_t pcs_mpich_run(pcs_mv_t *v, const pcs_args_t *a, pcs_alg_t alg, int thr
                         int64_t *nsteps)
 {
     pcs_err_t e = PCS_OK;
+    bool nb;
     *nsteps = pcs_mpich_steps(a, alg, throttle);
-    switch (pcs_alg_coll(alg)) {
+    alg = run_alg(alg, &nb);
+    switch (a->coll == PCS_ALLTOALLW ? PCS_ALLTOALLW : pcs_alg_coll(alg)) {
+    case PCS_ALLTOALLW: v->tag = MT_ALLTOALLW; break;
     case PCS_BCAST: v->tag = MT_BCAST; break;
     case PCS_REDUCE: v->tag = MT_REDUCE; break;
     case PCS_ALLREDUCE: v->tag = MT_ALLREDUCE; break;
@@ -1208,6 +1349,9 @@ pcs_err_t pcs_mpich_run(pcs_mv_t *v, const pcs_args_t *a, pcs_alg_t alg, int thr
     case PCS_SCATTERV: v->tag = MT_SCATTERV; break;
     default: break;
     }
+    v->sched = nb;
+    if (nb)
+        v->tag = MT_NBC;
     switch (alg) {
     case PCS_ALG_NONE: break;
     case PCS_ALG_MPICH_BCAST_BINOMIAL: bcast_binomial(v, a); break;

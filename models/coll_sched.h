@@ -204,7 +204,52 @@ const char *pcs_coll_name(pcs_coll_t c); /* "allreduce"; "?" if out of range */
     X(MPICH_EXSCAN_RD, EXSCAN, "recursive_doubling")                                        \
     X(MPICH_GATHERV_LINEAR, GATHERV, "linear")                                              \
     X(MPICH_SCATTERV_LINEAR, SCATTERV, "linear")                                          \
-    X(ALLREDUCE_SEGMENTED_RING, ALLREDUCE, "segmented_ring")
+    X(ALLREDUCE_SEGMENTED_RING, ALLREDUCE, "segmented_ring")                              \
+    /* MPICH 4.0 nonblocking (MPIR_I<coll>_intra_sched_*) and blocking Alltoallw, by the   \
+     * values of MPIR_CVAR_I<COLL>_INTRA_ALGORITHM */                                      \
+    X(MPICH_IBARRIER_RD, BARRIER, "sched_recursive_doubling")                               \
+    X(MPICH_IBCAST_BINOMIAL, BCAST, "sched_binomial")                                       \
+    X(MPICH_IBCAST_SCATTER_RD_ALLGATHER, BCAST, "sched_scatter_recursive_doubling_allgather") \
+    X(MPICH_IBCAST_SCATTER_RING_ALLGATHER, BCAST, "sched_scatter_ring_allgather")           \
+    X(MPICH_IBCAST_SMP, BCAST, "sched_smp")                                                 \
+    X(MPICH_IREDUCE_BINOMIAL, REDUCE, "sched_binomial")                                     \
+    X(MPICH_IREDUCE_RSG, REDUCE, "sched_reduce_scatter_gather")                             \
+    X(MPICH_IREDUCE_SMP, REDUCE, "sched_smp")                                               \
+    X(MPICH_IALLREDUCE_RD, ALLREDUCE, "sched_recursive_doubling")                           \
+    X(MPICH_IALLREDUCE_RSA, ALLREDUCE, "sched_reduce_scatter_allgather")                    \
+    X(MPICH_IALLGATHER_RD, ALLGATHER, "sched_recursive_doubling")                           \
+    X(MPICH_IALLGATHER_BRUCKS, ALLGATHER, "sched_brucks")                                   \
+    X(MPICH_IALLGATHER_RING, ALLGATHER, "sched_ring")                                       \
+    X(MPICH_IALLGATHERV_RD, ALLGATHERV, "sched_recursive_doubling")                         \
+    X(MPICH_IALLGATHERV_BRUCKS, ALLGATHERV, "sched_brucks")                                 \
+    X(MPICH_IALLGATHERV_RING, ALLGATHERV, "sched_ring")                                     \
+    X(MPICH_IALLTOALL_PERMUTED_SENDRECV, ALLTOALL, "sched_permuted_sendrecv")               \
+    X(MPICH_IALLTOALL_PAIRWISE, ALLTOALL, "sched_pairwise")                                 \
+    X(MPICH_IALLTOALL_BRUCKS, ALLTOALL, "sched_brucks")                                     \
+    X(MPICH_IALLTOALL_INPLACE, ALLTOALL, "sched_inplace")                                   \
+    X(MPICH_IALLTOALLV_BLOCKED, ALLTOALLV, "sched_blocked")                                 \
+    X(MPICH_IALLTOALLV_INPLACE, ALLTOALLV, "sched_inplace")                                 \
+    X(MPICH_IALLTOALLW_BLOCKED, ALLTOALLW, "sched_blocked")                                 \
+    X(MPICH_IALLTOALLW_INPLACE, ALLTOALLW, "sched_inplace")                                 \
+    X(MPICH_IGATHER_BINOMIAL, GATHER, "sched_binomial")                                     \
+    X(MPICH_ISCATTER_BINOMIAL, SCATTER, "sched_binomial")                                   \
+    X(MPICH_IGATHERV_LINEAR, GATHERV, "sched_linear")                                       \
+    X(MPICH_ISCATTERV_LINEAR, SCATTERV, "sched_linear")                                     \
+    X(MPICH_IRS_NONCOMMUTATIVE, REDUCE_SCATTER, "sched_noncommutative")                     \
+    X(MPICH_IRS_PAIRWISE, REDUCE_SCATTER, "sched_pairwise")                                 \
+    X(MPICH_IRS_RECURSIVE_DOUBLING, REDUCE_SCATTER, "sched_recursive_doubling")             \
+    X(MPICH_IRS_RECURSIVE_HALVING, REDUCE_SCATTER, "sched_recursive_halving")               \
+    X(MPICH_IRSB_NONCOMMUTATIVE, REDUCE_SCATTER_BLOCK, "sched_noncommutative")              \
+    X(MPICH_IRSB_PAIRWISE, REDUCE_SCATTER_BLOCK, "sched_pairwise")                          \
+    X(MPICH_IRSB_RECURSIVE_DOUBLING, REDUCE_SCATTER_BLOCK, "sched_recursive_doubling")      \
+    X(MPICH_IRSB_RECURSIVE_HALVING, REDUCE_SCATTER_BLOCK, "sched_recursive_halving")        \
+    X(MPICH_ISCAN_RD, SCAN, "sched_recursive_doubling")                                     \
+    X(MPICH_ISCAN_SMP, SCAN, "sched_smp")                                                   \
+    X(MPICH_IEXSCAN_RD, EXSCAN, "sched_recursive_doubling")                                 \
+    X(MPICH_ALLTOALLW_SCATTERED, ALLTOALLW, "scattered")                                    \
+    X(MPICH_ALLTOALLW_SENDRECV_REPLACE, ALLTOALLW, "pairwise_sendrecv_replace")             \
+    X(MPICH_IALLREDUCE_SMP, ALLREDUCE, "sched_smp")                                         \
+    X(MPICH_IALLREDUCE_NAIVE, ALLREDUCE, "sched_naive")
 typedef enum pcs_alg {
 #define PCS_X_(id, coll, name) PCS_ALG_##id,
     PCS_ALGS(PCS_X_)
@@ -390,6 +435,8 @@ typedef struct pcs_mpich_env {
     int intra_algorithm[PCS_NCOLLS]; /* MPIR_CVAR_<COLL>_INTRA_ALGORITHM: position of the value
                                       * in cvars.txt's list (0 = auto) */
     int alltoall_throttle;        /* MPIR_CVAR_ALLTOALL_THROTTLE: 0 = default 32, < 0 = MPICH's 0 */
+    int nb_algorithm[PCS_NCOLLS]; /* MPIR_CVAR_I<COLL>_INTRA_ALGORITHM: position of the value
+                                   * in cvars.txt's list (0 = auto) */
 } pcs_mpich_env_t;
 /* Take one variable (MPIR_CVAR_, MPICH_ or MPIR_PARAM_ prefix) into env: 1 if used, 0 if not
  * one of these, -1 if its value is not one MPICH accepts. */
@@ -404,7 +451,8 @@ typedef struct pcs_mpich_comm {
 } pcs_mpich_comm_t;
 
 /* MPICH 4.0.x as built with ch4:ucx (no shared-memory collectives): binding early returns,
- * ch4 JSON, MPIR JSON / forced CVARs. t and env may be NULL. */
+ * ch4 JSON, MPIR JSON / forced CVARs; a->nonblocking: MPIR_I<coll>_sched_impl (the I<COLL>
+ * variable or the MPIR JSON's i<coll> rules, then a sched algorithm). t and env may be NULL. */
 pcs_err_t pcs_mpich40_select(const pcs_args_t *a, const pcs_mpich_comm_t *t,
                              const pcs_mpich_env_t *env, pcs_choice_t *out);
 /* Generate a choice of pcs_mpich40_select (the compositions re-select on node_comm and

@@ -22,6 +22,8 @@ pkgs=(build-essential autoconf automake libtool autoconf-archive pkgconf python3
 optional=(chromium chromium-driver)
 # OTF2 export (optional at configure time; otf2-print reads the archives in the tests)
 pkgs+=(libotf2-trace-dev otf2-tools)
+# UCX headers: the test module recording what MPICH (ch4:ucx) sends (run_mpich_wire_tests.sh)
+pkgs+=(libucx-dev)
 # The emulated cluster of bench/cluster and its test: namespaces, tbf, traffic, ping.
 pkgs+=(iproute2 util-linux iperf3 iputils-ping)
 case "$mpi" in
