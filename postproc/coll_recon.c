@@ -70,7 +70,7 @@ int recon_lib_parse(const char *name)
 const char *recon_skip_name(recon_skip_t why)
 {
     static const char *const names[RECON__COUNT] = {
-        "ok", "not a collective", "nonblocking (the library's nbc algorithms are not modelled)",
+        "ok", "not a collective", "nonblocking, its algorithm not in the catalogue (MPICH's tsp_* or a forced sched_auto)",
         "intercommunicator", "the call failed", "unknown communicator",
         "no rules for this MPI library", "algorithm not in the catalogue yet",
         "recorded values inconsistent"};

@@ -31,8 +31,8 @@ int recon_lib_parse(const char *name);
 typedef enum recon_skip {
     RECON_OK = 0,
     RECON_NOT_COLL,        /* not a collective the catalogue knows (p2p, neighbourhood, ...) */
-    RECON_NONBLOCKING,     /* nonblocking collective: the library's nbc algorithms are not in
-                              the catalogue */
+    RECON_NONBLOCKING,     /* nonblocking collective whose algorithm is not in the catalogue
+                              (MPICH's tsp_* values, a forced sched_auto) */
     RECON_INTER,           /* intercommunicator collective */
     RECON_FAILED,          /* the call returned an error */
     RECON_NO_COMM,         /* communicator unknown to the log */
