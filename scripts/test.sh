@@ -107,6 +107,7 @@ if build "$bdir" --enable-werror MPICC="$mpicc"; then
   [ $mpitests -eq 1 ] && run_step "idle-wave mini-app ($mpi)" "$bdir/tests/mpi/run_idlewave_tests.sh"
   [ $mpitests -eq 1 ] && run_step "collective schedules executed ($mpi)" "$bdir/tests/mpi/run_coll_exec_tests.sh"
   [ $mpitests -eq 1 ] && [ "$mpi" = openmpi ] && run_step "collective steps vs pml monitoring ($mpi)" "$bdir/tests/mpi/run_coll_truth_tests.sh"
+  [ $mpitests -eq 1 ] && [ "$mpi" = mpich ] && run_step "collective steps vs the messages MPICH hands UCX ($mpi)" "$bdir/tests/mpi/run_mpich_wire_tests.sh"
   [ $mpitests -eq 1 ] && run_step "emulated cluster ($mpi)" "$bdir/tests/mpi/run_cluster_tests.sh"
 fi
 
