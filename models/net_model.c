@@ -103,7 +103,16 @@ void pnm_free(pnm_model_t *m)
     free(m->lgp);
     free(m->src_first);
     free(m->src_end);
+    if (m->oneway) {
+        pnm_free(m->oneway);
+        free(m->oneway);
+    }
     memset(m, 0, sizeof(*m));
+}
+
+const pnm_model_t *pnm_way(const pnm_model_t *m, int twoway)
+{
+    return !twoway && m->oneway ? m->oneway : m;
 }
 
 /* ---- per-source medians by size (pooled entries, or the median of its pairs') ---- */
@@ -400,8 +409,56 @@ static int valid_q(const pnm_q_t *q)
     return isfinite(q->mean);
 }
 
+static pnm_err_t fit_one(pnm_kind_t kind, const pnm_samples_t *in, const pnm_opts_t *o,
+                         pnm_model_t *m, char *why, size_t cap);
+
+/* Both ways in the samples: the exchanges make the model, the one-way samples its oneway
+ * part; one way only: the model. */
 pnm_err_t pnm_fit(pnm_kind_t kind, const pnm_samples_t *in, const pnm_opts_t *o,
                   pnm_model_t *m, char *why, size_t cap)
+{
+    memset(m, 0, sizeof(*m));
+    size_t nw[2] = {0, 0};
+    for (size_t i = 0; i < in->n; i++) {
+        if (in->s[i].way != PNM_EXCHANGE && in->s[i].way != PNM_ONEWAY)
+            return fail(PNM_E_ARG, why, cap, "sample %zu: direction %d is neither exchange "
+                        "(0) nor one way (1)", i, in->s[i].way);
+        nw[in->s[i].way]++;
+    }
+    if (nw[PNM_EXCHANGE] == 0 || nw[PNM_ONEWAY] == 0)
+        return fit_one(kind, in, o, m, why, cap);
+    pnm_sample_t *part = malloc(in->n * sizeof(*part));
+    pnm_model_t *ow = calloc(1, sizeof(*ow));
+    if (!part || !ow) {
+        free(part);
+        free(ow);
+        return fail(PNM_E_NOMEM, why, cap, "out of memory");
+    }
+    pnm_err_t e = PNM_OK;
+    for (int w = PNM_EXCHANGE; w <= PNM_ONEWAY && e == PNM_OK; w++) {
+        size_t k = 0;
+        for (size_t i = 0; i < in->n; i++)
+            if (in->s[i].way == w)
+                part[k++] = in->s[i];
+        pnm_samples_t sub = {in->nranks, in->mode, k, part};
+        char w2[200];
+        e = fit_one(kind, &sub, o, w == PNM_EXCHANGE ? m : ow, w2, sizeof(w2));
+        if (e != PNM_OK)
+            fail(e, why, cap, "%s samples: %s", w == PNM_EXCHANGE ? "exchange" : "one-way", w2);
+    }
+    free(part);
+    if (e != PNM_OK) {
+        pnm_free(m);
+        pnm_free(ow);
+        free(ow);
+        return e;
+    }
+    m->oneway = ow;
+    return PNM_OK;
+}
+
+static pnm_err_t fit_one(pnm_kind_t kind, const pnm_samples_t *in, const pnm_opts_t *o,
+                         pnm_model_t *m, char *why, size_t cap)
 {
     memset(m, 0, sizeof(*m));
     if (kind < PNM_LOOKUP || kind > PNM_LOGGP)
@@ -422,6 +479,7 @@ pnm_err_t pnm_fit(pnm_kind_t kind, const pnm_samples_t *in, const pnm_opts_t *o,
     m->kind = kind;
     m->nranks = in->nranks;
     m->mode = in->mode;
+    m->way = in->n ? in->s[0].way : PNM_EXCHANGE;
     m->n = in->n;
     m->s = malloc(in->n * sizeof(*m->s));
     m->sizes = malloc(in->n * sizeof(*m->sizes));
@@ -621,10 +679,13 @@ double pnm_time(const pnm_model_t *m, int32_t src, int32_t dst, uint64_t bytes)
     return NAN;
 }
 
-/* The point estimate with the spread of the nearest measured distribution around it. */
+/* The point estimate with the spread of the measured distribution around it: the pair's for
+ * the lookup table; for the per-source models, the source's pooled one, which is what they
+ * were fitted to (a pair's own spread, scaled from a median far from the source's, e.g. a
+ * partner on the same host, would blow its tail up by the same factor). */
 void pnm_dist(const pnm_model_t *m, int32_t src, int32_t dst, uint64_t bytes, pnm_q_t *out)
 {
-    measured_dist(m, src, dst, bytes, out);
+    measured_dist(m, src, m->kind == PNM_LOOKUP ? dst : -1, bytes, out);
     if (m->kind == PNM_LOOKUP)
         return;
     double t = pnm_time(m, src, dst, bytes), med = out->v[Q50];

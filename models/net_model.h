@@ -10,8 +10,9 @@
  *                  messages (order statistics), from their distributions
  *
  * Samples of quick probes are times to exchange a size both ways at once with every pair of a
- * round active; of full probes, one-way times with one message in flight (profiler/
- * phasor_probe.h). A model predicts what its samples measured. */
+ * round active, and one-way times with every pair of a round active; of full probes, one-way
+ * times with one message in flight (profiler/phasor_probe.h). A model predicts what its
+ * samples measured: when it has both ways, pnm_way() picks the one a message is like. */
 #ifndef NET_MODEL_H
 #define NET_MODEL_H
 
@@ -27,10 +28,13 @@ typedef struct pnm_q {
 } pnm_q_t;
 extern const double pnm_qprob[PNM_NQ]; /* 0, .1, .25, .5, .75, .9, 1 */
 
+enum { PNM_EXCHANGE = 0, PNM_ONEWAY = 1 };
+
 typedef struct pnm_sample {
     int32_t src, dst; /* dst -1: every destination of src pooled */
     uint64_t bytes;
     pnm_q_t q;
+    int way;          /* PNM_EXCHANGE: both directions at once; PNM_ONEWAY */
 } pnm_sample_t;
 
 typedef struct pnm_samples {
@@ -99,6 +103,10 @@ typedef struct pnm_model {
     pnm_loggp_t lgp_all;
     /* index: per source, [first, end) of its samples */
     size_t *src_first, *src_end;
+    int way;                  /* what its samples measured (PNM_EXCHANGE, PNM_ONEWAY) */
+    /* fitted to the one-way samples when the samples have both ways (the model itself is
+     * then fitted to the exchanges); NULL otherwise. Owned. */
+    struct pnm_model *oneway;
 } pnm_model_t;
 
 typedef enum pnm_err {
@@ -113,6 +121,11 @@ const char *pnm_strerror(pnm_err_t e);
 pnm_err_t pnm_fit(pnm_kind_t kind, const pnm_samples_t *in, const pnm_opts_t *o,
                   pnm_model_t *out, char *why, size_t cap);
 void pnm_free(pnm_model_t *m);
+
+/* The model for a message whose ends also move data the other way at the same time
+ * (twoway: the source receives or the destination sends in the same step) or not: m for an
+ * exchange, its one-way part otherwise, when it has one; m when it has one way only. */
+const pnm_model_t *pnm_way(const pnm_model_t *m, int twoway);
 
 /* Point estimate (ns) of `bytes` from src to dst (the median, for lookup). */
 double pnm_time(const pnm_model_t *m, int32_t src, int32_t dst, uint64_t bytes);

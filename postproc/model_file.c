@@ -43,6 +43,7 @@ void pmf_samples_from_probe(pnm_sample_t *s, const plog_probe_entry_t *e, size_t
         const double v[PNM_NQ] = {q->min, q->q10, q->q25, q->q50, q->q75, q->q90, q->max};
         memcpy(s[i].q.v, v, sizeof(v));
         s[i].q.mean = e[i].q.mean;
+        s[i].way = e[i].way == PLOG_PROBE_ONEWAY ? PNM_ONEWAY : PNM_EXCHANGE;
     }
 }
 
@@ -93,6 +94,31 @@ static json_t *loggp_json(const pnm_loggp_t *g)
                      "handshake_ns", jnum(g->handshake), "g_ns", jnum(g->g));
 }
 
+/* A model's parameters: {} for the lookup table (its samples are the model) */
+static json_t *params_json(const pnm_model_t *m)
+{
+    json_t *src = json_array();
+    if (m->kind == PNM_HOCKNEY) {
+        for (int32_t r = 0; r < m->nranks; r++)
+            if (m->hock[r].nseg)
+                json_array_append_new(src, json_pack("{s:i, s:o}", "src", (int)r, "segments",
+                                                     segs_json(&m->hock[r])));
+        return json_pack("{s:o, s:o}", "sources", src, "all",
+                         json_pack("{s:o}", "segments", segs_json(&m->hock_all)));
+    }
+    if (m->kind == PNM_LOGGP) {
+        for (int32_t r = 0; r < m->nranks; r++)
+            if (m->lgp[r].nband) {
+                json_t *o = loggp_json(&m->lgp[r]);
+                json_object_set_new(o, "src", json_integer(r));
+                json_array_append_new(src, o);
+            }
+        return json_pack("{s:o, s:o}", "sources", src, "all", loggp_json(&m->lgp_all));
+    }
+    json_decref(src);
+    return json_object();
+}
+
 int pmf_write(const char *path, const pmf_t *f, char *why, size_t cap)
 {
     json_t *root = json_object();
@@ -110,7 +136,9 @@ int pmf_write(const char *path, const pmf_t *f, char *why, size_t cap)
                                   jnum(f->elapsed_s), "seed", seedhex,
                                   "created", f->created, "library", f->library, "hosts",
                                   hosts));
-    json_t *samples = json_array();
+    /* "samples": the way the mode is named for; a quick probe's one-way samples apart */
+    int main_way = f->mode == 2 ? PNM_ONEWAY : PNM_EXCHANGE;
+    json_t *samples = json_array(), *oneway = json_array();
     for (size_t i = 0; i < f->n; i++) {
         const pnm_sample_t *s = &f->s[i];
         json_t *row = json_pack("[i, i, I, I]", (int)s->src, (int)s->dst, (json_int_t)s->bytes,
@@ -118,34 +146,21 @@ int pmf_write(const char *path, const pmf_t *f, char *why, size_t cap)
         for (int k = 0; k < PNM_NQ; k++)
             json_array_append_new(row, jnum(s->q.v[k]));
         json_array_append_new(row, jnum(s->q.mean));
-        json_array_append_new(samples, row);
+        json_array_append_new(s->way == main_way ? samples : oneway, row);
     }
     json_object_set_new(root, "samples", samples);
+    if (json_array_size(oneway))
+        json_object_set_new(root, "oneway_samples", oneway);
+    else
+        json_decref(oneway);
     json_t *models = json_object();
-    if (f->has[PNM_LOOKUP])
-        json_object_set_new(models, "lookup", json_object());
-    if (f->has[PNM_HOCKNEY]) {
-        const pnm_model_t *m = &f->m[PNM_HOCKNEY];
-        json_t *src = json_array();
-        for (int32_t r = 0; r < m->nranks; r++)
-            if (m->hock[r].nseg)
-                json_array_append_new(src, json_pack("{s:i, s:o}", "src", (int)r, "segments",
-                                                     segs_json(&m->hock[r])));
-        json_object_set_new(models, "hockney",
-                            json_pack("{s:o, s:o}", "sources", src, "all",
-                                      json_pack("{s:o}", "segments", segs_json(&m->hock_all))));
-    }
-    if (f->has[PNM_LOGGP]) {
-        const pnm_model_t *m = &f->m[PNM_LOGGP];
-        json_t *src = json_array();
-        for (int32_t r = 0; r < m->nranks; r++)
-            if (m->lgp[r].nband) {
-                json_t *o = loggp_json(&m->lgp[r]);
-                json_object_set_new(o, "src", json_integer(r));
-                json_array_append_new(src, o);
-            }
-        json_object_set_new(models, "loggp", json_pack("{s:o, s:o}", "sources", src, "all",
-                                                       loggp_json(&m->lgp_all)));
+    for (int k = PNM_LOOKUP; k <= PNM_LOGGP; k++) {
+        if (!f->has[k])
+            continue;
+        json_t *mj = params_json(&f->m[k]);
+        if (f->m[k].oneway)
+            json_object_set_new(mj, "oneway", params_json(f->m[k].oneway));
+        json_object_set_new(models, pnm_kind_name((pnm_kind_t)k), mj);
     }
     json_object_set_new(root, "models", models);
     int rc = json_dump_file(root, path, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
@@ -225,6 +240,79 @@ static int read_loggp(const char *path, const char *where, json_t *o, pnm_loggp_
     return 0;
 }
 
+/* Appends the rows of array a (named where) to f->s as samples of the given way. */
+static int read_samples(const char *path, const char *where, json_t *a, int way, pmf_t *f,
+                        char *why, size_t cap)
+{
+    for (size_t i = 0; i < json_array_size(a); i++) {
+        json_t *row = json_array_get(a, i);
+        pnm_sample_t *s = &f->s[f->n];
+        if (!json_is_array(row) || json_array_size(row) != 4 + PNM_NQ + 1 ||
+            !json_is_integer(json_array_get(row, 0)) || !json_is_integer(json_array_get(row, 1)) ||
+            !json_is_integer(json_array_get(row, 2)) || !json_is_integer(json_array_get(row, 3)))
+            return bad(why, cap, path, "%s[%zu]: not [src, dst, bytes, n, 7 quantiles, mean]",
+                       where, i);
+        json_int_t src = json_integer_value(json_array_get(row, 0)),
+                   dst = json_integer_value(json_array_get(row, 1)),
+                   bytes = json_integer_value(json_array_get(row, 2)),
+                   n = json_integer_value(json_array_get(row, 3));
+        if (src < 0 || src >= f->nranks || dst < -1 || dst >= f->nranks || dst == src ||
+            bytes < 0 || n <= 0 || n > UINT32_MAX)
+            return bad(why, cap, path, "%s[%zu]: src %lld, dst %lld, bytes %lld or n %lld out "
+                       "of range (%d ranks)", where, i, (long long)src, (long long)dst,
+                       (long long)bytes, (long long)n, (int)f->nranks);
+        s->src = (int32_t)src;
+        s->dst = (int32_t)dst;
+        s->bytes = (uint64_t)bytes;
+        s->q.n = (uint32_t)n;
+        s->way = way;
+        for (int k = 0; k <= PNM_NQ; k++) {
+            double x;
+            if (!num(json_array_get(row, 4 + (size_t)k), &x) || x < 0 ||
+                (k > 0 && k < PNM_NQ && x < s->q.v[k - 1]))
+                return bad(why, cap, path, "%s[%zu][%d]: times must be numbers >= 0, the "
+                           "quantiles non-decreasing", where, i, 4 + k);
+            if (k < PNM_NQ)
+                s->q.v[k] = x;
+            else
+                s->q.mean = x;
+        }
+        f->n++;
+    }
+    return 0;
+}
+
+/* A model's parameters from mj (named where) over the fitted ones of m. */
+static int read_params(const char *path, const char *where, json_t *mj, pnm_model_t *m,
+                       char *why, size_t cap)
+{
+    if (m->kind == PNM_LOOKUP)
+        return 0;
+    json_t *srcs = json_object_get(mj, "sources"), *all = json_object_get(mj, "all");
+    if (!json_is_array(srcs) || !json_is_object(all))
+        return bad(why, cap, path, "%s: needs \"sources\" (array) and \"all\"", where);
+    char w[128];
+    snprintf(w, sizeof(w), "%s.all", where);
+    if (m->kind == PNM_HOCKNEY ? read_segs(path, w, json_object_get(all, "segments"),
+                                           &m->hock_all, why, cap)
+                               : read_loggp(path, w, all, &m->lgp_all, why, cap))
+        return -1;
+    for (size_t i = 0; i < json_array_size(srcs); i++) {
+        json_t *so = json_array_get(srcs, i), *sr = json_object_get(so, "src");
+        if (!json_is_integer(sr) || json_integer_value(sr) < 0 ||
+            json_integer_value(sr) >= m->nranks)
+            return bad(why, cap, path, "%s.sources[%zu].src: not a rank of the %d", where, i,
+                       (int)m->nranks);
+        int32_t r = (int32_t)json_integer_value(sr);
+        snprintf(w, sizeof(w), "%s.sources[%zu]", where, i);
+        if (m->kind == PNM_HOCKNEY ? read_segs(path, w, json_object_get(so, "segments"),
+                                               &m->hock[r], why, cap)
+                                   : read_loggp(path, w, so, &m->lgp[r], why, cap))
+            return -1;
+    }
+    return 0;
+}
+
 int pmf_read(const char *path, pmf_t *f, char *why, size_t cap)
 {
     memset(f, 0, sizeof(*f));
@@ -238,8 +326,9 @@ int pmf_read(const char *path, pmf_t *f, char *why, size_t cap)
         bad(why, cap, path, "not a phasor model file (format is not \"%s\")", PMF_FORMAT);
         goto out;
     }
-    if (!json_is_integer(ver) || json_integer_value(ver) != PMF_VERSION) {
-        bad(why, cap, path, "version %lld: this phasor reads model files of version %d",
+    if (!json_is_integer(ver) || json_integer_value(ver) < 1 ||
+        json_integer_value(ver) > PMF_VERSION) {
+        bad(why, cap, path, "version %lld: this phasor reads model files of versions 1 to %d",
             json_is_integer(ver) ? (long long)json_integer_value(ver) : -1LL, PMF_VERSION);
         goto out;
     }
@@ -270,54 +359,26 @@ int pmf_read(const char *path, pmf_t *f, char *why, size_t cap)
         snprintf(f->library, sizeof(f->library), "%s", json_string_value(v));
 
     json_t *samples = json_object_get(root, "samples");
+    json_t *owj = json_object_get(root, "oneway_samples");
     if (!json_is_array(samples) || json_array_size(samples) == 0) {
         bad(why, cap, path, "samples: not a non-empty array");
         goto out;
     }
-    f->n = json_array_size(samples);
-    f->s = calloc(f->n, sizeof(*f->s));
+    if (owj && (json_integer_value(ver) < 2 || f->mode != 1 || !json_is_array(owj) ||
+                json_array_size(owj) == 0)) {
+        bad(why, cap, path, "oneway_samples: only a quick probe's file of version 2 has them, "
+            "as a non-empty array");
+        goto out;
+    }
+    f->s = calloc(json_array_size(samples) + (owj ? json_array_size(owj) : 0), sizeof(*f->s));
     if (!f->s) {
         bad(why, cap, path, "out of memory");
         goto out;
     }
-    for (size_t i = 0; i < f->n; i++) {
-        json_t *row = json_array_get(samples, i);
-        pnm_sample_t *s = &f->s[i];
-        if (!json_is_array(row) || json_array_size(row) != 4 + PNM_NQ + 1 ||
-            !json_is_integer(json_array_get(row, 0)) || !json_is_integer(json_array_get(row, 1)) ||
-            !json_is_integer(json_array_get(row, 2)) || !json_is_integer(json_array_get(row, 3))) {
-            bad(why, cap, path, "samples[%zu]: not [src, dst, bytes, n, 7 quantiles, mean]", i);
-            goto out;
-        }
-        json_int_t src = json_integer_value(json_array_get(row, 0)),
-                   dst = json_integer_value(json_array_get(row, 1)),
-                   bytes = json_integer_value(json_array_get(row, 2)),
-                   n = json_integer_value(json_array_get(row, 3));
-        if (src < 0 || src >= f->nranks || dst < -1 || dst >= f->nranks || dst == src ||
-            bytes < 0 || n <= 0 || n > UINT32_MAX) {
-            bad(why, cap, path, "samples[%zu]: src %lld, dst %lld, bytes %lld or n %lld out of "
-                "range (%d ranks)", i, (long long)src, (long long)dst, (long long)bytes,
-                (long long)n, (int)f->nranks);
-            goto out;
-        }
-        s->src = (int32_t)src;
-        s->dst = (int32_t)dst;
-        s->bytes = (uint64_t)bytes;
-        s->q.n = (uint32_t)n;
-        for (int k = 0; k <= PNM_NQ; k++) {
-            double x;
-            if (!num(json_array_get(row, 4 + (size_t)k), &x) || x < 0 ||
-                (k > 0 && k < PNM_NQ && x < s->q.v[k - 1])) {
-                bad(why, cap, path, "samples[%zu][%d]: times must be numbers >= 0, the "
-                    "quantiles non-decreasing", i, 4 + k);
-                goto out;
-            }
-            if (k < PNM_NQ)
-                s->q.v[k] = x;
-            else
-                s->q.mean = x;
-        }
-    }
+    if (read_samples(path, "samples", samples, f->mode == 2 ? PNM_ONEWAY : PNM_EXCHANGE, f,
+                     why, cap) ||
+        (owj && read_samples(path, "oneway_samples", owj, PNM_ONEWAY, f, why, cap)))
+        goto out;
     json_t *hosts = json_object_get(probe, "hosts");
     if (json_is_array(hosts) && json_array_size(hosts) == (size_t)f->nranks) {
         f->hosts = calloc((size_t)f->nranks, sizeof(*f->hosts));
@@ -354,34 +415,18 @@ int pmf_read(const char *path, pmf_t *f, char *why, size_t cap)
             goto out;
         }
         f->has[k] = 1;
-        if (k == PNM_LOOKUP)
-            continue;
-        json_t *srcs = json_object_get(mj, "sources"), *all = json_object_get(mj, "all");
-        if (!json_is_array(srcs) || !json_is_object(all)) {
-            bad(why, cap, path, "models.%s: needs \"sources\" (array) and \"all\"", name);
-            goto out;
-        }
         char where[96];
-        snprintf(where, sizeof(where), "models.%s.all", name);
-        if (k == PNM_HOCKNEY ? read_segs(path, where, json_object_get(all, "segments"),
-                                         &f->m[k].hock_all, why, cap)
-                             : read_loggp(path, where, all, &f->m[k].lgp_all, why, cap))
+        snprintf(where, sizeof(where), "models.%s", name);
+        if (read_params(path, where, mj, &f->m[k], why, cap))
             goto out;
-        for (size_t i = 0; i < json_array_size(srcs); i++) {
-            json_t *so = json_array_get(srcs, i), *sr = json_object_get(so, "src");
-            if (!json_is_integer(sr) || json_integer_value(sr) < 0 ||
-                json_integer_value(sr) >= f->nranks) {
-                bad(why, cap, path, "models.%s.sources[%zu].src: not a rank of the %d", name,
-                    i, (int)f->nranks);
-                goto out;
-            }
-            int32_t r = (int32_t)json_integer_value(sr);
-            snprintf(where, sizeof(where), "models.%s.sources[%zu]", name, i);
-            if (k == PNM_HOCKNEY ? read_segs(path, where, json_object_get(so, "segments"),
-                                             &f->m[k].hock[r], why, cap)
-                                 : read_loggp(path, where, so, &f->m[k].lgp[r], why, cap))
-                goto out;
+        json_t *oj = json_object_get(mj, "oneway");
+        if (oj && !f->m[k].oneway) {
+            bad(why, cap, path, "models.%s.oneway: the file has no oneway_samples", name);
+            goto out;
         }
+        snprintf(where, sizeof(where), "models.%s.oneway", name);
+        if (oj && read_params(path, where, oj, f->m[k].oneway, why, cap))
+            goto out;
     }
     rc = 0;
 out:

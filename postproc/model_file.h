@@ -11,7 +11,7 @@
 #include "plog_probe.h"
 
 #define PMF_FORMAT "phasor-model"
-#define PMF_VERSION 1
+#define PMF_VERSION 2 /* 2: a quick probe's one-way samples and models (1 still read) */
 
 typedef struct pmf {
     int mode;               /* 1 quick, 2 full */

@@ -21,7 +21,7 @@
 #include "phasor_symbols.h"
 #include "plog_callsites.h"
 
-#define REPORT_JSON_VERSION 1
+#define REPORT_JSON_VERSION 2 /* 2: probe sources carry their way (exchange, one-way) */
 #define SVG_MAX_CELLS 64 /* more ranks than this are drawn as blocks */
 #define TEXT_MAX_WARNINGS 20 /* a 1024-rank run can have a warning per rank */
 
@@ -684,7 +684,7 @@ typedef struct probe_row {
     int32_t slow_src, fast_src;
 } probe_row_t;
 
-static int probe_rows(const plog_probeset_t *ps, probe_row_t *rows)
+static int probe_rows(const plog_probeset_t *ps, uint32_t way, probe_row_t *rows)
 {
     int n = 0;
     double *v = malloc(((size_t)ps->world + 1) * sizeof(double));
@@ -696,7 +696,7 @@ static int probe_rows(const plog_probeset_t *ps, probe_row_t *rows)
         r->size = ps->info.sizes[z];
         for (size_t i = 0; i < ps->n; i++) {
             const plog_probe_entry_t *e = &ps->e[i];
-            if (e->dst >= 0 || e->size_idx != z)
+            if (e->dst >= 0 || e->size_idx != z || e->way != way)
                 continue;
             if (r->nsrc == 0 || e->q.q50 > r->slow) {
                 r->slow = e->q.q50;
@@ -728,25 +728,31 @@ static void text_probe(FILE *o, const ctx_t *c)
         return;
     }
     const plog_probeset_t *ps = &c->probe;
-    fprintf(o, "%s: %d of %d ranks, %u sizes, %u repetitions, %.3f s; %s\n",
+    fprintf(o, "%s: %d of %d ranks, %u sizes, %u repetitions, %.3f s\n",
             probe_mode_name(ps->info.mode), (int)ps->ranks, (int)ps->world, ps->info.nsizes,
-            ps->info.reps, ps->info.elapsed_s,
-            ps->info.mode == PLOG_PROBE_FULL
-                ? "one-way time, one message in flight"
-                : "time to exchange both ways, every pair of a round at once");
-    probe_row_t rows[PLOG_PROBE_MAXSIZES];
-    int n = probe_rows(ps, rows);
-    if (n < 0) {
-        fprintf(o, "(out of memory)\n");
-        return;
+            ps->info.reps, ps->info.elapsed_s);
+    for (uint32_t way = PLOG_PROBE_EXCHANGE; way <= PLOG_PROBE_ONEWAY; way++) {
+        probe_row_t rows[PLOG_PROBE_MAXSIZES];
+        int n = probe_rows(ps, way, rows);
+        if (n < 0) {
+            fprintf(o, "(out of memory)\n");
+            return;
+        }
+        if (n == 0)
+            continue;
+        fprintf(o, "%s\n", way == PLOG_PROBE_EXCHANGE
+                               ? "exchange: time to exchange both ways, every pair of a round at once"
+                           : ps->info.mode == PLOG_PROBE_FULL
+                               ? "one way: one message in flight"
+                               : "one way: one direction, every pair of a round at once");
+        fprintf(o, "%10s %8s %14s %14s %10s %14s %10s %10s\n", "bytes", "sources",
+                "median_us", "slowest_us", "slow_rank", "fastest_us", "fast_rank", "slow/med");
+        for (int i = 0; i < n; i++)
+            fprintf(o, "%10" PRIu64 " %8d %14.2f %14.2f %10d %14.2f %10d %10.2f\n",
+                    rows[i].size, rows[i].nsrc, rows[i].med / 1e3, rows[i].slow / 1e3,
+                    (int)rows[i].slow_src, rows[i].fast / 1e3, (int)rows[i].fast_src,
+                    rows[i].med > 0 ? rows[i].slow / rows[i].med : 0);
     }
-    fprintf(o, "%10s %8s %14s %14s %10s %14s %10s %10s\n", "bytes", "sources", "median_us",
-            "slowest_us", "slow_rank", "fastest_us", "fast_rank", "slow/med");
-    for (int i = 0; i < n; i++)
-        fprintf(o, "%10" PRIu64 " %8d %14.2f %14.2f %10d %14.2f %10d %10.2f\n", rows[i].size,
-                rows[i].nsrc, rows[i].med / 1e3, rows[i].slow / 1e3, (int)rows[i].slow_src,
-                rows[i].fast / 1e3, (int)rows[i].fast_src,
-                rows[i].med > 0 ? rows[i].slow / rows[i].med : 0);
 }
 
 static void text_report(FILE *o, ctx_t *c)
@@ -979,10 +985,13 @@ static void json_probe(FILE *o, const ctx_t *c)
         const plog_probe_entry_t *e = &ps->e[i];
         if (e->dst >= 0)
             continue;
-        fprintf(o, "%s{\"src\": %d, \"bytes\": %" PRIu64 ", \"n\": %u, \"min_ns\": %.1f, "
+        fprintf(o, "%s{\"src\": %d, \"way\": \"%s\", \"bytes\": %" PRIu64 ", \"n\": %u, "
+                   "\"min_ns\": %.1f, "
                    "\"q10_ns\": %.1f, \"q25_ns\": %.1f, \"q50_ns\": %.1f, \"q75_ns\": %.1f, "
                    "\"q90_ns\": %.1f, \"max_ns\": %.1f, \"mean_ns\": %.1f}",
-                first ? "\n  " : ",\n  ", (int)e->src, ps->info.sizes[e->size_idx], e->q.n,
+                first ? "\n  " : ",\n  ", (int)e->src,
+                e->way == PLOG_PROBE_ONEWAY ? "one-way" : "exchange", ps->info.sizes[e->size_idx],
+                e->q.n,
                 e->q.min, e->q.q10, e->q.q25, e->q.q50, e->q.q75, e->q.q90, e->q.max,
                 e->q.mean);
         first = 0;

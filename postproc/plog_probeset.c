@@ -41,6 +41,8 @@ static int pooled_last(const void *x, const void *y)
         return (a->src > b->src) - (a->src < b->src);
     if (a->dst != b->dst)
         return (a->dst > b->dst) - (a->dst < b->dst);
+    if (a->way != b->way)
+        return (a->way > b->way) - (a->way < b->way);
     return (a->size_idx > b->size_idx) - (a->size_idx < b->size_idx);
 }
 
@@ -69,7 +71,7 @@ plog_err_t plog_probeset_load(const plog_run_t *run, plog_probeset_t *out, plog_
                 break;
             plog_rcur_t c = {raw, (const uint8_t *)raw + len, PLOG_OK};
             plog_probe_info_t info;
-            if ((e = plog_probe_get_info(&c, &info)) != PLOG_OK) {
+            if ((e = plog_probe_get_info(&c, rk->hdr.version, &info)) != PLOG_OK) {
                 e = fail(err, e, rk->path, fx->offset, "PROBE frame header");
             } else if (out->ranks > 0 && !same_setup(&info, &out->info)) {
                 e = fail(err, PLOG_E_CORRUPT, rk->path, fx->offset,

@@ -9,7 +9,7 @@
 static const uint64_t quick_sizes[] = {4096, 16384, 65536, 131072, 1048576};
 #define FULL_NSIZES 13 /* 512 B .. 2 MiB */
 
-enum { TAG_DATA = 1, TAG_ACK = 2, TAG_TOKEN = 3 };
+enum { TAG_DATA = 1, TAG_ACK = 2, TAG_TOKEN = 3, TAG_PING = 4 };
 
 void pprobe_defaults(pprobe_mode_t mode, pprobe_opts_t *o)
 {
@@ -100,10 +100,46 @@ static int push(sampleset_t *s, double x)
         }                           \
     } while (0)
 
-/* quick: dst slot = the round's index in the chosen rounds (a partner per round) */
+static void free_sets(sampleset_t *sets, size_t n)
+{
+    if (sets)
+        for (size_t i = 0; i < n; i++)
+            free(sets[i].v);
+    free(sets);
+}
+
+/* One one-way sample of cnt bytes between me and q, all pairs of the round at once: the
+ * sender pushes its 0-byte round trip to rtt and the message + acknowledgement to ow. */
+static int one_way(MPI_Comm c, int q, int sender, char *buf, int cnt,
+                   sampleset_t *ow, sampleset_t *rtt)
+{
+    int rc = MPI_SUCCESS;
+    if (sender) {
+        uint64_t t0 = now_ns();
+        CHECK(PMPI_Send(NULL, 0, MPI_BYTE, q, TAG_PING, c));
+        CHECK(PMPI_Recv(NULL, 0, MPI_BYTE, q, TAG_ACK, c, MPI_STATUS_IGNORE));
+        uint64_t t1 = now_ns();
+        CHECK(PMPI_Send(buf, cnt, MPI_BYTE, q, TAG_DATA, c));
+        CHECK(PMPI_Recv(NULL, 0, MPI_BYTE, q, TAG_ACK, c, MPI_STATUS_IGNORE));
+        uint64_t t2 = now_ns();
+        if (push(rtt, (double)(t1 - t0)) != 0 || push(ow, (double)(t2 - t1)) != 0)
+            return MPI_ERR_NO_MEM;
+    } else {
+        CHECK(PMPI_Recv(NULL, 0, MPI_BYTE, q, TAG_PING, c, MPI_STATUS_IGNORE));
+        CHECK(PMPI_Send(NULL, 0, MPI_BYTE, q, TAG_ACK, c));
+        CHECK(PMPI_Recv(buf, cnt, MPI_BYTE, q, TAG_DATA, c, MPI_STATUS_IGNORE));
+        CHECK(PMPI_Send(NULL, 0, MPI_BYTE, q, TAG_ACK, c));
+    }
+out:
+    return rc;
+}
+
+/* quick: dst slot = the round's index in the chosen rounds (a partner per round); sets:
+ * exchanges, ow: one-way times as sent (ping-pong included), rtt: per slot, the 0-byte round
+ * trips taken before them */
 static int run_quick(MPI_Comm c, int me, int p, const pprobe_opts_t *o, uint64_t seed,
                      char *buf, int *rounds_out, int *reps_out, int **partner_out,
-                     sampleset_t **sets_out)
+                     sampleset_t **sets_out, sampleset_t **ow_out, sampleset_t **rtt_out)
 {
     int rc = MPI_SUCCESS;
     const int ns = (int)(sizeof(quick_sizes) / sizeof(quick_sizes[0]));
@@ -114,7 +150,9 @@ static int run_quick(MPI_Comm c, int me, int p, const pprobe_opts_t *o, uint64_t
     int *partner = malloc((size_t)(nr ? nr : 1) * sizeof(int));
     int *order2 = malloc((size_t)(nr ? nr : 1) * sizeof(int));
     sampleset_t *sets = calloc((size_t)(nr ? nr : 1) * (size_t)ns, sizeof(*sets));
-    if (!rounds || !partner || !order2 || !sets) {
+    sampleset_t *ow = calloc((size_t)(nr ? nr : 1) * (size_t)ns, sizeof(*ow));
+    sampleset_t *rtt = calloc((size_t)(nr ? nr : 1), sizeof(*rtt));
+    if (!rounds || !partner || !order2 || !sets || !ow || !rtt) {
         rc = MPI_ERR_NO_MEM;
         goto out;
     }
@@ -154,6 +192,15 @@ static int run_quick(MPI_Comm c, int me, int p, const pprobe_opts_t *o, uint64_t
                     goto out;
                 }
             }
+            for (int ki = 0; ki < nr; ki++) { /* the same rounds, one way */
+                int k = order2[ki];
+                int q = partner[k];
+                CHECK(PMPI_Barrier(c));
+                if (q < 0)
+                    continue;
+                CHECK(one_way(c, q, (reps % 2 == 0) == (me < q), buf, cnt,
+                              &ow[(size_t)k * ns + s], &rtt[k]));
+            }
         }
         reps++;
         /* the same decision everywhere: the slowest rank's clock */
@@ -171,14 +218,15 @@ out:
     free(order2);
     if (rc != MPI_SUCCESS) {
         free(partner);
-        if (sets)
-            for (int i = 0; i < nr * ns; i++)
-                free(sets[i].v);
-        free(sets);
+        free_sets(sets, (size_t)nr * (size_t)ns);
+        free_sets(ow, (size_t)nr * (size_t)ns);
+        free_sets(rtt, (size_t)nr);
         return rc;
     }
     *partner_out = partner;
     *sets_out = sets;
+    *ow_out = ow;
+    *rtt_out = rtt;
     return MPI_SUCCESS;
 }
 
@@ -232,10 +280,7 @@ static int run_full(MPI_Comm c, int me, int p, const pprobe_opts_t *o, uint64_t 
 out:
     free(items);
     if (rc != MPI_SUCCESS) {
-        if (sets)
-            for (int i = 0; i < p * ns; i++)
-                free(sets[i].v);
-        free(sets);
+        free_sets(sets, (size_t)p * (size_t)ns);
         return rc;
     }
     *sets_out = sets;
@@ -254,13 +299,64 @@ static void fill_info(pprobe_result_t *res, const pprobe_opts_t *o, const uint64
     res->info.seed = seed;
 }
 
+/* One-way samples are a message and its 0-byte acknowledgement: minus half the pair's
+ * median 0-byte round trip (noise can beat it: not below 0). */
+static void minus_half_rtt0(sampleset_t *st, const sampleset_t *rtt0)
+{
+    if (st->n == 0 || rtt0->n == 0)
+        return;
+    plog_probe_q_t q0;
+    plog_probe_quantiles(rtt0->v, rtt0->n, &q0);
+    for (size_t i = 0; i < st->n; i++)
+        st->v[i] = st->v[i] > q0.q50 / 2 ? st->v[i] - q0.q50 / 2 : 0;
+}
+
+/* Entries of sets[slot * ns + size] for sizes z0.., per slot (destination: partner[slot],
+ * or the slot itself when partner is NULL) and pooled over slots; -1 out of memory. */
+static int summarise(plog_probe_entry_t *mine, size_t *nmine, int me, sampleset_t *sets,
+                     int nslots, int ns, int z0, const int *partner, uint32_t way)
+{
+    for (int z = z0; z < ns; z++) {
+        size_t pooled_n = 0;
+        for (int k = 0; k < nslots; k++)
+            pooled_n += sets[(size_t)k * ns + z].n;
+        if (pooled_n == 0)
+            continue;
+        double *pool = malloc(pooled_n * sizeof(double));
+        if (!pool)
+            return -1;
+        size_t pn = 0;
+        for (int k = 0; k < nslots; k++) {
+            sampleset_t *st = &sets[(size_t)k * ns + z];
+            if (st->n == 0)
+                continue;
+            memcpy(pool + pn, st->v, st->n * sizeof(double));
+            pn += st->n;
+            plog_probe_entry_t *e = &mine[(*nmine)++];
+            e->src = me;
+            e->dst = partner ? partner[k] : k;
+            e->size_idx = (uint32_t)z;
+            e->way = way;
+            plog_probe_quantiles(st->v, st->n, &e->q);
+        }
+        plog_probe_entry_t *e = &mine[(*nmine)++];
+        e->src = me;
+        e->dst = -1;
+        e->size_idx = (uint32_t)z;
+        e->way = way;
+        plog_probe_quantiles(pool, pn, &e->q);
+        free(pool);
+    }
+    return 0;
+}
+
 int pprobe_run(MPI_Comm comm, int root, const pprobe_opts_t *o, pprobe_result_t *res)
 {
     memset(res, 0, sizeof(*res));
     int rc = MPI_SUCCESS, me, p;
     MPI_Comm c = MPI_COMM_NULL;
     char *buf = NULL;
-    sampleset_t *sets = NULL;
+    sampleset_t *sets = NULL, *ow = NULL, *rtt = NULL;
     int *partner = NULL;
     plog_probe_entry_t *mine = NULL, *all = NULL;
     int *counts = NULL, *displs = NULL;
@@ -285,7 +381,8 @@ int pprobe_run(MPI_Comm comm, int root, const pprobe_opts_t *o, pprobe_result_t 
             goto out;
         }
         if (p > 1)
-            CHECK(run_quick(c, me, p, o, seed, buf, &rounds, &reps, &partner, &sets));
+            CHECK(run_quick(c, me, p, o, seed, buf, &rounds, &reps, &partner, &sets, &ow,
+                              &rtt));
         nslots = rounds;
     } else {
         ns = FULL_NSIZES + 1;
@@ -307,60 +404,29 @@ int pprobe_run(MPI_Comm comm, int root, const pprobe_opts_t *o, pprobe_result_t 
 
     /* this rank's summaries: per destination and size, then pooled per size */
     size_t nmine = 0;
-    mine = calloc((size_t)nslots * (size_t)ns + (size_t)ns + 1, sizeof(*mine));
+    mine = calloc(2 * ((size_t)nslots * (size_t)ns + (size_t)ns) + 1, sizeof(*mine));
     if (!mine) {
         rc = MPI_ERR_NO_MEM;
         goto out;
     }
-    for (int z = 0; z < ns; z++) {
-        size_t pooled_n = 0;
+    if (o->mode == PPROBE_QUICK) {
+        for (int k = 0; k < nslots; k++) /* one way: minus half the 0-byte round trip */
+            for (int z = 0; z < ns; z++)
+                minus_half_rtt0(&ow[(size_t)k * ns + z], &rtt[k]);
+        if (summarise(mine, &nmine, me, sets, nslots, ns, 0, partner, PLOG_PROBE_EXCHANGE) ||
+            summarise(mine, &nmine, me, ow, nslots, ns, 0, partner, PLOG_PROBE_ONEWAY)) {
+            rc = MPI_ERR_NO_MEM;
+            goto out;
+        }
+    } else {
         for (int k = 0; k < nslots; k++)
-            pooled_n += sets[(size_t)k * ns + z].n;
-        double *pool = malloc((pooled_n ? pooled_n : 1) * sizeof(double));
-        if (!pool) {
+            for (int z = 1; z < ns; z++)
+                minus_half_rtt0(&sets[(size_t)k * ns + z], &sets[(size_t)k * ns]);
+        if (summarise(mine, &nmine, me, sets, nslots, ns, 1, NULL, PLOG_PROBE_ONEWAY)) {
             rc = MPI_ERR_NO_MEM;
             goto out;
         }
-        size_t pn = 0;
-        for (int k = 0; k < nslots; k++) {
-            sampleset_t *st = &sets[(size_t)k * ns + z];
-            if (st->n == 0)
-                continue;
-            if (o->mode == PPROBE_FULL && z > 0) { /* one way: rtt - rtt0/2 of the pair */
-                sampleset_t *s0 = &sets[(size_t)k * ns];
-                plog_probe_q_t q0;
-                plog_probe_quantiles(s0->v, s0->n, &q0);
-                for (size_t i = 0; i < st->n; i++) /* noise can beat rtt0/2: not below 0 */
-                    st->v[i] = st->v[i] > q0.q50 / 2 ? st->v[i] - q0.q50 / 2 : 0;
-            } else if (o->mode == PPROBE_FULL) {
-                continue; /* size 0 is the round trip itself: folded below */
-            }
-            memcpy(pool + pn, st->v, st->n * sizeof(double));
-            pn += st->n;
-            plog_probe_entry_t *e = &mine[nmine++];
-            e->src = me;
-            e->dst = o->mode == PPROBE_QUICK ? partner[k] : k;
-            e->size_idx = (uint32_t)z;
-            plog_probe_quantiles(st->v, st->n, &e->q);
-        }
-        if (pn > 0) {
-            plog_probe_entry_t *e = &mine[nmine++];
-            e->src = me;
-            e->dst = -1;
-            e->size_idx = (uint32_t)z;
-            plog_probe_quantiles(pool, pn, &e->q);
-        }
-        free(pool);
-    }
-    /* full: the 0-byte round trips, as entries of size 0 (one way = rtt/2) */
-    if (o->mode == PPROBE_FULL) {
-        /* rebuild mine with size-0 entries included: simplest to append them */
-        plog_probe_entry_t *grown = realloc(mine, (nmine + (size_t)nslots + 1) * sizeof(*mine));
-        if (!grown) {
-            rc = MPI_ERR_NO_MEM;
-            goto out;
-        }
-        mine = grown;
+        /* the 0-byte round trips, as entries of size 0 (one way = rtt/2) */
         for (int k = 0; k < nslots; k++) {
             sampleset_t *s0 = &sets[(size_t)k * ns];
             if (s0->n == 0)
@@ -371,6 +437,7 @@ int pprobe_run(MPI_Comm comm, int root, const pprobe_opts_t *o, pprobe_result_t 
             e->src = me;
             e->dst = k;
             e->size_idx = 0;
+            e->way = PLOG_PROBE_ONEWAY;
             plog_probe_quantiles(s0->v, s0->n, &e->q);
         }
     }
@@ -434,10 +501,9 @@ int pprobe_run(MPI_Comm comm, int root, const pprobe_opts_t *o, pprobe_result_t 
         fill_info(res, o, sizes, ns, reps, rounds, el_max, seed);
     }
 out:
-    if (sets)
-        for (int i = 0; i < nslots * ns; i++)
-            free(sets[i].v);
-    free(sets);
+    free_sets(sets, (size_t)nslots * (size_t)ns);
+    free_sets(ow, (size_t)nslots * (size_t)ns);
+    free_sets(rtt, (size_t)nslots);
     free(partner);
     free(buf);
     free(mine);

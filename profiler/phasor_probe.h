@@ -10,8 +10,15 @@
  *   rounds, P odd: one rank rests per round); at most max_rounds of those rounds are used,
  *   chosen at random. Sizes 4, 16, 64, 128 KiB and 1 MiB, in a new random order each
  *   repetition, rounds too. Repetitions continue until the time budget is spent (at least
- *   reps_min, at most reps_max). A sample is the time from posting to completing both
- *   directions, as the source sees it: congestion of the whole job included.
+ *   reps_min, at most reps_max). An exchange sample is the time from posting to completing
+ *   both directions, as the source sees it: congestion of the whole job included.
+ *   Then, after another barrier, every pair of the round sends the same size one way, all
+ *   pairs together (the lower rank of the pair sends on even repetitions, the higher on odd
+ *   ones): the sender times a 0-byte ping-pong, then the message and its 0-byte
+ *   acknowledgement; the one-way sample is that second time minus half the pair's median
+ *   0-byte round trip (at least 0). Collectives do both: exchanges (recursive doubling,
+ *   rings) and one-way steps (trees, chains, linear fan-outs), and where a link is not
+ *   full duplex in practice the two differ by up to 2x.
  * full (the lookup table's protocol): every ordered pair × sizes 0 and 512 B..2 MiB (powers of
  *   two) × reps_min repetitions, one message in flight at a time (a token passes from each
  *   measurement's source to the next one's), in one random order. The source times a

@@ -13,10 +13,11 @@
 #include <stdint.h>
 
 #define PLOG_MAGIC "PHASORLG"           /* 8 bytes, no terminator on disk */
-#define PLOG_VERSION 4u             /* written; 2: CALLSITES payload defined (plog_sites.h);
+#define PLOG_VERSION 5u             /* written; 2: CALLSITES payload defined (plog_sites.h);
                                      * 3: PROBE payload defined (plog_probe.h);
                                      * 4: EVENTS extras: handles and status source/tag
-                                     *    stored small (plog_codec.c) */
+                                     *    stored small (plog_codec.c);
+                                     * 5: PROBE entries say one-way or exchange */
 #define PLOG_VERSION_MIN 1u         /* oldest the reader reads (1: no call-site tables) */
 #define PLOG_FRAME_MAGIC 0x4d524650u    /* "PFRM" */
 #define PLOG_FILE_PATTERN "rank-%06d.plog"

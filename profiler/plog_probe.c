@@ -58,6 +58,7 @@ void plog_probe_encode(plog_wcur_t *w, const plog_probe_info_t *info,
         plog_put_varint(w, (uint64_t)e[k].src);
         plog_put_varint(w, (uint64_t)((int64_t)e[k].dst + 1));
         plog_put_varint(w, e[k].size_idx);
+        plog_put_varint(w, e[k].way);
         plog_put_varint(w, e[k].q.n);
         const double *q = &e[k].q.min;
         for (int i = 0; i < 8; i++)
@@ -65,9 +66,10 @@ void plog_probe_encode(plog_wcur_t *w, const plog_probe_info_t *info,
     }
 }
 
-plog_err_t plog_probe_get_info(plog_rcur_t *r, plog_probe_info_t *out)
+plog_err_t plog_probe_get_info(plog_rcur_t *r, uint32_t version, plog_probe_info_t *out)
 {
     memset(out, 0, sizeof(*out));
+    out->version = version;
     out->mode = (unsigned)plog_get_varint(r);
     out->nsizes = (unsigned)plog_get_varint_max(r, PLOG_PROBE_MAXSIZES);
     if (r->err)
@@ -96,6 +98,10 @@ plog_err_t plog_probe_get_entry(plog_rcur_t *r, const plog_probe_info_t *info, i
     memset(out, 0, sizeof(*out));
     uint64_t src = plog_get_varint(r), dst1 = plog_get_varint(r);
     out->size_idx = (uint32_t)plog_get_varint(r);
+    if (info->version >= 5)
+        out->way = (uint32_t)plog_get_varint_max(r, PLOG_PROBE_ONEWAY);
+    else /* before 5: what the mode measured */
+        out->way = info->mode == PLOG_PROBE_FULL ? PLOG_PROBE_ONEWAY : PLOG_PROBE_EXCHANGE;
     out->q.n = (uint32_t)plog_get_varint_max(r, UINT32_MAX);
     double *q = &out->q.min;
     for (int i = 0; i < 8; i++)

@@ -1,4 +1,4 @@
-/* plog_probe.h: the PROBE payload (format version 3): what the network-health probe measured,
+/* plog_probe.h: the PROBE payload (format versions 3 and 5): what the network-health probe measured,
  * as quantiles of message times. Pure: no I/O, no MPI (shared by the shim, which runs the
  * probe at MPI_Init with PHASOR_PROBE=quick|full, and by the offline reader).
  *
@@ -7,8 +7,10 @@
  *   nsizes x varint size (bytes, strictly increasing), varint reps, varint rounds,
  *   f64 elapsed_s, u64 seed (little-endian),
  *   `count` entries: varint src, varint dst+1 (0: every destination pooled), varint size
- *   index, varint n (samples, >= 1), 8 x f64 ns: min q10 q25 q50 q75 q90 max mean
- *   (non-decreasing from min to max, mean within [min, max], all finite and >= 0).
+ *   index, [log version >= 5: varint way, 0 exchange or 1 one way], varint n (samples,
+ *   >= 1), 8 x f64 ns: min q10 q25 q50 q75 q90 max mean (non-decreasing from min to max,
+ *   mean within [min, max], all finite and >= 0). Before version 5 the way follows from
+ *   the mode: quick probes measured exchanges only, full probes one-way times only.
  * What a sample is depends on the mode: doc/log-format.md, profiler/phasor_probe.h. */
 #ifndef PLOG_PROBE_H
 #define PLOG_PROBE_H
@@ -29,10 +31,14 @@ typedef struct plog_probe_q {
     double min, q10, q25, q50, q75, q90, max, mean;
 } plog_probe_q_t;
 
-/* src -> dst (dst = -1: every destination of src pooled) at sizes[size_idx] */
+enum plog_probe_way { PLOG_PROBE_EXCHANGE = 0, PLOG_PROBE_ONEWAY = 1 };
+
+/* src -> dst (dst = -1: every destination of src pooled) at sizes[size_idx], sent one way
+ * or exchanged (both directions at once) */
 typedef struct plog_probe_entry {
     int32_t src, dst;
     uint32_t size_idx;
+    uint32_t way; /* enum plog_probe_way */
     plog_probe_q_t q;
 } plog_probe_entry_t;
 
@@ -43,17 +49,20 @@ typedef struct plog_probe_info {
     uint32_t reps, rounds;
     double elapsed_s;
     uint64_t seed;
+    uint32_t version; /* the log's format version (not in the payload): how entries read */
 } plog_probe_info_t;
 
 /* Bytes the payload needs at most. */
 #define PLOG_PROBE_BOUND(n) (2 * 10 + PLOG_PROBE_MAXSIZES * 10 + 2 * 10 + 16 + \
-                             (size_t)(n) * (4 * 10 + 8 * 8))
+                             (size_t)(n) * (5 * 10 + 8 * 8))
 
+/* Always the current layout (PLOG_VERSION). */
 void plog_probe_encode(plog_wcur_t *w, const plog_probe_info_t *info,
                        const plog_probe_entry_t *e, size_t n);
-/* The header part; then plog_probe_get_entry `count` times. world: the run's size (src and
- * dst must be ranks of it). PLOG_E_TRUNCATED / PLOG_E_CORRUPT / PLOG_E_TOOBIG. */
-plog_err_t plog_probe_get_info(plog_rcur_t *r, plog_probe_info_t *out);
+/* The header part of a payload from a log of format `version`; then plog_probe_get_entry
+ * `count` times. world: the run's size (src and dst must be ranks of it).
+ * PLOG_E_TRUNCATED / PLOG_E_CORRUPT / PLOG_E_TOOBIG. */
+plog_err_t plog_probe_get_info(plog_rcur_t *r, uint32_t version, plog_probe_info_t *out);
 plog_err_t plog_probe_get_entry(plog_rcur_t *r, const plog_probe_info_t *info, int32_t world,
                                 plog_probe_entry_t *out);
 

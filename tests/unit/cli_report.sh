@@ -46,7 +46,7 @@ if command -v python3 >/dev/null 2>&1; then
     if python3 - "$tmp/out" <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["format"] == "phasor-report" and d["version"] == 1 and d["world_size"] == 3
+assert d["format"] == "phasor-report" and d["version"] == 2 and d["world_size"] == 3
 assert [r["ended"] for r in d["ranks"]] == ["complete", "complete", "truncated"]
 assert d["ranks"][2]["truncated_at"] == 452 and d["ranks"][0]["truncated_at"] is None
 assert d["callsites"] == [] and d["callsites_note"] == "call sites not recorded"

@@ -1,5 +1,6 @@
 /* test_modelfile.c: the model file (postproc/model_file.c): write, read back the same
- * models; each kind of damage refused with the file and the field named. */
+ * models, exchange and one-way; version 1 files still read; each kind of damage refused
+ * with the file and the field named. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -20,8 +21,9 @@ static pnm_q_t point(double t)
 
 static const uint64_t sizes[5] = {4096, 16384, 65536, 131072, 1048576};
 
-/* three ranks, every pair and pooled source at the study's sizes */
-static void make(pmf_t *f)
+/* three ranks, every pair and pooled source at the study's sizes, exchanges; with oneway,
+ * one-way samples too, at half the exchange's time */
+static void make_ways(pmf_t *f, int oneway)
 {
     memset(f, 0, sizeof(*f));
     f->mode = 1;
@@ -31,15 +33,20 @@ static void make(pmf_t *f)
     f->seed = 0xfedcba9876543210ull;
     snprintf(f->created, sizeof(f->created), "2026-11-22T10:00:00Z");
     snprintf(f->library, sizeof(f->library), "Open MPI v4.1.4");
-    f->s = calloc(3 * 3 * 5, sizeof(*f->s));
-    for (int s = 0; s < 3; s++)
-        for (int d = -1; d < 3; d++)
-            for (int z = 0; d != s && z < 5; z++)
-                f->s[f->n++] = (pnm_sample_t){s, d, sizes[z],
-                                              point(3000 + 0.2 * (double)sizes[z] * (s + 1))};
+    f->s = calloc(2 * 3 * 3 * 5, sizeof(*f->s));
+    for (int w = PNM_EXCHANGE; w <= (oneway ? PNM_ONEWAY : PNM_EXCHANGE); w++)
+        for (int s = 0; s < 3; s++)
+            for (int d = -1; d < 3; d++)
+                for (int z = 0; d != s && z < 5; z++)
+                    f->s[f->n++] = (pnm_sample_t){
+                        s, d, sizes[z],
+                        point((3000 + 0.2 * (double)sizes[z] * (s + 1)) / (w == PNM_ONEWAY ? 2 : 1)),
+                        w};
     char why[256];
     cr_assert_eq(pmf_fit_all(f, NULL, why, sizeof(why)), 0, "%s", why);
 }
+
+static void make(pmf_t *f) { make_ways(f, 1); }
 
 static char path[64];
 
@@ -69,13 +76,21 @@ Test(modelfile, round_trip)
     cr_assert_str_eq(g.library, "Open MPI v4.1.4");
     for (int k = PNM_LOOKUP; k <= PNM_LOGGP; k++) {
         cr_assert(g.has[k], "%s missing", pnm_kind_name((pnm_kind_t)k));
-        for (int s = 0; s < 3; s++)
-            for (int z = 0; z < 5; z++) {
-                uint64_t b = sizes[z] + 1000;
-                double a = pnm_time(&f.m[k], s, (s + 1) % 3, b), c = pnm_time(&g.m[k], s, (s + 1) % 3, b);
-                cr_assert_float_eq(a, c, 1e-6 * a, "%s %d: %g vs %g",
-                                   pnm_kind_name((pnm_kind_t)k), s, a, c);
-            }
+        cr_assert(g.m[k].oneway != NULL, "%s: no one-way part", pnm_kind_name((pnm_kind_t)k));
+        for (int tw = 0; tw < 2; tw++)
+            for (int s = 0; s < 3; s++)
+                for (int z = 0; z < 5; z++) {
+                    uint64_t b = sizes[z] + 1000;
+                    double a = pnm_time(pnm_way(&f.m[k], tw), s, (s + 1) % 3, b),
+                           c = pnm_time(pnm_way(&g.m[k], tw), s, (s + 1) % 3, b);
+                    cr_assert_float_eq(a, c, 1e-6 * a, "%s %d: %g vs %g",
+                                       pnm_kind_name((pnm_kind_t)k), s, a, c);
+                }
+        /* one way is the half-time samples' model */
+        double ex = pnm_time(pnm_way(&g.m[k], 1), 0, 1, 65536),
+               ow = pnm_time(pnm_way(&g.m[k], 0), 0, 1, 65536);
+        cr_assert_float_eq(ow, ex / 2, 0.02 * ex, "%s: one way %g, exchange %g",
+                           pnm_kind_name((pnm_kind_t)k), ow, ex);
     }
     pmf_free(&f);
     pmf_free(&g);
@@ -108,12 +123,46 @@ static void damaged(const char *from, const char *to, const char *want)
 }
 
 Test(modelfile, wrong_format) { damaged("\"phasor-model\"", "\"other\"", "not a phasor model file"); }
-Test(modelfile, wrong_version) { damaged("\"version\": 1", "\"version\": 7", "version 7"); }
+Test(modelfile, wrong_version) { damaged("\"version\": 2", "\"version\": 7", "version 7"); }
+Test(modelfile, oneway_params_without_samples)
+{
+    damaged("\"oneway_samples\"", "\"other_samples\"", "models.lookup.oneway: the file has no oneway_samples");
+}
+Test(modelfile, oneway_samples_in_version_1) { damaged("\"version\": 2", "\"version\": 1", "oneway_samples"); }
+Test(modelfile, oneway_sample_damaged) { damaged("\"oneway_samples\": [\n  [\n   0,", "\"oneway_samples\": [\n  [\n   9,", "oneway_samples[0]"); }
+
+/* a version 1 file (exchanges only, no one-way parts) reads as it did */
+Test(modelfile, version_1_reads)
+{
+    pmf_t f, g;
+    make_ways(&f, 0);
+    char why[512];
+    cr_assert_eq(pmf_write(path, &f, why, sizeof(why)), 0, "%s", why);
+    FILE *in = fopen(path, "r");
+    static char buf[1 << 20];
+    size_t n = fread(buf, 1, sizeof(buf) - 1, in);
+    fclose(in);
+    buf[n] = '\0';
+    char *p = strstr(buf, "\"version\": 2");
+    cr_assert(p != NULL && strstr(buf, "oneway") == NULL);
+    p[11] = '1';
+    FILE *out = fopen(path, "w");
+    fputs(buf, out);
+    fclose(out);
+    cr_assert_eq(pmf_read(path, &g, why, sizeof(why)), 0, "%s", why);
+    for (int k = PNM_LOOKUP; k <= PNM_LOGGP; k++) {
+        cr_assert(g.has[k] && g.m[k].oneway == NULL);
+        double a = pnm_time(&f.m[k], 1, 2, 20000), c = pnm_time(pnm_way(&g.m[k], 0), 1, 2, 20000);
+        cr_assert_float_eq(a, c, 1e-6 * a);
+    }
+    pmf_free(&f);
+    pmf_free(&g);
+}
 Test(modelfile, bad_mode) { damaged("\"quick\"", "\"slow\"", "probe.mode"); }
 Test(modelfile, bad_ranks) { damaged("\"ranks\": 3", "\"ranks\": 0", "probe.ranks"); }
 Test(modelfile, sample_rank) { damaged("[\n   0,\n   -1,", "[\n   7,\n   -1,", "samples[0]"); }
 Test(modelfile, sample_shape) { damaged("[\n   0,\n   -1,", "[\n   -1,", "samples[0]"); }
-Test(modelfile, unknown_model) { damaged("\"lookup\": {}", "\"nearest\": {}", "models.nearest"); }
+Test(modelfile, unknown_model) { damaged("\"lookup\": {", "\"nearest\": {", "models.nearest"); }
 Test(modelfile, segment_order) { damaged("\"hi\": 131072", "\"hi\": 4096", "not increasing"); }
 Test(modelfile, loggp_negative) { damaged("\"L2o_ns\": ", "\"L2o_ns\": -1", "L2o_ns"); }
 Test(modelfile, not_json) { damaged("{", "[", "line"); }

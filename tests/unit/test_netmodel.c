@@ -32,8 +32,8 @@ Test(netmodel, hockney_study_regions)
     pnm_sample_t s[10];
     double t[5] = {5000, 9000, 21000, 40000, 250000};
     for (int i = 0; i < 5; i++) {
-        s[2 * i] = (pnm_sample_t){0, -1, study[i], point(t[i])};
-        s[2 * i + 1] = (pnm_sample_t){0, 1, study[i], point(t[i] * 3)}; /* pairs: ignored */
+        s[2 * i] = (pnm_sample_t){0, -1, study[i], point(t[i]), PNM_EXCHANGE};
+        s[2 * i + 1] = (pnm_sample_t){0, 1, study[i], point(t[i] * 3), PNM_EXCHANGE}; /* pairs: ignored */
     }
     pnm_samples_t in = {2, 1, 10, s};
     pnm_model_t m;
@@ -61,8 +61,8 @@ Test(netmodel, hockney_breakpoints_detected)
     for (int i = 0; i < 12; i++) {
         sz[i] = 512ull << i; /* 512 .. 1 MiB */
         double t = sz[i] <= 65536 ? 2000 + 0.1 * (double)sz[i] : 30000 + 0.3 * (double)sz[i];
-        s[k++] = (pnm_sample_t){0, -1, sz[i], point(t)};
-        s[k++] = (pnm_sample_t){0, 1, sz[i], point(t)};
+        s[k++] = (pnm_sample_t){0, -1, sz[i], point(t), PNM_EXCHANGE};
+        s[k++] = (pnm_sample_t){0, 1, sz[i], point(t), PNM_EXCHANGE};
     }
     pnm_samples_t in = {2, 2, k, s};
     pnm_opts_t o = {.detect = 1};
@@ -89,14 +89,14 @@ Test(netmodel, lookup_interpolation_and_fallbacks)
 {
     pnm_sample_t s[8];
     /* pair 0 -> 1 at 1 KiB and 4 KiB: 1000 and 4000 ns (t proportional to n) */
-    s[0] = (pnm_sample_t){0, 1, 1024, point(1000)};
-    s[1] = (pnm_sample_t){0, 1, 4096, point(4000)};
+    s[0] = (pnm_sample_t){0, 1, 1024, point(1000), PNM_EXCHANGE};
+    s[1] = (pnm_sample_t){0, 1, 4096, point(4000), PNM_EXCHANGE};
     /* source 0 pooled: 2000 and 8000 */
-    s[2] = (pnm_sample_t){0, -1, 1024, point(2000)};
-    s[3] = (pnm_sample_t){0, -1, 4096, point(8000)};
+    s[2] = (pnm_sample_t){0, -1, 1024, point(2000), PNM_EXCHANGE};
+    s[3] = (pnm_sample_t){0, -1, 4096, point(8000), PNM_EXCHANGE};
     /* source 2 pooled only: 3000, 12000 */
-    s[4] = (pnm_sample_t){2, -1, 1024, point(3000)};
-    s[5] = (pnm_sample_t){2, -1, 4096, point(12000)};
+    s[4] = (pnm_sample_t){2, -1, 1024, point(3000), PNM_EXCHANGE};
+    s[5] = (pnm_sample_t){2, -1, 4096, point(12000), PNM_EXCHANGE};
     pnm_samples_t in = {4, 2, 6, s};
     pnm_model_t m;
     cr_assert_eq(pnm_fit(PNM_LOOKUP, &in, NULL, &m, NULL, 0), PNM_OK);
@@ -121,8 +121,8 @@ Test(netmodel, loggp_bands_and_handshake)
     for (int i = 0; i < 13; i++) {
         sz[i] = 512ull << i;
         double t = 1500 + 0.5 * (double)(sz[i] - 1) + (sz[i] > 65536 ? 20000 : 0);
-        s[k++] = (pnm_sample_t){0, -1, sz[i], point(t)};
-        s[k++] = (pnm_sample_t){0, 1, sz[i], point(t)};
+        s[k++] = (pnm_sample_t){0, -1, sz[i], point(t), PNM_EXCHANGE};
+        s[k++] = (pnm_sample_t){0, 1, sz[i], point(t), PNM_EXCHANGE};
     }
     pnm_samples_t in = {2, 2, k, s};
     pnm_model_t m;
@@ -170,19 +170,19 @@ Test(netmodel, max_of_uniforms)
 
 Test(netmodel, bad_samples_refused)
 {
-    pnm_sample_t s[1] = {{0, 1, 1024, point(10)}};
+    pnm_sample_t s[1] = {{0, 1, 1024, point(10), PNM_EXCHANGE}};
     pnm_samples_t in = {2, 1, 1, s};
     pnm_model_t m;
     char why[200];
     s[0].src = 2;
     cr_assert_eq(pnm_fit(PNM_LOOKUP, &in, NULL, &m, why, sizeof(why)), PNM_E_ARG);
     cr_assert(strstr(why, "outside") != NULL, "%s", why);
-    s[0] = (pnm_sample_t){0, 0, 1024, point(10)}; /* to itself */
+    s[0] = (pnm_sample_t){0, 0, 1024, point(10), PNM_EXCHANGE}; /* to itself */
     cr_assert_eq(pnm_fit(PNM_LOOKUP, &in, NULL, &m, why, sizeof(why)), PNM_E_ARG);
-    s[0] = (pnm_sample_t){0, 1, 1024, point(10)};
+    s[0] = (pnm_sample_t){0, 1, 1024, point(10), PNM_EXCHANGE};
     s[0].q.v[2] = NAN;
     cr_assert_eq(pnm_fit(PNM_LOOKUP, &in, NULL, &m, why, sizeof(why)), PNM_E_ARG);
-    s[0] = (pnm_sample_t){0, 1, 1024, uniform(5, 10)};
+    s[0] = (pnm_sample_t){0, 1, 1024, uniform(5, 10), PNM_EXCHANGE};
     s[0].q.v[4] = 1; /* decreasing */
     cr_assert_eq(pnm_fit(PNM_LOOKUP, &in, NULL, &m, why, sizeof(why)), PNM_E_ARG);
     in.n = 0;
@@ -197,8 +197,8 @@ Test(netmodel, distribution_follows_the_model)
     /* Hockney's point estimate with the measured spread around it */
     pnm_sample_t s[10];
     for (int i = 0; i < 5; i++) {
-        s[2 * i] = (pnm_sample_t){0, -1, study[i], uniform(1000.0 * (i + 1), 3000.0 * (i + 1))};
-        s[2 * i + 1] = (pnm_sample_t){0, 1, study[i], uniform(1000.0 * (i + 1), 3000.0 * (i + 1))};
+        s[2 * i] = (pnm_sample_t){0, -1, study[i], uniform(1000.0 * (i + 1), 3000.0 * (i + 1)), PNM_EXCHANGE};
+        s[2 * i + 1] = (pnm_sample_t){0, 1, study[i], uniform(1000.0 * (i + 1), 3000.0 * (i + 1)), PNM_EXCHANGE};
     }
     pnm_samples_t in = {2, 1, 10, s};
     pnm_model_t m;
@@ -223,4 +223,37 @@ Test(netmodel, breakpoint_option)
     const char *bad[] = {"", "0", "8,4", "8,,9", "x", "1,2,3,4,5,6,7,8", "9,"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
         cr_assert_eq(pnm_opts_parse_breaks(bad[i], &o), -1, "'%s' accepted", bad[i]);
+}
+
+/* Samples of both ways: the model is the exchanges', its oneway part the one-way samples'. */
+Test(netmodel, exchange_and_one_way)
+{
+    pnm_sample_t s[4] = {{0, 1, 4096, point(2000), PNM_EXCHANGE},
+                         {0, 1, 65536, point(20000), PNM_EXCHANGE},
+                         {0, 1, 4096, point(1000), PNM_ONEWAY},
+                         {0, 1, 65536, point(10000), PNM_ONEWAY}};
+    pnm_samples_t in = {2, 1, 4, s};
+    pnm_model_t m;
+    char why[200];
+    cr_assert_eq(pnm_fit(PNM_LOOKUP, &in, NULL, &m, why, sizeof(why)), PNM_OK, "%s", why);
+    cr_assert(m.oneway != NULL);
+    cr_assert_float_eq(pnm_time(pnm_way(&m, 1), 0, 1, 4096), 2000, 1e-9);
+    cr_assert_float_eq(pnm_time(pnm_way(&m, 0), 0, 1, 4096), 1000, 1e-9);
+    cr_assert_float_eq(pnm_time(pnm_way(&m, 0), 0, 1, 65536), 10000, 1e-9);
+    pnm_q_t d;
+    pnm_dist(pnm_way(&m, 0), 0, 1, 65536, &d);
+    cr_assert_float_eq(d.v[3], 10000, 1e-9);
+    pnm_free(&m);
+    /* one way only: the model serves both */
+    in.s = s + 2;
+    in.n = 2;
+    cr_assert_eq(pnm_fit(PNM_HOCKNEY, &in, NULL, &m, why, sizeof(why)), PNM_OK, "%s", why);
+    cr_assert(m.oneway == NULL && pnm_way(&m, 0) == &m && pnm_way(&m, 1) == &m);
+    pnm_free(&m);
+    /* a way that is neither */
+    s[3].way = 5;
+    in.s = s;
+    in.n = 4;
+    cr_assert_eq(pnm_fit(PNM_LOOKUP, &in, NULL, &m, why, sizeof(why)), PNM_E_ARG);
+    cr_assert(strstr(why, "direction") != NULL, "%s", why);
 }

@@ -1,5 +1,6 @@
 /* test_probe.c: the PROBE payload (profiler/plog_probe.c): round trip, every truncation and
- * every kind of bad value rejected, quantiles against hand-computed values. */
+ * every kind of bad value rejected, payloads of logs before version 5 (no way per entry),
+ * quantiles against hand-computed values. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <string.h>
@@ -34,7 +35,7 @@ static plog_err_t decode(const uint8_t *buf, size_t len, size_t n, int32_t world
                          plog_probe_info_t *out, plog_probe_entry_t *e)
 {
     plog_rcur_t r = {buf, buf + len, PLOG_OK};
-    plog_err_t err = plog_probe_get_info(&r, out);
+    plog_err_t err = plog_probe_get_info(&r, PLOG_VERSION, out);
     for (size_t k = 0; k < n && err == PLOG_OK; k++)
         err = plog_probe_get_entry(&r, out, world, &e[k]);
     if (err == PLOG_OK && r.p != r.end)
@@ -46,6 +47,7 @@ Test(probe, round_trip)
 {
     plog_probe_info_t in = info(), out;
     plog_probe_entry_t e[3] = {entry(2, 0, 0), entry(2, 3, 2), entry(2, -1, 1)}, got[3];
+    e[1].way = PLOG_PROBE_ONEWAY;
     uint8_t buf[PLOG_PROBE_BOUND(3)];
     size_t len = encode(buf, sizeof(buf), &in, e, 3);
     cr_assert_eq(decode(buf, len, 3, 4, &out, got), PLOG_OK);
@@ -60,6 +62,7 @@ Test(probe, round_trip)
         cr_assert_eq(got[k].src, e[k].src);
         cr_assert_eq(got[k].dst, e[k].dst);
         cr_assert_eq(got[k].size_idx, e[k].size_idx);
+        cr_assert_eq(got[k].way, e[k].way);
         cr_assert_eq(got[k].q.n, e[k].q.n);
         cr_assert(memcmp(&got[k].q.min, &e[k].q.min, 8 * sizeof(double)) == 0); /* bit exact */
     }
@@ -81,7 +84,7 @@ Test(probe, bad_values)
     plog_probe_info_t out;
     plog_probe_entry_t got;
     uint8_t buf[PLOG_PROBE_BOUND(1)];
-    for (int c = 0; c < 14; c++) {
+    for (int c = 0; c < 15; c++) {
         plog_probe_info_t in = info();
         plog_probe_entry_t e = entry(1, 2, 1);
         int world = 4;
@@ -100,6 +103,7 @@ Test(probe, bad_values)
         case 11: e.q.mean = 2500; break;            /* above max */
         case 12: in.elapsed_s = -0.5; break;
         case 13: world = 0; break;
+        case 14: e.way = 2; break;                  /* neither exchange nor one way */
         }
         plog_wcur_t w = {buf, buf + sizeof(buf), 0};
         plog_probe_encode(&w, &in, &e, 1);
@@ -118,7 +122,30 @@ Test(probe, too_many_sizes)
     uint8_t buf[8] = {PLOG_PROBE_QUICK, PLOG_PROBE_MAXSIZES + 1};
     plog_rcur_t r = {buf, buf + sizeof(buf), PLOG_OK};
     plog_probe_info_t out;
-    cr_assert_neq(plog_probe_get_info(&r, &out), PLOG_OK);
+    cr_assert_neq(plog_probe_get_info(&r, PLOG_VERSION, &out), PLOG_OK);
+}
+
+/* A log before version 5 has no way per entry: quick probes measured exchanges, full
+ * probes one-way times. Its payload is this one without the way byte. */
+Test(probe, before_version_5_the_mode_gives_the_way)
+{
+    for (unsigned mode = PLOG_PROBE_QUICK; mode <= PLOG_PROBE_FULL; mode++) {
+        plog_probe_info_t in = info(), out;
+        in.mode = mode;
+        uint8_t hdr[PLOG_PROBE_BOUND(0)], buf[PLOG_PROBE_BOUND(1)];
+        size_t h = encode(hdr, sizeof(hdr), &in, NULL, 0);
+        plog_probe_entry_t e = entry(1, 2, 1), got;
+        e.way = mode == PLOG_PROBE_QUICK ? PLOG_PROBE_ONEWAY : PLOG_PROBE_EXCHANGE;
+        size_t len = encode(buf, sizeof(buf), &in, &e, 1);
+        cr_assert_eq(buf[h + 3], e.way); /* src, dst + 1, size index: one byte each */
+        memmove(buf + h + 3, buf + h + 4, len - h - 4);
+        plog_rcur_t r = {buf, buf + len - 1, PLOG_OK};
+        cr_assert_eq(plog_probe_get_info(&r, 4, &out), PLOG_OK);
+        cr_assert_eq(plog_probe_get_entry(&r, &out, 4, &got), PLOG_OK);
+        cr_assert_eq(r.p, r.end);
+        cr_assert_eq(got.way, mode == PLOG_PROBE_QUICK ? PLOG_PROBE_EXCHANGE : PLOG_PROBE_ONEWAY);
+        cr_assert_eq(got.q.q50, e.q.q50);
+    }
 }
 
 Test(probe, quantiles_type7)
