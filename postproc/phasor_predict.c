@@ -81,6 +81,9 @@ typedef struct pctx {
     /* scratch: one step's messages */
     const ci_xfer_t **step;
     ci_xfer_t *agg, **aggp;   /* one step's aggregated transfers */
+    uint8_t *twoway;          /* theirs: data also flows the other way at an end */
+    int32_t *snd, *rcv;       /* the step's senders and receivers (pr_link_key), sorted */
+    const int32_t *host;      /* per world rank, a host id (pr_hosts) */
     size_t stepcap;
     dvec_t scatter_m, scatter_p; /* first model: for the SVG */
     pr_t rp;                 /* replay scratch */
@@ -128,29 +131,94 @@ static int cmp_dst(const void *a, const void *b)
     return (x->dst > y->dst) - (x->dst < y->dst);
 }
 
+typedef struct hostname {
+    const char *name;
+    int32_t rank;
+} hostname_t;
+
+static int cmp_hostname(const void *a, const void *b)
+{
+    const hostname_t *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* A host id per world rank from the logs' hostnames: the lowest rank on the host (ranks
+ * without one: their own host, world + rank). Sorted, so that large runs stay cheap. */
+static int32_t *pr_hosts(const plog_run_t *run)
+{
+    int32_t world = plog_run_world_size(run);
+    int32_t *h = malloc((size_t)(world > 0 ? world : 1) * sizeof(*h));
+    hostname_t *v = malloc((size_t)(world > 0 ? world : 1) * sizeof(*v));
+    if (!h || !v) {
+        free(h);
+        free(v);
+        return NULL;
+    }
+    size_t n = 0;
+    for (int32_t r = 0; r < world; r++) {
+        const plog_rank_t *rk = plog_run_rank(run, r);
+        const char *name = rk ? plog_rank_kv(rk, "hostname") : NULL;
+        h[r] = world + r;
+        if (name)
+            v[n++] = (hostname_t){name, r};
+    }
+    qsort(v, n, sizeof(*v), cmp_hostname);
+    for (size_t i = 0; i < n; i++)
+        h[v[i].rank] = i > 0 && strcmp(v[i].name, v[i - 1].name) == 0 ? h[v[i - 1].rank]
+                                                                       : v[i].rank;
+    free(v);
+    return h;
+}
+
+static int cmp_i32(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int has_key(const int32_t *v, size_t n, int32_t k)
+{
+    return bsearch(&k, v, n, sizeof(*v), cmp_i32) != NULL;
+}
+
+/* x is two-way: the data also flows the other way, on the same kind of path (between hosts,
+ * or within one), at one of its ends in the step */
+static int is_twoway(const pctx_t *c, size_t n, const ci_xfer_t *x)
+{
+    int net = pr_crosses(c->host, x->src, x->dst);
+    return has_key(c->rcv, n, pr_link_key(x->src, net)) ||
+           has_key(c->snd, n, pr_link_key(x->dst, net));
+}
+
 /* A rank's messages of one step go out (come in) through its one link at the same time:
- * they count as one message of their summed bytes, to (from) the peer of the largest
- * (science.md §2, concurrency). out[] gets one transfer per source of x[0..n) sorted by
- * source (by_dst: per destination, x sorted by destination). */
-static size_t aggregate(const ci_xfer_t *const *x, size_t n, int by_dst, ci_xfer_t *out)
+ * they count as one message of their summed bytes, on the path of the slowest of them
+ * alone (science.md §2, concurrency). out[] gets one transfer per source of x[0..n) sorted
+ * by source (by_dst: per destination, x sorted by destination), and tw[] whether it is
+ * two-way. */
+static size_t aggregate(const pctx_t *c, const pred_model_t *md, const ci_xfer_t *const *x,
+                        size_t n, int by_dst, ci_xfer_t *out, uint8_t *tw)
 {
     size_t m = 0;
     for (size_t i = 0; i < n;) {
         int32_t key = by_dst ? x[i]->dst : x[i]->src;
         ci_xfer_t a = *x[i];
-        uint64_t big = x[i]->bytes;
         a.bytes = 0;
+        double slow = -1;
+        int slow_tw = 0;
         size_t j = i;
         for (; j < n && (by_dst ? x[j]->dst : x[j]->src) == key; j++) {
             a.bytes += x[j]->bytes;
-            if (x[j]->bytes > big) {
-                big = x[j]->bytes;
-                if (by_dst)
-                    a.src = x[j]->src;
-                else
-                    a.dst = x[j]->dst;
+            int t2 = is_twoway(c, n, x[j]);
+            double t = md->time(md->ctx, x[j]->src, x[j]->dst, x[j]->bytes, t2);
+            if (t > slow) {
+                slow = t;
+                slow_tw = t2;
+                a.src = x[j]->src;
+                a.dst = x[j]->dst;
             }
         }
+        tw[m] = (uint8_t)slow_tw;
         out[m++] = a;
         i = j;
     }
@@ -158,26 +226,36 @@ static size_t aggregate(const ci_xfer_t *const *x, size_t n, int by_dst, ci_xfer
 }
 
 /* The step's time (and its P90): the slowest of the per-source and per-destination
- * aggregated transfers, by point estimates (steps) or as the expected maximum. */
+ * aggregated transfers, by point estimates (steps) or as the expected maximum. x comes
+ * sorted by source. */
 static int step_time(pctx_t *c, const pred_model_t *m, const ci_xfer_t **x, size_t n,
                      double *e, double *q)
 {
     *e = *q = 0;
+    for (size_t i = 0; i < n; i++) {
+        int net = pr_crosses(c->host, x[i]->src, x[i]->dst);
+        c->snd[i] = pr_link_key(x[i]->src, net);
+        c->rcv[i] = pr_link_key(x[i]->dst, net);
+    }
+    qsort(c->snd, n, sizeof(*c->snd), cmp_i32);
+    qsort(c->rcv, n, sizeof(*c->rcv), cmp_i32);
     for (int pass = 0; pass < 2; pass++) {
         if (pass == 1)
             qsort(x, n, sizeof(*x), cmp_dst);
-        size_t na = aggregate(x, n, pass, c->agg);
+        size_t na = aggregate(c, m, x, n, pass, c->agg, c->twoway);
         for (size_t k = 0; k < na; k++)
             c->aggp[k] = &c->agg[k];
         double ee = 0, qq = 0;
         if (c->method == PRED_STEPS) {
             for (size_t k = 0; k < na; k++) {
-                double t = m->time(m->ctx, c->agg[k].src, c->agg[k].dst, c->agg[k].bytes);
+                double t = m->time(m->ctx, c->agg[k].src, c->agg[k].dst, c->agg[k].bytes,
+                                   c->twoway[k]);
                 if (t > ee)
                     ee = t;
             }
             qq = ee;
-        } else if (m->max_of(m->ctx, (const ci_xfer_t *const *)c->aggp, na, &ee, &qq) != 0) {
+        } else if (m->max_of(m->ctx, (const ci_xfer_t *const *)c->aggp, c->twoway, na, &ee,
+                             &qq) != 0) {
             return -1;
         }
         if (ee > *e)
@@ -196,14 +274,23 @@ static int predict_one(pctx_t *c, const ci_inst_t *in, const pred_model_t *m, do
     if (in->nx > c->stepcap) {
         const ci_xfer_t **ns = realloc(c->step, in->nx * sizeof(*ns));
         ci_xfer_t *ag = realloc(c->agg, in->nx * sizeof(*ag));
-        ci_xfer_t **ap = ag ? realloc(c->aggp, in->nx * sizeof(*ap)) : NULL;
+        ci_xfer_t **ap = realloc(c->aggp, in->nx * sizeof(*ap));
+        uint8_t *tw = realloc(c->twoway, in->nx * sizeof(*tw));
+        int32_t *sn = realloc(c->snd, in->nx * sizeof(*sn));
+        int32_t *rc = realloc(c->rcv, in->nx * sizeof(*rc));
         if (ns)
             c->step = ns;
         if (ag)
             c->agg = ag;
         if (ap)
             c->aggp = ap;
-        if (!ns || !ag || !ap)
+        if (tw)
+            c->twoway = tw;
+        if (sn)
+            c->snd = sn;
+        if (rc)
+            c->rcv = rc;
+        if (!ns || !ag || !ap || !tw || !sn || !rc)
             return -1;
         c->stepcap = in->nx;
     }
@@ -650,6 +737,14 @@ int phasor_cmd_predict(int argc, char **argv)
     c.models = pm.m;
     c.nmodels = pm.n;
     c.method = method;
+    int32_t *hosts = pr_hosts(run);
+    if (!hosts) {
+        fprintf(stderr, "phasor predict: out of memory\n");
+        pred_models_free(&pm);
+        plog_run_close(run);
+        return PHASOR_EXIT_INPUT;
+    }
+    c.host = c.ropt.host = hosts;
     if (method == PRED_REPLAY) {
         c.gamma_given = !isnan(gamma);
         c.ropt.gamma = c.gamma_given ? gamma : pr_measure_gamma();
@@ -734,6 +829,10 @@ done:
     free(c.step);
     free(c.agg);
     free(c.aggp);
+    free(c.twoway);
+    free(hosts);
+    free(c.snd);
+    free(c.rcv);
     free(c.scatter_m.v);
     free(c.scatter_p.v);
     pr_free(&c.rp);

@@ -17,12 +17,14 @@ typedef enum pred_method { PRED_STEPS = 0, PRED_EXPECTED_MAX = 1, PRED_REPLAY = 
 typedef struct pred_model {
     const char *name; /* "lookup", "hockney", "loggp" */
     const void *ctx;
-    /* point estimate of one message, ns */
-    double (*time)(const void *ctx, int32_t src, int32_t dst, uint64_t bytes);
+    /* point estimate of one message, ns; twoway: its source also receives, or its
+     * destination also sends, in the same step (net_model.h, pnm_way) */
+    double (*time)(const void *ctx, int32_t src, int32_t dst, uint64_t bytes, int twoway);
     /* the expected value and the 90th percentile of the maximum of n messages' times taken
-     * as independent (order statistics of their distributions); 0, or -1 out of memory */
-    int (*max_of)(const void *ctx, const ci_xfer_t *const *x, size_t n, double *mean,
-                  double *p90);
+     * as independent (order statistics of their distributions); twoway[i] as above for
+     * x[i]; 0, or -1 out of memory */
+    int (*max_of)(const void *ctx, const ci_xfer_t *const *x, const uint8_t *twoway, size_t n,
+                  double *mean, double *p90);
 } pred_model_t;
 
 typedef struct pred_models {

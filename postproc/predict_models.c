@@ -25,13 +25,13 @@ typedef struct priv {
     scratch_t scratch;
 } priv_t;
 
-static double time_of(const void *ctx, int32_t src, int32_t dst, uint64_t bytes)
+static double time_of(const void *ctx, int32_t src, int32_t dst, uint64_t bytes, int twoway)
 {
-    return pnm_time(&((const slot_t *)ctx)->fit, src, dst, bytes);
+    return pnm_time(pnm_way(&((const slot_t *)ctx)->fit, twoway), src, dst, bytes);
 }
 
-static int max_of(const void *ctx, const ci_xfer_t *const *x, size_t n, double *mean,
-                  double *p90)
+static int max_of(const void *ctx, const ci_xfer_t *const *x, const uint8_t *twoway, size_t n,
+                  double *mean, double *p90)
 {
     const slot_t *sl = ctx;
     scratch_t *p = sl->scratch;
@@ -43,7 +43,8 @@ static int max_of(const void *ctx, const ci_xfer_t *const *x, size_t n, double *
         p->dcap = n;
     }
     for (size_t i = 0; i < n; i++)
-        pnm_dist(&sl->fit, x[i]->src, x[i]->dst, x[i]->bytes, &p->dist[i]);
+        pnm_dist(pnm_way(&sl->fit, twoway[i]), x[i]->src, x[i]->dst, x[i]->bytes,
+                 &p->dist[i]);
     return pnm_max_of(p->dist, n, mean, p90);
 }
 

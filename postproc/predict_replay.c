@@ -24,8 +24,9 @@ static int reserve(pr_t *p, size_t nm, size_t nx, size_t nr)
             grow((void **)&p->tout, nm, sizeof(double)) || grow((void **)&p->tin, nm, sizeof(double)) ||
             grow((void **)&p->bout, nm, sizeof(uint64_t)) || grow((void **)&p->bin, nm, sizeof(uint64_t)) ||
             grow((void **)&p->pout, nm, sizeof(int32_t)) || grow((void **)&p->pin, nm, sizeof(int32_t)) ||
+            grow((void **)&p->paths, nm, 1) || grow((void **)&p->tw, nm, 1) ||
+            grow((void **)&p->slowout, nm, sizeof(double)) || grow((void **)&p->slowin, nm, sizeof(double)) ||
             grow((void **)&p->nout, nm, sizeof(uint32_t)) || grow((void **)&p->nin, nm, sizeof(uint32_t)) ||
-            grow((void **)&p->bigout, nm, sizeof(uint64_t)) || grow((void **)&p->bigin, nm, sizeof(uint64_t)) ||
             grow((void **)&p->mark, nm, sizeof(uint32_t)) || grow((void **)&p->red, nm, sizeof(double)) ||
             grow((void **)&p->part, nm, sizeof(size_t)) || grow((void **)&p->order, nm, sizeof(size_t)))
             return -1;
@@ -58,10 +59,12 @@ void pr_free(pr_t *p)
     free(p->bin);
     free(p->pout);
     free(p->pin);
+    free(p->paths);
+    free(p->tw);
+    free(p->slowout);
+    free(p->slowin);
     free(p->nout);
     free(p->nin);
-    free(p->bigout);
-    free(p->bigin);
     free(p->mark);
     free(p->red);
     free(p->part);
@@ -123,8 +126,10 @@ static void join(pr_t *p, size_t k, uint32_t tag, size_t *np)
         return;
     p->mark[k] = tag;
     p->start[k] = p->done[k] = p->ready[k];
-    p->bout[k] = p->bin[k] = p->bigout[k] = p->bigin[k] = 0;
+    p->bout[k] = p->bin[k] = 0;
     p->nout[k] = p->nin[k] = 0;
+    p->paths[k] = p->tw[k] = 0;
+    p->slowout[k] = p->slowin[k] = -1;
     p->red[k] = 0;
     p->part[(*np)++] = k;
 }
@@ -178,14 +183,11 @@ int pr_replay(pr_t *p, const ci_inst_t *in, pr_time_fn t, const void *ctx,
                 continue;
             join(p, (size_t)a, tag, &np);
             join(p, (size_t)b, tag, &np);
-            if (p->nout[a]++ == 0 || m->bytes > p->bigout[a]) {
-                p->bigout[a] = m->bytes;
-                p->pout[a] = m->dst;
-            }
-            if (p->nin[b]++ == 0 || m->bytes > p->bigin[b]) {
-                p->bigin[b] = m->bytes;
-                p->pin[b] = m->src;
-            }
+            int net = pr_crosses(o->host, m->src, m->dst);
+            p->paths[a] |= (uint8_t)(1u << net);
+            p->paths[b] |= (uint8_t)(4u << net);
+            p->nout[a]++;
+            p->nin[b]++;
             p->bout[a] += m->bytes;
             p->bin[b] += m->bytes;
             p->xi[x0 + nxs++] = (uint64_t)a << 32 | (uint64_t)b; /* nm < 2^31 */
@@ -198,11 +200,32 @@ int pr_replay(pr_t *p, const ci_inst_t *in, pr_time_fn t, const void *ctx,
             join(p, (size_t)a, tag, &np);
             p->red[a] += (double)p->r[ir]->bytes;
         }
-        /* a rank's messages of the step share its link: one message out, one in */
+        /* a rank's messages of the step share its link: one message out, one in, on the
+         * path of the slowest alone; two-way when data also flows the other way at either
+         * end on the same kind of path */
+        for (size_t q = 0; q < nxs; q++) {
+            const ci_xfer_t *m = p->x[x0 + q];
+            size_t a = (size_t)(p->xi[x0 + q] >> 32), b = (size_t)(p->xi[x0 + q] & 0xffffffffu);
+            int net = pr_crosses(o->host, m->src, m->dst);
+            int two = (p->paths[a] & (4u << net)) || (p->paths[b] & (1u << net));
+            double tm = t(ctx, m->src, m->dst, m->bytes, two);
+            if (tm > p->slowout[a]) {
+                p->slowout[a] = tm;
+                p->pout[a] = m->dst;
+                p->tw[a] = (uint8_t)((p->tw[a] & 2u) | (two ? 1u : 0u));
+            }
+            if (tm > p->slowin[b]) {
+                p->slowin[b] = tm;
+                p->pin[b] = m->src;
+                p->tw[b] = (uint8_t)((p->tw[b] & 1u) | (two ? 2u : 0u));
+            }
+        }
         for (size_t q = 0; q < np; q++) {
             size_t k = p->part[q];
-            p->tout[k] = p->nout[k] ? t(ctx, p->rank[k], p->pout[k], p->bout[k]) : 0;
-            p->tin[k] = p->nin[k] ? t(ctx, p->pin[k], p->rank[k], p->bin[k]) : 0;
+            p->tout[k] = p->nout[k] ? t(ctx, p->rank[k], p->pout[k], p->bout[k], p->tw[k] & 1u)
+                                    : 0;
+            p->tin[k] = p->nin[k] ? t(ctx, p->pin[k], p->rank[k], p->bin[k], p->tw[k] & 2u)
+                                  : 0;
         }
         for (size_t q = 0; q < nxs; q++) {
             size_t a = (size_t)(p->xi[x0 + q] >> 32), b = (size_t)(p->xi[x0 + q] & 0xffffffffu);

@@ -4,7 +4,9 @@
  * Every member starts at its own measured entry. Steps are global rounds (coll_sched.h), so
  * they are taken in order: a member reaches step s when it has finished its earlier steps;
  * its sends of s leave then (as one message per source, and arrive as one per destination,
- * the link sharing of the steps method); a message starts moving when its sender reaches
+ * the link sharing of the steps method, on the path of the slowest of them alone); a
+ * message is two-way when data also flows the other way at one of its ends on the same
+ * kind of path (between hosts, or within one); a message starts moving when its sender reaches
  * the step, or, above the eager size, when both ends have (rendezvous); a member finishes
  * step s when its sends are delivered and its receives have arrived, plus gamma ns per byte
  * of its reductions of s. A member that takes no part in a step does not wait for it.
@@ -17,12 +19,28 @@
 
 #include "coll_instances.h"
 
-typedef double (*pr_time_fn)(const void *ctx, int32_t src, int32_t dst, uint64_t bytes);
+/* A message's time, ns; twoway: its source also receives, or its destination also sends,
+ * in the same step. */
+typedef double (*pr_time_fn)(const void *ctx, int32_t src, int32_t dst, uint64_t bytes,
+                             int twoway);
 
 typedef struct pr_opts {
     double gamma;   /* ns per reduced byte */
     uint64_t eager; /* messages above this many bytes wait for their receiver */
+    const int32_t *host; /* a host id per world rank; NULL: every rank on its own host */
 } pr_opts_t;
+
+/* A message between world ranks a and b goes between hosts (host as in pr_opts_t). */
+static inline int pr_crosses(const int32_t *host, int32_t a, int32_t b)
+{
+    return host ? host[a] != host[b] : 1;
+}
+
+/* One key per (rank, kind of path: net 1 between hosts, 0 within one). */
+static inline int32_t pr_link_key(int32_t rank, int net)
+{
+    return rank * 2 + net;
+}
 
 /* Scratch reused across instances. Zero-initialise; pr_free at the end. */
 typedef struct pr {
@@ -33,9 +51,12 @@ typedef struct pr {
     double *ready, *start, *done;
     double *tout, *tin;         /* the step's aggregated out (in) message's time */
     uint64_t *bout, *bin;       /* its bytes */
-    uint64_t *bigout, *bigin;   /* the largest message, whose peer (pout, pin) it goes to */
-    int32_t *pout, *pin;
+    int32_t *pout, *pin;        /* peer of the slowest message out (in), world ranks */
     uint32_t *nout, *nin;       /* messages out (in) in the step */
+    uint8_t *paths;             /* bits: 1 sends within the host, 2 between hosts; 4, 8
+                                   receives within, between */
+    double *slowout, *slowin;   /* the slowest single message's time, choosing pout/pin */
+    uint8_t *tw;                /* bits: 1 the out message is two-way, 2 the in message */
     uint32_t *mark;             /* step + 1 the member last took part in */
     double *red;                /* reduced bytes in the step */
     size_t *part, *order;       /* the step's members; the sort permutation */

@@ -9,20 +9,22 @@
 #include "coll_sched.h"
 #include "predict_replay.h"
 
-static double t_const(const void *ctx, int32_t src, int32_t dst, uint64_t bytes)
+static double t_const(const void *ctx, int32_t src, int32_t dst, uint64_t bytes, int twoway)
 {
     (void)src;
     (void)dst;
     (void)bytes;
+    (void)twoway;
     return *(const double *)ctx;
 }
 
 /* 10 ns + 1 ns per 100 bytes */
-static double t_affine(const void *ctx, int32_t src, int32_t dst, uint64_t bytes)
+static double t_affine(const void *ctx, int32_t src, int32_t dst, uint64_t bytes, int twoway)
 {
     (void)ctx;
     (void)src;
     (void)dst;
+    (void)twoway;
     return 10 + (double)bytes / 100;
 }
 
@@ -209,4 +211,80 @@ Test(replay, gamma_measured)
     double g = pr_measure_gamma();
     /* a sum of doubles: well under 100 ns per byte, and not free */
     cr_assert(g > 0 && g < 100, "gamma %g ns/B", g);
+}
+
+/* 100 ns for a message with data moving the other way at one of its ends, 10 ns without */
+static double t_way(const void *ctx, int32_t src, int32_t dst, uint64_t bytes, int twoway)
+{
+    (void)ctx;
+    (void)src;
+    (void)dst;
+    (void)bytes;
+    return twoway ? 100 : 10;
+}
+
+Test(replay, one_way_and_two_way_messages)
+{
+    ci_member_t mem[3];
+    double span;
+    int64_t e[3] = {0, 0, 0};
+    pr_t p;
+    memset(&p, 0, sizeof(p));
+    /* a chain step: 0 -> 1 -> 2 at once; rank 1 sends and receives, so both are two-way */
+    ci_xfer_t chain[2] = {{0, 1, 0, 100}, {1, 2, 0, 100}};
+    ci_inst_t in = inst(3, e, NULL, mem);
+    in.x = chain;
+    in.nx = 2;
+    cr_assert_eq(pr_replay(&p, &in, t_way, NULL, &eager, &span, NULL), 0);
+    cr_assert_float_eq(span, 100, 1e-9);
+    /* the same messages in two steps: each one way */
+    chain[1].step = 1;
+    cr_assert_eq(pr_replay(&p, &in, t_way, NULL, &eager, &span, NULL), 0);
+    cr_assert_float_eq(span, 20, 1e-9);
+    /* a fan-out from 0: one way (its link carries both, as one message) */
+    ci_xfer_t fan[2] = {{0, 1, 0, 100}, {0, 2, 0, 100}};
+    in.x = fan;
+    cr_assert_eq(pr_replay(&p, &in, t_way, NULL, &eager, &span, NULL), 0);
+    cr_assert_float_eq(span, 10, 1e-9);
+    /* an exchange 0 <-> 1 */
+    ci_xfer_t ex[2] = {{0, 1, 0, 100}, {1, 0, 0, 100}};
+    in.x = ex;
+    cr_assert_eq(pr_replay(&p, &in, t_way, NULL, &eager, &span, NULL), 0);
+    cr_assert_float_eq(span, 100, 1e-9);
+    pr_free(&p);
+}
+
+/* hosts as ctx: 50 ns between hosts, 5 within one, + 1 ns per 100 bytes, + 1000 two-way */
+static double t_hosts(const void *ctx, int32_t src, int32_t dst, uint64_t bytes, int twoway)
+{
+    return (pr_crosses(ctx, src, dst) ? 50 : 5) + (double)bytes / 100 + (twoway ? 1000 : 0);
+}
+
+Test(replay, paths_between_and_within_hosts)
+{
+    static const int32_t host[4] = {0, 0, 2, 2};
+    pr_opts_t o = eager;
+    o.host = host;
+    ci_member_t mem[4];
+    double span;
+    int64_t e[4] = {0, 0, 0, 0};
+    pr_t p;
+    memset(&p, 0, sizeof(p));
+    ci_inst_t in = inst(4, e, NULL, mem);
+    /* 0 receives within its host and sends to another: neither message is two-way */
+    ci_xfer_t x[2] = {{1, 0, 0, 100}, {0, 2, 0, 100}};
+    in.x = x;
+    in.nx = 2;
+    cr_assert_eq(pr_replay(&p, &in, t_hosts, host, &o, &span, NULL), 0);
+    cr_assert_float_eq(span, 51, 1e-9);
+    /* every rank on its own host: 0 sends and receives, both messages are two-way */
+    cr_assert_eq(pr_replay(&p, &in, t_hosts, NULL, &eager, &span, NULL), 0);
+    cr_assert_float_eq(span, 1051, 1e-9);
+    /* a fan-out to a rank of its host and one of another: the summed bytes go on the path
+     * of the slower, between hosts */
+    ci_xfer_t fan[2] = {{0, 1, 0, 100}, {0, 2, 0, 100}};
+    in.x = fan;
+    cr_assert_eq(pr_replay(&p, &in, t_hosts, host, &o, &span, NULL), 0);
+    cr_assert_float_eq(span, 52, 1e-9);
+    pr_free(&p);
 }
