@@ -326,7 +326,8 @@ static int fit_loggp(const curve_t *c, const pnm_opts_t *o, pnm_loggp_t *g)
     for (size_t k = 0; k < c->n; k++)
         d.x[k] = c->x[k] ? c->x[k] - 1 : 0;
     size_t i = 0;
-    for (int b = 0; b < g->nband; b++) {
+    int split = 0;
+    for (int b = 0; b < g->nband && !split; b++) {
         uint64_t hi = b < nb ? bands[b] : UINT64_MAX;
         size_t j = i;
         while (j < c->n && c->x[j] <= hi)
@@ -362,11 +363,22 @@ static int fit_loggp(const curve_t *c, const pnm_opts_t *o, pnm_loggp_t *g)
                     g->rndv = c->x[k - 1];
                     g->L2o[b] = a0;
                     g->G[b] = b0;
-                    if (j - k >= 2) { /* the slope above, with the handshake as its offset */
+                    if (j - k >= 2) { /* the line above, with the handshake as its offset */
                         double a1, b1, r1;
                         lsq(&d, k, j, &a1, &b1, &r1);
-                        g->G[b] = b1;
                         g->handshake = fmax(0, a1 - a0);
+                        if (g->nband < PNM_MAXBAND) {
+                            /* a band of its own from rndv up, so that the slope above
+                             * (often the bandwidth limit) does not price the eager sizes */
+                            g->band_hi[b] = g->rndv;
+                            g->band_hi[b + 1] = UINT64_MAX;
+                            g->L2o[b + 1] = a1 - g->handshake;
+                            g->G[b + 1] = b1;
+                            g->nband++;
+                            split = 1;
+                        } else {
+                            g->G[b] = b1;
+                        }
                     } else {
                         g->handshake = jump;
                     }

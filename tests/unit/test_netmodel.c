@@ -128,14 +128,41 @@ Test(netmodel, loggp_bands_and_handshake)
     pnm_model_t m;
     cr_assert_eq(pnm_fit(PNM_LOGGP, &in, NULL, &m, NULL, 0), PNM_OK);
     const pnm_loggp_t *g = &m.lgp[0];
-    cr_assert_eq(g->nband, 3);
+    cr_assert_eq(g->nband, 4); /* the sizes above the handshake get their own band */
+    cr_assert_eq(g->band_hi[2], 65536);
     cr_assert_eq(g->rndv, 65536, "rendezvous at %llu", (unsigned long long)g->rndv);
     cr_assert_float_eq(g->handshake, 20000, 1e-3);
     cr_assert_float_eq(g->G[2], 0.5, 1e-9);
+    cr_assert_float_eq(g->G[3], 0.5, 1e-9);
     for (int i = 0; i < 13; i++) {
         double want = 1500 + 0.5 * (double)(sz[i] - 1) + (sz[i] > 65536 ? 20000 : 0);
         cr_assert_float_eq(pnm_time(&m, 0, 1, sz[i]), want, 1e-6 * want);
     }
+    pnm_free(&m);
+}
+
+/* Above the handshake the bandwidth can differ (a rendezvous protocol, a rate limit that
+ * eager sizes slip under): the eager sizes keep their own slope. */
+Test(netmodel, loggp_slope_above_the_handshake_is_its_own)
+{
+    uint64_t sz[6] = {16384, 32768, 65536, 131072, 262144, 1048576};
+    pnm_sample_t s[6];
+    for (int i = 0; i < 6; i++) {
+        double n1 = (double)(sz[i] - 1);
+        double t = sz[i] <= 65536 ? 10000 + 1.0 * n1 : 60000 + 2.0 * n1;
+        s[i] = (pnm_sample_t){0, -1, sz[i], point(t), PNM_ONEWAY};
+    }
+    pnm_samples_t in = {2, 1, 6, s};
+    pnm_model_t m;
+    char why[200];
+    cr_assert_eq(pnm_fit(PNM_LOGGP, &in, NULL, &m, why, sizeof(why)), PNM_OK, "%s", why);
+    const pnm_loggp_t *g = &m.lgp[0];
+    cr_assert_eq(g->rndv, 65536);
+    cr_assert_eq(g->nband, 4);
+    cr_assert_float_eq(g->G[2], 1.0, 1e-9);
+    cr_assert_float_eq(g->G[3], 2.0, 1e-9);
+    cr_assert_float_eq(pnm_time(&m, 0, 1, 40000), 10000 + 39999.0, 1e-6);
+    cr_assert_float_eq(pnm_time(&m, 0, 1, 524288), 60000 + 2.0 * 524287, 1e-6);
     pnm_free(&m);
 }
 
