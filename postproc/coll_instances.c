@@ -108,6 +108,11 @@ struct ci {
     umap_t open;  /* (comm, ordinal) -> ci_inst_t * */
 };
 
+int ci_host(const ci_t *c, int32_t rank)
+{
+    return recon_host(c->rc, rank);
+}
+
 ci_t *ci_new(const plog_run_t *run, recon_lib_t lib)
 {
     ci_t *c = calloc(1, sizeof(*c));

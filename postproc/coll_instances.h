@@ -68,6 +68,8 @@ typedef void (*ci_done_fn)(void *arg, const ci_inst_t *inst);
 
 /* NULL on out of memory. */
 ci_t *ci_new(const plog_run_t *run, recon_lib_t lib);
+/* The host id of a world rank (recon_host). */
+int ci_host(const ci_t *c, int32_t rank);
 void ci_free(ci_t *c);
 /* One event (anything; non-collectives and failed calls are ignored). done() is called for
  * each instance this event completes; the instance is freed after it returns. -1: out of

@@ -151,6 +151,11 @@ recon_t *recon_new(const plog_run_t *run, recon_lib_t force)
     return r;
 }
 
+int recon_host(const recon_t *r, int32_t rank)
+{
+    return rank >= 0 && rank < r->world ? r->ranks[rank].host : -1 - rank;
+}
+
 void recon_free(recon_t *r)
 {
     if (!r)

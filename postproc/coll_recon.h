@@ -48,6 +48,9 @@ typedef struct recon recon_t;
 /* force: RECON_LIB_AUTO or a library to use for every rank. NULL on out of memory. */
 recon_t *recon_new(const plog_run_t *run, recon_lib_t force);
 void recon_free(recon_t *r);
+/* The host id of world rank `rank` (ranks on one host share it, by their `hostname`; a rank
+ * without a log or hostname has a host of its own), as the node-aware rules use it. */
+int recon_host(const recon_t *r, int32_t rank);
 
 /* The schedule of event e on its rank, into s (reset first). On RECON_OK, args and choice
  * describe the call and s holds the rank's operations. Peers in s are communicator ranks:

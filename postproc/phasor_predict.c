@@ -83,7 +83,7 @@ typedef struct pctx {
     ci_xfer_t *agg, **aggp;   /* one step's aggregated transfers */
     uint8_t *twoway;          /* theirs: data also flows the other way at an end */
     int32_t *snd, *rcv;       /* the step's senders and receivers (pr_link_key), sorted */
-    const int32_t *host;      /* per world rank, a host id (pr_hosts) */
+    const int32_t *host;      /* per world rank, a host id (ci_host) */
     size_t stepcap;
     dvec_t scatter_m, scatter_p; /* first model: for the SVG */
     pr_t rp;                 /* replay scratch */
@@ -129,46 +129,6 @@ static int cmp_dst(const void *a, const void *b)
 {
     const ci_xfer_t *x = *(const ci_xfer_t *const *)a, *y = *(const ci_xfer_t *const *)b;
     return (x->dst > y->dst) - (x->dst < y->dst);
-}
-
-typedef struct hostname {
-    const char *name;
-    int32_t rank;
-} hostname_t;
-
-static int cmp_hostname(const void *a, const void *b)
-{
-    const hostname_t *x = a, *y = b;
-    int c = strcmp(x->name, y->name);
-    return c ? c : (x->rank > y->rank) - (x->rank < y->rank);
-}
-
-/* A host id per world rank from the logs' hostnames: the lowest rank on the host (ranks
- * without one: their own host, world + rank). Sorted, so that large runs stay cheap. */
-static int32_t *pr_hosts(const plog_run_t *run)
-{
-    int32_t world = plog_run_world_size(run);
-    int32_t *h = malloc((size_t)(world > 0 ? world : 1) * sizeof(*h));
-    hostname_t *v = malloc((size_t)(world > 0 ? world : 1) * sizeof(*v));
-    if (!h || !v) {
-        free(h);
-        free(v);
-        return NULL;
-    }
-    size_t n = 0;
-    for (int32_t r = 0; r < world; r++) {
-        const plog_rank_t *rk = plog_run_rank(run, r);
-        const char *name = rk ? plog_rank_kv(rk, "hostname") : NULL;
-        h[r] = world + r;
-        if (name)
-            v[n++] = (hostname_t){name, r};
-    }
-    qsort(v, n, sizeof(*v), cmp_hostname);
-    for (size_t i = 0; i < n; i++)
-        h[v[i].rank] = i > 0 && strcmp(v[i].name, v[i - 1].name) == 0 ? h[v[i - 1].rank]
-                                                                       : v[i].rank;
-    free(v);
-    return h;
 }
 
 static int cmp_i32(const void *a, const void *b)
@@ -737,14 +697,7 @@ int phasor_cmd_predict(int argc, char **argv)
     c.models = pm.m;
     c.nmodels = pm.n;
     c.method = method;
-    int32_t *hosts = pr_hosts(run);
-    if (!hosts) {
-        fprintf(stderr, "phasor predict: out of memory\n");
-        pred_models_free(&pm);
-        plog_run_close(run);
-        return PHASOR_EXIT_INPUT;
-    }
-    c.host = c.ropt.host = hosts;
+    int32_t *hosts = NULL;
     if (method == PRED_REPLAY) {
         c.gamma_given = !isnan(gamma);
         c.ropt.gamma = c.gamma_given ? gamma : pr_measure_gamma();
@@ -774,12 +727,17 @@ int phasor_cmd_predict(int argc, char **argv)
     }
     ci_t *ci = ci_new(run, lib);
     plog_iter_t *it = NULL;
-    if (!ci || plog_iter_open(run, PLOG_ALL_RANKS, &it, &err) != PLOG_OK) {
-        fprintf(stderr, "phasor predict: %s\n", ci ? err.msg : "out of memory");
+    int32_t world = plog_run_world_size(run);
+    hosts = malloc((size_t)(world > 0 ? world : 1) * sizeof(*hosts));
+    if (!ci || !hosts || plog_iter_open(run, PLOG_ALL_RANKS, &it, &err) != PLOG_OK) {
+        fprintf(stderr, "phasor predict: %s\n", ci && hosts ? err.msg : "out of memory");
         ci_free(ci);
         status = PHASOR_EXIT_INPUT;
         goto done;
     }
+    for (int32_t r = 0; r < world; r++)
+        hosts[r] = ci_host(ci, r);
+    c.host = c.ropt.host = hosts;
     const plog_rec_t *e;
     plog_err_t ie;
     while ((ie = plog_iter_next(it, &e, &err)) == PLOG_OK && e != NULL && !c.oom)
