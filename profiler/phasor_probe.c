@@ -47,21 +47,6 @@ static void shuffle(int *v, size_t n, uint64_t *s)
     }
 }
 
-int pprobe_partner(int r, int k, int p)
-{
-    int n = p % 2 ? p + 1 : p; /* odd P: a phantom rank n-1; its partner rests */
-    if (p < 2 || r < 0 || r >= p || k < 0 || k >= n - 1)
-        return -1;
-    int q;
-    if (r == n - 1)
-        q = k;
-    else if (r == k)
-        q = n - 1;
-    else
-        q = ((2 * k - r) % (n - 1) + (n - 1)) % (n - 1);
-    return q < p ? q : -1;
-}
-
 void pprobe_result_free(pprobe_result_t *res)
 {
     if (!res)
@@ -160,7 +145,7 @@ static int run_quick(MPI_Comm c, int me, int p, const pprobe_opts_t *o, uint64_t
         rounds[k] = k;
     shuffle(rounds, (size_t)nrounds_all, &seed); /* which rounds, when not all */
     for (int k = 0; k < nr; k++)
-        partner[k] = pprobe_partner(me, rounds[k], p);
+        partner[k] = plog_probe_partner(me, rounds[k], p);
     int reps = 0;
     uint64_t t_begin = now_ns();
     for (;;) {

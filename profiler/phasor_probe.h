@@ -6,9 +6,9 @@
  * quick (science.md §3, the study's protocol with both directions at once): in each round
  *   every rank exchanges `size` bytes with one partner in both directions at once (Irecv +
  *   Isend + Waitall), all pairs of the round active together, after an MPI_Barrier. The
- *   partners come from a round-robin tournament (every rank meets every other once in P-1
- *   rounds, P odd: one rank rests per round); at most max_rounds of those rounds are used,
- *   chosen at random. Sizes 4, 16, 64, 128 KiB and 1 MiB, in a new random order each
+ *   partners come from a round-robin tournament (plog_probe_partner: every rank meets every
+ *   other once in P-1 rounds, P odd: one rank rests per round); at most max_rounds of those
+ *   rounds are used, chosen at random. Sizes 4, 16, 64, 128 KiB and 1 MiB, in a new random order each
  *   repetition, rounds too. Repetitions continue until the time budget is spent (at least
  *   reps_min, at most reps_max). An exchange sample is the time from posting to completing
  *   both directions, as the source sees it: congestion of the whole job included.
@@ -66,8 +66,5 @@ typedef struct pprobe_result {
  * aborts the job first). Uses PMPI only: nothing it does is recorded. */
 int pprobe_run(MPI_Comm comm, int root, const pprobe_opts_t *o, pprobe_result_t *res);
 void pprobe_result_free(pprobe_result_t *res);
-/* The partner of rank r in round k (0 <= k < P-1 for even P, < P for odd P) of the circle
- * tournament; -1 when r rests. Symmetric: partner(partner(r)) == r. Exposed for tests. */
-int pprobe_partner(int r, int k, int p);
 
 #endif

@@ -144,3 +144,18 @@ void plog_probe_quantiles(double *v, size_t n, plog_probe_q_t *out)
     out->q75 = pstat_quantile(v, n, 0.75);
     out->q90 = pstat_quantile(v, n, 0.90);
 }
+
+int plog_probe_partner(int r, int k, int p)
+{
+    int n = p % 2 ? p + 1 : p; /* odd P: a phantom rank n-1; its partner rests */
+    if (p < 2 || r < 0 || r >= p || k < 0 || k >= n - 1)
+        return -1;
+    int q;
+    if (r == n - 1)
+        q = k;
+    else if (r == k)
+        q = n - 1;
+    else
+        q = ((2 * k - r) % (n - 1) + (n - 1)) % (n - 1);
+    return q < p ? q : -1;
+}

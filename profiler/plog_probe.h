@@ -69,4 +69,9 @@ plog_err_t plog_probe_get_entry(plog_rcur_t *r, const plog_probe_info_t *info, i
 /* Quantiles of v[0..n) (sorts v). n = 0 gives all zeros. */
 void plog_probe_quantiles(double *v, size_t n, plog_probe_q_t *out);
 
+/* The partner of rank r in round k (0 <= k < P-1 for even P, < P for odd P) of the circle
+ * tournament the quick probe pairs ranks by; -1 when r rests. Symmetric:
+ * partner(partner(r)) == r. Offline readers use it to know which pairs ran at once. */
+int plog_probe_partner(int r, int k, int p);
+
 #endif
