@@ -47,9 +47,43 @@ void pmf_samples_from_probe(pnm_sample_t *s, const plog_probe_entry_t *e, size_t
     }
 }
 
+/* f's samples as its models are fitted to them (a copy; quick probes unshared by the hosts'
+ * names, an empty name a host of its own); *changed: pair samples unshared. NULL: no memory. */
+static pnm_sample_t *fit_samples(const pmf_t *f, size_t *changed)
+{
+    *changed = 0;
+    pnm_sample_t *s = malloc((f->n ? f->n : 1) * sizeof(*s));
+    if (!s)
+        return NULL;
+    memcpy(s, f->s, f->n * sizeof(*s));
+    if (f->mode != 1 || !f->hosts || f->nranks < 3)
+        return s;
+    int32_t *id = malloc((size_t)f->nranks * sizeof(*id)), nh = 0;
+    if (!id)
+        return s; /* as measured */
+    for (int32_t r = 0; r < f->nranks; r++) {
+        int32_t k = 0;
+        if (f->hosts[r][0]) /* ranks are few here: a scan per rank */
+            while (k < r && strcmp(f->hosts[k], f->hosts[r]) != 0)
+                k++;
+        else
+            k = r;
+        id[r] = k < r ? id[k] : nh++;
+    }
+    *changed = pmf_unshare(s, f->n, f->nranks, id, nh);
+    free(id);
+    return s;
+}
+
 int pmf_fit_all(pmf_t *f, const pnm_opts_t *o, char *why, size_t cap)
 {
-    pnm_samples_t in = {f->nranks, f->mode, f->n, f->s};
+    size_t changed;
+    pnm_sample_t *s = fit_samples(f, &changed);
+    if (!s) {
+        snprintf(why, cap, "out of memory");
+        return -1;
+    }
+    pnm_samples_t in = {f->nranks, f->mode, f->n, s};
     for (int k = PNM_LOOKUP; k <= PNM_LOGGP; k++) {
         char w[256];
         pnm_free(&f->m[k]);
@@ -59,10 +93,203 @@ int pmf_fit_all(pmf_t *f, const pnm_opts_t *o, char *why, size_t cap)
             f->has[k] = 1;
         else if (k == PNM_LOOKUP || e != PNM_E_NODATA) {
             snprintf(why, cap, "%s model: %s", pnm_kind_name((pnm_kind_t)k), w);
+            free(s);
             return -1;
         }
     }
+    free(s);
     return 0;
+}
+
+/* ---- link sharing in quick probes ---- */
+
+/* by pair (source, way, destination), then size */
+static int cmp_pair(const pnm_sample_t *x, const pnm_sample_t *y)
+{
+    if (x->src != y->src)
+        return (x->src > y->src) - (x->src < y->src);
+    if (x->way != y->way)
+        return (x->way > y->way) - (x->way < y->way);
+    if (x->dst != y->dst)
+        return (x->dst > y->dst) - (x->dst < y->dst);
+    return (x->bytes > y->bytes) - (x->bytes < y->bytes);
+}
+
+static int cmp_pairp(const void *a, const void *b)
+{
+    return cmp_pair(*(const pnm_sample_t *const *)a, *(const pnm_sample_t *const *)b);
+}
+
+/* The tournament round in which ranks a != b meet (plog_probe_partner inverted), -1 if none:
+ * for r, q below n-1, q = 2k - r mod n-1, and n-1 is odd, so k = (q + r) n/2 mod n-1. */
+static int round_of(int32_t a, int32_t b, int32_t p)
+{
+    int64_t n = p % 2 ? p + 1 : p, k;
+    if (a == n - 1)
+        k = b;
+    else if (b == n - 1)
+        k = a;
+    else
+        k = ((int64_t)a + b) % (n - 1) * (n / 2) % (n - 1);
+    return plog_probe_partner(a, (int)k, p) == b ? (int)k : -1;
+}
+
+size_t pmf_unshare(pnm_sample_t *s, size_t n, int32_t nranks, const int32_t *host,
+                   int32_t nhosts)
+{
+    if (n == 0 || nranks < 3 || nhosts < 1 || nhosts >= nranks)
+        return 0; /* a host per rank: every link carries its own pair alone */
+    size_t changed = 0, nsz = 0;
+    uint64_t sz[64];
+    for (size_t i = 0; i < n; i++) {
+        size_t k = 0;
+        while (k < nsz && sz[k] != s[i].bytes)
+            k++;
+        if (k == nsz) {
+            if (nsz == sizeof(sz) / sizeof(sz[0]))
+                return 0; /* not a quick probe's handful of sizes */
+            sz[nsz++] = s[i].bytes;
+        }
+    }
+    const pnm_sample_t **ix = malloc(n * sizeof(*ix));
+    pnm_sample_t *orig = malloc(n * sizeof(*orig));
+    int *rnd = malloc(n * sizeof(*rnd));
+    uint32_t *load = calloc(n, sizeof(*load));
+    /* per host, the round's pairs between hosts: all, by their lower rank, by their higher */
+    uint32_t *cnt = calloc(3 * (size_t)nhosts, sizeof(*cnt));
+    /* per (source, way, size): the weighted sums rebuilding a pooled sample */
+    size_t nacc = (size_t)nranks * 2 * nsz;
+    double *acc = calloc(nacc * (PNM_NQ + 2), sizeof(*acc));
+    if (!ix || !orig || !rnd || !load || !cnt || !acc)
+        goto out; /* no memory: the samples stay as measured */
+    memcpy(orig, s, n * sizeof(*s));
+    int nrounds = nranks % 2 ? nranks : nranks - 1;
+    for (size_t i = 0; i < n; i++) {
+        ix[i] = &orig[i];
+        const pnm_sample_t *x = &s[i];
+        rnd[i] = x->dst >= 0 && x->src != x->dst && host[x->src] != host[x->dst]
+                     ? round_of(x->src, x->dst, nranks) : -1;
+    }
+    /* the samples by round (a counting sort; slot k + 1 for round k, 0 for the others) */
+    size_t *first = calloc((size_t)nrounds + 2, sizeof(*first)), *byr = malloc(n * sizeof(*byr));
+    if (!first || !byr) {
+        free(first);
+        free(byr);
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++)
+        first[rnd[i] + 2]++; /* rnd -1 (not shared) counts in slot 1 */
+    for (int k = 0; k <= nrounds; k++)
+        first[k + 1] += first[k];
+    for (size_t i = 0; i < n; i++)
+        byr[first[rnd[i] + 1]++] = i;
+    /* each slot's counter has moved to its end: round k is byr[first[k] .. first[k + 1]) */
+    /* each sample's load: the flows on the busier of its two host links in its round */
+    for (int k = 0; k < nrounds; k++) {
+        memset(cnt, 0, 3 * (size_t)nhosts * sizeof(*cnt));
+        int any = 0;
+        for (int32_t r = 0; r < nranks; r++) {
+            int q = plog_probe_partner(r, k, nranks);
+            if (q < 0 || host[r] == host[q])
+                continue;
+            any = 1;
+            cnt[host[r]]++; /* r's exchange goes out and comes in through its host's link */
+            cnt[(size_t)nhosts * (r < q ? 1 : 2) + (size_t)host[r]]++;
+        }
+        for (size_t t = first[k]; any && t < first[k + 1]; t++) {
+            size_t i = byr[t];
+            int32_t a = s[i].src, b = s[i].dst;
+            uint32_t up, down;
+            if (s[i].way == PNM_EXCHANGE) {
+                up = cnt[host[a]];
+                down = cnt[host[b]];
+            } else { /* one way: the lower ranks of the round's pairs send together, or the
+                        higher ones, and the others receive */
+                up = cnt[(size_t)nhosts * (a < b ? 1 : 2) + (size_t)host[a]];
+                down = cnt[(size_t)nhosts * (a < b ? 2 : 1) + (size_t)host[b]];
+            }
+            load[i] = up > down ? up : down;
+        }
+    }
+    free(first);
+    free(byr);
+    /* a sample of b bytes at load L: what its own pair took for b / L bytes, linear in the
+     * size between the pair's measured sizes (the smallest size's time below them) */
+    qsort(ix, n, sizeof(*ix), cmp_pairp);
+    for (size_t i = 0; i < n; i++) {
+        if (load[i] <= 1)
+            continue;
+        pnm_sample_t key = s[i];
+        key.bytes = 0;
+        size_t lo = 0, hi = n; /* the pair's first sample */
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (cmp_pair(ix[mid], &key) < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        double want = (double)s[i].bytes / load[i];
+        const pnm_sample_t *p0 = NULL, *p1 = NULL;
+        for (size_t j = lo; j < n && ix[j]->src == key.src && ix[j]->way == key.way &&
+                            ix[j]->dst == key.dst; j++) {
+            if ((double)ix[j]->bytes <= want)
+                p0 = ix[j];
+            else if (!p1)
+                p1 = ix[j];
+        }
+        double w = 0;
+        if (!p0)
+            p0 = p1; /* p1 exists: the sample itself is above want */
+        else if (p1)
+            w = (want - (double)p0->bytes) / (double)(p1->bytes - p0->bytes);
+        else
+            p1 = p0;
+        for (int j = 0; j < PNM_NQ; j++)
+            s[i].q.v[j] = (1 - w) * p0->q.v[j] + w * p1->q.v[j];
+        s[i].q.mean = (1 - w) * p0->q.mean + w * p1->q.mean;
+        changed++;
+    }
+    if (!changed)
+        goto out;
+    /* pooled samples again, from the source's pairs between hosts (what its per-source
+     * models price): each quantile the sample-weighted mean of the pairs' */
+    for (size_t i = 0; i < n; i++) {
+        if (s[i].dst < 0 || host[s[i].src] == host[s[i].dst])
+            continue;
+        size_t k = 0;
+        while (sz[k] != s[i].bytes)
+            k++;
+        double *a = &acc[(((size_t)s[i].src * 2 + (s[i].way == PNM_ONEWAY)) * nsz + k) *
+                         (PNM_NQ + 2)];
+        double wgt = s[i].q.n ? (double)s[i].q.n : 1;
+        for (int j = 0; j < PNM_NQ; j++)
+            a[j] += wgt * s[i].q.v[j];
+        a[PNM_NQ] += wgt * s[i].q.mean;
+        a[PNM_NQ + 1] += wgt;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (s[i].dst >= 0)
+            continue;
+        size_t k = 0;
+        while (sz[k] != s[i].bytes)
+            k++;
+        const double *a = &acc[(((size_t)s[i].src * 2 + (s[i].way == PNM_ONEWAY)) * nsz + k) *
+                               (PNM_NQ + 2)];
+        if (a[PNM_NQ + 1] == 0)
+            continue; /* no pair between hosts: as measured */
+        for (int j = 0; j < PNM_NQ; j++)
+            s[i].q.v[j] = a[j] / a[PNM_NQ + 1];
+        s[i].q.mean = a[PNM_NQ] / a[PNM_NQ + 1];
+    }
+out:
+    free(ix);
+    free(orig);
+    free(rnd);
+    free(load);
+    free(cnt);
+    free(acc);
+    return changed;
 }
 
 /* ---- writing ---- */
@@ -321,6 +548,7 @@ int pmf_read(const char *path, pmf_t *f, char *why, size_t cap)
     if (!root)
         return bad(why, cap, path, "line %d: %s", je.line, je.text);
     int rc = -1;
+    pnm_sample_t *fs = NULL;
     json_t *fmt = json_object_get(root, "format"), *ver = json_object_get(root, "version");
     if (!json_is_string(fmt) || strcmp(json_string_value(fmt), PMF_FORMAT) != 0) {
         bad(why, cap, path, "not a phasor model file (format is not \"%s\")", PMF_FORMAT);
@@ -403,7 +631,13 @@ int pmf_read(const char *path, pmf_t *f, char *why, size_t cap)
             goto out;
         }
     }
-    pnm_samples_t in = {f->nranks, f->mode, f->n, f->s};
+    size_t changed;
+    fs = fit_samples(f, &changed);
+    if (!fs) {
+        bad(why, cap, path, "out of memory");
+        goto out;
+    }
+    pnm_samples_t in = {f->nranks, f->mode, f->n, fs};
     for (int k = PNM_LOOKUP; k <= PNM_LOGGP; k++) {
         const char *name = pnm_kind_name((pnm_kind_t)k);
         json_t *mj = json_object_get(models, name);
@@ -415,6 +649,9 @@ int pmf_read(const char *path, pmf_t *f, char *why, size_t cap)
             goto out;
         }
         f->has[k] = 1;
+        /* before version 3, quick models were fitted to the shared times: refitted */
+        if (changed && json_integer_value(ver) < 3)
+            continue;
         char where[96];
         snprintf(where, sizeof(where), "models.%s", name);
         if (read_params(path, where, mj, &f->m[k], why, cap))
@@ -430,6 +667,7 @@ int pmf_read(const char *path, pmf_t *f, char *why, size_t cap)
     }
     rc = 0;
 out:
+    free(fs);
     json_decref(root);
     if (rc != 0)
         pmf_free(f);

@@ -11,7 +11,8 @@
 #include "plog_probe.h"
 
 #define PMF_FORMAT "phasor-model"
-#define PMF_VERSION 2 /* 2: a quick probe's one-way samples and models (1 still read) */
+#define PMF_VERSION 3 /* 2: a quick probe's one-way samples and models; 3: quick models
+                        * fitted to the samples unshared (pmf_unshare). 1 and 2 still read */
 
 typedef struct pmf {
     int mode;               /* 1 quick, 2 full */
@@ -31,6 +32,19 @@ typedef struct pmf {
 /* The probe's entries as model samples: s[i] from e[i], whose size_idx indexes sizes. */
 void pmf_samples_from_probe(pnm_sample_t *s, const plog_probe_entry_t *e, size_t n,
                             const uint64_t *sizes);
+
+/* A quick probe times all pairs of a tournament round at once (plog_probe_partner), so where
+ * ranks share a host, the round's pairs between hosts share its link: L flows on the
+ * busier of a pair's two host links (exchanges: the host's ranks paired off-host; one way:
+ * those of them sending, or receiving, on that repetition). Rewrites the quick probe's
+ * samples s[0..n) as one flow alone on its link would take them: a pair sample of b bytes
+ * at load L > 1 becomes what the same pair (and way) took for b / L bytes, linear in the
+ * size between its measured sizes; pooled samples become the sample-weighted mean,
+ * quantile by quantile, of the source's pairs between hosts. host: a host id in
+ * [0, nhosts) per rank. Returns the number of pair samples changed (0: nothing shared, or
+ * no memory). doc/models.md, "Shared links". */
+size_t pmf_unshare(pnm_sample_t *s, size_t n, int32_t nranks, const int32_t *host,
+                   int32_t nhosts);
 
 /* Fit every model that the samples allow (the lookup table always). 0, or -1 with why. */
 int pmf_fit_all(pmf_t *f, const pnm_opts_t *o, char *why, size_t cap);

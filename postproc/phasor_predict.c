@@ -83,7 +83,9 @@ typedef struct pctx {
     ci_xfer_t *agg, **aggp;   /* one step's aggregated transfers */
     uint8_t *twoway;          /* theirs: data also flows the other way at an end */
     int32_t *snd, *rcv;       /* the step's senders and receivers (pr_link_key), sorted */
-    const int32_t *host;      /* per world rank, a host id (ci_host) */
+    const int32_t *host;      /* per world rank, a host id in [0, nhosts) */
+    int32_t nhosts;
+    uint64_t *hout, *hin;     /* per host: the step's bytes leaving it, arriving at it */
     size_t stepcap;
     dvec_t scatter_m, scatter_p; /* first model: for the SVG */
     pr_t rp;                 /* replay scratch */
@@ -153,9 +155,10 @@ static int is_twoway(const pctx_t *c, size_t n, const ci_xfer_t *x)
 
 /* A rank's messages of one step go out (come in) through its one link at the same time:
  * they count as one message of their summed bytes, on the path of the slowest of them
- * alone (science.md §2, concurrency). out[] gets one transfer per source of x[0..n) sorted
- * by source (by_dst: per destination, x sorted by destination), and tw[] whether it is
- * two-way. */
+ * alone (science.md §2, concurrency); when that path is between hosts, of the bytes all
+ * ranks of the host send (receive) between hosts in the step, which share its link.
+ * out[] gets one transfer per source of x[0..n) sorted by source (by_dst: per destination,
+ * x sorted by destination), and tw[] whether it is two-way. */
 static size_t aggregate(const pctx_t *c, const pred_model_t *md, const ci_xfer_t *const *x,
                         size_t n, int by_dst, ci_xfer_t *out, uint8_t *tw)
 {
@@ -178,6 +181,8 @@ static size_t aggregate(const pctx_t *c, const pred_model_t *md, const ci_xfer_t
                 a.dst = x[j]->dst;
             }
         }
+        if (c->hout && pr_crosses(c->host, a.src, a.dst))
+            a.bytes = by_dst ? c->hin[c->host[a.dst]] : c->hout[c->host[a.src]];
         tw[m] = (uint8_t)slow_tw;
         out[m++] = a;
         i = j;
@@ -196,6 +201,10 @@ static int step_time(pctx_t *c, const pred_model_t *m, const ci_xfer_t **x, size
         int net = pr_crosses(c->host, x[i]->src, x[i]->dst);
         c->snd[i] = pr_link_key(x[i]->src, net);
         c->rcv[i] = pr_link_key(x[i]->dst, net);
+        if (net && c->hout) {
+            c->hout[c->host[x[i]->src]] += x[i]->bytes;
+            c->hin[c->host[x[i]->dst]] += x[i]->bytes;
+        }
     }
     qsort(c->snd, n, sizeof(*c->snd), cmp_i32);
     qsort(c->rcv, n, sizeof(*c->rcv), cmp_i32);
@@ -222,6 +231,10 @@ static int step_time(pctx_t *c, const pred_model_t *m, const ci_xfer_t **x, size
             *e = ee;
         if (qq > *q)
             *q = qq;
+    }
+    for (size_t i = 0; c->hout && i < n; i++) {
+        c->hout[c->host[x[i]->src]] = 0;
+        c->hin[c->host[x[i]->dst]] = 0;
     }
     return 0;
 }
@@ -687,8 +700,30 @@ int phasor_cmd_predict(int argc, char **argv)
         return phasor_usage_error("predict", "%s", "--breaks applies to fitting the run's probe; "
                                   "a model file holds its own segments");
     }
-    if (pred_models_load(&pm, run, model_file, kinds, &fit, why, sizeof(why)) != 0) {
+    /* hosts first: the probe's samples are unshared by them (pmf_unshare) */
+    int32_t world = plog_run_world_size(run), nhosts = 0;
+    ci_t *ci = ci_new(run, lib);
+    int32_t *hosts = malloc((size_t)(world > 0 ? world : 1) * sizeof(*hosts));
+    if (!ci || !hosts) {
+        fprintf(stderr, "phasor predict: out of memory\n");
+        ci_free(ci);
+        free(hosts);
+        plog_run_close(run);
+        return PHASOR_EXIT_INPUT;
+    }
+    for (int32_t r = 0; r < world; r++) { /* dense ids: a rank of no known host gets its own */
+        hosts[r] = ci_host(ci, r);
+        if (hosts[r] >= nhosts)
+            nhosts = hosts[r] + 1;
+    }
+    for (int32_t r = 0, h = nhosts; r < world; r++)
+        if (hosts[r] < 0)
+            hosts[r] = h++, nhosts = h;
+    if (pred_models_load(&pm, run, model_file, kinds, &fit, hosts, nhosts, why,
+                         sizeof(why)) != 0) {
         fprintf(stderr, "phasor predict: %s\n", why);
+        ci_free(ci);
+        free(hosts);
         plog_run_close(run);
         return PHASOR_EXIT_INPUT;
     }
@@ -697,7 +732,8 @@ int phasor_cmd_predict(int argc, char **argv)
     c.models = pm.m;
     c.nmodels = pm.n;
     c.method = method;
-    int32_t *hosts = NULL;
+    c.host = c.ropt.host = hosts;
+    c.nhosts = c.ropt.nhosts = nhosts;
     if (method == PRED_REPLAY) {
         c.gamma_given = !isnan(gamma);
         c.ropt.gamma = c.gamma_given ? gamma : pr_measure_gamma();
@@ -705,6 +741,15 @@ int phasor_cmd_predict(int argc, char **argv)
     }
     FILE *csvf = NULL;
     int status = PHASOR_EXIT_OK;
+    if (method != PRED_REPLAY && nhosts < world) { /* some ranks share a host */
+        c.hout = calloc((size_t)nhosts, sizeof(*c.hout));
+        c.hin = calloc((size_t)nhosts, sizeof(*c.hin));
+        if (!c.hout || !c.hin) {
+            fprintf(stderr, "phasor predict: out of memory\n");
+            status = PHASOR_EXIT_INPUT;
+            goto done;
+        }
+    }
     if (outdir) {
         if (mkdir(outdir, 0777) != 0 && errno != EEXIST) {
             fprintf(stderr, "phasor predict: %s: %s\n", outdir, strerror(errno));
@@ -725,19 +770,12 @@ int phasor_cmd_predict(int argc, char **argv)
         c.csv = stdout;
         csv_header(stdout, &c);
     }
-    ci_t *ci = ci_new(run, lib);
     plog_iter_t *it = NULL;
-    int32_t world = plog_run_world_size(run);
-    hosts = malloc((size_t)(world > 0 ? world : 1) * sizeof(*hosts));
-    if (!ci || !hosts || plog_iter_open(run, PLOG_ALL_RANKS, &it, &err) != PLOG_OK) {
-        fprintf(stderr, "phasor predict: %s\n", ci && hosts ? err.msg : "out of memory");
-        ci_free(ci);
+    if (plog_iter_open(run, PLOG_ALL_RANKS, &it, &err) != PLOG_OK) {
+        fprintf(stderr, "phasor predict: %s\n", err.msg);
         status = PHASOR_EXIT_INPUT;
         goto done;
     }
-    for (int32_t r = 0; r < world; r++)
-        hosts[r] = ci_host(ci, r);
-    c.host = c.ropt.host = hosts;
     const plog_rec_t *e;
     plog_err_t ie;
     while ((ie = plog_iter_next(it, &e, &err)) == PLOG_OK && e != NULL && !c.oom)
@@ -746,6 +784,7 @@ int phasor_cmd_predict(int argc, char **argv)
     ci_finish(ci, on_instance, &c);
     plog_iter_close(it);
     ci_free(ci);
+    ci = NULL;
     if (ie != PLOG_OK || c.oom) {
         fprintf(stderr, "phasor predict: %s\n", c.oom ? "out of memory" : err.msg);
         status = PHASOR_EXIT_INPUT;
@@ -770,6 +809,9 @@ int phasor_cmd_predict(int argc, char **argv)
         status = PHASOR_EXIT_INPUT;
     }
 done:
+    ci_free(ci);
+    free(c.hout);
+    free(c.hin);
     if (csvf && fclose(csvf) != 0 && status == PHASOR_EXIT_OK) {
         fprintf(stderr, "phasor predict: %s/predict.csv: %s\n", outdir, strerror(errno));
         status = PHASOR_EXIT_INPUT;

@@ -35,9 +35,12 @@ typedef struct pred_models {
 } pred_models_t;
 
 /* file: a model file, or NULL for the run's probe; kinds: "lookup,hockney" or NULL (all the
- * source can give). -1 with a one-line reason naming the file in why. */
+ * source can give); host: a host id in [0, nhosts) per world rank, by which a quick probe
+ * of the run is unshared (pmf_unshare; a file is by its own hosts), or NULL. -1 with a
+ * one-line reason naming the file in why. */
 int pred_models_load(pred_models_t *pm, const plog_run_t *run, const char *file,
-                     const char *kinds, const pnm_opts_t *fit, char *why, size_t cap);
+                     const char *kinds, const pnm_opts_t *fit, const int32_t *host,
+                     int32_t nhosts, char *why, size_t cap);
 void pred_models_free(pred_models_t *pm);
 
 #endif

@@ -49,7 +49,8 @@ static int max_of(const void *ctx, const ci_xfer_t *const *x, const uint8_t *two
 }
 
 int pred_models_load(pred_models_t *pm, const plog_run_t *run, const char *file,
-                     const char *kinds, const pnm_opts_t *fit, char *why, size_t cap)
+                     const char *kinds, const pnm_opts_t *fit, const int32_t *host,
+                     int32_t nhosts, char *why, size_t cap)
 {
     memset(pm, 0, sizeof(*pm));
     priv_t *p = calloc(1, sizeof(*p));
@@ -121,6 +122,8 @@ int pred_models_load(pred_models_t *pm, const plog_run_t *run, const char *file,
             return -1;
         }
         pmf_samples_from_probe(s, ps.e, ps.n, ps.info.sizes);
+        if (ps.info.mode == PLOG_PROBE_QUICK && host)
+            pmf_unshare(s, ps.n, ps.world, host, nhosts);
         pnm_samples_t in = {ps.world, (int)ps.info.mode, ps.n, s};
         for (int k = PNM_LOOKUP; k <= PNM_LOGGP; k++) {
             if (!want[k])

@@ -15,8 +15,21 @@ static int grow(void **p, size_t n, size_t elem)
     return 0;
 }
 
-static int reserve(pr_t *p, size_t nm, size_t nx, size_t nr)
+static int reserve(pr_t *p, size_t nm, size_t nx, size_t nr, size_t nh)
 {
+    if (nh > p->hcap) {
+        uint64_t *a = calloc(nh, sizeof(*a)), *b = calloc(nh, sizeof(*b));
+        if (!a || !b) {
+            free(a);
+            free(b);
+            return -1;
+        }
+        free(p->hout);
+        free(p->hin);
+        p->hout = a;
+        p->hin = b;
+        p->hcap = nh;
+    }
     if (nm > p->mcap) {
         if (grow((void **)&p->rank, nm, sizeof(int32_t)) || grow((void **)&p->entry, nm, sizeof(double)) ||
             grow((void **)&p->mexit, nm, sizeof(double)) || grow((void **)&p->ready, nm, sizeof(double)) ||
@@ -72,6 +85,8 @@ void pr_free(pr_t *p)
     free(p->x);
     free(p->xi);
     free(p->r);
+    free(p->hout);
+    free(p->hin);
     memset(p, 0, sizeof(*p));
 }
 
@@ -143,7 +158,9 @@ int pr_replay(pr_t *p, const ci_inst_t *in, pr_time_fn t, const void *ctx,
         *exit_err = 0;
     if (nm == 0)
         return 0;
-    if (reserve(p, nm, in->nx, in->nred) != 0)
+    /* host links: with hosts named and counted */
+    const int32_t *hl = o->host && o->nhosts > 0 ? o->host : NULL;
+    if (reserve(p, nm, in->nx, in->nred, hl ? (size_t)o->nhosts : 0) != 0)
         return -1;
     /* members sorted by rank (order[] holds the permutation while sorting) */
     for (size_t k = 0; k < nm; k++)
@@ -190,6 +207,10 @@ int pr_replay(pr_t *p, const ci_inst_t *in, pr_time_fn t, const void *ctx,
             p->nin[b]++;
             p->bout[a] += m->bytes;
             p->bin[b] += m->bytes;
+            if (net && hl) {
+                p->hout[hl[m->src]] += m->bytes;
+                p->hin[hl[m->dst]] += m->bytes;
+            }
             p->xi[x0 + nxs++] = (uint64_t)a << 32 | (uint64_t)b; /* nm < 2^31 */
             p->x[x0 + nxs - 1] = m; /* compacted: member transfers only */
         }
@@ -222,11 +243,20 @@ int pr_replay(pr_t *p, const ci_inst_t *in, pr_time_fn t, const void *ctx,
         }
         for (size_t q = 0; q < np; q++) {
             size_t k = p->part[q];
-            p->tout[k] = p->nout[k] ? t(ctx, p->rank[k], p->pout[k], p->bout[k], p->tw[k] & 1u)
-                                    : 0;
-            p->tin[k] = p->nin[k] ? t(ctx, p->pin[k], p->rank[k], p->bin[k], p->tw[k] & 2u)
-                                  : 0;
+            int32_t me = p->rank[k];
+            uint64_t bo = p->bout[k], bi = p->bin[k];
+            if (hl && p->nout[k] && pr_crosses(hl, me, p->pout[k]))
+                bo = p->hout[hl[me]];
+            if (hl && p->nin[k] && pr_crosses(hl, p->pin[k], me))
+                bi = p->hin[hl[me]];
+            p->tout[k] = p->nout[k] ? t(ctx, me, p->pout[k], bo, p->tw[k] & 1u) : 0;
+            p->tin[k] = p->nin[k] ? t(ctx, p->pin[k], me, bi, p->tw[k] & 2u) : 0;
         }
+        if (hl)
+            for (size_t q = 0; q < nxs; q++) {
+                p->hout[hl[p->x[x0 + q]->src]] = 0;
+                p->hin[hl[p->x[x0 + q]->dst]] = 0;
+            }
         for (size_t q = 0; q < nxs; q++) {
             size_t a = (size_t)(p->xi[x0 + q] >> 32), b = (size_t)(p->xi[x0 + q] & 0xffffffffu);
             double begin = p->start[a];

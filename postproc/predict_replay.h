@@ -4,7 +4,9 @@
  * Every member starts at its own measured entry. Steps are global rounds (coll_sched.h), so
  * they are taken in order: a member reaches step s when it has finished its earlier steps;
  * its sends of s leave then (as one message per source, and arrive as one per destination,
- * the link sharing of the steps method, on the path of the slowest of them alone); a
+ * the link sharing of the steps method, on the path of the slowest of them alone; when that
+ * path is between hosts, of the bytes all ranks of its host send (receive) between hosts
+ * in the step, which share the host's link); a
  * message is two-way when data also flows the other way at one of its ends on the same
  * kind of path (between hosts, or within one); a message starts moving when its sender reaches
  * the step, or, above the eager size, when both ends have (rendezvous); a member finishes
@@ -27,7 +29,9 @@ typedef double (*pr_time_fn)(const void *ctx, int32_t src, int32_t dst, uint64_t
 typedef struct pr_opts {
     double gamma;   /* ns per reduced byte */
     uint64_t eager; /* messages above this many bytes wait for their receiver */
-    const int32_t *host; /* a host id per world rank; NULL: every rank on its own host */
+    const int32_t *host; /* a host id in [0, nhosts) per world rank; NULL: every rank on
+                            its own host */
+    int32_t nhosts;      /* 0: hosts tell paths apart, but no host link is shared */
 } pr_opts_t;
 
 /* A message between world ranks a and b goes between hosts (host as in pr_opts_t). */
@@ -58,6 +62,9 @@ typedef struct pr {
     double *slowout, *slowin;   /* the slowest single message's time, choosing pout/pin */
     uint8_t *tw;                /* bits: 1 the out message is two-way, 2 the in message */
     uint32_t *mark;             /* step + 1 the member last took part in */
+    size_t hcap;
+    uint64_t *hout, *hin;       /* per host: the step's bytes leaving (arriving) between
+                                   hosts; zero between steps */
     double *red;                /* reduced bytes in the step */
     size_t *part, *order;       /* the step's members; the sort permutation */
     /* per transfer / reduction */

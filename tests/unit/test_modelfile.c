@@ -123,12 +123,12 @@ static void damaged(const char *from, const char *to, const char *want)
 }
 
 Test(modelfile, wrong_format) { damaged("\"phasor-model\"", "\"other\"", "not a phasor model file"); }
-Test(modelfile, wrong_version) { damaged("\"version\": 2", "\"version\": 7", "version 7"); }
+Test(modelfile, wrong_version) { damaged("\"version\": 3", "\"version\": 7", "version 7"); }
 Test(modelfile, oneway_params_without_samples)
 {
     damaged("\"oneway_samples\"", "\"other_samples\"", "models.lookup.oneway: the file has no oneway_samples");
 }
-Test(modelfile, oneway_samples_in_version_1) { damaged("\"version\": 2", "\"version\": 1", "oneway_samples"); }
+Test(modelfile, oneway_samples_in_version_1) { damaged("\"version\": 3", "\"version\": 1", "oneway_samples"); }
 Test(modelfile, oneway_sample_damaged) { damaged("\"oneway_samples\": [\n  [\n   0,", "\"oneway_samples\": [\n  [\n   9,", "oneway_samples[0]"); }
 
 /* a version 1 file (exchanges only, no one-way parts) reads as it did */
@@ -143,7 +143,7 @@ Test(modelfile, version_1_reads)
     size_t n = fread(buf, 1, sizeof(buf) - 1, in);
     fclose(in);
     buf[n] = '\0';
-    char *p = strstr(buf, "\"version\": 2");
+    char *p = strstr(buf, "\"version\": 3");
     cr_assert(p != NULL && strstr(buf, "oneway") == NULL);
     p[11] = '1';
     FILE *out = fopen(path, "w");
@@ -173,4 +173,101 @@ Test(modelfile, missing_file)
     char why[512];
     cr_assert_eq(pmf_read("/nonexistent/model.json", &g, why, sizeof(why)), -1);
     cr_assert(strstr(why, "/nonexistent/model.json") != NULL, "%s", why);
+}
+
+/* ---- quick probes on shared host links (pmf_unshare) ---- */
+
+static double affine(uint64_t b) { return 100 + (double)b / 10; }
+
+/* the round of a pair and its load, the slow way: every round, every rank */
+static unsigned ref_load(const int32_t *host, int p, int a, int b, int way)
+{
+    int k = 0, nr = p % 2 ? p : p - 1;
+    while (k < nr && plog_probe_partner(a, k, p) != b)
+        k++;
+    cr_assert_lt(k, nr, "ranks %d and %d meet in no round of %d", a, b, p);
+    unsigned up = 0, down = 0;
+    for (int r = 0; r < p; r++) {
+        int q = plog_probe_partner(r, k, p);
+        if (q < 0 || host[r] == host[q])
+            continue;
+        if (way == PNM_EXCHANGE) { /* everyone paired off-host sends and receives */
+            up += host[r] == host[a];
+            down += host[r] == host[b];
+        } else { /* the senders are the pairs' ends on a's side of the order */
+            int sender = (a < b) == (r < q);
+            up += sender && host[r] == host[a];
+            down += !sender && host[r] == host[b];
+        }
+    }
+    return up > down ? up : down;
+}
+
+Test(unshare, pairs_take_their_own_time_at_a_share_of_the_bytes)
+{
+    static const uint64_t sz[3] = {1000, 2000, 4000};
+    unsigned seed = 7;
+    for (int p = 3; p <= 12; p++) {
+        int32_t host[12], nh = 0;
+        for (int r = 0; r < p; r++) { /* hosts of 1 to 4 consecutive ranks */
+            if (r == 0 || rand_r(&seed) % 3 == 0)
+                nh++;
+            host[r] = nh - 1;
+        }
+        size_t n = 0;
+        pnm_sample_t *s = calloc((size_t)(p * p + p) * 3 * 2, sizeof(*s));
+        cr_assert_not_null(s);
+        for (int w = PNM_EXCHANGE; w <= PNM_ONEWAY; w++)
+            for (int a = 0; a < p; a++)
+                for (int b = -1; b < p; b++)
+                    for (int z = 0; b != a && z < 3; z++) {
+                        s[n] = (pnm_sample_t){a, b, sz[z], point(affine(sz[z])), w};
+                        n++;
+                    }
+        size_t want = 0;
+        for (size_t i = 0; i < n; i++)
+            want += s[i].dst >= 0 && host[s[i].src] != host[s[i].dst] &&
+                    ref_load(host, p, s[i].src, s[i].dst, s[i].way) > 1;
+        size_t got = pmf_unshare(s, n, p, host, nh);
+        cr_assert_eq(got, nh < p ? want : 0, "P=%d: %zu samples unshared, expected %zu", p,
+                     got, want);
+        for (size_t i = 0; i < n; i++) {
+            const pnm_sample_t *x = &s[i];
+            if (x->dst < 0)
+                continue;
+            unsigned L = host[x->src] == host[x->dst]
+                             ? 1 : ref_load(host, p, x->src, x->dst, x->way);
+            double b = (double)x->bytes / L, t = 100 + (b < 1000 ? 1000 : b) / 10;
+            pnm_q_t e = point(t);
+            for (int j = 0; j < PNM_NQ; j++)
+                cr_assert_float_eq(x->q.v[j], e.v[j], 1e-9, "P=%d %d->%d %zu B way %d load %u",
+                                   p, x->src, x->dst, (size_t)x->bytes, x->way, L);
+        }
+        /* pooled: the mean over the source's pairs between hosts */
+        for (size_t i = 0; i < n; i++) {
+            const pnm_sample_t *x = &s[i];
+            if (x->dst >= 0)
+                continue;
+            double sum = 0;
+            int cnt = 0;
+            for (size_t j = 0; j < n; j++)
+                if (s[j].dst >= 0 && s[j].src == x->src && s[j].way == x->way &&
+                    s[j].bytes == x->bytes && host[s[j].src] != host[s[j].dst]) {
+                    sum += s[j].q.v[3];
+                    cnt++;
+                }
+            double e = cnt && got ? sum / cnt : point(affine(x->bytes)).v[3];
+            cr_assert_float_eq(x->q.v[3], e, 1e-9, "P=%d pooled %d at %zu B", p, x->src,
+                               (size_t)x->bytes);
+        }
+        free(s);
+    }
+}
+
+Test(unshare, a_host_per_rank_changes_nothing)
+{
+    int32_t host[4] = {0, 1, 2, 3};
+    pnm_sample_t s[2] = {{0, 1, 4096, point(10), PNM_EXCHANGE}, {0, -1, 4096, point(10), 0}};
+    cr_assert_eq(pmf_unshare(s, 2, 4, host, 4), 0);
+    cr_assert_float_eq(s[0].q.v[3], point(10).v[3], 0);
 }

@@ -286,5 +286,47 @@ Test(replay, paths_between_and_within_hosts)
     in.x = fan;
     cr_assert_eq(pr_replay(&p, &in, t_hosts, host, &o, &span, NULL), 0);
     cr_assert_float_eq(span, 52, 1e-9);
+    /* with the host links counted, only the message between hosts goes over 0's link */
+    o.nhosts = 3;
+    cr_assert_eq(pr_replay(&p, &in, t_hosts, host, &o, &span, NULL), 0);
+    cr_assert_float_eq(span, 51, 1e-9);
+    pr_free(&p);
+}
+
+Test(replay, ranks_of_a_host_share_its_link)
+{
+    /* hosts {0,1} {2,3} {4,5}: 0 and 1 each send 1000 B to the other hosts in one step, so
+     * host 0's link carries 4000 B: every message takes 50 + 40 ns; within host 0, 0 -> 1
+     * rides along apart (5 + 10 ns). Host 1's link (ranks 2, 3) takes 2000 B in. */
+    static const int32_t host[6] = {0, 0, 1, 1, 2, 2};
+    pr_opts_t o = eager;
+    o.host = host;
+    o.nhosts = 3;
+    ci_member_t mem[6];
+    int64_t e[6] = {0};
+    ci_xfer_t x[5] = {{0, 2, 0, 1000}, {0, 4, 0, 1000}, {1, 3, 0, 1000}, {1, 5, 0, 1000},
+                      {0, 1, 0, 1000}};
+    ci_inst_t in = inst(6, e, NULL, mem);
+    in.x = x;
+    in.nx = 4;
+    double span;
+    pr_t p;
+    memset(&p, 0, sizeof(p));
+    cr_assert_eq(pr_replay(&p, &in, t_hosts, host, &o, &span, NULL), 0);
+    cr_assert_float_eq(span, 90, 1e-9);
+    /* without the host links shared: each rank's 2000 B alone */
+    o.nhosts = 0;
+    cr_assert_eq(pr_replay(&p, &in, t_hosts, host, &o, &span, NULL), 0);
+    cr_assert_float_eq(span, 70, 1e-9);
+    /* the message within host 0 adds no bytes to the link; 1 is also a receiver within
+     * its host, which makes nothing two-way (the kinds of path differ) */
+    o.nhosts = 3;
+    in.nx = 5;
+    cr_assert_eq(pr_replay(&p, &in, t_hosts, host, &o, &span, NULL), 0);
+    cr_assert_float_eq(span, 90, 1e-9);
+    /* the sums start again at zero in the next step */
+    x[4] = (ci_xfer_t){0, 2, 1, 1000};
+    cr_assert_eq(pr_replay(&p, &in, t_hosts, host, &o, &span, NULL), 0);
+    cr_assert_float_eq(span, 90 + 60, 1e-9);
     pr_free(&p);
 }
