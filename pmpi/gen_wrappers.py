@@ -348,13 +348,7 @@ static inline uint64_t pmpi_recvspec(int source, int tag)
 
 /* One-word extra (RECVSPEC, NEWCOMM). */
 /* COLLINFO (plog_format.h): type sizes (0 where not significant) and the op word. */
-static inline uint64_t pmpi_type_size(MPI_Datatype t)
-{
-    int sz = 0;
-    if (t == MPI_DATATYPE_NULL || PMPI_Type_size(t, &sz) != MPI_SUCCESS || sz < 0)
-        return 0;
-    return (uint64_t)sz;
-}
+static inline uint64_t pmpi_type_size(MPI_Datatype t) { return phasor_type_size(t); }
 
 static inline size_t pmpi_put_collinfo(plog_event_t *ev, uint64_t *x, size_t room, uint64_t ssz,
                                        uint64_t rsz, uint64_t op)

@@ -174,15 +174,22 @@ static inline int32_t phasor_root_arg(int r)
 
 static inline int32_t phasor_tag_arg(int t) { return t == MPI_ANY_TAG ? PLOG_ANY_TAG : t; }
 
-/* count x size of datatype; calls PMPI_Type_size, so only after a successful call. */
+/* Size of one element in bytes, 0 if unknown. MPI_Count: PMPI_Type_size says MPI_UNDEFINED
+ * for elements past INT_MAX bytes, which would record such transfers as empty. */
+static inline uint64_t phasor_type_size(MPI_Datatype dt)
+{
+    MPI_Count sz = 0;
+    if (dt == MPI_DATATYPE_NULL || PMPI_Type_size_x(dt, &sz) != MPI_SUCCESS || sz < 0)
+        return 0;
+    return (uint64_t)sz;
+}
+
+/* count x size of datatype; calls PMPI_Type_size_x, so only after a successful call. */
 static inline uint64_t phasor_bytes(int count, MPI_Datatype dt)
 {
-    if (count <= 0 || dt == MPI_DATATYPE_NULL)
+    if (count <= 0)
         return 0;
-    int sz = 0;
-    if (PMPI_Type_size(dt, &sz) != MPI_SUCCESS || sz < 0)
-        return 0;
-    return (uint64_t)count * (uint64_t)sz;
+    return (uint64_t)count * phasor_type_size(dt);
 }
 
 static inline uint64_t phasor_req_handle(const MPI_Request *r)
@@ -337,17 +344,10 @@ static inline size_t phasor_put_vcounts(uint64_t *x, size_t room, int n, const i
     }
     size_t k = (size_t)n < room - 1 ? (size_t)n : room - 1;
     x[0] = k;
-    int tsz = 0;
-    if (types == NULL && type != MPI_DATATYPE_NULL)
-        PMPI_Type_size(type, &tsz);
+    uint64_t tsz = types == NULL ? phasor_type_size(type) : 0;
     for (size_t i = 0; i < k; i++) {
-        int sz = tsz;
-        if (types != NULL) {
-            sz = 0;
-            if (types[i] != MPI_DATATYPE_NULL)
-                PMPI_Type_size(types[i], &sz);
-        }
-        x[1 + i] = counts[i] > 0 && sz > 0 ? (uint64_t)counts[i] * (uint64_t)sz : 0;
+        uint64_t sz = types != NULL ? phasor_type_size(types[i]) : tsz;
+        x[1 + i] = counts[i] > 0 ? (uint64_t)counts[i] * sz : 0;
     }
     return 1 + k;
 }

@@ -1158,12 +1158,22 @@ def halo(c, P, r, ctx):
     c.finish(lib_end=False)
 
 
+def bigtype(c, P, r, ctx):
+    """tests/mpi/t_bigtype.c: 3 GiB elements, sized past INT_MAX."""
+    big = 3 << 30
+    c.ev('MPI_Init')
+    c.ev('MPI_Send', comm=WORLD, peer=PNULL, tag=7, bytes=big)
+    c.ev('MPI_Recv', comm=WORLD, peer=PNULL, tag=7, rbytes=2 * big, recv=NULL_ST)
+    c.ev('MPI_Bcast', comm=WORLD, root=0, types=(big, big))
+    c.finish()
+
+
 PROGRAMS = {
     't_p2p_modes': p2p_modes, 't_p2p_any': p2p_any, 't_persistent': persistent,
     't_probe': probe, 't_colls': colls, 't_icolls': icolls, 't_subcomm': subcomm,
     't_threads': None, 't_transparent': transparent, 'stencil': stencil,
     't_fortran': fortran, 't_fortran_req': fortran_req, 't_fortran_colls': fortran_colls,
-    'halo': halo,
+    'halo': halo, 't_bigtype': bigtype,
 }
 # Programs whose sends and receives must balance globally (t_transparent's truncated
 # receives return errors, which record nothing).
