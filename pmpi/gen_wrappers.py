@@ -357,7 +357,10 @@ static inline size_t pmpi_put_collinfo(plog_event_t *ev, uint64_t *x, size_t roo
         ev->flags |= PLOG_F_TRUNCATED;
         return 0;
     }
-    x[0] = (ssz & 0xffffffffu) | (rsz << 32);
+    /* 32 bits each (log-format.md): elements of 4 GiB or more saturate */
+    ssz = ssz < UINT32_MAX ? ssz : UINT32_MAX;
+    rsz = rsz < UINT32_MAX ? rsz : UINT32_MAX;
+    x[0] = ssz | (rsz << 32);
     x[1] = op;
     ev->flags |= PLOG_F_COLLINFO;
     return 2;

@@ -1159,12 +1159,14 @@ def halo(c, P, r, ctx):
 
 
 def bigtype(c, P, r, ctx):
-    """tests/mpi/t_bigtype.c: 3 GiB elements, sized past INT_MAX."""
+    """tests/mpi/t_bigtype.c: 3 and 5 GiB elements, sized past INT_MAX."""
     big = 3 << 30
     c.ev('MPI_Init')
     c.ev('MPI_Send', comm=WORLD, peer=PNULL, tag=7, bytes=big)
     c.ev('MPI_Recv', comm=WORLD, peer=PNULL, tag=7, rbytes=2 * big, recv=NULL_ST)
     c.ev('MPI_Bcast', comm=WORLD, root=0, types=(big, big))
+    c.ev('MPI_Send', comm=WORLD, peer=PNULL, tag=8, bytes=5 << 30)
+    c.ev('MPI_Bcast', comm=WORLD, root=0, types=(2**32 - 1, 2**32 - 1))   # saturated
     c.finish()
 
 
