@@ -81,7 +81,7 @@ void phasor_clock_map_now(phasor_clock_map_t *map)
 #if defined(__x86_64__)
     if (!phasor_clock_use_tsc)
         return;
-    uint64_t raw1, ns1;
+    uint64_t raw1 = 0, ns1 = 0; /* tsc_sample sets both; -O3 cannot see it */
     tsc_sample(&raw1, &ns1);
     /* A slope fitted over less than ~1 ms would be noisy; that only happens for a flush at
      * the very start of a run, so just wait until the interval is long enough. */
