@@ -346,10 +346,8 @@ static inline uint64_t pmpi_recvspec(int source, int tag)
     return ((uint64_t)(uint32_t)phasor_rank_arg(source) << 32) | (uint32_t)phasor_tag_arg(tag);
 }
 
-/* One-word extra (RECVSPEC, NEWCOMM). */
-/* COLLINFO (plog_format.h): type sizes (0 where not significant) and the op word. */
-static inline uint64_t pmpi_type_size(MPI_Datatype t) { return phasor_type_size(t); }
-
+/* COLLINFO (plog_format.h): type sizes (phasor_type_size; 0 where not significant) and the
+ * op word. */
 static inline size_t pmpi_put_collinfo(plog_event_t *ev, uint64_t *x, size_t room, uint64_t ssz,
                                        uint64_t rsz, uint64_t op)
 {
@@ -366,6 +364,7 @@ static inline size_t pmpi_put_collinfo(plog_event_t *ev, uint64_t *x, size_t roo
     return 2;
 }
 
+/* One-word extra (RECVSPEC, NEWCOMM). */
 static inline size_t pmpi_put_word(plog_event_t *ev, uint64_t *x, size_t room, unsigned flag,
                                    uint64_t w)
 {
@@ -618,7 +617,7 @@ class WrapperGen:
                     sizes.append('0')
                     continue
                 cond = self.cond(d, False)
-                expr = f'pmpi_type_size({d.value})'
+                expr = f'phasor_type_size({d.value})'
                 sizes.append(f'({cond} ? {expr} : 0)' if cond else expr)
             op = f'phasor_op_word({d_of["op"].value})' if 'op' in d_of else 'PLOG_OP_NONE'
             self.uses.add('ok')

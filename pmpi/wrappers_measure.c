@@ -14,14 +14,8 @@
 #include "phasor_rt.h"
 #include "pmpi_measure.h"
 
-/* MPI_Count: an element may be larger than INT_MAX bytes */
-static int64_t tsize(MPI_Datatype t)
-{
-    MPI_Count sz = 0;
-    if (t == MPI_DATATYPE_NULL || PMPI_Type_size_x(t, &sz) != MPI_SUCCESS || sz < 0)
-        return 0;
-    return (int64_t)sz;
-}
+/* Element sizes as MPI_Count (phasor_type_size): an element may be past INT_MAX bytes. */
+static int64_t tsize(MPI_Datatype t) { return (int64_t)phasor_type_size(t); }
 
 /* Common part; 0 when phasor does not perform calls on comm (intercommunicators). Reads the
  * wrapper's veto from *measured (< 0: not recording) and clears it. */

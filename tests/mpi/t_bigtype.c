@@ -1,8 +1,7 @@
 /* t_bigtype.c: elements larger than INT_MAX bytes. MPI_Type_size says MPI_UNDEFINED for them,
  * so the shim must size them as MPI_Count; COLLINFO's 32-bit type sizes saturate from 4 GiB.
  * The peers are MPI_PROC_NULL and the collectives' counts are 0: none of the 3 or 5 GiB per
- * element is ever touched. The expected events are
- * check_events.py's bigtype(). */
+ * element is ever touched. The expected events are check_events.py's bigtype(). */
 #include "mpitest.h"
 
 int main(int argc, char **argv)
