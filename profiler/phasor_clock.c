@@ -47,7 +47,7 @@ static void tsc_sample(uint64_t *raw, uint64_t *ns)
         uint64_t a = __rdtsc();
         uint64_t t = phasor_mono_ns();
         uint64_t b = __rdtsc();
-        if (b - a < best) {
+        if (i == 0 || b - a < best) { /* i == 0: the outputs are always set */
             best = b - a;
             *raw = a + (b - a) / 2;
             *ns = t;
@@ -81,7 +81,7 @@ void phasor_clock_map_now(phasor_clock_map_t *map)
 #if defined(__x86_64__)
     if (!phasor_clock_use_tsc)
         return;
-    uint64_t raw1 = 0, ns1 = 0; /* tsc_sample sets both; -O3 cannot see it */
+    uint64_t raw1, ns1;
     tsc_sample(&raw1, &ns1);
     /* A slope fitted over less than ~1 ms would be noisy; that only happens for a flush at
      * the very start of a run, so just wait until the interval is long enough. */
