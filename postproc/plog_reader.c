@@ -2284,10 +2284,7 @@ static plog_err_t build_rec(rstream_t *s, tstream_t *t, plog_error_t *err)
     }
     r->t_start = ev->t_start;
     r->t_end = ev->t_end;
-    r->comm = 0;
     r->local_comm = ev->comm;
-    r->lcomm = NULL;
-    r->peer = r->root = PLOG_NONE;
     r->tag = ev->tag;
     r->bytes = ev->bytes;
     r->rbytes = ev->rbytes;
@@ -2296,14 +2293,9 @@ static plog_err_t build_rec(rstream_t *s, tstream_t *t, plog_error_t *err)
     r->handle = ev->request;
     r->request = 0;
     r->req = NULL;
-    r->recv_source = r->recv_tag = PLOG_NONE;
-    r->newcomm = 0;
     r->message = 0;
-    r->n_handles = r->n_status = r->n_vsend = r->n_vrecv = 0;
-    r->handles = NULL;
-    r->status = NULL;
-    r->vsend = r->vrecv = NULL;
     r->frame_offset = t->frame_off;
+    /* comm, lcomm, peer, root, recv_*, newcomm and the lists: below, each stored once */
     if (!cinfo)
         rs_warn(s, W_UNKNOWN_CALL, "thread %u, call id %u at %lld ns", t->thread, ev->call,
                 (long long)r->start_ns);
@@ -2370,7 +2362,10 @@ static plog_err_t build_rec(rstream_t *s, tstream_t *t, plog_error_t *err)
         r->recv_source = xlate(s, r, lc, inter, (int32_t)(uint32_t)(p.recvspec >> 32),
                                "posted source");
         r->recv_tag = (int32_t)(uint32_t)p.recvspec;
+    } else {
+        r->recv_source = r->recv_tag = PLOG_NONE;
     }
+    r->newcomm = 0;
     if (ev->flags & PLOG_F_NEWCOMM) {
         r->newcomm = PLOG_R_COMM_UNKNOWN;
         if (p.has_newcomm && p.newcomm == PLOG_COMM_NONE) {
