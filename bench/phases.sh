@@ -51,7 +51,8 @@ diter=$((iters / 5))
 sat=4
 alone=$((comp * sat / np))   # the bottleneck's lone-rank time: in step, the same period
 common=(-n "$iters" --delay-iter "$diter" --delay-us "$half")
-# case NAME WAVE-ARGS -- IDLEWAVE-ARGS: run, dump, figures (NAME.json), phasor phases
+# case NAME WAVE-ARGS -- IDLEWAVE-ARGS: run (on PH_NP ranks if set, else NP), dump, figures
+# (NAME.json), phasor phases (against PH_REF if set)
 case_run() {
   local name=$1; shift
   local wargs=()
@@ -61,7 +62,7 @@ case_run() {
     wargs+=("$1"); shift
   done
   shift
-  run_mpi "$np" 1 "$out/$name" "$app" "${common[@]}" "$@" >"$out/$name.out" 2>&1
+  run_mpi "${PH_NP:-$np}" 1 "$out/$name" "$app" "${common[@]}" "$@" >"$out/$name.out" 2>&1
   "$phasor" dump --csv "$out/$name" >"$out/$name.csv" 2>"$out/$name.dumperr"
   python3 "$wave" "$out/$name.csv" --rstar 0.95 "${wargs[@]}" --delay-iter "$diter" >"$out/$name.json"
   if [ $have_phases = 1 ]; then
@@ -175,21 +176,21 @@ if want d; then
 # 32 ranks by default: from an end of a 16-rank chain the quiet wave is gone in 15
 # iterations, about the time noise needs to absorb the delay, and the two cannot be told
 # apart; on 32 ranks (31 iterations) they can (doc/idlewave.md, "(d) on 32 ranks")
-np=${PHASES_D_NP:-32}
-echo "# (d) on $np ranks"
+dnp=${PHASES_D_NP:-32}
+echo "# (d) on $dnp ranks"
 druns=${PHASES_D_RUNS:-3}
 dnoise=${PHASES_D_NOISE:-"none exp:5% uniform:10% uniform:20% uniform:30%"}
 dseed=${PHASES_D_SEED:-7} # first run's seed; another base gives an independent batch
 for nz in $dnoise; do
   for i in $(seq 1 "$druns"); do
     name=d_${nz//[:%]/_}_$i
-    run_mpi "$np" 1 "$out/$name.ref" "$app" -n "$iters" -c "$comp" --direction bi --noise "$nz" \
+    run_mpi "$dnp" 1 "$out/$name.ref" "$app" -n "$iters" -c "$comp" --direction bi --noise "$nz" \
       --seed $((dseed - 1 + i)) >"$out/$name.ref.out" 2>&1
-    PH_REF=$out/$name.ref case_run "$name" --delay-rank 0 -- -c "$comp" --direction bi --delay-rank 0 \
-      --noise "$nz" --seed $((dseed - 1 + i))
+    PH_NP=$dnp PH_REF=$out/$name.ref case_run "$name" --delay-rank 0 -- -c "$comp" --direction bi \
+      --delay-rank 0 --noise "$nz" --seed $((dseed - 1 + i))
   done
 done
-NP=$np python3 - "$out" "$druns" $dnoise <<'PY'
+NP=$dnp python3 - "$out" "$druns" $dnoise <<'PY'
 import json, math, os, statistics, sys
 out, runs, noises = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
 far = int(os.environ.get("NP", "16")) - 1
@@ -207,8 +208,7 @@ def show(v, fmt="%.3g"):
     miss = len(v) - len(ok)
     if not ok:
         return "-", None
-    # inf: never within the run, slower than any that came back (it counts in the median)
-    m = ok[len(ok) // 2] if len(ok) % 2 else (ok[len(ok) // 2 - 1] + ok[len(ok) // 2]) / 2
+    m = statistics.median(ok) # inf (never within the run) counts as slower than any value
     f = lambda x: "never" if x == math.inf else fmt % x
     txt = f(m) + (" [" + f(ok[0]) + " - " + f(ok[-1]) + "]" if len(ok) > 1 else "")
     never = sum(x == math.inf for x in ok)
@@ -230,10 +230,11 @@ figs = [
     ("per-iteration waits: idle period lost per hop, ms",
      lambda d, p: p["wave"]["decay_ns_per_hop"] / 1e6),
 ]
-med = {}
+med, vals = {}, {}
 for name, f in figs:
     for nz in noises:
-        txt, m = show(get(nz, f))
+        vals[(name, nz)] = get(nz, f)
+        txt, m = show(vals[(name, nz)])
         med[(name, nz)] = m
         print("(d) %-12s %s: %s" % (nz, name, txt))
 q = noises[0]
@@ -245,7 +246,7 @@ for nz in noises[1:]:
               "never back" if b == math.inf else "%.2f" % (b / a)))
 # distribution-free: how many runs the twin finds back before the first setting's fastest,
 # i.e. sooner than the idle wave could have crossed the chain in any run of the first
-rec = {nz: [x for x in get(nz, figs[0][1]) if x is not None] for nz in noises}
+rec = {nz: [x for x in vals[(figs[0][0], nz)] if x is not None] for nz in noises}
 if rec[q] and min(rec[q]) < math.inf:
     lo = min(rec[q])
     for nz in noises:
