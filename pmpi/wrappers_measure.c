@@ -14,7 +14,7 @@
 #include "phasor_rt.h"
 #include "pmpi_measure.h"
 
-/* Element sizes as MPI_Count (phasor_type_size): an element may be past INT_MAX bytes. */
+/* phasor_type_size signed, for the count and displacement arithmetic below */
 static int64_t tsize(MPI_Datatype t) { return (int64_t)phasor_type_size(t); }
 
 /* Common part; 0 when phasor does not perform calls on comm (intercommunicators). Reads the
@@ -214,7 +214,7 @@ int pmpi_measure_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
         return PMPI_Bcast(buffer, count, datatype, root, comm);
     mc.args.root = root;
     mc.args.count = count;
-    mc.args.type_size = (uint64_t)tsize(datatype);
+    mc.args.type_size = phasor_type_size(datatype);
     mc.rbuf = buffer;
     mc.rtype = datatype;
     stage_t snd, rcv;
@@ -226,7 +226,7 @@ static void reduction(phasor_measure_t *mc, const void *sendbuf, void *recvbuf, 
                       MPI_Datatype datatype, MPI_Op op, int in_place)
 {
     mc->args.count = count;
-    mc->args.type_size = (uint64_t)tsize(datatype);
+    mc->args.type_size = phasor_type_size(datatype);
     mc->args.in_place = in_place;
     mc->sbuf = sendbuf;
     mc->rbuf = recvbuf;
@@ -336,7 +336,7 @@ static void blocks(phasor_measure_t *mc, const void *sendbuf, MPI_Datatype sendt
 {
     int in_place = sendbuf == MPI_IN_PLACE;
     mc->args.count = recvcount;
-    mc->args.type_size = (uint64_t)tsize(recvtype);
+    mc->args.type_size = phasor_type_size(recvtype);
     mc->args.in_place = in_place;
     mc->sbuf = sendbuf;
     mc->rbuf = recvbuf;
@@ -449,7 +449,7 @@ int pmpi_measure_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
     int at_root = mc.args.rank == root, in_place = at_root && sendbuf == MPI_IN_PLACE;
     mc.args.root = root;
     mc.args.count = at_root ? recvcount : sendcount;
-    mc.args.type_size = (uint64_t)tsize(at_root ? recvtype : sendtype);
+    mc.args.type_size = phasor_type_size(at_root ? recvtype : sendtype);
     mc.args.in_place = in_place;
     mc.sbuf = sendbuf;
     mc.rbuf = recvbuf;
@@ -476,7 +476,7 @@ int pmpi_measure_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendty
     int at_root = mc.args.rank == root, in_place = at_root && recvbuf == MPI_IN_PLACE;
     mc.args.root = root;
     mc.args.count = at_root ? sendcount : recvcount;
-    mc.args.type_size = (uint64_t)tsize(at_root ? sendtype : recvtype);
+    mc.args.type_size = phasor_type_size(at_root ? sendtype : recvtype);
     mc.args.in_place = in_place;
     mc.sbuf = sendbuf;
     mc.rbuf = recvbuf;
@@ -530,7 +530,7 @@ int pmpi_measure_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendty
     mc.args.root = root;
     mc.args.in_place = at_root && sendbuf == MPI_IN_PLACE;
     mc.args.own_count = sendcount;
-    mc.args.type_size = (uint64_t)tsize(at_root ? recvtype : sendtype);
+    mc.args.type_size = phasor_type_size(at_root ? recvtype : sendtype);
     mc.sbuf = sendbuf;
     mc.rbuf = recvbuf;
     mc.stype = mc.args.in_place ? MPI_DATATYPE_NULL : sendtype;
@@ -563,7 +563,7 @@ int pmpi_measure_Scatterv(const void *sendbuf, const int sendcounts[], const int
     mc.args.root = root;
     mc.args.in_place = at_root && recvbuf == MPI_IN_PLACE;
     mc.args.own_count = recvcount;
-    mc.args.type_size = (uint64_t)tsize(at_root ? sendtype : recvtype);
+    mc.args.type_size = phasor_type_size(at_root ? sendtype : recvtype);
     mc.sbuf = sendbuf;
     mc.rbuf = recvbuf;
     mc.rtype = mc.args.in_place ? MPI_DATATYPE_NULL : recvtype;
