@@ -197,6 +197,80 @@ int64_t plog_clock_align(const plog_clockfit_t *fit, uint64_t t, uint64_t ref)
     return clock_align(fit, t, ref);
 }
 
+/* A stretch of local time over which clock_align() is t + add. A drifting rank's offset
+ * changes by 1 ns every (t1 - t0) / |o1 - o0| of local time (a millisecond at 1 ppm), so one
+ * stretch covers thousands of events, each aligned with an add instead of a division. */
+typedef struct clkpiece {
+    uint64_t lo, hi; /* lo <= t < hi */
+    int64_t add;
+} clkpiece_t;
+
+#ifdef __SIZEOF_INT128__
+static wide_t floor_div(wide_t a, wide_t b) /* b > 0 */
+{
+    wide_t q = a / b;
+    return a % b != 0 && a < 0 ? q - 1 : q;
+}
+
+static wide_t ceil_div(wide_t a, wide_t b) /* b > 0 */
+{
+    wide_t q = a / b;
+    return a % b != 0 && a > 0 ? q + 1 : q;
+}
+#endif
+
+/* clock_align(fit, t, ref), and in *pc the stretch around t where the same add holds (left
+ * empty, lo = hi = 0, when there is none to keep: the result saturated, or no 128-bit type). */
+static int64_t clock_align_piece(const plog_clockfit_t *fit, uint64_t t, uint64_t ref,
+                                 clkpiece_t *pc)
+{
+    wide_t off = offset_wide(fit, t);
+    int64_t aligned = sat64((wide_t)t + off - (wide_t)ref);
+    *pc = (clkpiece_t){0, 0, 0};
+    wide_t add = off - (wide_t)ref;
+    if (add < (wide_t)INT64_MIN || add > (wide_t)INT64_MAX || t > INT64_MAX ||
+        (wide_t)t + add != (wide_t)aligned)
+        return aligned;
+    wide_t lo = 0, hi = (wide_t)UINT64_MAX; /* in t; hi exclusive */
+    if (!(fit->n <= 0 || fit->n == 1 || fit->t1 <= fit->t0 || fit->o1 == fit->o0)) {
+#ifdef __SIZEOF_INT128__
+        /* offset = o0 + floor(D dt / T), dt = t - t0: the dt with the same floor */
+        wide_t D = (wide_t)fit->o1 - (wide_t)fit->o0, T = (wide_t)(fit->t1 - fit->t0);
+        wide_t q = off - (wide_t)fit->o0, dlo, dhi;
+        if (D > 0) { /* q T <= D dt < (q + 1) T */
+            dlo = ceil_div(q * T, D);
+            dhi = ceil_div((q + 1) * T, D);
+        } else { /* with c = -q: (c - 1) T < -D dt <= c T */
+            wide_t c = -q, Dn = -D;
+            dlo = floor_div((c - 1) * T, Dn) + 1;
+            dhi = floor_div(c * T, Dn) + 1;
+        }
+        lo = (wide_t)fit->t0 + dlo;
+        hi = (wide_t)fit->t0 + dhi;
+#else
+        return aligned;
+#endif
+    }
+    if (lo < 0)
+        lo = 0;
+    if (hi > (wide_t)INT64_MAX) /* the fast path takes t <= INT64_MAX only */
+        hi = (wide_t)INT64_MAX;
+    if (lo <= (wide_t)t && (wide_t)t < hi) /* always, unless the arithmetic above is wrong */
+        *pc = (clkpiece_t){(uint64_t)lo, (uint64_t)hi, (int64_t)add};
+    return aligned;
+}
+
+/* clock_align(), by an add while t stays in *pc's stretch */
+static inline int64_t clock_align_cached(const plog_clockfit_t *fit, uint64_t t, uint64_t ref,
+                                         clkpiece_t *pc)
+{
+    int64_t a;
+    if (__builtin_expect(t >= pc->lo && t < pc->hi, 1) &&
+        !__builtin_add_overflow((int64_t)t, pc->add, &a))
+        return a;
+    return clock_align_piece(fit, t, ref, pc);
+}
+
 /* ==== small containers =================================================================== */
 
 static int grow(void **p, size_t *cap, size_t need, size_t elem)
@@ -1612,10 +1686,7 @@ typedef struct rstream {
     struct stord { uint64_t index; uint32_t pos; } *ord; /* statuses in index order */
     size_t ordcap;
     const plog_lcomm_t *lc_cache;
-    int clk_const;        /* the rank's clock offset is constant: aligned = t + clk_add */
-    wide_t clk_add;
-    int clk_add64_ok;     /* clk_const and clk_add fits in int64_t: clk_add64 */
-    int64_t clk_add64;
+    clkpiece_t clk;       /* the stretch of local time aligned last */
     /* record scratch */
     plog_rec_t rec;
     plog_reqinfo_t rinfo;
@@ -1827,13 +1898,6 @@ static rstream_t *rs_new(plog_run_t *run, int32_t rank, zbufs_t *z)
     s->next_id = 1;
     s->next_msg_id = 1;
     const plog_rank_t *rk = s->rk;
-    const plog_clockfit_t *fit = &rk->clock;
-    if (fit->n <= 0 || fit->n == 1 || fit->t1 <= fit->t0 || fit->o1 == fit->o0) {
-        s->clk_const = 1; /* as offset_wide() decides */
-        s->clk_add = (wide_t)(fit->n <= 0 ? 0 : fit->o0) - (wide_t)run->time_ref;
-        s->clk_add64_ok = s->clk_add >= (wide_t)INT64_MIN && s->clk_add <= (wide_t)INT64_MAX;
-        s->clk_add64 = s->clk_add64_ok ? (int64_t)s->clk_add : 0;
-    }
     /* one stream per thread slot, frames in file order */
     for (size_t i = 0; i < rk->n_frames; i++) {
         const plog_frame_ix_t *fx = &rk->frames[i];
@@ -2269,19 +2333,8 @@ static plog_err_t build_rec(rstream_t *s, tstream_t *t, plog_error_t *err)
     r->call_name = cinfo ? run->call_name[ev->call] : "unknown";
     r->cls = cinfo ? cinfo - 1 : PLOG_CLASS_OTHER;
     r->flags = ev->flags;
-    int64_t a0, a1;
-    if (s->clk_add64_ok && ev->t_start <= INT64_MAX && ev->t_end <= INT64_MAX &&
-        !__builtin_add_overflow((int64_t)ev->t_start, s->clk_add64, &a0) &&
-        !__builtin_add_overflow((int64_t)ev->t_end, s->clk_add64, &a1)) {
-        r->start_ns = a0; /* the common case, without 128-bit arithmetic */
-        r->end_ns = a1;
-    } else if (s->clk_const) {
-        r->start_ns = sat64((wide_t)ev->t_start + s->clk_add);
-        r->end_ns = sat64((wide_t)ev->t_end + s->clk_add);
-    } else {
-        r->start_ns = clock_align(&s->rk->clock, ev->t_start, run->time_ref);
-        r->end_ns = clock_align(&s->rk->clock, ev->t_end, run->time_ref);
-    }
+    r->start_ns = clock_align_cached(&s->rk->clock, ev->t_start, run->time_ref, &s->clk);
+    r->end_ns = clock_align_cached(&s->rk->clock, ev->t_end, run->time_ref, &s->clk);
     r->t_start = ev->t_start;
     r->t_end = ev->t_end;
     r->local_comm = ev->comm;

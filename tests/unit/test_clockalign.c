@@ -181,6 +181,67 @@ Test(clockalign, saturates_instead_of_wrapping)
     cr_assert_eq(plog_clock_align(&f, 0, UINT64_MAX), INT64_MIN);
 }
 
+/* The reader aligns by an add while the offset stays the same (a cached stretch of local
+ * time): every record must still equal plog_clock_align, for drifts of either sign up to the
+ * limit, times before, between and after the samples, small steps and jumps across many
+ * stretches, and a second thread going back in time. */
+Test(clockalign, reader_matches_plog_clock_align, .timeout = 60)
+{
+    uint64_t seed = 7;
+    for (int trial = 0; trial < 6; trial++) {
+        char *dir = pgen_tmpdir();
+        cr_assert_not_null(dir);
+        const int nr = 4;
+        for (int r = 0; r < nr; r++) {
+            pgen_rank_t g;
+            uint64_t t0 = 1000000 + pgen_rand(&seed) % 1000000000;
+            uint64_t span = 1000000 + pgen_rand(&seed) % 100000000000ull;
+            int64_t maxd = (int64_t)(span / 1000);
+            /* rank 0 constant, rank 1 at the drift limit, the others anywhere in it */
+            int64_t d = r == 0   ? 0
+                        : r == 1 ? (trial & 1 ? maxd : -maxd)
+                                 : (int64_t)(pgen_rand(&seed) % (uint64_t)(2 * maxd + 1)) - maxd;
+            int64_t o0 = (int64_t)(pgen_rand(&seed) % 2000000000) - 1000000000;
+            cr_assert_eq(pgen_open(&g, dir, r, nr, t0), 0);
+            pgen_sync(&g, PLOG_SYNC_INIT, t0, o0, 0);
+            pgen_sync(&g, PLOG_SYNC_FINALIZE, t0 + span, o0 + d, 0);
+            for (unsigned th = 0; th < 2; th++) {
+                uint64_t t = t0 > 500000 ? t0 - 500000 : 0;
+                for (int k = 0; k < 3000; k++) {
+                    uint64_t step = k % 97 == 0 ? pgen_rand(&seed) % (span / 10 + 1)
+                                                : pgen_rand(&seed) % (th ? 5000 : 50);
+                    t += step;
+                    pgen_event(&g, th, PLOG_CALL_MPI_Barrier, t, t + pgen_rand(&seed) % 20000);
+                }
+            }
+            cr_assert_eq(pgen_close(&g, NULL, 0), 0);
+        }
+        plog_run_t *run;
+        plog_error_t err;
+        cr_assert_eq(plog_run_open(dir, &run, &err), PLOG_OK, "%s", err.msg);
+        plog_iter_t *it;
+        cr_assert_eq(plog_iter_open(run, PLOG_ALL_RANKS, &it, &err), PLOG_OK);
+        const plog_rec_t *e;
+        size_t seen = 0;
+        uint64_t ref = plog_run_time_ref(run);
+        while (plog_iter_next(it, &e, &err) == PLOG_OK && e != NULL) {
+            const plog_clockfit_t *f = &plog_run_rank(run, e->rank)->clock;
+            cr_assert_eq(f->n, 2);
+            cr_assert_eq(e->start_ns, plog_clock_align(f, e->t_start, ref),
+                         "trial %d rank %d t %llu", trial, e->rank,
+                         (unsigned long long)e->t_start);
+            cr_assert_eq(e->end_ns, plog_clock_align(f, e->t_end, ref), "trial %d rank %d",
+                         trial, e->rank);
+            seen++;
+        }
+        cr_assert_eq(seen, (size_t)nr * 2 * 3000);
+        plog_iter_close(it);
+        plog_run_close(run);
+        pgen_rmdir(dir);
+        free(dir);
+    }
+}
+
 /* End to end: three ranks with different clocks, read back on rank 0's axis. */
 Test(clockalign, reader_aligns_ranks, .timeout = 30)
 {
