@@ -5,6 +5,7 @@
 #include <zlib.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
+#include <immintrin.h>
 #endif
 
 static const char *const plog_err_text[PLOG_E__COUNT] = {
@@ -654,6 +655,36 @@ static int col_varints(const uint8_t **pp, const uint8_t *end, uint32_t n, uint6
 /* Step over n varints of a column without decoding them. -1 when one is longer than 10
  * bytes or the column ends first (a 10th byte above 1, bits beyond 64, is not detected:
  * nothing reads these values). */
+#if defined(__SSE2__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if defined(__x86_64__) && defined(__GNUC__)
+/* The position of set bit k (from 0) of x, which has more than k: one instruction with BMI2,
+ * else k steps (a skipped run ends inside its last window after some 20 values). */
+__attribute__((target("bmi2"))) static unsigned nth_stop_bmi2(uint64_t x, unsigned k)
+{
+    return (unsigned)__builtin_ctzll(_pdep_u64(1ull << k, x));
+}
+
+static int have_bmi2; /* set once at load, read-only after */
+
+__attribute__((constructor)) static void codec_cpu_init(void)
+{
+    __builtin_cpu_init(); /* needed before __builtin_cpu_supports in a constructor */
+    have_bmi2 = __builtin_cpu_supports("bmi2") != 0;
+}
+#endif
+
+static inline unsigned nth_stop(uint64_t x, unsigned k)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (have_bmi2)
+        return nth_stop_bmi2(x, k);
+#endif
+    for (; k > 0; k--)
+        x &= x - 1;
+    return (unsigned)__builtin_ctzll(x);
+}
+#endif
+
 #if defined(__x86_64__) && defined(__has_attribute)
 #if __has_attribute(target_clones)
 __attribute__((target_clones("popcnt", "default"))) /* the x86-64 baseline has no popcnt */
@@ -680,10 +711,7 @@ static int col_skip(const uint8_t **pp, const uint8_t *end, uint64_t n)
             last = 63u - (unsigned)__builtin_clzll(stop);
             n -= c;
         } else {
-            uint64_t x = stop;
-            for (uint64_t k = 1; k < n; k++)
-                x &= x - 1;
-            last = (unsigned)__builtin_ctzll(x);
+            last = nth_stop(stop, (unsigned)n - 1);
             n = 0;
         }
         uint64_t cont = m & (last == 63 ? ~0ull : (2ull << last) - 1);
