@@ -253,22 +253,29 @@ static int64_t clock_align_piece(const plog_clockfit_t *fit, uint64_t t, uint64_
     }
     if (lo < 0)
         lo = 0;
-    if (hi > (wide_t)INT64_MAX) /* the fast path takes t <= INT64_MAX only */
-        hi = (wide_t)INT64_MAX;
+    /* inside the stretch t + add is an int64_t: t <= INT64_MAX, and no overflow (t >= 0 and
+     * add >= INT64_MIN, so only a positive add can overflow) */
+    wide_t top = add > 0 ? (wide_t)INT64_MAX - add + 1 : (wide_t)INT64_MAX;
+    if (hi > top)
+        hi = top;
     if (lo <= (wide_t)t && (wide_t)t < hi) /* always, unless the arithmetic above is wrong */
         *pc = (clkpiece_t){(uint64_t)lo, (uint64_t)hi, (int64_t)add};
     return aligned;
 }
 
-/* clock_align(), by an add while t stays in *pc's stretch */
-static inline int64_t clock_align_cached(const plog_clockfit_t *fit, uint64_t t, uint64_t ref,
-                                         clkpiece_t *pc)
+/* Both ends of a call aligned: by adds when both lie in the stretch of *pc. */
+static inline void clock_align2(const plog_clockfit_t *fit, uint64_t ref, clkpiece_t *pc,
+                                uint64_t t0, uint64_t t1, int64_t *a0, int64_t *a1)
 {
-    int64_t a;
-    if (__builtin_expect(t >= pc->lo && t < pc->hi, 1) &&
-        !__builtin_add_overflow((int64_t)t, pc->add, &a))
-        return a;
-    return clock_align_piece(fit, t, ref, pc);
+    uint64_t w = pc->hi - pc->lo;
+    if (__builtin_expect(t0 - pc->lo < w && t1 - pc->lo < w, 1)) {
+        *a0 = (int64_t)t0 + pc->add;
+        *a1 = (int64_t)t1 + pc->add;
+        return;
+    }
+    *a0 = clock_align_piece(fit, t0, ref, pc);
+    *a1 = t1 - pc->lo < pc->hi - pc->lo ? (int64_t)t1 + pc->add
+                                         : clock_align_piece(fit, t1, ref, pc);
 }
 
 /* ==== small containers =================================================================== */
@@ -2333,8 +2340,8 @@ static plog_err_t build_rec(rstream_t *s, tstream_t *t, plog_error_t *err)
     r->call_name = cinfo ? run->call_name[ev->call] : "unknown";
     r->cls = cinfo ? cinfo - 1 : PLOG_CLASS_OTHER;
     r->flags = ev->flags;
-    r->start_ns = clock_align_cached(&s->rk->clock, ev->t_start, run->time_ref, &s->clk);
-    r->end_ns = clock_align_cached(&s->rk->clock, ev->t_end, run->time_ref, &s->clk);
+    clock_align2(&s->rk->clock, run->time_ref, &s->clk, ev->t_start, ev->t_end, &r->start_ns,
+                 &r->end_ns);
     r->t_start = ev->t_start;
     r->t_end = ev->t_end;
     r->local_comm = ev->comm;
@@ -2450,8 +2457,9 @@ static plog_err_t build_rec(rstream_t *s, tstream_t *t, plog_error_t *err)
     }
 
     /* scratch for handles, statuses and the starts they link to */
-    if (__builtin_expect((size_t)p.nh + 1 > s->hcap || (size_t)p.ns + 1 > s->scap ||
-                         (size_t)p.nh + p.ns + 1 > s->icap, 0) &&
+    if (__builtin_expect((p.nh | p.ns) != 0 || s->iv == NULL, 0) && /* else room for 1 */
+        ((size_t)p.nh + 1 > s->hcap || (size_t)p.ns + 1 > s->scap ||
+         (size_t)p.nh + p.ns + 1 > s->icap) &&
         (GROW(s->hv, s->hcap, (size_t)p.nh + 1) != 0 ||
          GROW(s->sv, s->scap, (size_t)p.ns + 1) != 0 ||
          GROW(s->iv, s->icap, (size_t)p.nh + p.ns + 1) != 0))
@@ -2865,20 +2873,22 @@ plog_err_t plog_iter_open_opts(plog_run_t *run, int32_t rank, unsigned opts, plo
     return PLOG_OK;
 }
 
+static plog_err_t iter_next_slow(plog_iter_t *it, const plog_rec_t **rec, plog_error_t *err);
+
 plog_err_t plog_iter_next(plog_iter_t *it, const plog_rec_t **rec, plog_error_t *err)
 {
     /* The common case, in one step: the stream returned last has more decoded events and
      * nothing to merge with (one rank, one thread with events left). The same as the
-     * general path below (rs_next's pending branch), without its layers. */
-    if (it->pending >= 0 && it->nheap == 0) {
+     * general path (rs_next's pending branch), without its layers; kept apart from them so
+     * that this path saves no registers it does not use. */
+    if (__builtin_expect(it->pending >= 0 && it->nheap == 0 && err != NULL, 1)) {
         rstream_t *s = it->rs[it->pending];
         tstream_t *t = s->pending;
-        if (t != NULL && s->nheap == 0 && t->active && t->bpos < t->bn) {
+        if (__builtin_expect(t != NULL && s->nheap == 0 && t->active && t->bpos < t->bn, 1)) {
             t->head = &t->bev[t->bpos];
             t->headx = t->bx + t->bxoff[t->bpos];
             t->bpos++;
-            plog_error_t local;
-            plog_err_t e = build_rec(s, t, err != NULL ? err : &local);
+            plog_err_t e = build_rec(s, t, err);
             if (__builtin_expect(e == PLOG_OK, 1)) {
                 *rec = &s->rec;
                 return PLOG_OK;
@@ -2886,10 +2896,16 @@ plog_err_t plog_iter_next(plog_iter_t *it, const plog_rec_t **rec, plog_error_t 
             *rec = NULL;
             it->pending = -1;
             it->sticky = e;
-            it->saved = err != NULL ? *err : local;
+            it->saved = *err;
             return e;
         }
     }
+    return iter_next_slow(it, rec, err);
+}
+
+static plog_err_t __attribute__((noinline))
+iter_next_slow(plog_iter_t *it, const plog_rec_t **rec, plog_error_t *err)
+{
     *rec = NULL;
     if (it->sticky != PLOG_OK) {
         if (err != NULL)

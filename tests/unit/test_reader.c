@@ -378,6 +378,46 @@ Test(reader, equal_start_times_merge_by_thread)
     free(dir);
 }
 
+/* The error argument may be NULL: the same records, one thread or several, and an error
+ * still returned (and returned again) after it. */
+#define ON_T1(k) ((k) < 50 && (k) % 7 == 0 ? 1u : 0u)
+Test(reader, iterating_without_an_error_struct)
+{
+    char *dir = pgen_tmpdir();
+    pgen_rank_t g;
+    cr_assert_eq(pgen_open(&g, dir, 0, 1, 100), 0);
+    /* two threads, then one (the iterator's short path), over more than one decoded batch */
+    for (uint64_t k = 0; k < 600; k++)
+        pgen_event(&g, ON_T1(k), PLOG_CALL_MPI_Barrier, 1000 + 10 * k, 1005 + 10 * k)->tag =
+            (int32_t)k;
+    /* then an event whose extras do not match its flags: an error at the end */
+    pgen_event(&g, 0, PLOG_CALL_MPI_Barrier, 90000, 90001)->flags = PLOG_F_STATUS;
+    cr_assert_eq(pgen_close(&g, NULL, 0), 0);
+    plog_run_t *run = open_ok(dir);
+    for (int pass = 0; pass < 2; pass++) {
+        plog_iter_t *it;
+        plog_error_t err;
+        cr_assert_eq(plog_iter_open(run, 0, &it, &err), PLOG_OK);
+        const plog_rec_t *e;
+        plog_err_t rc;
+        int i = 0;
+        while ((rc = plog_iter_next(it, &e, pass ? NULL : &err)) == PLOG_OK && e != NULL) {
+            cr_assert_eq(e->tag, i, "pass %d: record %d has tag %d", pass, i, e->tag);
+            cr_assert_eq(e->thread, ON_T1(i));
+            i++;
+        }
+        cr_assert_eq(i, 600, "pass %d: %d records", pass, i);
+        cr_assert_eq(rc, PLOG_E_CORRUPT, "pass %d: %s", pass, plog_strerror(rc));
+        cr_assert_null(e);
+        cr_assert_eq(plog_iter_next(it, &e, pass ? NULL : &err), PLOG_E_CORRUPT);
+        plog_iter_close(it);
+    }
+    plog_run_close(run);
+    pgen_rmdir(dir);
+    free(dir);
+}
+#undef ON_T1
+
 /* ---- a small two-rank log for the damage tests ---- */
 
 static void gen_small(const char *dir)
