@@ -253,7 +253,10 @@ static int coll_matrix_event(rep_t *rep, recon_t *rc, pcs_sched_t *s, mcache_t *
     return 0;
 }
 
-static unsigned char known[PLOG_CALL__MAX]; /* call ids that have a name */
+/* the per-function row of each recorded call id (a uint16_t): the id, or REP_UNKNOWN_CALL
+ * for ids without a name; one load per event, no range check */
+static uint16_t func_row[UINT16_MAX + 1];
+_Static_assert(REP_UNKNOWN_CALL <= UINT16_MAX, "function rows are uint16_t");
 
 static plog_err_t rank_pass(plog_run_t *run, rep_t *rep, int32_t r, recon_t *rc,
                             pcs_sched_t *sched, plog_error_t *err)
@@ -274,7 +277,7 @@ static plog_err_t rank_pass(plog_run_t *run, rep_t *rep, int32_t r, recon_t *rc,
     mcache_t mc = {0}, cmc = {0};
     const plog_rec_t *e;
     while ((ie = plog_iter_next(it, &e, err)) == PLOG_OK && e != NULL) {
-        unsigned call = e->call < PLOG_CALL__MAX && known[e->call] ? e->call : REP_UNKNOWN_CALL;
+        unsigned call = func_row[e->call];
         uint64_t dur = e->t_end > e->t_start ? e->t_end - e->t_start : 0;
         rr->events++;
         if (e->cls == PLOG_CLASS_STEP)
@@ -362,8 +365,9 @@ plog_err_t rep_compute(plog_run_t *run, rep_t *rep, plog_error_t *err)
         }
         return PLOG_E_NOMEM;
     }
-    for (unsigned c = 0; c < PLOG_CALL__MAX; c++)
-        known[c] = plog_call_name(c) != NULL;
+    for (unsigned c = 0; c <= UINT16_MAX; c++)
+        func_row[c] = c < PLOG_CALL__MAX && plog_call_name(c) != NULL ? (uint16_t)c
+                                                                     : REP_UNKNOWN_CALL;
     recon_t *rc = recon_new(run, RECON_LIB_AUTO);
     if (rc == NULL) {
         if (err) {

@@ -756,62 +756,6 @@ plog_err_t plog_events_dec_batch(plog_events_dec_t *d, plog_event_t *ev, uint32_
         p[c] = d->col[c].p;
     uint64_t v[PLOG_DEC_BATCH];
 
-    /* which events' extras to step over: their calls, decoded ahead (and again below) */
-    uint8_t keep[PLOG_DEC_BATCH];
-    int skipping = d->skip_extras != NULL;
-    if (skipping) {
-        const uint8_t *pc = p[COL_CALL];
-        if (col_varints(&pc, d->col[COL_CALL].end, n, v) != 0)
-            return PLOG_E_CORRUPT;
-        for (uint32_t k = 0; k < n; k++)
-            keep[k] = !(v[k] < d->skip_n && d->skip_extras[v[k]]);
-    }
-
-    /* extras first: they decide how many events fit */
-    if (col_varints(&p[COL_NEXTRA], d->col[COL_NEXTRA].end, n, v) != 0)
-        return PLOG_E_CORRUPT;
-    size_t words = 0;
-    uint32_t m = 0;
-    for (; m < n; m++) {
-        if (v[m] > UINT32_MAX)
-            return PLOG_E_CORRUPT;
-        uint64_t w = !skipping || keep[m] ? v[m] : 0;
-        if (w > extras_cap - words)
-            break;
-        xoff[m] = (uint32_t)words;
-        ev[m].nextra = (uint32_t)w;
-        words += w;
-    }
-    if (m == 0)
-        return PLOG_E_TOOBIG;
-    xoff[m] = (uint32_t)words;
-    if (m < n) { /* cut short: the nextra cursor must stop after m values */
-        p[COL_NEXTRA] = d->col[COL_NEXTRA].p;
-        col_varints(&p[COL_NEXTRA], d->col[COL_NEXTRA].end, m, v);
-        n = m;
-    }
-    if (!skipping) {
-        if (words > (size_t)(d->col[COL_EXTRAS].end - p[COL_EXTRAS]) ||
-            col_varints(&p[COL_EXTRAS], d->col[COL_EXTRAS].end, (uint32_t)words, extras) != 0)
-            return PLOG_E_CORRUPT;
-    } else { /* runs of kept and of skipped events */
-        uint64_t *out = extras;
-        for (uint32_t k = 0; k < n;) {
-            uint64_t w = 0, sk = 0;
-            for (; k < n && keep[k]; k++)
-                w += v[k];
-            if (w > 0 && (w > (size_t)(d->col[COL_EXTRAS].end - p[COL_EXTRAS]) ||
-                          col_varints(&p[COL_EXTRAS], d->col[COL_EXTRAS].end, (uint32_t)w,
-                                      out) != 0))
-                return PLOG_E_CORRUPT;
-            out += w;
-            for (; k < n && !keep[k]; k++)
-                sk += v[k];
-            if (sk > 0 && col_skip(&p[COL_EXTRAS], d->col[COL_EXTRAS].end, sk) != 0)
-                return PLOG_E_CORRUPT;
-        }
-    }
-
     /* each column: straight from its bytes when they are one-byte values, else through v */
 #define COLUMN(c, BODY) \
     do { \
@@ -838,11 +782,67 @@ plog_err_t plog_events_dec_batch(plog_events_dec_t *d, plog_event_t *ev, uint32_
             return PLOG_E_CORRUPT; \
         ev[k].field = (int32_t)y; \
     })
+
+    /* the calls first: they say which events' extras to step over */
+    uint8_t keep[PLOG_DEC_BATCH];
+    int skipping = d->skip_extras != NULL;
+    const uint8_t *skip = d->skip_extras;
+    uint64_t skip_n = skipping ? d->skip_n : 0;
     COLUMN(COL_CALL, {
         if (x > UINT16_MAX)
             return PLOG_E_CORRUPT;
         ev[k].call = (uint16_t)x;
+        keep[k] = !(x < skip_n && skip[x]);
     });
+
+    /* extras first: they decide how many events fit */
+    if (col_varints(&p[COL_NEXTRA], d->col[COL_NEXTRA].end, n, v) != 0)
+        return PLOG_E_CORRUPT;
+    size_t words = 0;
+    uint32_t m = 0;
+    for (; m < n; m++) {
+        if (v[m] > UINT32_MAX)
+            return PLOG_E_CORRUPT;
+        uint64_t w = !skipping || keep[m] ? v[m] : 0;
+        if (w > extras_cap - words)
+            break;
+        xoff[m] = (uint32_t)words;
+        ev[m].nextra = (uint32_t)w;
+        words += w;
+    }
+    if (m == 0)
+        return PLOG_E_TOOBIG;
+    xoff[m] = (uint32_t)words;
+    if (m < n) { /* cut short: the call and nextra cursors must stop after m values (v
+                  * holds the nextra values again after) */
+        p[COL_CALL] = d->col[COL_CALL].p;
+        col_varints(&p[COL_CALL], d->col[COL_CALL].end, m, v);
+        p[COL_NEXTRA] = d->col[COL_NEXTRA].p;
+        col_varints(&p[COL_NEXTRA], d->col[COL_NEXTRA].end, m, v);
+        n = m;
+    }
+    if (!skipping) {
+        if (words > (size_t)(d->col[COL_EXTRAS].end - p[COL_EXTRAS]) ||
+            col_varints(&p[COL_EXTRAS], d->col[COL_EXTRAS].end, (uint32_t)words, extras) != 0)
+            return PLOG_E_CORRUPT;
+    } else { /* runs of kept and of skipped events */
+        uint64_t *out = extras;
+        for (uint32_t k = 0; k < n;) {
+            uint64_t w = 0, sk = 0;
+            for (; k < n && keep[k]; k++)
+                w += v[k];
+            if (w > 0 && (w > (size_t)(d->col[COL_EXTRAS].end - p[COL_EXTRAS]) ||
+                          col_varints(&p[COL_EXTRAS], d->col[COL_EXTRAS].end, (uint32_t)w,
+                                      out) != 0))
+                return PLOG_E_CORRUPT;
+            out += w;
+            for (; k < n && !keep[k]; k++)
+                sk += v[k];
+            if (sk > 0 && col_skip(&p[COL_EXTRAS], d->col[COL_EXTRAS].end, sk) != 0)
+                return PLOG_E_CORRUPT;
+        }
+    }
+
     uint64_t t = d->prev_start;
     COLUMN(COL_DSTART, {
         t += (uint64_t)plog_unzigzag(x);
@@ -863,13 +863,10 @@ plog_err_t plog_events_dec_batch(plog_events_dec_t *d, plog_event_t *ev, uint32_
     COLUMN_I32(COL_TAG, tag);
     COLUMN(COL_BYTES, { ev[k].bytes = x; });
     COLUMN(COL_RBYTES, { ev[k].rbytes = x; });
-    uint64_t req = d->prev_req;
-    uint64_t rbase[PLOG_DEC_BATCH]; /* the running request value after each event */
-    COLUMN(COL_REQ, {
-        if (x != 0)
-            req += (uint64_t)plog_unzigzag(x - 1);
-        ev[k].request = x != 0 ? req : 0;
-        rbase[k] = req;
+    COLUMN(COL_FLAGS, {
+        if (x > UINT16_MAX)
+            return PLOG_E_CORRUPT;
+        ev[k].flags = (uint16_t)x;
     });
     COLUMN_I32(COL_ROOT, root);
     COLUMN(COL_CALLSITE, {
@@ -878,17 +875,18 @@ plog_err_t plog_events_dec_batch(plog_events_dec_t *d, plog_event_t *ev, uint32_
         ev[k].callsite = (uint32_t)x;
     });
     COLUMN_I32(COL_RC, rc);
-    COLUMN(COL_FLAGS, {
-        if (x > UINT16_MAX)
-            return PLOG_E_CORRUPT;
-        ev[k].flags = (uint16_t)x;
+    /* last: the v4 extras are undone here, once nothing else can fail */
+    uint64_t req = d->prev_req;
+    int v4 = d->v4;
+    COLUMN(COL_REQ, {
+        if (x != 0)
+            req += (uint64_t)plog_unzigzag(x - 1);
+        ev[k].request = x != 0 ? req : 0;
+        if (v4 && ev[k].nextra > 0 && (ev[k].flags & (PLOG_F_HANDLES | PLOG_F_STATUS)))
+            undo_extras_v4(extras + xoff[k], ev[k].nextra, ev[k].flags, req);
     });
 #undef COLUMN_I32
 #undef COLUMN
-    if (d->v4)
-        for (uint32_t k = 0; k < n; k++)
-            if ((ev[k].flags & (PLOG_F_HANDLES | PLOG_F_STATUS)) && ev[k].nextra > 0)
-                undo_extras_v4(extras + xoff[k], ev[k].nextra, ev[k].flags, rbase[k]);
 
     for (int c = 0; c < PLOG_NCOLS; c++)
         d->col[c].p = p[c];
