@@ -215,8 +215,8 @@ Test(codec, events_random_round_trip)
 /* Decode a payload with plog_events_dec_batch, falling back to one event at a time when
  * it refuses, as the reader does; every event and the final status must equal what
  * plog_events_dec_next alone gives. */
-static void check_batch_matches_skip(const uint8_t *payload, size_t len, uint32_t n,
-                                     uint32_t max, size_t xcap, const uint8_t *skip)
+static void check_batch_matches_skip1(const uint8_t *payload, size_t len, uint32_t n,
+                                      uint32_t max, size_t xcap, const uint8_t *skip)
 {
     plog_events_dec_t a, b;
     plog_err_t ea = plog_events_dec_init(&a, payload, len, n, PLOG_VERSION);
@@ -267,6 +267,17 @@ static void check_batch_matches_skip(const uint8_t *payload, size_t len, uint32_
     }
     free(bev);
     free(bx);
+}
+
+/* With the CPU-specific decoding paths (where this CPU has them) and without. */
+static void check_batch_matches_skip(const uint8_t *payload, size_t len, uint32_t n,
+                                     uint32_t max, size_t xcap, const uint8_t *skip)
+{
+    for (int cpu = 1; cpu >= 0; cpu--) {
+        plog_codec_cpu_paths(cpu);
+        check_batch_matches_skip1(payload, len, n, max, xcap, skip);
+    }
+    plog_codec_cpu_paths(1);
 }
 
 static void check_batch_matches(const uint8_t *payload, size_t len, uint32_t n, uint32_t max,
