@@ -2324,10 +2324,11 @@ static int is_recv_class(int cls)
            cls == PLOG_CLASS_SENDRECV || cls == PLOG_CLASS_PROBE;
 }
 
-static plog_err_t build_rec(rstream_t *s, tstream_t *t, plog_error_t *err)
+/* The record of t's head event ev, with its extras x (passed, not read back from t: the
+ * short path of plog_iter_next has them in registers) */
+static plog_err_t build_rec(rstream_t *s, tstream_t *t, const plog_event_t *ev,
+                            const uint64_t *x, plog_error_t *err)
 {
-    const plog_event_t *ev = t->head;
-    const uint64_t *x = t->headx;
     plog_run_t *run = s->run;
     plog_rec_t *r = &s->rec;
     uint8_t cinfo = run->call_cls[ev->call];
@@ -2716,7 +2717,7 @@ static plog_err_t rs_next(rstream_t *s, const plog_rec_t **rec, plog_error_t *er
         if (t->have) {
             if (s->nheap == 0) { /* the only thread with events left (often the only one) */
                 s->pending = t;
-                plog_err_t e = build_rec(s, t, err);
+                plog_err_t e = build_rec(s, t, t->head, t->headx, err);
                 if (e != PLOG_OK)
                     return e;
                 *rec = &s->rec;
@@ -2731,7 +2732,7 @@ static plog_err_t rs_next(rstream_t *s, const plog_rec_t **rec, plog_error_t *er
     }
     tstream_t *t = &s->ts[heap_pop_ts(s)];
     s->pending = t;
-    plog_err_t e = build_rec(s, t, err);
+    plog_err_t e = build_rec(s, t, t->head, t->headx, err);
     if (e != PLOG_OK)
         return e;
     *rec = &s->rec;
@@ -2885,10 +2886,12 @@ plog_err_t plog_iter_next(plog_iter_t *it, const plog_rec_t **rec, plog_error_t 
         rstream_t *s = it->rs[it->pending];
         tstream_t *t = s->pending;
         if (__builtin_expect(t != NULL && s->nheap == 0 && t->active && t->bpos < t->bn, 1)) {
-            t->head = &t->bev[t->bpos];
-            t->headx = t->bx + t->bxoff[t->bpos];
+            const plog_event_t *ev = &t->bev[t->bpos];
+            const uint64_t *x = t->bx + t->bxoff[t->bpos];
+            t->head = ev;
+            t->headx = x;
             t->bpos++;
-            plog_err_t e = build_rec(s, t, err);
+            plog_err_t e = build_rec(s, t, ev, x, err);
             if (__builtin_expect(e == PLOG_OK, 1)) {
                 *rec = &s->rec;
                 return PLOG_OK;
