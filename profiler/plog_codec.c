@@ -599,7 +599,8 @@ static int have_bmi2; /* set once at load, read-only after */
 __attribute__((constructor)) static void codec_cpu_init(void)
 {
     __builtin_cpu_init(); /* needed before __builtin_cpu_supports in a constructor */
-    have_bmi2 = __builtin_cpu_supports("bmi2") != 0;
+    have_bmi2 = __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2") &&
+                __builtin_cpu_supports("popcnt");
 }
 #define PLOG_CODEC_CPU_PATHS 1
 
@@ -607,9 +608,10 @@ __attribute__((constructor)) static void codec_cpu_init(void)
  * groups, with no branch on its length (lengths 1-3 mix at random in the time columns, and
  * each branch on them was a misprediction). Values from *i on into v, *pp advanced past
  * them; stops where fewer than 72 bytes are left (the caller goes on from there). */
-__attribute__((target("bmi2"))) static int col_windows_bmi2(const uint8_t **pp,
-                                                            const uint8_t *end, uint32_t n,
-                                                            uint64_t *v, uint32_t *ip)
+__attribute__((target("bmi,bmi2,popcnt"))) static int col_windows_bmi2(const uint8_t **pp,
+                                                                   const uint8_t *end,
+                                                                   uint32_t n, uint64_t *v,
+                                                                   uint32_t *ip)
 {
     const uint8_t *p = *pp;
     uint32_t i = *ip;
@@ -620,15 +622,19 @@ __attribute__((target("bmi2"))) static int col_windows_bmi2(const uint8_t **pp,
             m |= (uint64_t)(uint16_t)_mm_movemask_epi8(b) << (16 * q);
         }
         m = ~m;
+        if ((unsigned)__builtin_popcountll(m) > n - i) { /* the column ends in the window */
+            unsigned last = (unsigned)__builtin_ctzll(_pdep_u64(1ull << (n - i - 1), m));
+            m &= last == 63 ? ~0ull : (2ull << last) - 1;
+        }
         unsigned s = 0;
-        while (m != 0 && i < n) {
-            unsigned e = (unsigned)__builtin_ctzll(m);
-            m &= m - 1;
+        while (m != 0) {
+            unsigned e = (unsigned)_tzcnt_u64(m);
+            m = _blsr_u64(m);
             unsigned len = e - s + 1;
             uint64_t w;
             memcpy(&w, p + s, 8);
             if (__builtin_expect(len <= 8, 1)) {
-                v[i++] = _pext_u64(w, 0x7f7f7f7f7f7f7f7full >> (64 - 8 * len));
+                v[i++] = _pext_u64(w, _bzhi_u64(0x7f7f7f7f7f7f7f7full, 8 * len));
             } else if (len == 9) {
                 v[i++] = _pext_u64(w, 0x7f7f7f7f7f7f7f7full) | (uint64_t)(p[s + 8] & 0x7f) << 56;
             } else if (len == 10 && p[s + 9] <= 1) { /* else bits beyond 64 */
@@ -791,7 +797,8 @@ static int col_skip(const uint8_t **pp, const uint8_t *end, uint64_t n)
 int plog_codec_cpu_paths(int on)
 {
 #ifdef PLOG_CODEC_CPU_PATHS
-    have_bmi2 = on && __builtin_cpu_supports("bmi2");
+    have_bmi2 = on && __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2") &&
+                __builtin_cpu_supports("popcnt");
     return have_bmi2;
 #else
     (void)on;
