@@ -711,8 +711,9 @@ typedef struct zbufs {
     size_t ccap;
 } zbufs_t;
 
-static plog_err_t frame_decompress(int fd, const char *path, const plog_frame_ix_t *fx,
-                                   zbufs_t *z, uint8_t **raw, size_t *rawcap, plog_error_t *err)
+static plog_err_t frame_decompress(int fd, const char *path, uint32_t version,
+                                   const plog_frame_ix_t *fx, zbufs_t *z, uint8_t **raw,
+                                   size_t *rawcap, plog_error_t *err)
 {
     int64_t off = (int64_t)fx->offset;
     if (z->dctx == NULL && (z->dctx = ZSTD_createDCtx()) == NULL)
@@ -726,25 +727,39 @@ static plog_err_t frame_decompress(int fd, const char *path, const plog_frame_ix
         return fail(err, PLOG_E_IO, path, off, "%s", strerror(errno));
     if (got != fx->comp_len)
         return fail(err, PLOG_E_IO, path, off, "file shrank while being read");
-    unsigned long long fcs = ZSTD_getFrameContentSize(z->cbuf, fx->comp_len);
+    size_t zframe = fx->comp_len; /* bytes of the zstd frame proper */
+    if (version >= 6) {
+        /* the trailer: a skippable frame holding the XXH3-64 of the bytes before it */
+        if (zframe < PLOG_HASH_TRAILER)
+            return fail(err, PLOG_E_CORRUPT, path, off, "payload of %zu bytes has no hash",
+                        zframe);
+        zframe -= PLOG_HASH_TRAILER;
+        uint64_t want;
+        if (plog_hash_trailer_read(z->cbuf + zframe, &want) != 0)
+            return fail(err, PLOG_E_CORRUPT, path, off, "payload does not end in its hash");
+        if (plog_payload_hash(z->cbuf, zframe) != want)
+            return fail(err, PLOG_E_CORRUPT, path, off, "payload hash mismatch");
+    }
+    unsigned long long fcs = ZSTD_getFrameContentSize(z->cbuf, zframe);
     if (fcs == ZSTD_CONTENTSIZE_ERROR)
         return fail(err, PLOG_E_ZSTD, path, off, "not a zstd frame");
     if (fcs != ZSTD_CONTENTSIZE_UNKNOWN && fcs != fx->raw_len)
         return fail(err, PLOG_E_CORRUPT, path, off,
                     "zstd frame holds %llu bytes, frame header says %u", fcs, fx->raw_len);
-    size_t zlen = ZSTD_findFrameCompressedSize(z->cbuf, fx->comp_len);
+    size_t zlen = ZSTD_findFrameCompressedSize(z->cbuf, zframe);
     if (ZSTD_isError(zlen))
         return fail(err, PLOG_E_ZSTD, path, off, "%s", ZSTD_getErrorName(zlen));
-    if (zlen != fx->comp_len)
+    if (zlen != zframe)
         return fail(err, PLOG_E_CORRUPT, path, off, "payload is not exactly one zstd frame");
-    /* the writer always asks for zstd's content checksum: its absence means damage (byte 4
-     * of a zstd frame is the Frame_Header_Descriptor, bit 2 Content_Checksum_flag) */
     static const uint8_t zmagic[4] = {0x28, 0xb5, 0x2f, 0xfd};
-    if (fx->comp_len < 5 || memcmp(z->cbuf, zmagic, 4) != 0)
+    if (zframe < 5 || memcmp(z->cbuf, zmagic, 4) != 0)
         return fail(err, PLOG_E_ZSTD, path, off, "not a zstd frame");
-    if (!(z->cbuf[4] & 0x04))
+    /* before version 6 the writer always asked for zstd's content checksum: its absence
+     * means damage (byte 4 of a zstd frame is the Frame_Header_Descriptor, bit 2
+     * Content_Checksum_flag). From 6 on the hash above checks the bytes. */
+    if (version < 6 && !(z->cbuf[4] & 0x04))
         return fail(err, PLOG_E_CORRUPT, path, off, "zstd frame has no content checksum");
-    size_t n = ZSTD_decompressDCtx(z->dctx, *raw, fx->raw_len, z->cbuf, fx->comp_len);
+    size_t n = ZSTD_decompressDCtx(z->dctx, *raw, fx->raw_len, z->cbuf, zframe);
     if (ZSTD_isError(n)) {
         if (ZSTD_getErrorCode(n) == ZSTD_error_dstSize_tooSmall)
             return fail(err, PLOG_E_CORRUPT, path, off,
@@ -1033,7 +1048,8 @@ static plog_err_t rank_load(plog_run_t *run, const char *path, rank_priv_t **out
         }
         if (fh.kind == PLOG_FRAME_CALLSITES || fh.kind == PLOG_FRAME_PROBE)
             continue; /* read on demand by whoever needs them */
-        if ((e = frame_decompress(fd, path, fx, z, &raw, &rawcap, err)) != PLOG_OK)
+        if ((e = frame_decompress(fd, path, rk->hdr.version, fx, z, &raw, &rawcap, err)) !=
+            PLOG_OK)
             goto out;
         switch (fh.kind) {
         case PLOG_FRAME_COMMS: e = parse_comms(run, rp, fx, raw, err); break;
@@ -1083,7 +1099,8 @@ plog_err_t plog_rank_read_frame(const plog_rank_t *rk, size_t i, void **raw, siz
     zbufs_t z = {0};
     uint8_t *buf = NULL;
     size_t cap = 0;
-    plog_err_t e = frame_decompress(fd, rk->path, &rk->frames[i], &z, &buf, &cap, err);
+    plog_err_t e =
+        frame_decompress(fd, rk->path, rk->hdr.version, &rk->frames[i], &z, &buf, &cap, err);
     close(fd);
     ZSTD_freeDCtx(z.dctx);
     free(z.cbuf);
@@ -1809,7 +1826,8 @@ static plog_err_t ts_advance(rstream_t *s, tstream_t *t, plog_error_t *err)
         int fd = open(s->rp->path, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
             return fail(err, PLOG_E_IO, s->rp->path, -1, "%s", strerror(errno));
-        plog_err_t e = frame_decompress(fd, s->rp->path, fx, s->z, &t->raw, &t->rawcap, err);
+        plog_err_t e = frame_decompress(fd, s->rp->path, s->rk->hdr.version, fx, s->z, &t->raw,
+                                        &t->rawcap, err);
         close(fd);
         if (e != PLOG_OK)
             return e;

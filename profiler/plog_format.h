@@ -13,15 +13,24 @@
 #include <stdint.h>
 
 #define PLOG_MAGIC "PHASORLG"           /* 8 bytes, no terminator on disk */
-#define PLOG_VERSION 5u             /* written; 2: CALLSITES payload defined (plog_sites.h);
+#define PLOG_VERSION 6u             /* written; 2: CALLSITES payload defined (plog_sites.h);
                                      * 3: PROBE payload defined (plog_probe.h);
                                      * 4: EVENTS extras: handles and status source/tag
                                      *    stored small (plog_codec.c);
-                                     * 5: PROBE entries say one-way or exchange */
+                                     * 5: PROBE entries say one-way or exchange;
+                                     * 6: a payload's integrity is an XXH3-64 of its
+                                     *    compressed bytes (PLOG_HASH_*), not zstd's
+                                     *    checksum of the decompressed ones */
 #define PLOG_VERSION_MIN 1u         /* oldest the reader reads (1: no call-site tables) */
 #define PLOG_FRAME_MAGIC 0x4d524650u    /* "PFRM" */
 #define PLOG_FILE_PATTERN "rank-%06d.plog"
 #define PLOG_MAX_FRAME_RAW (64u << 20)  /* reader refuses larger decoded payloads */
+/* Version >= 6: a frame's payload is one zstd frame without content checksum, then this
+ * 16-byte zstd skippable frame: u32 PLOG_HASH_MAGIC, u32 8 (its content's length), u64
+ * XXH3-64 (seed 0) of the zstd frame's bytes. Hashing the compressed bytes checks what is on
+ * disk with a seventh of the work of hashing the decompressed ones. */
+#define PLOG_HASH_MAGIC 0x184d2a56u     /* one of zstd's skippable magics, 0x184d2a50..5f */
+#define PLOG_HASH_TRAILER 16u
 
 /* Clock sources: what the raw timestamps were taken with before conversion to ns. */
 enum plog_clock {

@@ -44,7 +44,9 @@ plog_err_t plog_writer_open(plog_writer_t *w, const char *path, unsigned mode, i
         return w->err = PLOG_E_NOMEM;
     }
     ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, level);
-    ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_checksumFlag, 1);
+    /* the header says PLOG_VERSION (>= 6): the payload's hash trailer checks its bytes, and
+     * zstd's content checksum of the decompressed bytes would only cost the reader */
+    ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_checksumFlag, 0);
     size_t hlen = 0;
     plog_err_t e = plog_header_encode(h, kv, kv_len, hbuf, hcap, &hlen);
     if (e == PLOG_OK) {
@@ -71,7 +73,7 @@ plog_err_t plog_writer_frame(plog_writer_t *w, unsigned kind, unsigned thread, u
         return w->err;
     if (raw_len > PLOG_MAX_FRAME_RAW)
         return PLOG_E_TOOBIG;
-    size_t need = ZSTD_compressBound(raw_len);
+    size_t need = ZSTD_compressBound(raw_len) + PLOG_HASH_TRAILER;
     if (need > w->zcap) {
         uint8_t *nb = realloc(w->zbuf, need);
         if (!nb) {
@@ -81,9 +83,11 @@ plog_err_t plog_writer_frame(plog_writer_t *w, unsigned kind, unsigned thread, u
         w->zbuf = nb;
         w->zcap = need;
     }
-    size_t clen = ZSTD_compress2(w->cctx, w->zbuf, w->zcap, raw, raw_len);
+    size_t clen = ZSTD_compress2(w->cctx, w->zbuf, w->zcap - PLOG_HASH_TRAILER, raw, raw_len);
     if (ZSTD_isError(clen))
         return w->err = PLOG_E_ZSTD;
+    plog_hash_trailer(w->zbuf + clen, plog_payload_hash(w->zbuf, clen));
+    clen += PLOG_HASH_TRAILER;
     plog_frame_header_t fh = {0};
     fh.kind = (uint16_t)kind;
     fh.thread = (uint16_t)thread;

@@ -15,7 +15,7 @@ for a in "$@"; do
 done
 
 pkgs=(build-essential autoconf automake libtool autoconf-archive pkgconf python3
-      libzstd-dev zlib1g-dev libcriterion-dev zstd gfortran libunwind-dev libdw-dev
+      libzstd-dev libxxhash-dev zlib1g-dev libcriterion-dev zstd gfortran libunwind-dev libdw-dev
       libjansson-dev)
 # Optional, for tests/unit/cli_plots_render.sh (reported as skipped without it): headless
 # Chromium renders the page of `phasor phases --plots`. A failure to install them is not fatal.

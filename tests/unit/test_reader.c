@@ -820,14 +820,17 @@ Test(reader, bad_magic)
     free(dir);
 }
 
-/* Append a hand-made frame: payload compressed as given, header fields as given. */
+/* Append a hand-made frame: payload compressed as given, header fields as given. hash: 1
+ * the payload ends in its hash trailer, as the writer makes it; 0 no trailer; 2 a trailer
+ * whose hash is wrong; 3 a trailer with a wrong magic. */
+enum { NO_HASH, HASHED, BAD_HASH, BAD_TRAILER, ZSTD_CHECKSUM /* no trailer: version <= 5 */ };
 static void append_frame(const char *path, unsigned kind, uint32_t count, const void *raw,
-                         size_t raw_len, uint32_t claim_raw, int checksum, int twice)
+                         size_t raw_len, uint32_t claim_raw, int hash, int twice)
 {
-    size_t cap = ZSTD_compressBound(raw_len) * 2 + 16;
+    size_t cap = ZSTD_compressBound(raw_len) * 2 + 16 + PLOG_HASH_TRAILER;
     uint8_t *z = malloc(cap);
     ZSTD_CCtx *c = ZSTD_createCCtx();
-    ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, checksum);
+    ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, hash == ZSTD_CHECKSUM);
     size_t n = ZSTD_compress2(c, z, cap, raw, raw_len);
     cr_assert(!ZSTD_isError(n));
     if (twice) {
@@ -835,6 +838,12 @@ static void append_frame(const char *path, unsigned kind, uint32_t count, const 
         n *= 2;
     }
     ZSTD_freeCCtx(c);
+    if (hash != NO_HASH && hash != ZSTD_CHECKSUM) {
+        plog_hash_trailer(z + n, plog_payload_hash(z, n) + (hash == BAD_HASH));
+        if (hash == BAD_TRAILER)
+            z[n] ^= 1;
+        n += PLOG_HASH_TRAILER;
+    }
     plog_frame_header_t fh = {0};
     fh.kind = (uint16_t)kind;
     fh.comp_len = (uint32_t)n;
@@ -851,7 +860,7 @@ static void append_frame(const char *path, unsigned kind, uint32_t count, const 
 
 /* A one-rank log without END frame, plus one appended frame; returns the open result. */
 static plog_err_t open_with_frame(unsigned kind, uint32_t count, const void *raw, size_t len,
-                                  uint32_t claim, int checksum, int twice, plog_error_t *err,
+                                  uint32_t claim, int hash, int twice, plog_error_t *err,
                                   uint64_t *frame_off)
 {
     char *dir = pgen_tmpdir();
@@ -865,7 +874,7 @@ static plog_err_t open_with_frame(unsigned kind, uint32_t count, const void *raw
     cr_assert_eq(pgen_read_file(p, &b, &flen), 0);
     free(b);
     *frame_off = flen;
-    append_frame(p, kind, count, raw, len, claim, checksum, twice);
+    append_frame(p, kind, count, raw, len, claim, hash, twice);
     plog_err_t e = open_err(dir, err);
     if (e == PLOG_OK) { /* EVENTS frames are only decoded when read */
         plog_run_t *run = open_ok(dir);
@@ -883,6 +892,46 @@ static plog_err_t open_with_frame(unsigned kind, uint32_t count, const void *raw
     return e;
 }
 
+/* Logs of version 5 and before: each payload one zstd frame carrying zstd's checksum, which
+ * is required (its absence is damage); no hash trailer. */
+Test(reader, version_5_payloads_need_zstd_checksums)
+{
+    static const char kv[] = "a=1";
+    for (int with = 0; with < 2; with++) {
+        char *dir = pgen_tmpdir();
+        char *p = path_of(dir, 0);
+        pgen_rank_t g;
+        cr_assert_eq(pgen_open(&g, dir, 0, 1, 100), 0);
+        pgen_abandon(&g); /* the header only: its frames would be version 6 ones */
+        uint8_t *b;
+        size_t len;
+        cr_assert_eq(pgen_read_file(p, &b, &len), 0);
+        plog_file_header_t h;
+        memcpy(&h, b, sizeof(h));
+        cr_assert_eq(len, h.header_len, "the header alone");
+        h.version = 5;
+        h.header_crc = 0;
+        memcpy(b, &h, sizeof(h));
+        h.header_crc = plog_crc32(b, len);
+        memcpy(b, &h, sizeof(h));
+        cr_assert_eq(pgen_write_file(p, b, len), 0);
+        free(b);
+        append_frame(p, PLOG_FRAME_META, 0, kv, sizeof(kv), sizeof(kv),
+                     with ? ZSTD_CHECKSUM : NO_HASH, 0);
+        plog_error_t err;
+        plog_err_t e = open_err(dir, &err);
+        if (with) {
+            cr_assert_eq(e, PLOG_OK, "%s", err.msg);
+        } else {
+            cr_assert_eq(e, PLOG_E_CORRUPT);
+            cr_assert(strstr(err.msg, "no content checksum") != NULL, "%s", err.msg);
+        }
+        free(p);
+        pgen_rmdir(dir);
+        free(dir);
+    }
+}
+
 Test(reader, frame_level_errors)
 {
     static const char kv[] = "a=1";
@@ -896,10 +945,21 @@ Test(reader, frame_level_errors)
     cr_assert(strstr(err.msg, where) && strstr(err.msg, "rank-000000.plog"), "%s", err.msg);
     cr_assert_eq(open_with_frame(PLOG_FRAME_META, 0, kv, sizeof(kv), sizeof(kv) - 1, 1, 0, &err,
                                  &off), PLOG_E_CORRUPT, "%s", err.msg);
-    /* no zstd checksum */
-    cr_assert_eq(open_with_frame(PLOG_FRAME_META, 0, kv, sizeof(kv), sizeof(kv), 0, 0, &err,
-                                 &off), PLOG_E_CORRUPT);
-    cr_assert(strstr(err.msg, "checksum") != NULL, "%s", err.msg);
+    /* no hash trailer, a wrong hash, a trailer that is not one */
+    cr_assert_eq(open_with_frame(PLOG_FRAME_META, 0, kv, sizeof(kv), sizeof(kv), NO_HASH, 0,
+                                 &err, &off), PLOG_E_CORRUPT);
+    cr_assert(strstr(err.msg, "hash") != NULL, "%s", err.msg);
+    cr_assert_eq(open_with_frame(PLOG_FRAME_META, 0, kv, sizeof(kv), sizeof(kv), BAD_HASH, 0,
+                                 &err, &off), PLOG_E_CORRUPT);
+    cr_assert(strstr(err.msg, "hash mismatch") != NULL, "%s", err.msg);
+    snprintf(where, sizeof(where), "offset %llu", (unsigned long long)off);
+    cr_assert(strstr(err.msg, where) && strstr(err.msg, "rank-000000.plog"), "%s", err.msg);
+    cr_assert_eq(open_with_frame(PLOG_FRAME_META, 0, kv, sizeof(kv), sizeof(kv), BAD_TRAILER, 0,
+                                 &err, &off), PLOG_E_CORRUPT);
+    cr_assert(strstr(err.msg, "does not end in its hash") != NULL, "%s", err.msg);
+    /* the hash is of the compressed bytes: the right one reads */
+    cr_assert_eq(open_with_frame(PLOG_FRAME_META, 0, kv, sizeof(kv), sizeof(kv), HASHED, 0,
+                                 &err, &off), PLOG_OK, "%s", err.msg);
     /* two zstd frames in one payload */
     cr_assert_eq(open_with_frame(PLOG_FRAME_META, 0, kv, sizeof(kv), sizeof(kv), 1, 1, &err,
                                  &off), PLOG_E_CORRUPT);
