@@ -626,19 +626,19 @@ static inline int one_byte_run(const uint8_t *p, const uint8_t *end, uint32_t n)
 
 #if defined(__SSE2__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && defined(__x86_64__) && \
     defined(__GNUC__)
-static int have_bmi2; /* set once at load, read-only after */
+static int have_bmi; /* BMI1, BMI2 and POPCNT; set once at load, read-only after */
 
 __attribute__((constructor)) static void codec_cpu_init(void)
 {
     __builtin_cpu_init(); /* needed before __builtin_cpu_supports in a constructor */
-    have_bmi2 = __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2") &&
+    have_bmi = __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2") &&
                 __builtin_cpu_supports("popcnt");
 }
 #define PLOG_CODEC_CPU_PATHS 1
 
-/* col_varints' 64-byte windows with BMI2: a value of up to 8 bytes is one pext of its 7-bit
- * groups, with no branch on its length (lengths 1-3 mix at random in the time columns, and
- * each branch on them was a misprediction). Values from *i on into v, *pp advanced past
+/* col_varints' 64-byte windows with BMI1/BMI2: a value of up to 8 bytes is one pext of its
+ * 7-bit groups, with no branch on its length (lengths 1-3 mix at random in the time columns,
+ * and each branch on them was a misprediction). Values from *ip on into v, *pp advanced past
  * them; stops where fewer than 72 bytes are left (the caller goes on from there). */
 __attribute__((target("bmi,bmi2,popcnt"))) static int col_windows_bmi2(const uint8_t **pp,
                                                                    const uint8_t *end,
@@ -699,7 +699,7 @@ static int col_varints(const uint8_t **pp, const uint8_t *end, uint32_t n, uint6
     }
 #if defined(__SSE2__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #if defined(__x86_64__) && defined(__GNUC__)
-    if (have_bmi2 && col_windows_bmi2(&p, end, n, v, &i) != 0)
+    if (have_bmi && col_windows_bmi2(&p, end, n, v, &i) != 0)
         return -1;
 #endif
     /* Mixed lengths: the stop bytes of 64 bytes at once, then one value per stop bit. A
@@ -765,7 +765,7 @@ __attribute__((target("bmi2"))) static unsigned nth_stop_bmi2(uint64_t x, unsign
 static inline unsigned nth_stop(uint64_t x, unsigned k)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
-    if (have_bmi2)
+    if (have_bmi)
         return nth_stop_bmi2(x, k);
 #endif
     for (; k > 0; k--)
@@ -829,9 +829,9 @@ static int col_skip(const uint8_t **pp, const uint8_t *end, uint64_t n)
 int plog_codec_cpu_paths(int on)
 {
 #ifdef PLOG_CODEC_CPU_PATHS
-    have_bmi2 = on && __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2") &&
+    have_bmi = on && __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2") &&
                 __builtin_cpu_supports("popcnt");
-    return have_bmi2;
+    return have_bmi;
 #else
     (void)on;
     return 0;
