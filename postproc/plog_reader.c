@@ -227,6 +227,9 @@ static int64_t clock_align_piece(const plog_clockfit_t *fit, uint64_t t, uint64_
     wide_t off = offset_wide(fit, t);
     int64_t aligned = sat64((wide_t)t + off - (wide_t)ref);
     *pc = (clkpiece_t){0, 0, 0};
+#ifndef __SIZEOF_INT128__
+    return aligned; /* a long double may round the bounds below: no stretches */
+#endif
     wide_t add = off - (wide_t)ref;
     if (add < (wide_t)INT64_MIN || add > (wide_t)INT64_MAX || t > INT64_MAX ||
         (wide_t)t + add != (wide_t)aligned)
@@ -247,8 +250,6 @@ static int64_t clock_align_piece(const plog_clockfit_t *fit, uint64_t t, uint64_
         }
         lo = (wide_t)fit->t0 + dlo;
         hi = (wide_t)fit->t0 + dhi;
-#else
-        return aligned;
 #endif
     }
     if (lo < 0)
@@ -261,6 +262,16 @@ static int64_t clock_align_piece(const plog_clockfit_t *fit, uint64_t t, uint64_
     if (lo <= (wide_t)t && (wide_t)t < hi) /* always, unless the arithmetic above is wrong */
         *pc = (clkpiece_t){(uint64_t)lo, (uint64_t)hi, (int64_t)add};
     return aligned;
+}
+
+int64_t plog_clock_align_stretch(const plog_clockfit_t *fit, uint64_t t, uint64_t ref,
+                                 uint64_t *lo, uint64_t *hi)
+{
+    clkpiece_t pc;
+    int64_t a = clock_align_piece(fit, t, ref, &pc);
+    *lo = pc.lo;
+    *hi = pc.hi;
+    return a;
 }
 
 /* Both ends of a call aligned: by adds when both lie in the stretch of *pc. */

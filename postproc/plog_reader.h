@@ -76,6 +76,12 @@ unsigned plog_clock_fit(const plog_sync_sample_t *s, size_t n, plog_clockfit_t *
 int64_t plog_clock_offset(const plog_clockfit_t *fit, uint64_t t);
 /* Aligned time of local t relative to ref (ref: rank 0's t_init_ns on rank 0's axis). */
 int64_t plog_clock_align(const plog_clockfit_t *fit, uint64_t t, uint64_t ref);
+/* The same, and the stretch of local time [*lo, *hi) around t over which the result is t plus
+ * the same amount, as wide as that holds (bounded where t + amount would leave int64_t): a
+ * reader aligning many times of one rank adds while they stay in it. *lo = *hi = 0 when there
+ * is none to give (the result saturated; or, without a 128-bit integer type, a drifting clock). */
+int64_t plog_clock_align_stretch(const plog_clockfit_t *fit, uint64_t t, uint64_t ref,
+                                 uint64_t *lo, uint64_t *hi);
 
 /* ---- the run and its ranks ---- */
 

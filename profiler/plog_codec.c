@@ -626,13 +626,23 @@ static inline int one_byte_run(const uint8_t *p, const uint8_t *end, uint32_t n)
 
 #if defined(__SSE2__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && defined(__x86_64__) && \
     defined(__GNUC__)
-static int have_bmi; /* BMI1, BMI2 and POPCNT; set once at load, read-only after */
+/* BMI1, BMI2 and POPCNT, with pext and pdep in hardware: set at load (and only by
+ * plog_codec_cpu_paths after, which tests call with no decoding under way) */
+static int have_bmi;
+
+static int cpu_has_bmi(void)
+{
+    /* AMD before Zen 3 (families 15h and 17h) has pext and pdep in microcode, at tens to
+     * hundreds of cycles each: one per value would be far slower than the portable code */
+    return __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2") &&
+           __builtin_cpu_supports("popcnt") && !__builtin_cpu_is("amdfam15h") &&
+           !__builtin_cpu_is("amdfam17h");
+}
 
 __attribute__((constructor)) static void codec_cpu_init(void)
 {
     __builtin_cpu_init(); /* needed before __builtin_cpu_supports in a constructor */
-    have_bmi = __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2") &&
-                __builtin_cpu_supports("popcnt");
+    have_bmi = cpu_has_bmi();
 }
 #define PLOG_CODEC_CPU_PATHS 1
 
@@ -829,8 +839,7 @@ static int col_skip(const uint8_t **pp, const uint8_t *end, uint64_t n)
 int plog_codec_cpu_paths(int on)
 {
 #ifdef PLOG_CODEC_CPU_PATHS
-    have_bmi = on && __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2") &&
-                __builtin_cpu_supports("popcnt");
+    have_bmi = on && cpu_has_bmi();
     return have_bmi;
 #else
     (void)on;

@@ -120,7 +120,8 @@ plog_err_t plog_events_dec_next(plog_events_dec_t *d, plog_event_t *ev, uint64_t
 plog_err_t plog_events_dec_batch(plog_events_dec_t *d, plog_event_t *ev, uint32_t max,
                                  uint64_t *extras, size_t extras_cap, uint32_t *xoff,
                                  uint32_t *n_out);
-/* The batch decoder's CPU-specific paths (BMI2 on x86-64) are on when the CPU has them.
+/* The batch decoder's CPU-specific paths (BMI1/BMI2 on x86-64, not on AMD before Zen 3,
+ * whose pext is slow) are on when the CPU has them.
  * on = 0 leaves the portable code only, which decodes exactly the same (tests compare the
  * two). Not while another thread decodes. Returns whether they are on now. */
 int plog_codec_cpu_paths(int on);

@@ -181,6 +181,77 @@ Test(clockalign, saturates_instead_of_wrapping)
     cr_assert_eq(plog_clock_align(&f, 0, UINT64_MAX), INT64_MIN);
 }
 
+/* The stretch around t is exact: the same amount at both its ends, another just outside (but
+ * where it stops short of overflowing), for drifts of both signs up to the limit, constant
+ * offsets, times far before and after the samples, and near INT64_MAX and UINT64_MAX. */
+#ifdef __SIZEOF_INT128__
+Test(clockalign, stretch_is_exact)
+{
+    uint64_t seed = 11;
+    int checked_out = 0;
+    for (int trial = 0; trial < 4000; trial++) {
+        uint64_t t0 = pgen_rand(&seed) % (1ull << 50);
+        uint64_t span = 1 + pgen_rand(&seed) % (trial % 3 == 0 ? 100000 : (1ull << 40));
+        int64_t maxd = (int64_t)(span / 1001); /* at the drift limit, safely inside it */
+        int64_t d = trial % 5 == 0   ? 0
+                    : trial % 5 == 1 ? maxd
+                    : trial % 5 == 2 ? -maxd
+                    : maxd ? (int64_t)(pgen_rand(&seed) % (uint64_t)(2 * maxd + 1)) - maxd : 0;
+        /* offsets near 2^62 with no drift (a drift is measured in doubles, to 512 ns there) */
+        int64_t o0 = d == 0 && trial % 2 == 0
+                         ? INT64_MAX / 2 - (int64_t)(pgen_rand(&seed) % 1000)
+                         : (int64_t)(pgen_rand(&seed) % (1ull << 40)) - (1ll << 39);
+        plog_sync_sample_t sm[2] = {S(PLOG_SYNC_INIT, t0, o0, 0),
+                                    S(PLOG_SYNC_FINALIZE, t0 + span, o0 + d, 0)};
+        plog_clockfit_t f;
+        unsigned fr = plog_clock_fit(sm, 2, &f);
+        cr_assert_eq(fr, 0, "trial %d: fit %u (span %llu, d %lld)", trial, fr,
+                     (unsigned long long)span, (long long)d);
+        uint64_t ref = trial % 4 == 0 ? 0 : pgen_rand(&seed) % (1ull << 50);
+        uint64_t t;
+        switch (trial % 6) {
+        case 0: t = pgen_rand(&seed); break;                            /* anywhere */
+        case 1: t = (uint64_t)INT64_MAX - pgen_rand(&seed) % 100000; break;
+        case 2: t = UINT64_MAX - pgen_rand(&seed) % 1000; break;
+        case 3: t = pgen_rand(&seed) % 1000; break;                      /* before */
+        default: t = t0 + pgen_rand(&seed) % (2 * span + 1); break;       /* around */
+        }
+        uint64_t lo, hi;
+        int64_t a = plog_clock_align_stretch(&f, t, ref, &lo, &hi);
+        cr_assert_eq(a, plog_clock_align(&f, t, ref));
+        if (lo == hi) { /* none: only where the result is at a limit */
+            cr_assert(a == INT64_MAX || a == INT64_MIN || t > (uint64_t)INT64_MAX - 1,
+                      "trial %d: no stretch at t %llu", trial, (unsigned long long)t);
+            continue;
+        }
+        cr_assert(lo <= t && t < hi, "trial %d", trial);
+        int64_t add = a - (int64_t)t;
+        /* the ends hold the same amount, with no overflow */
+        cr_assert_eq(plog_clock_align(&f, lo, ref), (int64_t)lo + add, "trial %d lo", trial);
+        cr_assert_eq(plog_clock_align(&f, hi - 1, ref), (int64_t)(hi - 1) + add, "trial %d",
+                     trial);
+        cr_assert(hi - 1 <= (uint64_t)INT64_MAX && (add <= 0 || (int64_t)(hi - 1) <=
+                                                                  INT64_MAX - add));
+        /* just outside: another amount, unless the stretch stopped at a limit of its own */
+        if (lo > 0) {
+            cr_assert_neq(plog_clock_align(&f, lo - 1, ref), (int64_t)(lo - 1) + add,
+                          "trial %d: lo %llu could be lower", trial, (unsigned long long)lo);
+            checked_out++;
+        }
+        uint64_t top = add > 0 ? (uint64_t)(INT64_MAX - add) + 1 : (uint64_t)INT64_MAX;
+        if (hi < top) {
+            int64_t b = plog_clock_align(&f, hi, ref);
+            cr_assert(b != (int64_t)hi + add, "trial %d: hi %llu could be higher", trial,
+                      (unsigned long long)hi);
+            checked_out++;
+        } else {
+            cr_assert_eq(hi, top, "trial %d: hi past where t + amount overflows", trial);
+        }
+    }
+    cr_assert_gt(checked_out, 3000, "too few stretch ends checked (%d)", checked_out);
+}
+#endif
+
 /* The reader aligns by an add while the offset stays the same (a cached stretch of local
  * time): every record must still equal plog_clock_align, for drifts of either sign up to the
  * limit, times before, between and after the samples, small steps and jumps across many

@@ -360,6 +360,60 @@ static size_t mk_payload(uint8_t *out, size_t cap, uint32_t n, const uint8_t *co
     return (size_t)(w.p - out);
 }
 
+/* A decoded 10-byte value holds bit 63 in its last byte, which must be 0 or 1 (more is bits
+ * beyond 64): refused in the 64-byte windows (with 70 values after it) and at the column's
+ * end, by the portable and the CPU-specific paths, as one by one refuses it. */
+Test(codec, events_ten_byte_values_checked)
+{
+    static const uint8_t zero[1] = {0};
+    for (int cpu = 1; cpu >= 0; cpu--) {
+        plog_codec_cpu_paths(cpu);
+        for (int pad = 0; pad < 2; pad++)
+            for (uint8_t last = 1; last <= 2; last++) {
+                uint8_t extras[128], nextra[2];
+                size_t xl = 0;
+                memset(extras, 0xff, 9); /* nine full groups, then the 10th byte */
+                extras[9] = last;
+                xl = 10;
+                uint32_t nx = 1;
+                if (pad) {
+                    for (int k = 0; k < 70; k++)
+                        extras[xl++] = 0x05;
+                    nx += 70;
+                }
+                nextra[0] = (uint8_t)nx;
+                const uint8_t *col[PLOG_NCOLS];
+                size_t clen[PLOG_NCOLS];
+                for (int c = 0; c < PLOG_NCOLS; c++) {
+                    col[c] = zero;
+                    clen[c] = 1;
+                }
+                col[PLOG_NCOLS - 2] = nextra;
+                col[PLOG_NCOLS - 1] = extras;
+                clen[PLOG_NCOLS - 1] = xl;
+                uint8_t payload[512];
+                size_t len = mk_payload(payload, sizeof(payload), 1, col, clen);
+                plog_events_dec_t d;
+                cr_assert_eq(plog_events_dec_init(&d, payload, len, 1, PLOG_VERSION), PLOG_OK);
+                plog_event_t ev[PLOG_DEC_BATCH];
+                uint64_t x[256];
+                uint32_t xoff[PLOG_DEC_BATCH + 1], got = 7;
+                plog_err_t e = plog_events_dec_batch(&d, ev, PLOG_DEC_BATCH, x, 256, xoff, &got);
+                if (last == 2) {
+                    cr_assert_eq(e, PLOG_E_CORRUPT, "cpu %d pad %d", cpu, pad);
+                    int done = 0;
+                    cr_assert_eq(plog_events_dec_next(&d, ev, x, 256, &done), PLOG_E_CORRUPT);
+                } else {
+                    cr_assert_eq(e, PLOG_OK, "cpu %d pad %d", cpu, pad);
+                    cr_assert_eq(got, 1);
+                    cr_assert_eq(x[0], UINT64_MAX, "cpu %d pad %d: %llx", cpu, pad,
+                                 (unsigned long long)x[0]);
+                }
+            }
+    }
+    plog_codec_cpu_paths(1);
+}
+
 /* A skipped value of 11 bytes is refused, at the fast path's width and at the column's
  * end, as one by one refuses it. */
 Test(codec, events_skipped_extras_still_framed)
