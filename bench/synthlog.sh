@@ -14,11 +14,19 @@ trap 'rm -rf "$tmp"' EXIT
 log=${LOGDIR:-$tmp/log}
 mkdir -p "$log"
 
-# synth_log WHAT MKLOG_ARGS...: writes the log unless it is there (mklog's stdout to
-# $tmp/mklog.out), saying how big it is and how long it took; WHAT describes it.
+# synth_log WHAT MKLOG_ARGS...: writes the log unless it is there in the current format
+# version (mklog's stdout to $tmp/mklog.out), saying how big it is and how long it took; WHAT
+# describes it. A kept log of another version is written anew: the reader's speed differs.
 synth_log() {
   local what=$1; shift
-  [ -f "$log/rank-000000.plog" ] && return 0
+  if [ -f "$log/rank-000000.plog" ]; then
+    local cur have
+    cur=$(sed -n 's/^#define PLOG_VERSION \([0-9]*\)u.*/\1/p' "$top/profiler/plog_format.h")
+    have=$(od -An -tu4 -j8 -N4 "$log/rank-000000.plog" | tr -d ' ')
+    [ "$have" = "$cur" ] && return 0
+    echo "$log holds logs of format version $have, not $cur: writing them anew"
+    rm -f "$log"/rank-*.plog
+  fi
   local start
   start=$(date +%s.%N)
   "$bdir/bench/mklog" "$@" >"$tmp/mklog.out"
