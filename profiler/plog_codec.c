@@ -595,17 +595,6 @@ plog_err_t plog_events_dec_next(plog_events_dec_t *d, plog_event_t *ev, uint64_t
     return PLOG_OK;
 }
 
-/* The 7-bit groups of the first len (1..8) bytes of w (little-endian) as one value. */
-static inline uint64_t vgroups(uint64_t w, unsigned len)
-{
-    uint64_t x = w & (~0ull >> (64 - 8 * len)) & 0x7f7f7f7f7f7f7f7full;
-    x = (x & 0x007f007f007f007full) | ((x & 0x7f007f007f007f00ull) >> 1);
-    x = (x & 0x00003fff00003fffull) | ((x & 0x3fff00003fff0000ull) >> 2);
-    return (x & 0x000000000fffffffull) | ((x & 0x0fffffff00000000ull) >> 4);
-}
-
-/* n varints from *pp (not past end) into v; -1 on anything plog_get_varint refuses. The
- * cursor moves only on success, for the all-or-nothing batch. */
 /* Whether the next n values of a column are all one byte long (most columns of most
  * frames): then they are the bytes themselves. */
 static inline int one_byte_run(const uint8_t *p, const uint8_t *end, uint32_t n)
@@ -623,6 +612,32 @@ static inline int one_byte_run(const uint8_t *p, const uint8_t *end, uint32_t n)
         hi |= p[k];
     return !(hi & 0x8080808080808080ull);
 }
+
+#if defined(__SSE2__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* The 7-bit groups of the first len (1..8) bytes of w (little-endian) as one value. */
+static inline uint64_t vgroups(uint64_t w, unsigned len)
+{
+    uint64_t x = w & (~0ull >> (64 - 8 * len)) & 0x7f7f7f7f7f7f7f7full;
+    x = (x & 0x007f007f007f007full) | ((x & 0x7f007f007f007f00ull) >> 1);
+    x = (x & 0x00003fff00003fffull) | ((x & 0x3fff00003fff0000ull) >> 2);
+    return (x & 0x000000000fffffffull) | ((x & 0x0fffffff00000000ull) >> 4);
+}
+
+/* A varint of len (9 or 10) bytes at q, whose first 8 bytes' 7-bit groups are g8, into *out;
+ * -1 when it is longer, or its 10th byte holds bits beyond 64. */
+static inline int varint_tail(const uint8_t *q, unsigned len, uint64_t g8, uint64_t *out)
+{
+    if (len == 9) {
+        *out = g8 | (uint64_t)(q[8] & 0x7f) << 56;
+        return 0;
+    }
+    if (len == 10 && q[9] <= 1) {
+        *out = g8 | (uint64_t)(q[8] & 0x7f) << 56 | (uint64_t)q[9] << 63;
+        return 0;
+    }
+    return -1;
+}
+#endif /* the window decoders' helpers */
 
 #if defined(__SSE2__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && defined(__x86_64__) && \
     defined(__GNUC__)
@@ -677,12 +692,7 @@ __attribute__((target("bmi,bmi2,popcnt"))) static int col_windows_bmi2(const uin
             memcpy(&w, p + s, 8);
             if (__builtin_expect(len <= 8, 1)) {
                 v[i++] = _pext_u64(w, _bzhi_u64(0x7f7f7f7f7f7f7f7full, 8 * len));
-            } else if (len == 9) {
-                v[i++] = _pext_u64(w, 0x7f7f7f7f7f7f7f7full) | (uint64_t)(p[s + 8] & 0x7f) << 56;
-            } else if (len == 10 && p[s + 9] <= 1) { /* else bits beyond 64 */
-                v[i++] = _pext_u64(w, 0x7f7f7f7f7f7f7f7full) |
-                         (uint64_t)(p[s + 8] & 0x7f) << 56 | (uint64_t)p[s + 9] << 63;
-            } else {
+            } else if (varint_tail(p + s, len, _pext_u64(w, 0x7f7f7f7f7f7f7f7full), &v[i++])) {
                 return -1;
             }
             s = e + 1;
@@ -697,6 +707,8 @@ __attribute__((target("bmi,bmi2,popcnt"))) static int col_windows_bmi2(const uin
 }
 #endif
 
+/* n varints from *pp (not past end) into v; -1 on anything plog_get_varint refuses. The
+ * cursor moves only on success, for the all-or-nothing batch. */
 static int col_varints(const uint8_t **pp, const uint8_t *end, uint32_t n, uint64_t *v)
 {
     const uint8_t *p = *pp;
@@ -735,12 +747,7 @@ static int col_varints(const uint8_t **pp, const uint8_t *end, uint32_t n, uint6
                 v[i++] = (w & 0x7f) | (w >> 1 & 0x3f80);
             } else if (__builtin_expect(len <= 8, 1)) {
                 v[i++] = vgroups(w, len);
-            } else if (len == 9) {
-                v[i++] = vgroups(w, 8) | (uint64_t)(p[s + 8] & 0x7f) << 56;
-            } else if (len == 10 && p[s + 9] <= 1) { /* else bits beyond 64 */
-                v[i++] = vgroups(w, 8) | (uint64_t)(p[s + 8] & 0x7f) << 56 |
-                         (uint64_t)p[s + 9] << 63;
-            } else {
+            } else if (varint_tail(p + s, len, vgroups(w, 8), &v[i++])) {
                 return -1;
             }
             s = e + 1;

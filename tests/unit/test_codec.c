@@ -360,39 +360,46 @@ static size_t mk_payload(uint8_t *out, size_t cap, uint32_t n, const uint8_t *co
     return (size_t)(w.p - out);
 }
 
+/* One event's EVENTS payload, every column one zero byte but the call's and the extras': a
+ * first extra value of first_len bytes, then with pad 70 one-byte values (so that a 64-byte
+ * decoding window holds the first). */
+static size_t one_event_payload(uint8_t *payload, size_t cap, uint8_t call, const uint8_t *first,
+                                size_t first_len, int pad)
+{
+    static const uint8_t zero[1] = {0};
+    uint8_t callb[1] = {call}, nextra[1] = {(uint8_t)(1 + (pad ? 70 : 0))}, extras[128];
+    cr_assert_leq(first_len, 16u);
+    memcpy(extras, first, first_len);
+    size_t xl = first_len;
+    for (int k = 0; pad && k < 70; k++)
+        extras[xl++] = 0x05;
+    const uint8_t *col[PLOG_NCOLS];
+    size_t clen[PLOG_NCOLS];
+    for (int c = 0; c < PLOG_NCOLS; c++) {
+        col[c] = zero;
+        clen[c] = 1;
+    }
+    col[0] = callb; /* COL_CALL */
+    col[PLOG_NCOLS - 2] = nextra;
+    col[PLOG_NCOLS - 1] = extras;
+    clen[PLOG_NCOLS - 1] = xl;
+    return mk_payload(payload, cap, 1, col, clen);
+}
+
 /* A decoded 10-byte value holds bit 63 in its last byte, which must be 0 or 1 (more is bits
  * beyond 64): refused in the 64-byte windows (with 70 values after it) and at the column's
  * end, by the portable and the CPU-specific paths, as one by one refuses it. */
 Test(codec, events_ten_byte_values_checked)
 {
-    static const uint8_t zero[1] = {0};
     for (int cpu = 1; cpu >= 0; cpu--) {
         plog_codec_cpu_paths(cpu);
         for (int pad = 0; pad < 2; pad++)
             for (uint8_t last = 1; last <= 2; last++) {
-                uint8_t extras[128], nextra[2];
-                size_t xl = 0;
-                memset(extras, 0xff, 9); /* nine full groups, then the 10th byte */
-                extras[9] = last;
-                xl = 10;
-                uint32_t nx = 1;
-                if (pad) {
-                    for (int k = 0; k < 70; k++)
-                        extras[xl++] = 0x05;
-                    nx += 70;
-                }
-                nextra[0] = (uint8_t)nx;
-                const uint8_t *col[PLOG_NCOLS];
-                size_t clen[PLOG_NCOLS];
-                for (int c = 0; c < PLOG_NCOLS; c++) {
-                    col[c] = zero;
-                    clen[c] = 1;
-                }
-                col[PLOG_NCOLS - 2] = nextra;
-                col[PLOG_NCOLS - 1] = extras;
-                clen[PLOG_NCOLS - 1] = xl;
+                uint8_t ten[10];
+                memset(ten, 0xff, 9); /* nine full groups, then the 10th byte */
+                ten[9] = last;
                 uint8_t payload[512];
-                size_t len = mk_payload(payload, sizeof(payload), 1, col, clen);
+                size_t len = one_event_payload(payload, sizeof(payload), 0, ten, 10, pad);
                 plog_events_dec_t d;
                 cr_assert_eq(plog_events_dec_init(&d, payload, len, 1, PLOG_VERSION), PLOG_OK);
                 plog_event_t ev[PLOG_DEC_BATCH];
@@ -418,33 +425,13 @@ Test(codec, events_ten_byte_values_checked)
  * end, as one by one refuses it. */
 Test(codec, events_skipped_extras_still_framed)
 {
-    static const uint8_t one[1] = {1}, zero[1] = {0};
     for (int pad = 0; pad < 2; pad++) {
         /* one event, call 1, 1 + 70 or 1 + 1 extras: the overlong value first */
-        uint8_t extras[128], nextra[2];
-        size_t xl = 0;
-        memset(extras, 0x80, 10);
-        extras[10] = 0x01; /* 11 bytes */
-        xl = 11;
-        uint32_t nx = 1;
-        if (pad) {
-            for (int k = 0; k < 70; k++)
-                extras[xl++] = 0x05;
-            nx += 70;
-        }
-        nextra[0] = (uint8_t)nx;
-        const uint8_t *col[PLOG_NCOLS];
-        size_t clen[PLOG_NCOLS];
-        for (int c = 0; c < PLOG_NCOLS; c++) {
-            col[c] = zero;
-            clen[c] = 1;
-        }
-        col[0] = one; /* COL_CALL */
-        col[PLOG_NCOLS - 2] = nextra;
-        col[PLOG_NCOLS - 1] = extras;
-        clen[PLOG_NCOLS - 1] = xl;
+        uint8_t eleven[11];
+        memset(eleven, 0x80, 10);
+        eleven[10] = 0x01; /* 11 bytes */
         uint8_t payload[512];
-        size_t len = mk_payload(payload, sizeof(payload), 1, col, clen);
+        size_t len = one_event_payload(payload, sizeof(payload), 1, eleven, 11, pad);
         uint8_t skip[2] = {0, 1};
         plog_events_dec_t d;
         cr_assert_eq(plog_events_dec_init(&d, payload, len, 1, PLOG_VERSION), PLOG_OK);
