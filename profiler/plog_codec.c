@@ -637,6 +637,23 @@ static inline int varint_tail(const uint8_t *q, unsigned len, uint64_t g8, uint6
     }
     return -1;
 }
+
+/* Bit j set when byte j of the 64 at p ends a varint (its top bit is clear). */
+static inline uint64_t stop_mask64(const uint8_t *p)
+{
+    uint64_t m = 0;
+    for (int q = 0; q < 4; q++) {
+        __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * q));
+        m |= (uint64_t)(uint16_t)_mm_movemask_epi8(b) << (16 * q);
+    }
+    return ~m;
+}
+
+/* Bits 0 .. last set. */
+static inline uint64_t bits_through(unsigned last)
+{
+    return last == 63 ? ~0ull : (2ull << last) - 1;
+}
 #endif /* the window decoders' helpers */
 
 #if defined(__SSE2__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && defined(__x86_64__) && \
@@ -661,6 +678,11 @@ __attribute__((constructor)) static void codec_cpu_init(void)
 }
 #define PLOG_CODEC_CPU_PATHS 1
 
+__attribute__((target("bmi2"))) static unsigned nth_stop_bmi2(uint64_t x, unsigned k)
+{
+    return (unsigned)__builtin_ctzll(_pdep_u64(1ull << k, x));
+}
+
 /* col_varints' 64-byte windows with BMI1/BMI2: a value of up to 8 bytes is one pext of its
  * 7-bit groups, with no branch on its length (lengths 1-3 mix at random in the time columns,
  * and each branch on them was a misprediction). Values from *ip on into v, *pp advanced past
@@ -673,16 +695,9 @@ __attribute__((target("bmi,bmi2,popcnt"))) static int col_windows_bmi2(const uin
     const uint8_t *p = *pp;
     uint32_t i = *ip;
     while (i < n && end - p >= 72) {
-        uint64_t m = 0;
-        for (int q = 0; q < 4; q++) {
-            __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * q));
-            m |= (uint64_t)(uint16_t)_mm_movemask_epi8(b) << (16 * q);
-        }
-        m = ~m;
-        if ((unsigned)__builtin_popcountll(m) > n - i) { /* the column ends in the window */
-            unsigned last = (unsigned)__builtin_ctzll(_pdep_u64(1ull << (n - i - 1), m));
-            m &= last == 63 ? ~0ull : (2ull << last) - 1;
-        }
+        uint64_t m = stop_mask64(p);
+        if ((unsigned)__builtin_popcountll(m) > n - i) /* the column ends in the window */
+            m &= bits_through(nth_stop_bmi2(m, n - i - 1));
         unsigned s = 0;
         while (m != 0) {
             unsigned e = (unsigned)_tzcnt_u64(m);
@@ -720,7 +735,7 @@ static int col_varints(const uint8_t **pp, const uint8_t *end, uint32_t n, uint6
         return 0;
     }
 #if defined(__SSE2__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#if defined(__x86_64__) && defined(__GNUC__)
+#ifdef PLOG_CODEC_CPU_PATHS
     if (have_bmi && col_windows_bmi2(&p, end, n, v, &i) != 0)
         return -1;
 #endif
@@ -728,12 +743,7 @@ static int col_varints(const uint8_t **pp, const uint8_t *end, uint32_t n, uint6
      * branch per byte, or a load at each value's start, made each value wait on the last
      * (mispredictions, or a load-to-load chain); here only the mask carries over. */
     while (i < n && end - p >= 72) { /* 64 bytes scanned + an 8-byte load at the last */
-        uint64_t m = 0;
-        for (int q = 0; q < 4; q++) {
-            __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * q));
-            m |= (uint64_t)(uint16_t)_mm_movemask_epi8(b) << (16 * q);
-        }
-        m = ~m; /* bit j: byte j ends a value */
+        uint64_t m = stop_mask64(p);
         unsigned s = 0;
         while (m != 0 && i < n) {
             unsigned e = (unsigned)__builtin_ctzll(m);
@@ -769,19 +779,11 @@ static int col_varints(const uint8_t **pp, const uint8_t *end, uint32_t n, uint6
 }
 
 #if defined(__SSE2__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#if defined(__x86_64__) && defined(__GNUC__)
-/* The position of set bit k (from 0) of x, which has more than k: one instruction with BMI2,
- * else k steps (a skipped run ends inside its last window after some 20 values). */
-__attribute__((target("bmi2"))) static unsigned nth_stop_bmi2(uint64_t x, unsigned k)
-{
-    return (unsigned)__builtin_ctzll(_pdep_u64(1ull << k, x));
-}
-
-#endif
-
+/* The position of set bit k (from 0) of x, which has more than k: one pdep with BMI2, else k
+ * steps (a skipped run ends inside its last window after some 20 values). */
 static inline unsigned nth_stop(uint64_t x, unsigned k)
 {
-#if defined(__x86_64__) && defined(__GNUC__)
+#ifdef PLOG_CODEC_CPU_PATHS
     if (have_bmi)
         return nth_stop_bmi2(x, k);
 #endif
@@ -806,12 +808,7 @@ static int col_skip(const uint8_t **pp, const uint8_t *end, uint64_t n)
     /* 64 bytes at a time, each window starting at a value's first byte: count stop bytes,
      * and look for a run of 10 continuation bytes below the last stop byte used */
     while (n > 0 && end - p >= 64) {
-        uint64_t m = 0;
-        for (int q = 0; q < 4; q++) {
-            __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * q));
-            m |= (uint64_t)(uint16_t)_mm_movemask_epi8(b) << (16 * q);
-        }
-        uint64_t stop = ~m;
+        uint64_t stop = stop_mask64(p);
         if (stop == 0)
             return -1;
         uint64_t c = (uint64_t)__builtin_popcountll(stop);
@@ -823,7 +820,7 @@ static int col_skip(const uint8_t **pp, const uint8_t *end, uint64_t n)
             last = nth_stop(stop, (unsigned)n - 1);
             n = 0;
         }
-        uint64_t cont = m & (last == 63 ? ~0ull : (2ull << last) - 1);
+        uint64_t cont = ~stop & bits_through(last);
         uint64_t r = cont & cont >> 1; /* bit i: bytes i.. i+1 continue */
         r &= r >> 2;                   /* i.. i+3 */
         r &= r >> 4;                   /* i.. i+7 */
@@ -905,9 +902,8 @@ plog_err_t plog_events_dec_batch(plog_events_dec_t *d, plog_event_t *ev, uint32_
 
     /* the calls first: they say which events' extras to step over */
     uint8_t keep[PLOG_DEC_BATCH];
-    int skipping = d->skip_extras != NULL;
     const uint8_t *skip = d->skip_extras;
-    uint64_t skip_n = skipping ? d->skip_n : 0;
+    uint64_t skip_n = skip != NULL ? d->skip_n : 0;
     COLUMN(COL_CALL, {
         if (x > UINT16_MAX)
             return PLOG_E_CORRUPT;
@@ -923,7 +919,7 @@ plog_err_t plog_events_dec_batch(plog_events_dec_t *d, plog_event_t *ev, uint32_
     for (; m < n; m++) {
         if (v[m] > UINT32_MAX)
             return PLOG_E_CORRUPT;
-        uint64_t w = !skipping || keep[m] ? v[m] : 0;
+        uint64_t w = keep[m] ? v[m] : 0;
         if (w > extras_cap - words)
             break;
         xoff[m] = (uint32_t)words;
@@ -941,26 +937,20 @@ plog_err_t plog_events_dec_batch(plog_events_dec_t *d, plog_event_t *ev, uint32_
         col_varints(&p[COL_NEXTRA], d->col[COL_NEXTRA].end, m, v);
         n = m;
     }
-    if (!skipping) {
-        if (words > (size_t)(d->col[COL_EXTRAS].end - p[COL_EXTRAS]) ||
-            col_varints(&p[COL_EXTRAS], d->col[COL_EXTRAS].end, (uint32_t)words, extras) != 0)
+    /* runs of kept and of skipped events (without skipping, one run of all) */
+    uint64_t *out = extras;
+    for (uint32_t k = 0; k < n;) {
+        uint64_t w = 0, sk = 0;
+        for (; k < n && keep[k]; k++)
+            w += v[k];
+        if (w > 0 && (w > (size_t)(d->col[COL_EXTRAS].end - p[COL_EXTRAS]) ||
+                      col_varints(&p[COL_EXTRAS], d->col[COL_EXTRAS].end, (uint32_t)w, out) != 0))
             return PLOG_E_CORRUPT;
-    } else { /* runs of kept and of skipped events */
-        uint64_t *out = extras;
-        for (uint32_t k = 0; k < n;) {
-            uint64_t w = 0, sk = 0;
-            for (; k < n && keep[k]; k++)
-                w += v[k];
-            if (w > 0 && (w > (size_t)(d->col[COL_EXTRAS].end - p[COL_EXTRAS]) ||
-                          col_varints(&p[COL_EXTRAS], d->col[COL_EXTRAS].end, (uint32_t)w,
-                                      out) != 0))
-                return PLOG_E_CORRUPT;
-            out += w;
-            for (; k < n && !keep[k]; k++)
-                sk += v[k];
-            if (sk > 0 && col_skip(&p[COL_EXTRAS], d->col[COL_EXTRAS].end, sk) != 0)
-                return PLOG_E_CORRUPT;
-        }
+        out += w;
+        for (; k < n && !keep[k]; k++)
+            sk += v[k];
+        if (sk > 0 && col_skip(&p[COL_EXTRAS], d->col[COL_EXTRAS].end, sk) != 0)
+            return PLOG_E_CORRUPT;
     }
 
     uint64_t t = d->prev_start;
