@@ -149,12 +149,16 @@ static inline int64_t sat64(wide_t v)
     return (int64_t)v;
 }
 
+/* Whether the fit's offset is the same at every t (0 without samples, else o0). */
+static inline int fit_constant(const plog_clockfit_t *fit)
+{
+    return fit->n <= 1 || fit->t1 <= fit->t0 || fit->o1 == fit->o0;
+}
+
 static inline wide_t offset_wide(const plog_clockfit_t *fit, uint64_t t)
 {
-    if (fit->n <= 0)
-        return 0;
-    if (fit->n == 1 || fit->t1 <= fit->t0 || fit->o1 == fit->o0)
-        return fit->o0;
+    if (fit_constant(fit))
+        return fit->n <= 0 ? 0 : fit->o0;
     /* the same floor in 64 bits when everything fits: the 128-bit division is a libgcc
      * call, and this runs twice per event */
     int64_t d_off, d_t, n64;
@@ -227,16 +231,13 @@ static int64_t clock_align_piece(const plog_clockfit_t *fit, uint64_t t, uint64_
     wide_t off = offset_wide(fit, t);
     int64_t aligned = sat64((wide_t)t + off - (wide_t)ref);
     *pc = (clkpiece_t){0, 0, 0};
-#ifndef __SIZEOF_INT128__
-    return aligned; /* a long double may round the bounds below: no stretches */
-#endif
+#ifdef __SIZEOF_INT128__ /* a long double may round the bounds: no stretches without it */
     wide_t add = off - (wide_t)ref;
     if (add < (wide_t)INT64_MIN || add > (wide_t)INT64_MAX || t > INT64_MAX ||
         (wide_t)t + add != (wide_t)aligned)
         return aligned;
     wide_t lo = 0, hi = (wide_t)UINT64_MAX; /* in t; hi exclusive */
-    if (!(fit->n <= 0 || fit->n == 1 || fit->t1 <= fit->t0 || fit->o1 == fit->o0)) {
-#ifdef __SIZEOF_INT128__
+    if (!fit_constant(fit)) {
         /* offset = o0 + floor(D dt / T), dt = t - t0: the dt with the same floor */
         wide_t D = (wide_t)fit->o1 - (wide_t)fit->o0, T = (wide_t)(fit->t1 - fit->t0);
         wide_t q = off - (wide_t)fit->o0, dlo, dhi;
@@ -250,7 +251,6 @@ static int64_t clock_align_piece(const plog_clockfit_t *fit, uint64_t t, uint64_
         }
         lo = (wide_t)fit->t0 + dlo;
         hi = (wide_t)fit->t0 + dhi;
-#endif
     }
     if (lo < 0)
         lo = 0;
@@ -261,6 +261,7 @@ static int64_t clock_align_piece(const plog_clockfit_t *fit, uint64_t t, uint64_
         hi = top;
     if (lo <= (wide_t)t && (wide_t)t < hi) /* always, unless the arithmetic above is wrong */
         *pc = (clkpiece_t){(uint64_t)lo, (uint64_t)hi, (int64_t)add};
+#endif
     return aligned;
 }
 
@@ -275,18 +276,18 @@ int64_t plog_clock_align_stretch(const plog_clockfit_t *fit, uint64_t t, uint64_
 }
 
 /* Both ends of a call aligned: by adds when both lie in the stretch of *pc. */
+static inline int in_stretch(const clkpiece_t *pc, uint64_t t)
+{
+    return t - pc->lo < pc->hi - pc->lo; /* lo <= t < hi, in one compare */
+}
+
 static inline void clock_align2(const plog_clockfit_t *fit, uint64_t ref, clkpiece_t *pc,
                                 uint64_t t0, uint64_t t1, int64_t *a0, int64_t *a1)
 {
-    uint64_t w = pc->hi - pc->lo;
-    if (__builtin_expect(t0 - pc->lo < w && t1 - pc->lo < w, 1)) {
-        *a0 = (int64_t)t0 + pc->add;
-        *a1 = (int64_t)t1 + pc->add;
-        return;
-    }
-    *a0 = clock_align_piece(fit, t0, ref, pc);
-    *a1 = t1 - pc->lo < pc->hi - pc->lo ? (int64_t)t1 + pc->add
-                                         : clock_align_piece(fit, t1, ref, pc);
+    *a0 = __builtin_expect(in_stretch(pc, t0), 1) ? (int64_t)t0 + pc->add
+                                                   : clock_align_piece(fit, t0, ref, pc);
+    *a1 = __builtin_expect(in_stretch(pc, t1), 1) ? (int64_t)t1 + pc->add
+                                                   : clock_align_piece(fit, t1, ref, pc);
 }
 
 /* ==== small containers =================================================================== */
