@@ -742,14 +742,16 @@ static plog_err_t frame_decompress(int fd, const char *path, uint32_t version,
     size_t zframe = fx->comp_len; /* bytes of the zstd frame proper */
     if (version >= 6) {
         /* the trailer: a skippable frame holding the XXH3-64 of the bytes before it */
-        if (zframe < PLOG_HASH_TRAILER)
+        plog_hash_trailer_t tr;
+        if (zframe < sizeof(tr))
             return fail(err, PLOG_E_CORRUPT, path, off, "payload of %zu bytes has no hash",
                         zframe);
-        zframe -= PLOG_HASH_TRAILER;
-        uint64_t want;
-        if (plog_hash_trailer_read(z->cbuf + zframe, &want) != 0)
+        zframe -= sizeof(tr);
+        memcpy(&tr, z->cbuf + zframe, sizeof(tr));
+        plog_hash_trailer_t want = plog_payload_trailer(z->cbuf, zframe);
+        if (tr.magic != want.magic || tr.len != want.len)
             return fail(err, PLOG_E_CORRUPT, path, off, "payload does not end in its hash");
-        if (plog_payload_hash(z->cbuf, zframe) != want)
+        if (tr.hash != want.hash)
             return fail(err, PLOG_E_CORRUPT, path, off, "payload hash mismatch");
     }
     unsigned long long fcs = ZSTD_getFrameContentSize(z->cbuf, zframe);

@@ -160,35 +160,11 @@ plog_err_t plog_header_decode(const uint8_t *buf, size_t len, plog_file_header_t
 
 /* ---- frame envelope ---- */
 
-uint64_t plog_payload_hash(const void *zframe, size_t len)
-{
-    return XXH3_64bits(zframe, len);
-}
+_Static_assert(sizeof(plog_hash_trailer_t) == 16, "the trailer is written as it is in memory");
 
-void plog_hash_trailer(uint8_t out[PLOG_HASH_TRAILER], uint64_t hash)
+plog_hash_trailer_t plog_payload_trailer(const void *zframe, size_t len)
 {
-    for (int i = 0; i < 4; i++) {
-        out[i] = (uint8_t)(PLOG_HASH_MAGIC >> (8 * i));
-        out[4 + i] = (uint8_t)(8u >> (8 * i)); /* the skippable frame's content length */
-    }
-    for (int i = 0; i < 8; i++)
-        out[8 + i] = (uint8_t)(hash >> (8 * i));
-}
-
-int plog_hash_trailer_read(const uint8_t in[PLOG_HASH_TRAILER], uint64_t *hash)
-{
-    uint32_t magic = 0, len = 0;
-    uint64_t h = 0;
-    for (int i = 3; i >= 0; i--) {
-        magic = magic << 8 | in[i];
-        len = len << 8 | in[4 + i];
-    }
-    for (int i = 7; i >= 0; i--)
-        h = h << 8 | in[8 + i];
-    if (magic != PLOG_HASH_MAGIC || len != 8)
-        return -1;
-    *hash = h;
-    return 0;
+    return (plog_hash_trailer_t){PLOG_HASH_MAGIC, 8, XXH3_64bits(zframe, len)};
 }
 
 void plog_frame_header_seal(plog_frame_header_t *fh)

@@ -64,11 +64,8 @@ plog_err_t plog_header_decode(const uint8_t *buf, size_t len, plog_file_header_t
 
 /* ---- frame envelope ---- */
 void plog_frame_header_seal(plog_frame_header_t *fh); /* fills magic and header_crc */
-/* Version >= 6 payload integrity (plog_format.h, PLOG_HASH_*): the hash of a zstd frame's
- * bytes, the 16-byte trailer that carries it, and the trailer read back (-1: not one). */
-uint64_t plog_payload_hash(const void *zframe, size_t len);
-void plog_hash_trailer(uint8_t out[PLOG_HASH_TRAILER], uint64_t hash);
-int plog_hash_trailer_read(const uint8_t in[PLOG_HASH_TRAILER], uint64_t *hash);
+/* The trailer a version >= 6 payload ends in: the hash of its zstd frame, len bytes. */
+plog_hash_trailer_t plog_payload_trailer(const void *zframe, size_t len);
 plog_err_t plog_frame_header_check(const plog_frame_header_t *fh);
 
 /* ---- EVENTS payload (columnar; see doc/log-format.md) ----

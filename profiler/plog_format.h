@@ -25,12 +25,7 @@
 #define PLOG_FRAME_MAGIC 0x4d524650u    /* "PFRM" */
 #define PLOG_FILE_PATTERN "rank-%06d.plog"
 #define PLOG_MAX_FRAME_RAW (64u << 20)  /* reader refuses larger decoded payloads */
-/* Version >= 6: a frame's payload is one zstd frame without content checksum, then this
- * 16-byte zstd skippable frame: u32 PLOG_HASH_MAGIC, u32 8 (its content's length), u64
- * XXH3-64 (seed 0) of the zstd frame's bytes. Hashing the compressed bytes checks what is on
- * disk with a seventh of the work of hashing the decompressed ones. */
 #define PLOG_HASH_MAGIC 0x184d2a56u     /* one of zstd's skippable magics, 0x184d2a50..5f */
-#define PLOG_HASH_TRAILER 16u
 
 /* Clock sources: what the raw timestamps were taken with before conversion to ns. */
 enum plog_clock {
@@ -72,6 +67,15 @@ typedef struct plog_frame_header {
     uint32_t count;         /* records in the payload (events, comms, samples) */
     uint32_t header_crc;    /* CRC-32 of this header with this field zero */
 } plog_frame_header_t;      /* 24 bytes */
+
+/* Version >= 6: a frame's payload is one zstd frame without content checksum, then this zstd
+ * skippable frame. Hashing the compressed bytes checks what is on disk with a seventh of the
+ * work of hashing the decompressed ones. */
+typedef struct plog_hash_trailer {
+    uint32_t magic;         /* PLOG_HASH_MAGIC */
+    uint32_t len;           /* 8: the skippable frame's content, hash */
+    uint64_t hash;          /* XXH3-64 (seed 0) of the zstd frame's bytes */
+} plog_hash_trailer_t;      /* 16 bytes */
 
 /* What a call does, for the reader's semantics (request linking, statuses, matrices).
  * The per-call ids and their classes come from pmpi/mpi_spec.txt via the generated

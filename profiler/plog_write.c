@@ -73,7 +73,7 @@ plog_err_t plog_writer_frame(plog_writer_t *w, unsigned kind, unsigned thread, u
         return w->err;
     if (raw_len > PLOG_MAX_FRAME_RAW)
         return PLOG_E_TOOBIG;
-    size_t need = ZSTD_compressBound(raw_len) + PLOG_HASH_TRAILER;
+    size_t need = ZSTD_compressBound(raw_len) + sizeof(plog_hash_trailer_t);
     if (need > w->zcap) {
         uint8_t *nb = realloc(w->zbuf, need);
         if (!nb) {
@@ -83,11 +83,13 @@ plog_err_t plog_writer_frame(plog_writer_t *w, unsigned kind, unsigned thread, u
         w->zbuf = nb;
         w->zcap = need;
     }
-    size_t clen = ZSTD_compress2(w->cctx, w->zbuf, w->zcap - PLOG_HASH_TRAILER, raw, raw_len);
+    plog_hash_trailer_t tr;
+    size_t clen = ZSTD_compress2(w->cctx, w->zbuf, w->zcap - sizeof(tr), raw, raw_len);
     if (ZSTD_isError(clen))
         return w->err = PLOG_E_ZSTD;
-    plog_hash_trailer(w->zbuf + clen, plog_payload_hash(w->zbuf, clen));
-    clen += PLOG_HASH_TRAILER;
+    tr = plog_payload_trailer(w->zbuf, clen);
+    memcpy(w->zbuf + clen, &tr, sizeof(tr));
+    clen += sizeof(tr);
     plog_frame_header_t fh = {0};
     fh.kind = (uint16_t)kind;
     fh.thread = (uint16_t)thread;

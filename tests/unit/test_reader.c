@@ -827,7 +827,7 @@ enum { NO_HASH, HASHED, BAD_HASH, BAD_TRAILER, ZSTD_CHECKSUM /* no trailer: vers
 static void append_frame(const char *path, unsigned kind, uint32_t count, const void *raw,
                          size_t raw_len, uint32_t claim_raw, int hash, int twice)
 {
-    size_t cap = ZSTD_compressBound(raw_len) * 2 + 16 + PLOG_HASH_TRAILER;
+    size_t cap = ZSTD_compressBound(raw_len) * 2 + 16 + sizeof(plog_hash_trailer_t);
     uint8_t *z = malloc(cap);
     ZSTD_CCtx *c = ZSTD_createCCtx();
     ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, hash == ZSTD_CHECKSUM);
@@ -839,10 +839,11 @@ static void append_frame(const char *path, unsigned kind, uint32_t count, const 
     }
     ZSTD_freeCCtx(c);
     if (hash != NO_HASH && hash != ZSTD_CHECKSUM) {
-        plog_hash_trailer(z + n, plog_payload_hash(z, n) + (hash == BAD_HASH));
-        if (hash == BAD_TRAILER)
-            z[n] ^= 1;
-        n += PLOG_HASH_TRAILER;
+        plog_hash_trailer_t tr = plog_payload_trailer(z, n);
+        tr.hash += hash == BAD_HASH;
+        tr.magic ^= hash == BAD_TRAILER;
+        memcpy(z + n, &tr, sizeof(tr));
+        n += sizeof(tr);
     }
     plog_frame_header_t fh = {0};
     fh.kind = (uint16_t)kind;
