@@ -9,7 +9,6 @@
 #include <string.h>
 
 const double pnm_qprob[PNM_NQ] = {0, 0.10, 0.25, 0.50, 0.75, 0.90, 1};
-#define Q50 3
 
 const char *pnm_kind_name(pnm_kind_t k)
 {
@@ -142,9 +141,9 @@ static int source_curve(const pnm_model_t *m, int32_t src, curve_t *c)
             if (m->s[i].bytes != size)
                 continue;
             if (m->s[i].dst < 0 && src >= 0)
-                pooled = m->s[i].q.v[Q50];
+                pooled = m->s[i].q.v[PNM_Q50];
             else if (src < 0 ? m->s[i].dst < 0 : 1)
-                tmp[k++] = m->s[i].q.v[Q50];
+                tmp[k++] = m->s[i].q.v[PNM_Q50];
         }
         double v = pooled;
         if (isnan(v) && k > 0) {
@@ -585,7 +584,7 @@ static int interp(const pnm_sample_t *s, size_t a, size_t b, uint64_t bytes, pnm
         }
         for (int i = 1; i < PNM_NQ; i++) /* keep the quantiles in order */
             out->v[i] = fmax(out->v[i], out->v[i - 1]);
-        out->mean = p->q.mean * (p->q.v[Q50] > 0 ? out->v[Q50] / p->q.v[Q50] : 1);
+        out->mean = p->q.mean * (p->q.v[PNM_Q50] > 0 ? out->v[PNM_Q50] / p->q.v[PNM_Q50] : 1);
         out->n = p->q.n;
         return 1;
     }
@@ -646,7 +645,7 @@ static int global_dist(const pnm_model_t *m, uint64_t bytes, pnm_q_t *out)
         }
         for (int i = 1; i < PNM_NQ; i++)
             out->v[i] = fmax(out->v[i], out->v[i - 1]);
-        out->mean = out->v[Q50];
+        out->mean = out->v[PNM_Q50];
         out->n = (uint32_t)n;
     }
     free(v);
@@ -675,7 +674,7 @@ double pnm_time(const pnm_model_t *m, int32_t src, int32_t dst, uint64_t bytes)
     case PNM_LOOKUP: {
         pnm_q_t q;
         measured_dist(m, src, dst, bytes, &q);
-        return q.v[Q50];
+        return q.v[PNM_Q50];
     }
     case PNM_HOCKNEY: {
         const pnm_hockney_src_t *h =
@@ -700,7 +699,7 @@ void pnm_dist(const pnm_model_t *m, int32_t src, int32_t dst, uint64_t bytes, pn
     measured_dist(m, src, m->kind == PNM_LOOKUP ? dst : -1, bytes, out);
     if (m->kind == PNM_LOOKUP)
         return;
-    double t = pnm_time(m, src, dst, bytes), med = out->v[Q50];
+    double t = pnm_time(m, src, dst, bytes), med = out->v[PNM_Q50];
     double f = med > 0 ? t / med : 1;
     for (int i = 0; i < PNM_NQ; i++)
         out->v[i] = med > 0 ? out->v[i] * f : t;

@@ -27,6 +27,7 @@ typedef struct pnm_q {
     double mean;
 } pnm_q_t;
 extern const double pnm_qprob[PNM_NQ]; /* 0, .1, .25, .5, .75, .9, 1 */
+enum { PNM_Q25 = 2, PNM_Q50 = 3, PNM_Q75 = 4 }; /* their slots in v[] */
 
 enum { PNM_EXCHANGE = 0, PNM_ONEWAY = 1 };
 

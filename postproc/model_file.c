@@ -47,30 +47,35 @@ void pmf_samples_from_probe(pnm_sample_t *s, const plog_probe_entry_t *e, size_t
     }
 }
 
-/* f's samples as its models are fitted to them (a copy; quick probes unshared by the hosts'
- * names, an empty name a host of its own); *changed: pair samples unshared. NULL: no memory. */
-static pnm_sample_t *fit_samples(const pmf_t *f, size_t *changed)
+/* f's samples as its models are fitted to them (a copy): quick probes unshared by the
+ * hosts' names (an empty name a host of its own), then, with shrink, pooled toward their
+ * groups; *changed: pair samples unshared. NULL: no memory. */
+static pnm_sample_t *fit_samples(const pmf_t *f, int shrink, size_t *changed)
 {
     *changed = 0;
     pnm_sample_t *s = malloc((f->n ? f->n : 1) * sizeof(*s));
     if (!s)
         return NULL;
     memcpy(s, f->s, f->n * sizeof(*s));
-    if (f->mode != 1 || !f->hosts || f->nranks < 3)
-        return s;
-    int32_t *id = malloc((size_t)f->nranks * sizeof(*id)), nh = 0;
-    if (!id)
-        return s; /* as measured */
-    for (int32_t r = 0; r < f->nranks; r++) {
-        int32_t k = 0;
-        if (f->hosts[r][0]) /* ranks are few here: a scan per rank */
-            while (k < r && strcmp(f->hosts[k], f->hosts[r]) != 0)
-                k++;
-        else
-            k = r;
-        id[r] = k < r ? id[k] : nh++;
+    int32_t *id = NULL, nh = 0;
+    if (f->hosts && (id = malloc((size_t)f->nranks * sizeof(*id)))) {
+        for (int32_t r = 0; r < f->nranks; r++) {
+            int32_t k = 0;
+            if (f->hosts[r][0]) /* ranks are few here: a scan per rank */
+                while (k < r && strcmp(f->hosts[k], f->hosts[r]) != 0)
+                    k++;
+            else
+                k = r;
+            id[r] = k < r ? id[k] : nh++;
+        }
+    } else if (f->hosts) {
+        free(s);
+        return NULL;
     }
-    *changed = pmf_unshare(s, f->n, f->nranks, id, nh);
+    if (f->mode == 1 && id && f->nranks >= 3)
+        *changed = pmf_unshare(s, f->n, f->nranks, id, nh);
+    if (shrink)
+        pmf_shrink(s, f->n, id);
     free(id);
     return s;
 }
@@ -78,7 +83,7 @@ static pnm_sample_t *fit_samples(const pmf_t *f, size_t *changed)
 int pmf_fit_all(pmf_t *f, const pnm_opts_t *o, char *why, size_t cap)
 {
     size_t changed;
-    pnm_sample_t *s = fit_samples(f, &changed);
+    pnm_sample_t *s = fit_samples(f, 1, &changed);
     if (!s) {
         snprintf(why, cap, "out of memory");
         return -1;
@@ -289,6 +294,100 @@ out:
     free(load);
     free(cnt);
     free(acc);
+    return changed;
+}
+
+/* ---- few samples: each median pooled toward its group ---- */
+
+/* a sample's group in pmf_shrink: pooled samples by (way, size); pairs by (source, way,
+ * size, path); idx is the sample */
+typedef struct shrink_key {
+    int pair;
+    int32_t src; /* -1 for pooled samples */
+    int way;
+    uint64_t bytes;
+    int same_host;
+    size_t idx;
+} shrink_key_t;
+
+static int cmp_shrink(const void *a, const void *b)
+{
+    const shrink_key_t *x = a, *y = b;
+    if (x->pair != y->pair)
+        return x->pair - y->pair;
+    if (x->src != y->src)
+        return (x->src > y->src) - (x->src < y->src);
+    if (x->way != y->way)
+        return x->way - y->way;
+    if (x->bytes != y->bytes)
+        return (x->bytes > y->bytes) - (x->bytes < y->bytes);
+    return x->same_host - y->same_host;
+}
+
+static int same_group(const shrink_key_t *x, const shrink_key_t *y)
+{
+    shrink_key_t a = *x, b = *y;
+    a.idx = b.idx = 0;
+    return cmp_shrink(&a, &b) == 0;
+}
+
+/* The members k[0..m) of one group: each median moved toward the members' mean by the
+ * share of its sampling variance in the variance it shows (Morris's empirical Bayes:
+ * between-member variance tau^2 = the medians' variance less their mean sampling
+ * variance, at least 0; weight tau^2 / (tau^2 + se^2)). A median's sampling variance is
+ * that of a normal sample's median, pi sigma^2 / (2 n), with sigma = IQR / 1.349. */
+static size_t shrink_group(pnm_sample_t *s, const shrink_key_t *k, size_t m)
+{
+    if (m < 3) /* fewer than 3 members: the mean does not improve on them */
+        return 0;
+    double mean = 0, msev = 0, var = 0;
+    for (size_t a = 0; a < m; a++)
+        mean += s[k[a].idx].q.v[PNM_Q50];
+    mean /= (double)m;
+    for (size_t a = 0; a < m; a++) {
+        const pnm_q_t *q = &s[k[a].idx].q;
+        double d = q->v[PNM_Q50] - mean, se = 0.929 * (q->v[PNM_Q75] - q->v[PNM_Q25]);
+        var += d * d;
+        msev += se * se / (q->n ? q->n : 1);
+    }
+    var /= (double)(m - 1);
+    msev /= (double)m;
+    double tau2 = var > msev ? var - msev : 0;
+    size_t changed = 0;
+    for (size_t a = 0; a < m; a++) {
+        pnm_q_t *q = &s[k[a].idx].q;
+        double se = 0.929 * (q->v[PNM_Q75] - q->v[PNM_Q25]), se2 = se * se / (q->n ? q->n : 1);
+        if (se2 == 0)
+            continue; /* no spread to weigh it by */
+        double w = tau2 / (tau2 + se2), d = (1 - w) * (mean - q->v[PNM_Q50]);
+        if (d == 0)
+            continue;
+        for (int j = 0; j < PNM_NQ; j++)
+            q->v[j] = q->v[j] + d > 0 ? q->v[j] + d : 0;
+        q->mean = q->mean + d > 0 ? q->mean + d : 0;
+        changed++;
+    }
+    return changed;
+}
+
+size_t pmf_shrink(pnm_sample_t *s, size_t n, const int32_t *host)
+{
+    shrink_key_t *k = malloc((n ? n : 1) * sizeof(*k));
+    if (!k)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        const pnm_sample_t *x = &s[i];
+        k[i] = (shrink_key_t){x->dst >= 0, x->dst >= 0 ? x->src : -1, x->way, x->bytes,
+                              x->dst >= 0 && host && host[x->src] == host[x->dst], i};
+    }
+    qsort(k, n, sizeof(*k), cmp_shrink);
+    size_t changed = 0;
+    for (size_t a = 0, b; a < n; a = b) {
+        for (b = a + 1; b < n && same_group(&k[a], &k[b]); b++)
+            ;
+        changed += shrink_group(s, k + a, b - a);
+    }
+    free(k);
     return changed;
 }
 
@@ -632,7 +731,7 @@ int pmf_read(const char *path, pmf_t *f, char *why, size_t cap)
         }
     }
     size_t changed;
-    fs = fit_samples(f, &changed);
+    fs = fit_samples(f, json_integer_value(ver) >= 4, &changed); /* as the file was written */
     if (!fs) {
         bad(why, cap, path, "out of memory");
         goto out;

@@ -11,8 +11,9 @@
 #include "plog_probe.h"
 
 #define PMF_FORMAT "phasor-model"
-#define PMF_VERSION 3 /* 2: a quick probe's one-way samples and models; 3: quick models
-                        * fitted to the samples unshared (pmf_unshare). 1 and 2 still read */
+#define PMF_VERSION 4 /* 2: a quick probe's one-way samples and models; 3: quick models
+                        * fitted to the samples unshared (pmf_unshare); 4: and shrunk
+                        * (pmf_shrink). 1 to 3 still read */
 
 typedef struct pmf {
     int mode;               /* 1 quick, 2 full */
@@ -45,6 +46,18 @@ void pmf_samples_from_probe(pnm_sample_t *s, const plog_probe_entry_t *e, size_t
  * no memory). doc/models.md, "Shared links". */
 size_t pmf_unshare(pnm_sample_t *s, size_t n, int32_t nranks, const int32_t *host,
                    int32_t nhosts);
+
+/* A probe takes a handful of samples per pair (4 per pair and size in a quick probe on 4
+ * ranks), so a median can land on one mode of a bimodal time and make its pair, or its
+ * source, look slower than it is. Moves each median of s[0..n) toward the mean of its
+ * group (pooled samples: every source's, by way and size; pairs: the source's, by way,
+ * size and path, within a host or between hosts by host[], NULL: one path) as far as its
+ * own sampling noise, from its quartiles and n, explains its distance from it (empirical
+ * Bayes); each moved sample's quantiles and mean move by as much (not below 0), so its
+ * spread is kept: scaled, a wide one would grow a tail. Groups of fewer than 3 and
+ * samples without spread stay. Returns the number of samples moved (0 also without
+ * memory). doc/models.md, "Few samples". */
+size_t pmf_shrink(pnm_sample_t *s, size_t n, const int32_t *host);
 
 /* Fit every model that the samples allow (the lookup table always). 0, or -1 with why. */
 int pmf_fit_all(pmf_t *f, const pnm_opts_t *o, char *why, size_t cap);

@@ -123,41 +123,154 @@ static void damaged(const char *from, const char *to, const char *want)
 }
 
 Test(modelfile, wrong_format) { damaged("\"phasor-model\"", "\"other\"", "not a phasor model file"); }
-Test(modelfile, wrong_version) { damaged("\"version\": 3", "\"version\": 7", "version 7"); }
+Test(modelfile, wrong_version) { damaged("\"version\": 4", "\"version\": 7", "version 7"); }
 Test(modelfile, oneway_params_without_samples)
 {
     damaged("\"oneway_samples\"", "\"other_samples\"", "models.lookup.oneway: the file has no oneway_samples");
 }
-Test(modelfile, oneway_samples_in_version_1) { damaged("\"version\": 3", "\"version\": 1", "oneway_samples"); }
+Test(modelfile, oneway_samples_in_version_1) { damaged("\"version\": 4", "\"version\": 1", "oneway_samples"); }
 Test(modelfile, oneway_sample_damaged) { damaged("\"oneway_samples\": [\n  [\n   0,", "\"oneway_samples\": [\n  [\n   9,", "oneway_samples[0]"); }
 
-/* a version 1 file (exchanges only, no one-way parts) reads as it did */
-Test(modelfile, version_1_reads)
+/* The file f wrote, with its version set to v. */
+static void set_version(int v)
 {
-    pmf_t f, g;
-    make_ways(&f, 0);
-    char why[512];
-    cr_assert_eq(pmf_write(path, &f, why, sizeof(why)), 0, "%s", why);
     FILE *in = fopen(path, "r");
     static char buf[1 << 20];
     size_t n = fread(buf, 1, sizeof(buf) - 1, in);
     fclose(in);
     buf[n] = '\0';
-    char *p = strstr(buf, "\"version\": 3");
-    cr_assert(p != NULL && strstr(buf, "oneway") == NULL);
-    p[11] = '1';
+    char *p = strstr(buf, "\"version\": 4");
+    cr_assert(p != NULL);
+    p[11] = (char)('0' + v);
     FILE *out = fopen(path, "w");
     fputs(buf, out);
     fclose(out);
+}
+
+/* Files of versions 1 and 3 read as they did: their Hockney and LogGP parameters as
+ * written, their lookup table the samples as measured (not shrunk, pmf_shrink). */
+static void older_version_reads(int v, int oneway)
+{
+    pmf_t f, g;
+    make_ways(&f, oneway);
+    char why[512];
+    cr_assert_eq(pmf_write(path, &f, why, sizeof(why)), 0, "%s", why);
+    set_version(v);
     cr_assert_eq(pmf_read(path, &g, why, sizeof(why)), 0, "%s", why);
+    pnm_model_t raw;
+    pnm_samples_t in = {f.nranks, f.mode, f.n, f.s};
+    cr_assert_eq(pnm_fit(PNM_LOOKUP, &in, NULL, &raw, why, sizeof(why)), PNM_OK, "%s", why);
     for (int k = PNM_LOOKUP; k <= PNM_LOGGP; k++) {
-        cr_assert(g.has[k] && g.m[k].oneway == NULL);
-        double a = pnm_time(&f.m[k], 1, 2, 20000), c = pnm_time(pnm_way(&g.m[k], 0), 1, 2, 20000);
-        cr_assert_float_eq(a, c, 1e-6 * a);
+        cr_assert(g.has[k] && (g.m[k].oneway != NULL) == oneway);
+        const pnm_model_t *want = k == PNM_LOOKUP ? &raw : &f.m[k];
+        for (int w = 0; w <= oneway; w++) {
+            double a = pnm_time(pnm_way(want, w), 1, 2, 20000);
+            double c = pnm_time(pnm_way(&g.m[k], w), 1, 2, 20000);
+            cr_assert_float_eq(a, c, 1e-6 * a, "version %d, %s, way %d", v,
+                               pnm_kind_name((pnm_kind_t)k), w);
+        }
     }
+    pnm_free(&raw);
     pmf_free(&f);
     pmf_free(&g);
 }
+
+/* version 1: exchanges only, no one-way parts */
+Test(modelfile, version_1_reads) { older_version_reads(1, 0); }
+Test(modelfile, version_3_reads) { older_version_reads(3, 1); }
+
+/* ---- few samples (pmf_shrink) ---- */
+
+/* quantiles around median t whose median has sampling variance se2 (se = 0.929 IQR / sqrt n) */
+static pnm_q_t noisy(double t, double se2)
+{
+    pnm_q_t q = {.n = 9};
+    double iqr = sqrt(se2 * 9) / 0.929;
+    const double at[PNM_NQ] = {-1.5, -0.9, -0.5, 0, 0.5, 0.9, 1.5};
+    for (int i = 0; i < PNM_NQ; i++)
+        q.v[i] = t + at[i] * iqr;
+    q.mean = t;
+    return q;
+}
+
+Test(shrink, toward_the_mean_by_the_noise_share)
+{
+    /* medians 100, 100, 160: mean 120, variance 1200; sampling variance 300 each, so 900
+     * between sources and each median keeps 900 / 1200 of its distance */
+    pnm_sample_t s[3];
+    for (int r = 0; r < 3; r++)
+        s[r] = (pnm_sample_t){r, -1, 4096, noisy(r == 2 ? 160 : 100, 300), PNM_EXCHANGE};
+    cr_assert_eq(pmf_shrink(s, 3, NULL), 3);
+    const double want[3] = {105, 105, 150};
+    for (int r = 0; r < 3; r++) {
+        pnm_q_t o = noisy(r == 2 ? 160 : 100, 300);
+        double d = want[r] - o.v[PNM_Q50];
+        cr_assert_float_eq(s[r].q.v[PNM_Q50], want[r], 1e-9, "source %d", r);
+        for (int i = 0; i < PNM_NQ; i++) /* the distribution moves whole, its spread kept */
+            cr_assert_float_eq(s[r].q.v[i], o.v[i] + d, 1e-9, "source %d quantile %d", r, i);
+        cr_assert_float_eq(s[r].q.mean, o.mean + d, 1e-9);
+    }
+}
+
+Test(shrink, not_below_zero)
+{
+    /* a median of 200 whose quartiles span 20..4000 (sampling variance about 1.5e6, more
+     * than the medians' 12675) among two of 5: all three become the mean, 70, and the
+     * wide one's low quantiles stop at 0 */
+    pnm_q_t wide = {.n = 9, .v = {0, 10, 20, 200, 4000, 5000, 6000}, .mean = 1500};
+    pnm_sample_t u[3] = {{0, -1, 4096, wide, 0}, {1, -1, 4096, noisy(5, 1), 0},
+                         {2, -1, 4096, noisy(5, 1), 0}};
+    cr_assert_eq(pmf_shrink(u, 3, NULL), 3);
+    const double want[PNM_NQ] = {0, 0, 0, 70, 3870, 4870, 5870};
+    for (int i = 0; i < PNM_NQ; i++)
+        cr_assert_float_eq(u[0].q.v[i], want[i], 1e-9, "quantile %d", i);
+    cr_assert_float_eq(u[0].q.mean, 1370, 1e-9);
+    for (int r = 1; r < 3; r++)
+        cr_assert_float_eq(u[r].q.v[PNM_Q50], 70, 1e-9);
+}
+
+Test(shrink, spread_within_noise_pools_fully)
+{
+    /* medians 100, 110, 120: variance 100, less than their sampling variance 400 */
+    pnm_sample_t s[3];
+    for (int r = 0; r < 3; r++)
+        s[r] = (pnm_sample_t){r, -1, 4096, noisy(100 + 10 * r, 400), PNM_ONEWAY};
+    pmf_shrink(s, 3, NULL);
+    for (int r = 0; r < 3; r++)
+        cr_assert_float_eq(s[r].q.v[PNM_Q50], 110, 1e-9, "source %d", r);
+}
+
+Test(shrink, groups_apart)
+{
+    /* source 0 to 1..4 at 4 KiB: 1 shares its host (fast), 2..4 do not; source 0 pooled
+     * alone at 4 KiB; sources 0..2 pooled at 64 KiB by exchange, 0..3 one way */
+    int32_t host[5] = {0, 0, 1, 2, 3};
+    pnm_sample_t s[] = {
+        {0, 1, 4096, noisy(10, 100), PNM_EXCHANGE},  {0, 2, 4096, noisy(100, 100), PNM_EXCHANGE},
+        {0, 3, 4096, noisy(100, 100), PNM_EXCHANGE}, {0, 4, 4096, noisy(130, 100), PNM_EXCHANGE},
+        {0, -1, 4096, noisy(100, 100), PNM_EXCHANGE},
+        {0, -1, 65536, noisy(1000, 1e4), PNM_EXCHANGE}, {1, -1, 65536, noisy(2000, 1e4), PNM_EXCHANGE},
+        {0, -1, 65536, noisy(1000, 1e4), PNM_ONEWAY},  {1, -1, 65536, noisy(1000, 1e4), PNM_ONEWAY},
+        {2, -1, 65536, noisy(1000, 1e4), PNM_ONEWAY},  {3, -1, 65536, noisy(3000, 0), PNM_ONEWAY},
+    };
+    size_t n = sizeof(s) / sizeof(s[0]);
+    pnm_sample_t o[sizeof(s) / sizeof(s[0])];
+    memcpy(o, s, sizeof(s));
+    size_t moved = pmf_shrink(s, n, host);
+    /* moved: the three pairs between hosts and the three one-way sources with spread */
+    cr_assert_eq(moved, 6);
+    cr_assert_float_eq(s[0].q.v[PNM_Q50], 10, 0, "the same-host pair is a group of one");
+    double mean = 110, var = (100 + 100 + 400) / 2.0, tau2 = var - 100, w = tau2 / (tau2 + 100);
+    for (int i = 1; i <= 3; i++)
+        cr_assert_float_eq(s[i].q.v[PNM_Q50], mean + w * (o[i].q.v[PNM_Q50] - mean), 1e-9);
+    cr_assert_float_eq(s[4].q.v[PNM_Q50], 100, 0, "a pooled source alone at its size");
+    cr_assert_float_eq(s[5].q.v[PNM_Q50], 1000, 0, "two sources are too few");
+    cr_assert_float_eq(s[6].q.v[PNM_Q50], 2000, 0, "two sources are too few");
+    cr_assert_float_eq(s[10].q.v[PNM_Q50], 3000, 0, "no spread: kept as measured");
+    cr_assert_lt(s[7].q.v[PNM_Q50], 1500 + 1e-9);
+    cr_assert_gt(s[7].q.v[PNM_Q50], 1000);
+}
+
 Test(modelfile, bad_mode) { damaged("\"quick\"", "\"slow\"", "probe.mode"); }
 Test(modelfile, bad_ranks) { damaged("\"ranks\": 3", "\"ranks\": 0", "probe.ranks"); }
 Test(modelfile, sample_rank) { damaged("[\n   0,\n   -1,", "[\n   7,\n   -1,", "samples[0]"); }
