@@ -74,8 +74,11 @@ static pnm_sample_t *fit_samples(const pmf_t *f, int shrink, size_t *changed)
     }
     if (f->mode == 1 && id && f->nranks >= 3)
         *changed = pmf_unshare(s, f->n, f->nranks, id, nh);
-    if (shrink)
-        pmf_shrink(s, f->n, id);
+    size_t moved;
+    if (shrink && pmf_shrink(s, f->n, id, &moved) != 0) {
+        free(s);
+        s = NULL;
+    }
     free(id);
     return s;
 }
@@ -321,7 +324,10 @@ static int cmp_shrink(const void *a, const void *b)
         return x->way - y->way;
     if (x->bytes != y->bytes)
         return (x->bytes > y->bytes) - (x->bytes < y->bytes);
-    return x->same_host - y->same_host;
+    if (x->same_host != y->same_host)
+        return x->same_host - y->same_host;
+    /* then as given, so that the sums run in one order whatever qsort does */
+    return (x->idx > y->idx) - (x->idx < y->idx);
 }
 
 static int same_group(const shrink_key_t *x, const shrink_key_t *y)
@@ -352,6 +358,8 @@ static size_t shrink_group(pnm_sample_t *s, const shrink_key_t *k, size_t m)
     }
     var /= (double)(m - 1);
     msev /= (double)m;
+    if (!isfinite(mean) || !isfinite(var) || !isfinite(msev))
+        return 0; /* the readers refuse such times; a direct caller gets them back as given */
     double tau2 = var > msev ? var - msev : 0;
     size_t changed = 0;
     for (size_t a = 0; a < m; a++) {
@@ -370,25 +378,25 @@ static size_t shrink_group(pnm_sample_t *s, const shrink_key_t *k, size_t m)
     return changed;
 }
 
-size_t pmf_shrink(pnm_sample_t *s, size_t n, const int32_t *host)
+int pmf_shrink(pnm_sample_t *s, size_t n, const int32_t *host, size_t *moved)
 {
+    *moved = 0;
     shrink_key_t *k = malloc((n ? n : 1) * sizeof(*k));
     if (!k)
-        return 0;
+        return -1;
     for (size_t i = 0; i < n; i++) {
         const pnm_sample_t *x = &s[i];
         k[i] = (shrink_key_t){x->dst >= 0, x->dst >= 0 ? x->src : -1, x->way, x->bytes,
                               x->dst >= 0 && host && host[x->src] == host[x->dst], i};
     }
     qsort(k, n, sizeof(*k), cmp_shrink);
-    size_t changed = 0;
     for (size_t a = 0, b; a < n; a = b) {
         for (b = a + 1; b < n && same_group(&k[a], &k[b]); b++)
             ;
-        changed += shrink_group(s, k + a, b - a);
+        *moved += shrink_group(s, k + a, b - a);
     }
     free(k);
-    return changed;
+    return 0;
 }
 
 /* ---- writing ---- */
@@ -693,8 +701,8 @@ int pmf_read(const char *path, pmf_t *f, char *why, size_t cap)
     }
     if (owj && (json_integer_value(ver) < 2 || f->mode != 1 || !json_is_array(owj) ||
                 json_array_size(owj) == 0)) {
-        bad(why, cap, path, "oneway_samples: only a quick probe's file of version 2 has them, "
-            "as a non-empty array");
+        bad(why, cap, path, "oneway_samples: only a quick probe's file of version 2 or later "
+            "has them, as a non-empty array");
         goto out;
     }
     f->s = calloc(json_array_size(samples) + (owj ? json_array_size(owj) : 0), sizeof(*f->s));
@@ -709,7 +717,11 @@ int pmf_read(const char *path, pmf_t *f, char *why, size_t cap)
     json_t *hosts = json_object_get(probe, "hosts");
     if (json_is_array(hosts) && json_array_size(hosts) == (size_t)f->nranks) {
         f->hosts = calloc((size_t)f->nranks, sizeof(*f->hosts));
-        for (int32_t r = 0; f->hosts && r < f->nranks; r++) {
+        if (!f->hosts) { /* fitted without them, the models would not be the file's */
+            bad(why, cap, path, "out of memory");
+            goto out;
+        }
+        for (int32_t r = 0; r < f->nranks; r++) {
             json_t *h = json_array_get(hosts, (size_t)r);
             snprintf(f->hosts[r], sizeof(f->hosts[r]), "%s", json_is_string(h) ? json_string_value(h) : "");
         }

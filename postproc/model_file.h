@@ -55,9 +55,10 @@ size_t pmf_unshare(pnm_sample_t *s, size_t n, int32_t nranks, const int32_t *hos
  * own sampling noise, from its quartiles and n, explains its distance from it (empirical
  * Bayes); each moved sample's quantiles and mean move by as much (not below 0), so its
  * spread is kept: scaled, a wide one would grow a tail. Groups of fewer than 3 and
- * samples without spread stay. Returns the number of samples moved (0 also without
- * memory). doc/models.md, "Few samples". */
-size_t pmf_shrink(pnm_sample_t *s, size_t n, const int32_t *host);
+ * samples without spread stay (they still count in their group's mean and spread).
+ * *moved: the samples moved. 0, or -1 without memory (s unchanged). doc/models.md, "Few
+ * samples". */
+int pmf_shrink(pnm_sample_t *s, size_t n, const int32_t *host, size_t *moved);
 
 /* Fit every model that the samples allow (the lookup table always). 0, or -1 with why. */
 int pmf_fit_all(pmf_t *f, const pnm_opts_t *o, char *why, size_t cap);

@@ -124,7 +124,14 @@ int pred_models_load(pred_models_t *pm, const plog_run_t *run, const char *file,
         pmf_samples_from_probe(s, ps.e, ps.n, ps.info.sizes);
         if (ps.info.mode == PLOG_PROBE_QUICK && host)
             pmf_unshare(s, ps.n, ps.world, host, nhosts);
-        pmf_shrink(s, ps.n, host); /* as phasor-probe fits its files */
+        size_t moved;
+        if (pmf_shrink(s, ps.n, host, &moved) != 0) { /* as phasor-probe fits its files */
+            free(s);
+            plog_probeset_free(&ps);
+            snprintf(why, cap, "out of memory");
+            pred_models_free(pm);
+            return -1;
+        }
         pnm_samples_t in = {ps.world, (int)ps.info.mode, ps.n, s};
         for (int k = PNM_LOOKUP; k <= PNM_LOGGP; k++) {
             if (!want[k])
