@@ -47,35 +47,39 @@ void pmf_samples_from_probe(pnm_sample_t *s, const plog_probe_entry_t *e, size_t
     }
 }
 
-/* f's samples as its models are fitted to them (a copy): quick probes unshared by the
- * hosts' names (an empty name a host of its own), then, with shrink, pooled toward their
- * groups; *changed: pair samples unshared. NULL: no memory. */
-static pnm_sample_t *fit_samples(const pmf_t *f, int shrink, size_t *changed)
+int pmf_fit_samples(pnm_sample_t *s, size_t n, int mode, int32_t nranks, const int32_t *host,
+                    int32_t nhosts, int pool, size_t *unshared)
 {
-    *changed = 0;
+    *unshared = 0;
+    if (mode == PLOG_PROBE_QUICK && host)
+        *unshared = pmf_unshare(s, n, nranks, host, nhosts);
+    size_t moved;
+    return pool ? pmf_shrink(s, n, host, &moved) : 0;
+}
+
+/* f's samples as its models are fitted to them (a copy, pmf_fit_samples, with hosts by
+ * their names, an empty name a host of its own); *changed: pair samples unshared. NULL:
+ * no memory. */
+static pnm_sample_t *fit_samples(const pmf_t *f, int pool, size_t *changed)
+{
     pnm_sample_t *s = malloc((f->n ? f->n : 1) * sizeof(*s));
-    if (!s)
-        return NULL;
-    memcpy(s, f->s, f->n * sizeof(*s));
-    int32_t *id = NULL, nh = 0;
-    if (f->hosts && (id = malloc((size_t)f->nranks * sizeof(*id)))) {
-        for (int32_t r = 0; r < f->nranks; r++) {
-            int32_t k = 0;
-            if (f->hosts[r][0]) /* ranks are few here: a scan per rank */
-                while (k < r && strcmp(f->hosts[k], f->hosts[r]) != 0)
-                    k++;
-            else
-                k = r;
-            id[r] = k < r ? id[k] : nh++;
-        }
-    } else if (f->hosts) {
+    int32_t *id = f->hosts ? malloc((size_t)f->nranks * sizeof(*id)) : NULL, nh = 0;
+    if (!s || (f->hosts && !id)) {
         free(s);
+        free(id);
         return NULL;
     }
-    if (f->mode == 1 && id && f->nranks >= 3)
-        *changed = pmf_unshare(s, f->n, f->nranks, id, nh);
-    size_t moved;
-    if (shrink && pmf_shrink(s, f->n, id, &moved) != 0) {
+    memcpy(s, f->s, f->n * sizeof(*s));
+    for (int32_t r = 0; id && r < f->nranks; r++) {
+        int32_t k = 0;
+        if (f->hosts[r][0]) /* ranks are few here: a scan per rank */
+            while (k < r && strcmp(f->hosts[k], f->hosts[r]) != 0)
+                k++;
+        else
+            k = r;
+        id[r] = k < r ? id[k] : nh++;
+    }
+    if (pmf_fit_samples(s, f->n, f->mode, f->nranks, id, nh, pool, changed) != 0) {
         free(s);
         s = NULL;
     }
@@ -305,7 +309,6 @@ out:
 /* a sample's group in pmf_shrink: pooled samples by (way, size); pairs by (source, way,
  * size, path); idx is the sample */
 typedef struct shrink_key {
-    int pair;
     int32_t src; /* -1 for pooled samples */
     int way;
     uint64_t bytes;
@@ -316,8 +319,6 @@ typedef struct shrink_key {
 static int cmp_shrink(const void *a, const void *b)
 {
     const shrink_key_t *x = a, *y = b;
-    if (x->pair != y->pair)
-        return x->pair - y->pair;
     if (x->src != y->src)
         return (x->src > y->src) - (x->src < y->src);
     if (x->way != y->way)
@@ -337,11 +338,18 @@ static int same_group(const shrink_key_t *x, const shrink_key_t *y)
     return cmp_shrink(&a, &b) == 0;
 }
 
+/* A median's sampling variance, as a normal sample's median's: pi sigma^2 / (2 n), with
+ * sigma = IQR / 1.349. */
+static double median_se2(const pnm_q_t *q)
+{
+    double se = 0.929 * (q->v[PNM_Q75] - q->v[PNM_Q25]);
+    return se * se / (q->n ? q->n : 1);
+}
+
 /* The members k[0..m) of one group: each median moved toward the members' mean by the
  * share of its sampling variance in the variance it shows (Morris's empirical Bayes:
  * between-member variance tau^2 = the medians' variance less their mean sampling
- * variance, at least 0; weight tau^2 / (tau^2 + se^2)). A median's sampling variance is
- * that of a normal sample's median, pi sigma^2 / (2 n), with sigma = IQR / 1.349. */
+ * variance, at least 0; weight tau^2 / (tau^2 + se^2)). */
 static size_t shrink_group(pnm_sample_t *s, const shrink_key_t *k, size_t m)
 {
     if (m < 3) /* fewer than 3 members: the mean does not improve on them */
@@ -352,9 +360,9 @@ static size_t shrink_group(pnm_sample_t *s, const shrink_key_t *k, size_t m)
     mean /= (double)m;
     for (size_t a = 0; a < m; a++) {
         const pnm_q_t *q = &s[k[a].idx].q;
-        double d = q->v[PNM_Q50] - mean, se = 0.929 * (q->v[PNM_Q75] - q->v[PNM_Q25]);
+        double d = q->v[PNM_Q50] - mean;
         var += d * d;
-        msev += se * se / (q->n ? q->n : 1);
+        msev += median_se2(q);
     }
     var /= (double)(m - 1);
     msev /= (double)m;
@@ -364,7 +372,7 @@ static size_t shrink_group(pnm_sample_t *s, const shrink_key_t *k, size_t m)
     size_t changed = 0;
     for (size_t a = 0; a < m; a++) {
         pnm_q_t *q = &s[k[a].idx].q;
-        double se = 0.929 * (q->v[PNM_Q75] - q->v[PNM_Q25]), se2 = se * se / (q->n ? q->n : 1);
+        double se2 = median_se2(q);
         if (se2 == 0)
             continue; /* no spread to weigh it by */
         double w = tau2 / (tau2 + se2), d = (1 - w) * (mean - q->v[PNM_Q50]);
@@ -386,7 +394,7 @@ int pmf_shrink(pnm_sample_t *s, size_t n, const int32_t *host, size_t *moved)
         return -1;
     for (size_t i = 0; i < n; i++) {
         const pnm_sample_t *x = &s[i];
-        k[i] = (shrink_key_t){x->dst >= 0, x->dst >= 0 ? x->src : -1, x->way, x->bytes,
+        k[i] = (shrink_key_t){x->dst >= 0 ? x->src : -1, x->way, x->bytes,
                               x->dst >= 0 && host && host[x->src] == host[x->dst], i};
     }
     qsort(k, n, sizeof(*k), cmp_shrink);

@@ -122,10 +122,9 @@ int pred_models_load(pred_models_t *pm, const plog_run_t *run, const char *file,
             return -1;
         }
         pmf_samples_from_probe(s, ps.e, ps.n, ps.info.sizes);
-        if (ps.info.mode == PLOG_PROBE_QUICK && host)
-            pmf_unshare(s, ps.n, ps.world, host, nhosts);
-        size_t moved;
-        if (pmf_shrink(s, ps.n, host, &moved) != 0) { /* as phasor-probe fits its files */
+        size_t unshared;
+        if (pmf_fit_samples(s, ps.n, (int)ps.info.mode, ps.world, host, nhosts, 1,
+                            &unshared) != 0) {
             free(s);
             plog_probeset_free(&ps);
             snprintf(why, cap, "out of memory");
