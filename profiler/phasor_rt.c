@@ -67,6 +67,7 @@ static struct {
     int quiet;
     int callsite_depth;
     int probe; /* 0 off, else enum pprobe_mode */
+    long signal_delay_ms; /* tests only: how long a fatal signal's handler holds its flush */
 } cfg;
 
 static slot_t slots[MAX_SLOTS];
@@ -223,6 +224,10 @@ static void read_config(int rank)
         else if (rank == 0)
             warn("PHASOR_FILE_MODE=%s is not an octal mode with owner read/write; using 0600", v);
     }
+    /* Lets the ending tests send a second signal while the first one's log is being written,
+     * a window otherwise a few milliseconds wide. */
+    if ((v = getenv("PHASOR_TEST_SIGNAL_DELAY_MS")) && *v && parse_int(v, 0, 10000, &l))
+        cfg.signal_delay_ms = l;
 }
 
 /* ---- writing (caller holds write_lock) ---- */
@@ -944,36 +949,111 @@ static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
 static struct sigaction prev_action[NFATAL];
 static int handler_installed[NFATAL];
 
+/* The signal that ends the process is the first one: the process would have ended of it
+ * without phasor, before any later one arrived. So while its handler writes the log, the
+ * thread running it blocks every signal in fatal_signals (sa_mask), and a handler entered on
+ * another thread meanwhile waits for the first to finish. crash_ending stays set while the
+ * first handler writes and, if the signal's previous disposition ends the process, until it
+ * does. */
+static volatile sig_atomic_t crash_ending;
+
+static int ends_process(const struct sigaction *a)
+{
+    return !(a->sa_flags & SA_SIGINFO) && a->sa_handler == SIG_DFL;
+}
+
+static void unblock_one(int sig)
+{
+    sigset_t only;
+    sigemptyset(&only);
+    sigaddset(&only, sig);
+    pthread_sigmask(SIG_UNBLOCK, &only, NULL);
+}
+
 static void on_fatal_signal(int sig, siginfo_t *si, void *uctx)
 {
-    (void)si;
-    (void)uctx;
     int saved_errno = errno;
-    if (!__atomic_exchange_n(&in_crash, 1, __ATOMIC_ACQ_REL) && !log_closed && writer_ok) {
-        __atomic_store_n(&phasor_active, 0, __ATOMIC_RELEASE);
-        int locked = 0;
-        for (int i = 0; i < 200 && !locked; i++) {
-            if (__atomic_load_n(&q_head, __ATOMIC_ACQUIRE) ==
-                    __atomic_load_n(&q_tail, __ATOMIC_ACQUIRE) &&
-                pthread_mutex_trylock(&write_lock) == 0) {
-                locked = 1;
-                break;
-            }
+    size_t idx = 0;
+    while (idx < NFATAL && fatal_signals[idx] != sig)
+        idx++;
+    if (__atomic_exchange_n(&in_crash, 1, __ATOMIC_ACQ_REL)) {
+        /* A later signal, on another thread. Bounded, in case the first handler hangs. */
+        for (int i = 0; i < 5000 && __atomic_load_n(&crash_ending, __ATOMIC_ACQUIRE); i++) {
             struct timespec ms = {0, 1000000};
             nanosleep(&ms, NULL);
         }
-        if (locked) { /* kept locked: the process is about to end */
-            char ending[64];
-            snprintf(ending, sizeof(ending), "signal SIG%s", sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
-            flush_all_slots_locked();
-            write_tail(ending);
+    } else {
+        __atomic_store_n(&crash_ending, 1, __ATOMIC_RELEASE);
+        if (!log_closed && writer_ok) {
+            __atomic_store_n(&phasor_active, 0, __ATOMIC_RELEASE);
+            int locked = 0;
+            for (int i = 0; i < 200 && !locked; i++) {
+                if (__atomic_load_n(&q_head, __ATOMIC_ACQUIRE) ==
+                        __atomic_load_n(&q_tail, __ATOMIC_ACQUIRE) &&
+                    pthread_mutex_trylock(&write_lock) == 0) {
+                    locked = 1;
+                    break;
+                }
+                struct timespec ms = {0, 1000000};
+                nanosleep(&ms, NULL);
+            }
+            if (locked) { /* kept locked: the process is about to end */
+                if (cfg.signal_delay_ms > 0) {
+                    struct timespec d = {cfg.signal_delay_ms / 1000,
+                                         cfg.signal_delay_ms % 1000 * 1000000};
+                    nanosleep(&d, NULL);
+                }
+                char ending[64];
+                snprintf(ending, sizeof(ending), "signal SIG%s",
+                         sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+                flush_all_slots_locked();
+                write_tail(ending);
+            }
         }
+        if (idx < NFATAL && handler_installed[idx] &&
+            ((prev_action[idx].sa_flags & SA_SIGINFO) ||
+             prev_action[idx].sa_handler != SIG_IGN)) {
+            struct sigaction prev = prev_action[idx];
+            sigaction(sig, &prev, NULL);
+            if (ends_process(&prev)) {
+                /* Ends here, with the other fatal signals still blocked on this thread. */
+                raise(sig);
+                unblock_one(sig);
+            }
+            /* The handler before ours (the MPI library's backtrace printer, say) is called
+             * here rather than after we return, so later signals keep waiting while it runs,
+             * and it sees this signal's own siginfo. */
+            errno = saved_errno;
+            if (prev.sa_flags & SA_RESETHAND) {
+                struct sigaction dfl;
+                memset(&dfl, 0, sizeof(dfl));
+                dfl.sa_handler = SIG_DFL;
+                sigaction(sig, &dfl, NULL);
+            }
+            sigset_t during;
+            pthread_sigmask(SIG_BLOCK, &prev.sa_mask, &during);
+            if (prev.sa_flags & SA_SIGINFO)
+                prev.sa_sigaction(sig, si, uctx);
+            else
+                prev.sa_handler(sig);
+            pthread_sigmask(SIG_SETMASK, &during, NULL);
+            /* Most such handlers end by raising the signal again with its default action;
+             * it is pending here, blocked, and ends the process now. */
+            struct sigaction now;
+            sigset_t pending;
+            if (sigpending(&pending) == 0 && sigismember(&pending, sig) &&
+                sigaction(sig, NULL, &now) == 0 && ends_process(&now))
+                unblock_one(sig);
+        }
+        /* That handler carries on: so does the process. */
+        __atomic_store_n(&crash_ending, 0, __ATOMIC_RELEASE);
+        errno = saved_errno;
+        return;
     }
-    for (size_t i = 0; i < NFATAL; i++)
-        if (fatal_signals[i] == sig && handler_installed[i])
-            sigaction(sig, &prev_action[i], NULL);
+    if (idx < NFATAL && handler_installed[idx])
+        sigaction(sig, &prev_action[idx], NULL);
     errno = saved_errno;
-    raise(sig); /* blocked until we return, then handled as before phasor was there */
+    raise(sig);
 }
 
 /* Fault signals are always caught (and passed on); termination requests only when their
@@ -997,6 +1077,8 @@ static void install_signal_handlers(void)
         sa.sa_sigaction = on_fatal_signal;
         sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
         sigemptyset(&sa.sa_mask);
+        for (size_t j = 0; j < NFATAL; j++)
+            sigaddset(&sa.sa_mask, fatal_signals[j]);
         if (sigaction(fatal_signals[i], &sa, &prev_action[i]) == 0)
             handler_installed[i] = 1;
     }

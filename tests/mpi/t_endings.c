@@ -1,17 +1,36 @@
 /* t_endings.c: ways a rank can end other than MPI_Finalize, to check that the shim leaves a
  * readable log that says how it ended and does not change how the job ends.
- * Usage: t_endings MODE   (MODE: finalize, segv, abort, mpi_abort, exit, term)
+ * Usage: t_endings MODE   (MODE: finalize, segv, abort, mpi_abort, exit, term, abort_term)
  * Every rank does ITERS Allreduce + a ring Sendrecv, prints one line, then rank 1 (or rank 0
  * alone) ends as MODE says; the other ranks wait in a Barrier until the launcher stops
  * them (or, for finalize and exit, do the same thing). */
 #include <mpi.h>
+#include <pthread.h>
 #include <signal.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #define ITERS 5
+
+static int aborting;
+
+/* abort_term: a termination request 20 ms after abort() began, as a launcher sends when a
+ * rank dies. Without the shim abort() has ended the process long before; with it, the
+ * request arrives while the shim writes the log (PHASOR_TEST_SIGNAL_DELAY_MS holds that
+ * open), and the process must still end of SIGABRT. */
+static void *term_soon(void *arg)
+{
+    (void)arg;
+    while (!__atomic_load_n(&aborting, __ATOMIC_ACQUIRE))
+        ;
+    struct timespec d = {0, 20 * 1000000};
+    nanosleep(&d, NULL);
+    kill(getpid(), SIGTERM);
+    return NULL;
+}
 
 int main(int argc, char **argv)
 {
@@ -46,6 +65,12 @@ int main(int argc, char **argv)
             *p = 1;
         } else if (strcmp(mode, "abort") == 0) {
             abort();
+        } else if (strcmp(mode, "abort_term") == 0) {
+            pthread_t t;
+            if (pthread_create(&t, NULL, term_soon, NULL) == 0) {
+                __atomic_store_n(&aborting, 1, __ATOMIC_RELEASE);
+                abort();
+            }
         } else if (strcmp(mode, "mpi_abort") == 0) {
             MPI_Abort(MPI_COMM_WORLD, 7);
         } else if (strcmp(mode, "term") == 0) {
