@@ -768,11 +768,19 @@ void phasor_start(unsigned call, uint64_t t0, uint64_t t1, int rc, int required,
     pthread_mutex_unlock(&write_lock);
     run_probe();
 
+    /* The writer is created with every signal blocked, so that none is delivered to it:
+     * a signal meant for the application goes to its own threads, and a fatal one is never
+     * handled on the thread whose queue the handler waits to drain. */
+    sigset_t all, was;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &was);
     if (!cfg.inline_writer && pthread_create(&writer_thread, NULL, writer_main, NULL) == 0) {
         writer_thread_running = 1;
+        pthread_setname_np(writer_thread, "phasor-writer");
         if (writer_pinned)
             pthread_setaffinity_np(writer_thread, sizeof(writer_cpus), &writer_cpus);
     }
+    pthread_sigmask(SIG_SETMASK, &was, NULL);
 
     install_signal_handlers();
     atexit(at_exit_without_finalize);

@@ -1,9 +1,11 @@
 /* t_endings.c: ways a rank can end other than MPI_Finalize, to check that the shim leaves a
  * readable log that says how it ended and does not change how the job ends.
- * Usage: t_endings MODE   (MODE: finalize, segv, abort, mpi_abort, exit, term, abort_term)
+ * Usage: t_endings MODE   (MODE: finalize, segv, abort, mpi_abort, exit, term, abort_term,
+ *                          writer_mask)
  * Every rank does ITERS Allreduce + a ring Sendrecv, prints one line, then rank 1 (or rank 0
  * alone) ends as MODE says; the other ranks wait in a Barrier until the launcher stops
  * them (or, for finalize and exit, do the same thing). */
+#include <dirent.h>
 #include <mpi.h>
 #include <pthread.h>
 #include <signal.h>
@@ -32,6 +34,45 @@ static void *term_soon(void *arg)
     return NULL;
 }
 
+/* writer_mask: whether the shim's writer thread (named phasor-writer) blocks the termination
+ * signals, read from /proc; to stderr, since a job without the shim has no such thread. */
+static void report_writer_mask(int rank)
+{
+    DIR *d = opendir("/proc/self/task");
+    struct dirent *e;
+    int found = 0;
+    while (d && (e = readdir(d))) {
+        char path[300], line[256];
+        snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        int writer = fgets(line, sizeof(line), f) && strncmp(line, "phasor-writer", 13) == 0;
+        fclose(f);
+        if (!writer)
+            continue;
+        found = 1;
+        snprintf(path, sizeof(path), "/proc/self/task/%s/status", e->d_name);
+        unsigned long long blk = 0;
+        if ((f = fopen(path, "r"))) {
+            while (fgets(line, sizeof(line), f))
+                if (sscanf(line, "SigBlk: %llx", &blk) == 1)
+                    break;
+            fclose(f);
+        }
+        const int want[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGXCPU};
+        int all = 1;
+        for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+            all &= (int)(blk >> (want[i] - 1) & 1);
+        fprintf(stderr, "writer-mask rank %d: %s (SigBlk %llx)\n", rank,
+                all ? "blocks the termination signals" : "lets signals in", blk);
+    }
+    if (d)
+        closedir(d);
+    if (!found)
+        fprintf(stderr, "writer-mask rank %d: no writer thread\n", rank);
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "finalize";
@@ -52,7 +93,9 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
     const int ender = size > 1 ? 1 : 0;
 
-    if (strcmp(mode, "finalize") == 0) {
+    if (strcmp(mode, "writer_mask") == 0)
+        report_writer_mask(rank);
+    if (strcmp(mode, "finalize") == 0 || strcmp(mode, "writer_mask") == 0) {
         MPI_Finalize();
         return 0;
     }
