@@ -48,13 +48,13 @@ void pmf_samples_from_probe(pnm_sample_t *s, const plog_probe_entry_t *e, size_t
 }
 
 int pmf_fit_samples(pnm_sample_t *s, size_t n, int mode, int32_t nranks, const int32_t *host,
-                    int32_t nhosts, int pool, size_t *unshared)
+                    int32_t nhosts, int pool, size_t *unshared, size_t *pooled)
 {
     *unshared = 0;
+    *pooled = 0;
     if (mode == PLOG_PROBE_QUICK && host)
         *unshared = pmf_unshare(s, n, nranks, host, nhosts);
-    size_t moved;
-    return pool ? pmf_shrink(s, n, host, &moved) : 0;
+    return pool ? pmf_shrink(s, n, host, pooled) : 0;
 }
 
 /* f's samples as its models are fitted to them (a copy, pmf_fit_samples, with hosts by
@@ -79,7 +79,8 @@ static pnm_sample_t *fit_samples(const pmf_t *f, int pool, size_t *changed)
             k = r;
         id[r] = k < r ? id[k] : nh++;
     }
-    if (pmf_fit_samples(s, f->n, f->mode, f->nranks, id, nh, pool, changed) != 0) {
+    size_t pooled;
+    if (pmf_fit_samples(s, f->n, f->mode, f->nranks, id, nh, pool, changed, &pooled) != 0) {
         free(s);
         s = NULL;
     }

@@ -63,9 +63,10 @@ int pmf_shrink(pnm_sample_t *s, size_t n, const int32_t *host, size_t *moved);
 /* The samples s[0..n) of a probe (mode 1 quick, 2 full) as the models are fitted to them,
  * in place: a quick probe's unshared by host (pmf_unshare; host NULL: not known), then,
  * with pool, pooled (pmf_shrink). phasor-probe's files and predict's fits to the run's
- * probe both go through here. *unshared: pair samples unshared. 0, or -1 without memory. */
+ * probe both go through here. *unshared: pair samples unshared; *pooled: samples moved by
+ * pooling. 0, or -1 without memory. */
 int pmf_fit_samples(pnm_sample_t *s, size_t n, int mode, int32_t nranks, const int32_t *host,
-                    int32_t nhosts, int pool, size_t *unshared);
+                    int32_t nhosts, int pool, size_t *unshared, size_t *pooled);
 
 /* Fit every model that the samples allow (the lookup table always). 0, or -1 with why. */
 int pmf_fit_all(pmf_t *f, const pnm_opts_t *o, char *why, size_t cap);

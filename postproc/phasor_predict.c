@@ -444,13 +444,17 @@ static void json_num(FILE *o, double x)
         fprintf(o, "null");
 }
 
-static void json_out(FILE *o, pctx_t *c, const char *source)
+static void json_out(FILE *o, pctx_t *c, const pred_models_t *pm)
 {
     qsort(c->g, c->ng, sizeof(*c->g), cmp_group);
-    fprintf(o, "{\"format\": \"phasor-predict\", \"version\": 2, \"model\": \"");
-    for (const char *p = source; *p; p++)
+    fprintf(o, "{\"format\": \"phasor-predict\", \"version\": 3, \"model\": \"");
+    for (const char *p = pm->source; *p; p++)
         fprintf(o, *p == '"' || *p == '\\' ? "\\%c" : "%c", *p);
-    fprintf(o, "\", \"method\": \"%s\", \"instances\": %" PRIu64 ", \"predicted\": %" PRIu64
+    fprintf(o, "\"");
+    if (pm->probe_samples >= 0)
+        fprintf(o, ", \"probe\": {\"samples\": %ld, \"pooled\": %ld, \"unshared\": %ld}",
+                pm->probe_samples, pm->probe_pooled, pm->probe_unshared);
+    fprintf(o, ", \"method\": \"%s\", \"instances\": %" PRIu64 ", \"predicted\": %" PRIu64
                ", \"nonblocking\": %" PRIu64 ", \"incomplete\": %" PRIu64 ", \"without_steps\": {",
             method_name(c->method), c->instances, c->predicted,
             c->nonblocking, c->incomplete);
@@ -801,7 +805,7 @@ int phasor_cmd_predict(int argc, char **argv)
         }
     }
     if (json)
-        json_out(stdout, &c, pm.source);
+        json_out(stdout, &c, &pm);
     else if (!csv)
         text_out(stdout, &c, path, pm.source);
     if (fflush(stdout) != 0 || ferror(stdout)) {

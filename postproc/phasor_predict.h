@@ -31,6 +31,9 @@ typedef struct pred_models {
     pred_model_t m[PRED_MAXMODELS];
     int n;
     char source[512]; /* where the models came from, for the output */
+    /* fitted to the run's probe: its samples, those pooling moved, those unshared; -1:
+     * the models came from a file */
+    long probe_samples, probe_pooled, probe_unshared;
     void *priv;
 } pred_models_t;
 

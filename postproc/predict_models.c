@@ -53,6 +53,7 @@ int pred_models_load(pred_models_t *pm, const plog_run_t *run, const char *file,
                      int32_t nhosts, char *why, size_t cap)
 {
     memset(pm, 0, sizeof(*pm));
+    pm->probe_samples = pm->probe_pooled = pm->probe_unshared = -1;
     priv_t *p = calloc(1, sizeof(*p));
     if (!p) {
         snprintf(why, cap, "out of memory");
@@ -122,9 +123,9 @@ int pred_models_load(pred_models_t *pm, const plog_run_t *run, const char *file,
             return -1;
         }
         pmf_samples_from_probe(s, ps.e, ps.n, ps.info.sizes);
-        size_t unshared;
+        size_t unshared, pooled;
         if (pmf_fit_samples(s, ps.n, (int)ps.info.mode, ps.world, host, nhosts, 1,
-                            &unshared) != 0) {
+                            &unshared, &pooled) != 0) {
             free(s);
             plog_probeset_free(&ps);
             snprintf(why, cap, "out of memory");
@@ -149,9 +150,13 @@ int pred_models_load(pred_models_t *pm, const plog_run_t *run, const char *file,
                 return -1;
             }
         }
+        pm->probe_samples = (long)ps.n;
+        pm->probe_pooled = (long)pooled;
+        pm->probe_unshared = (long)unshared;
         snprintf(pm->source, sizeof(pm->source), "fitted to the run's %s probe (%d ranks, %u "
-                 "repetitions)", ps.info.mode == 2 ? "full" : "quick", (int)ps.ranks,
-                 ps.info.reps);
+                 "repetitions; %zu of %zu medians pooled toward their group, %zu rewritten "
+                 "for shared links)", ps.info.mode == 2 ? "full" : "quick", (int)ps.ranks,
+                 ps.info.reps, pooled, ps.n, unshared);
         free(s);
         plog_probeset_free(&ps);
     }
