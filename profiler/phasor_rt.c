@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -768,11 +769,16 @@ void phasor_start(unsigned call, uint64_t t0, uint64_t t1, int rc, int required,
     pthread_mutex_unlock(&write_lock);
     run_probe();
 
-    /* The writer is created with every signal blocked, so that none is delivered to it:
-     * a signal meant for the application goes to its own threads, and a fatal one is never
-     * handled on the thread whose queue the handler waits to drain. */
+    /* The writer is created with every asynchronous signal blocked, so that none is
+     * delivered to it: a signal meant for the application goes to its own threads, and a
+     * fatal one is never handled on the thread whose queue the handler waits to drain.
+     * Faults stay open: one raised by the writer itself, blocked, would end the process
+     * without any handler (the MPI library's backtrace, phasor's END frame). */
     sigset_t all, was;
     sigfillset(&all);
+    const int faults[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS};
+    for (size_t i = 0; i < sizeof(faults) / sizeof(faults[0]); i++)
+        sigdelset(&all, faults[i]);
     pthread_sigmask(SIG_BLOCK, &all, &was);
     if (!cfg.inline_writer && pthread_create(&writer_thread, NULL, writer_main, NULL) == 0) {
         writer_thread_running = 1;
@@ -950,7 +956,8 @@ void phasor_on_abort(uint64_t t0, int errorcode, MPI_Comm comm)
  * Best effort, documented in doc/design.md: the handler waits (at most ~200 ms) for the
  * writer thread to finish what it holds and for the write lock; if the crash happened while
  * the log was being written, it gives up and the log reads as truncated. It then restores
- * the previous disposition and re-raises, so the process ends exactly as it would have. */
+ * the previous disposition and passes the signal on, so the process ends exactly as it
+ * would have. */
 static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
                                     SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGXCPU};
 #define NFATAL (sizeof(fatal_signals) / sizeof(fatal_signals[0]))
@@ -960,10 +967,11 @@ static int handler_installed[NFATAL];
 /* The signal that ends the process is the first one: the process would have ended of it
  * without phasor, before any later one arrived. So while its handler writes the log, the
  * thread running it blocks every signal in fatal_signals (sa_mask), and a handler entered on
- * another thread meanwhile waits for the first to finish. crash_ending stays set while the
- * first handler writes and, if the signal's previous disposition ends the process, until it
- * does. */
+ * another thread meanwhile waits for the first to finish. crash_ending: 0 no signal being
+ * handled, 1 phasor writing (a window that does not exist without phasor: later signals
+ * wait), 2 passing the signal on (as without phasor: later signals go their way). */
 static volatile sig_atomic_t crash_ending;
+static volatile sig_atomic_t crash_owner; /* the thread (tid) handling the first signal */
 
 static int ends_process(const struct sigaction *a)
 {
@@ -981,16 +989,20 @@ static void unblock_one(int sig)
 static void on_fatal_signal(int sig, siginfo_t *si, void *uctx)
 {
     int saved_errno = errno;
+    pid_t self = (pid_t)syscall(SYS_gettid);
     size_t idx = 0;
     while (idx < NFATAL && fatal_signals[idx] != sig)
         idx++;
     if (__atomic_exchange_n(&in_crash, 1, __ATOMIC_ACQ_REL)) {
-        /* A later signal, on another thread. Bounded, in case the first handler hangs. */
-        for (int i = 0; i < 5000 && __atomic_load_n(&crash_ending, __ATOMIC_ACQUIRE); i++) {
-            struct timespec ms = {0, 1000000};
-            nanosleep(&ms, NULL);
-        }
+        /* A later signal. It waits only if it arrived while phasor wrote, never on the
+         * writing thread itself (an abort() in the flush), and at most 5 s. */
+        if (crash_owner != self && __atomic_load_n(&crash_ending, __ATOMIC_ACQUIRE) == 1)
+            for (int i = 0; i < 5000 && __atomic_load_n(&crash_ending, __ATOMIC_ACQUIRE); i++) {
+                struct timespec ms = {0, 1000000};
+                nanosleep(&ms, NULL);
+            }
     } else {
+        crash_owner = self;
         __atomic_store_n(&crash_ending, 1, __ATOMIC_RELEASE);
         if (!log_closed && writer_ok) {
             __atomic_store_n(&phasor_active, 0, __ATOMIC_RELEASE);
@@ -1005,7 +1017,7 @@ static void on_fatal_signal(int sig, siginfo_t *si, void *uctx)
                 struct timespec ms = {0, 1000000};
                 nanosleep(&ms, NULL);
             }
-            if (locked) { /* kept locked: the process is about to end */
+            if (locked) {
                 if (cfg.signal_delay_ms > 0) {
                     struct timespec d = {cfg.signal_delay_ms / 1000,
                                          cfg.signal_delay_ms % 1000 * 1000000};
@@ -1018,6 +1030,7 @@ static void on_fatal_signal(int sig, siginfo_t *si, void *uctx)
                 write_tail(ending);
             }
         }
+        __atomic_store_n(&crash_ending, 2, __ATOMIC_RELEASE);
         if (idx < NFATAL && handler_installed[idx] &&
             ((prev_action[idx].sa_flags & SA_SIGINFO) ||
              prev_action[idx].sa_handler != SIG_IGN)) {
@@ -1027,10 +1040,16 @@ static void on_fatal_signal(int sig, siginfo_t *si, void *uctx)
                 /* Ends here, with the other fatal signals still blocked on this thread. */
                 raise(sig);
                 unblock_one(sig);
+                /* Still here: the default did nothing (the init of a PID namespace, a
+                 * debugger that dropped it), and the process carries on, as without phasor. */
+                __atomic_store_n(&crash_ending, 0, __ATOMIC_RELEASE);
+                __atomic_store_n(&in_crash, 0, __ATOMIC_RELEASE);
+                errno = saved_errno;
+                return;
             }
             /* The handler before ours (the MPI library's backtrace printer, say) is called
-             * here rather than after we return, so later signals keep waiting while it runs,
-             * and it sees this signal's own siginfo. */
+             * here rather than after we return, so that it sees this signal's own siginfo,
+             * under the mask the kernel would have set for it. */
             errno = saved_errno;
             if (prev.sa_flags & SA_RESETHAND) {
                 struct sigaction dfl;
@@ -1038,8 +1057,13 @@ static void on_fatal_signal(int sig, siginfo_t *si, void *uctx)
                 dfl.sa_handler = SIG_DFL;
                 sigaction(sig, &dfl, NULL);
             }
-            sigset_t during;
-            pthread_sigmask(SIG_BLOCK, &prev.sa_mask, &during);
+            sigset_t during, m = ((ucontext_t *)uctx)->uc_sigmask;
+            sigorset(&m, &m, &prev.sa_mask);
+            if (prev.sa_flags & SA_NODEFER)
+                sigdelset(&m, sig);
+            else
+                sigaddset(&m, sig);
+            pthread_sigmask(SIG_SETMASK, &m, &during);
             if (prev.sa_flags & SA_SIGINFO)
                 prev.sa_sigaction(sig, si, uctx);
             else
@@ -1053,8 +1077,10 @@ static void on_fatal_signal(int sig, siginfo_t *si, void *uctx)
                 sigaction(sig, NULL, &now) == 0 && ends_process(&now))
                 unblock_one(sig);
         }
-        /* That handler carries on: so does the process. */
+        /* That handler carried on: so does the process, unrecorded (the log is closed),
+         * and a later fatal signal is handled as a first one again. */
         __atomic_store_n(&crash_ending, 0, __ATOMIC_RELEASE);
+        __atomic_store_n(&in_crash, 0, __ATOMIC_RELEASE);
         errno = saved_errno;
         return;
     }
