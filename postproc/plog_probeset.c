@@ -1,6 +1,7 @@
 /* plog_probeset.c: gather and check the PROBE frames of a run (see plog_probeset.h). */
 #include "plog_probeset.h"
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,8 +20,11 @@ static plog_err_t fail(plog_error_t *err, plog_err_t code, const char *path, uin
         va_end(ap);
         err->code = code;
         err->offset = off;
-        snprintf(err->msg, sizeof(err->msg), "%s: offset %llu: %s (%s)", path,
-                 (unsigned long long)off, plog_strerror(code), detail);
+        if (code == PLOG_E_MISSING) /* nothing at an offset: the run has no probe */
+            snprintf(err->msg, sizeof(err->msg), "%s: %s", path, detail);
+        else
+            snprintf(err->msg, sizeof(err->msg), "%s: offset %llu: %s (%s)", path,
+                     (unsigned long long)off, plog_strerror(code), detail);
     }
     return code;
 }
@@ -123,6 +127,20 @@ plog_err_t plog_probeset_load(const plog_run_t *run, plog_probeset_t *out, plog_
         return e;
     }
     qsort(out->e, out->n, sizeof(*out->e), pooled_last);
+    for (size_t i = 1; i < out->n; i++) /* sorted: a repeated key is next to its first */
+        if (pooled_last(&out->e[i - 1], &out->e[i]) == 0) {
+            const plog_probe_entry_t *x = &out->e[i];
+            const plog_rank_t *rk = plog_run_rank(run, x->src);
+            uint64_t off = 0;
+            for (size_t f = 0; rk && f < rk->n_frames; f++)
+                if (rk->frames[f].kind == PLOG_FRAME_PROBE)
+                    off = rk->frames[f].offset;
+            fail(err, PLOG_E_CORRUPT, rk ? rk->path : plog_run_path(run), off,
+                 "two PROBE entries for source %d, destination %d, way %u, size %" PRIu64,
+                 (int)x->src, (int)x->dst, (unsigned)x->way, out->info.sizes[x->size_idx]);
+            plog_probeset_free(out);
+            return PLOG_E_CORRUPT;
+        }
     return PLOG_OK;
 }
 

@@ -10,6 +10,8 @@
 #include <zstd.h>
 
 #include "plog_calls.h"
+#include "plog_probe.h"
+#include "plog_probeset.h"
 #include "plog_reader.h"
 #include "plog_testgen.h"
 
@@ -1656,6 +1658,85 @@ Test(reader, read_frame_api)
     for (const char *s = plog_rank_kv_next(rk, NULL); s; s = plog_rank_kv_next(rk, s))
         n++;
     cr_assert_eq(n, 2 + 1 + 2); /* header (hostname, mpi_library), META, END */
+    plog_run_close(run);
+    pgen_rmdir(dir);
+    free(dir);
+}
+
+/* ==== the probe set (plog_probeset.c) ==================================================== */
+
+/* A 2-rank run whose rank r's PROBE frame holds e[r][0..n[r]). */
+static char *probe_run(const plog_probe_entry_t e[2][4], const size_t n[2])
+{
+    char *dir = pgen_tmpdir();
+    plog_probe_info_t in = {.mode = PLOG_PROBE_QUICK, .nsizes = 2, .sizes = {4096, 65536},
+                            .reps = 3, .rounds = 1, .elapsed_s = 0.1, .seed = 7};
+    for (int r = 0; r < 2; r++) {
+        pgen_rank_t g;
+        cr_assert_eq(pgen_open(&g, dir, r, 2, 100), 0);
+        uint8_t buf[PLOG_PROBE_BOUND(4)];
+        plog_wcur_t w = {buf, buf + sizeof(buf), 0};
+        plog_probe_encode(&w, &in, e[r], n[r]);
+        cr_assert_eq(w.overflow, 0);
+        cr_assert_eq(plog_writer_frame(&g.w, PLOG_FRAME_PROBE, 0, (uint32_t)n[r], buf,
+                                       (size_t)(w.p - buf)), PLOG_OK);
+        cr_assert_eq(pgen_close(&g, NULL, 0), 0);
+    }
+    return dir;
+}
+
+static plog_probe_entry_t pentry(int32_t src, int32_t dst, uint32_t z, uint32_t way)
+{
+    plog_probe_entry_t x = {.src = src, .dst = dst, .size_idx = z, .way = way,
+                            .q = {3, 10, 11, 12, 13, 14, 15, 16, 13}};
+    return x;
+}
+
+/* Each (source, destination, way, size) once: a repeated one is refused, naming the file
+ * of its source (report's per-size rows hold one value per source). */
+Test(probeset, repeated_entries_are_refused)
+{
+    plog_probe_entry_t e[2][4] = {
+        {pentry(0, 1, 0, PLOG_PROBE_EXCHANGE), pentry(0, -1, 0, PLOG_PROBE_EXCHANGE),
+         pentry(0, -1, 0, PLOG_PROBE_ONEWAY), pentry(0, -1, 1, PLOG_PROBE_EXCHANGE)},
+        {pentry(1, 0, 0, PLOG_PROBE_EXCHANGE), pentry(1, -1, 0, PLOG_PROBE_EXCHANGE)}};
+    size_t n[2] = {4, 2};
+    for (int bad = 0; bad < 2; bad++) {
+        if (bad) /* rank 1's pooled 4 KiB exchange twice */
+            e[1][2] = e[1][1], n[1] = 3;
+        char *dir = probe_run(e, n);
+        plog_run_t *run = open_ok(dir);
+        plog_probeset_t ps;
+        plog_error_t err;
+        plog_err_t got = plog_probeset_load(run, &ps, &err);
+        if (!bad) {
+            cr_assert_eq(got, PLOG_OK, "%s", err.msg);
+            cr_assert_eq(ps.n, 6);
+            plog_probeset_free(&ps);
+        } else {
+            cr_assert_eq(got, PLOG_E_CORRUPT);
+            cr_assert(strstr(err.msg, "rank-000001.plog") && strstr(err.msg, "two PROBE entries"),
+                      "%s", err.msg);
+        }
+        plog_run_close(run);
+        pgen_rmdir(dir);
+        free(dir);
+    }
+}
+
+/* No probe at all: said plainly, without an offset into a file it is not in. */
+Test(probeset, a_run_without_a_probe_says_so)
+{
+    char *dir = pgen_tmpdir();
+    pgen_rank_t g;
+    cr_assert_eq(pgen_open(&g, dir, 0, 1, 100), 0);
+    cr_assert_eq(pgen_close(&g, NULL, 0), 0);
+    plog_run_t *run = open_ok(dir);
+    plog_probeset_t ps;
+    plog_error_t err;
+    cr_assert_eq(plog_probeset_load(run, &ps, &err), PLOG_E_MISSING);
+    cr_assert(strstr(err.msg, "no rank ran the network probe") && !strstr(err.msg, "offset"),
+              "%s", err.msg);
     plog_run_close(run);
     pgen_rmdir(dir);
     free(dir);
