@@ -327,6 +327,15 @@ static void frac_flush(xctx_t *x, int32_t rank, rstate_t *r, int64_t W)
     chrome_counter(x, rank, "MPI time fraction", r->win * W, "mpi", (double)r->acc / (double)W);
 }
 
+/* The start of window w + 1, or INT64_MAX past the end of time. */
+static int64_t win_end(int64_t w, int64_t W)
+{
+    int64_t b;
+    return __builtin_mul_overflow(w + 1, W, &b) ? INT64_MAX : b;
+}
+
+/* A counter holds its value until the next sample, so the windows a call covers whole get
+ * one sample of 1.0 between them: the output grows with the calls, not with their length. */
 static void frac_add(xctx_t *x, int32_t rank, rstate_t *r, int64_t s, int64_t e, int64_t W)
 {
     while (s < e) {
@@ -336,12 +345,19 @@ static void frac_add(xctx_t *x, int32_t rank, rstate_t *r, int64_t s, int64_t e,
         } else if (w != r->win) {
             frac_flush(x, rank, r, W);
             if (w > r->win + 1)
-                chrome_counter(x, rank, "MPI time fraction", (r->win + 1) * W, "mpi", 0.0);
+                chrome_counter(x, rank, "MPI time fraction", win_end(r->win, W), "mpi", 0.0);
             r->win = w, r->acc = 0;
         }
-        int64_t stop = (w + 1) * W < e ? (w + 1) * W : e;
+        int64_t stop = win_end(w, W) < e ? win_end(w, W) : e;
         r->acc += stop - s;
         s = stop;
+        int64_t last = fdiv(e, W); /* the window e falls in */
+        if (s < e && last > w + 1) { /* windows w + 1 .. last - 1 are whole */
+            frac_flush(x, rank, r, W);
+            chrome_counter(x, rank, "MPI time fraction", s, "mpi", 1.0);
+            r->win = last - 1, r->acc = W;
+            s = win_end(last - 1, W);
+        }
     }
 }
 

@@ -134,7 +134,8 @@ static OTF2_TimeStamp ts(ox_t *x, loc_t *l, int64_t ns)
     l->last = ns;
     if (ns > x->tmax)
         x->tmax = ns;
-    return (OTF2_TimeStamp)(ns - x->bias);
+    /* unsigned: aligned times span all of int64_t, their differences may not fit it */
+    return ns > x->bias ? (OTF2_TimeStamp)((uint64_t)ns - (uint64_t)x->bias) : 0;
 }
 
 static loc_t *loc_of(ox_t *x, int32_t rank, uint16_t thread)
@@ -299,8 +300,8 @@ static int write_defs(ox_t *x)
     OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(x->ar);
     if (!g)
         return -1;
-    int64_t len = x->tmax > x->bias ? x->tmax - x->bias : 0;
-    OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000u, 0, (uint64_t)len,
+    uint64_t len = x->tmax > x->bias ? (uint64_t)x->tmax - (uint64_t)x->bias : 0;
+    OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000u, 0, len,
                                               OTF2_UNDEFINED_TIMESTAMP);
     uint32_t s = 0;
     uint32_t s_empty = def_string(g, &s, "");

@@ -2373,6 +2373,8 @@ static plog_err_t build_rec(rstream_t *s, tstream_t *t, const plog_event_t *ev,
     r->call_name = cinfo ? run->call_name[ev->call] : "unknown";
     r->cls = cinfo ? cinfo - 1 : PLOG_CLASS_OTHER;
     r->flags = ev->flags;
+    if ((ev->t_start | ev->t_end) > INT64_MAX) /* the shim's clocks stay below 2^63 ns */
+        return rs_error(s, PLOG_E_CORRUPT, t->frame_off, err, "an event time past 2^63 ns");
     clock_align2(&s->rk->clock, run->time_ref, &s->clk, ev->t_start, ev->t_end, &r->start_ns,
                  &r->end_ns);
     r->t_start = ev->t_start;

@@ -1741,3 +1741,38 @@ Test(probeset, a_run_without_a_probe_says_so)
     pgen_rmdir(dir);
     free(dir);
 }
+
+/* The shim's clocks stay below 2^63 ns: a time past that (a damaged duration that still
+ * decodes) is an error, not a saturated end that turns into a run of 292 years. */
+Test(reader, event_times_past_2_63_are_refused)
+{
+    for (int bad = 0; bad < 2; bad++) {
+        char *dir = pgen_tmpdir();
+        pgen_rank_t g;
+        cr_assert_eq(pgen_open(&g, dir, 0, 1, 100), 0);
+        pgen_event(&g, 0, PLOG_CALL_MPI_Barrier, 1000, 2000);
+        pgen_event(&g, 0, PLOG_CALL_MPI_Barrier, 3000, bad ? 3000 + (uint64_t)INT64_MAX : 4000);
+        cr_assert_eq(pgen_close(&g, NULL, 0), 0);
+        plog_run_t *run = open_ok(dir);
+        plog_iter_t *it;
+        plog_error_t err;
+        cr_assert_eq(plog_iter_open(run, 0, &it, &err), PLOG_OK);
+        const plog_rec_t *e;
+        int n = 0;
+        plog_err_t got;
+        while ((got = plog_iter_next(it, &e, &err)) == PLOG_OK && e != NULL)
+            n++;
+        if (bad) {
+            cr_assert_eq(got, PLOG_E_CORRUPT);
+            cr_assert(strstr(err.msg, "rank-000000.plog") && strstr(err.msg, "2^63"), "%s",
+                      err.msg);
+        } else {
+            cr_assert_eq(got, PLOG_OK, "%s", err.msg);
+            cr_assert_eq(n, 2);
+        }
+        plog_iter_close(it);
+        plog_run_close(run);
+        pgen_rmdir(dir);
+        free(dir);
+    }
+}
