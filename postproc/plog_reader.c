@@ -912,6 +912,15 @@ static plog_err_t parse_sync(rank_priv_t *rp, const plog_frame_ix_t *fx, const u
         if (plog_sync_decode(&r, &s) != PLOG_OK)
             return fail(err, PLOG_E_CORRUPT, rp->path, (int64_t)fx->offset,
                         "clock-sync sample %u of %u", i + 1, fx->count);
+        /* times below 2^62 and offsets within +-2^61 ns (73 years between two hosts'
+         * uptimes): aligned times and their differences then fit in int64_t */
+        if ((s.local_ns | s.rtt_ns) >> 62 || s.offset_ns >= (int64_t)1 << 61 ||
+            s.offset_ns <= -((int64_t)1 << 61))
+            return fail(err, PLOG_E_CORRUPT, rp->path, (int64_t)fx->offset,
+                        "clock-sync sample %u of %u: time %llu ns, offset %lld ns or round "
+                        "trip %llu ns out of range", i + 1, fx->count,
+                        (unsigned long long)s.local_ns, (long long)s.offset_ns,
+                        (unsigned long long)s.rtt_ns);
         if (GROW(rp->sync, rp->sync_cap, rp->pub.n_sync + 1) != 0)
             return fail(err, PLOG_E_NOMEM, rp->path, (int64_t)fx->offset, NULL);
         rp->sync[rp->pub.n_sync++] = s;
@@ -2373,8 +2382,8 @@ static plog_err_t build_rec(rstream_t *s, tstream_t *t, const plog_event_t *ev,
     r->call_name = cinfo ? run->call_name[ev->call] : "unknown";
     r->cls = cinfo ? cinfo - 1 : PLOG_CLASS_OTHER;
     r->flags = ev->flags;
-    if ((ev->t_start | ev->t_end) > INT64_MAX) /* the shim's clocks stay below 2^63 ns */
-        return rs_error(s, PLOG_E_CORRUPT, t->frame_off, err, "an event time past 2^63 ns");
+    if ((ev->t_start | ev->t_end) >> 62) /* 146 years of CLOCK_MONOTONIC; doc/log-format.md */
+        return rs_error(s, PLOG_E_CORRUPT, t->frame_off, err, "an event time past 2^62 ns");
     clock_align2(&s->rk->clock, run->time_ref, &s->clk, ev->t_start, ev->t_end, &r->start_ns,
                  &r->end_ns);
     r->t_start = ev->t_start;

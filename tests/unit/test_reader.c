@@ -1742,16 +1742,17 @@ Test(probeset, a_run_without_a_probe_says_so)
     free(dir);
 }
 
-/* The shim's clocks stay below 2^63 ns: a time past that (a damaged duration that still
- * decodes) is an error, not a saturated end that turns into a run of 292 years. */
-Test(reader, event_times_past_2_63_are_refused)
+/* The shim's clocks stay below 2^62 ns (146 years of uptime): a time past that (a damaged
+ * duration that still decodes) is an error, not a saturated end that turns into a run of
+ * 292 years. */
+Test(reader, event_times_past_2_62_are_refused)
 {
     for (int bad = 0; bad < 2; bad++) {
         char *dir = pgen_tmpdir();
         pgen_rank_t g;
         cr_assert_eq(pgen_open(&g, dir, 0, 1, 100), 0);
         pgen_event(&g, 0, PLOG_CALL_MPI_Barrier, 1000, 2000);
-        pgen_event(&g, 0, PLOG_CALL_MPI_Barrier, 3000, bad ? 3000 + (uint64_t)INT64_MAX : 4000);
+        pgen_event(&g, 0, PLOG_CALL_MPI_Barrier, 3000, bad ? 3000 + ((uint64_t)1 << 62) : 4000);
         cr_assert_eq(pgen_close(&g, NULL, 0), 0);
         plog_run_t *run = open_ok(dir);
         plog_iter_t *it;
@@ -1764,7 +1765,7 @@ Test(reader, event_times_past_2_63_are_refused)
             n++;
         if (bad) {
             cr_assert_eq(got, PLOG_E_CORRUPT);
-            cr_assert(strstr(err.msg, "rank-000000.plog") && strstr(err.msg, "2^63"), "%s",
+            cr_assert(strstr(err.msg, "rank-000000.plog") && strstr(err.msg, "2^62"), "%s",
                       err.msg);
         } else {
             cr_assert_eq(got, PLOG_OK, "%s", err.msg);
@@ -1772,6 +1773,37 @@ Test(reader, event_times_past_2_63_are_refused)
         }
         plog_iter_close(it);
         plog_run_close(run);
+        pgen_rmdir(dir);
+        free(dir);
+    }
+}
+
+/* Clock-sync samples out of range (an offset of 73 years or more between two ranks, a time
+ * or round trip of 2^62 ns): refused when the run is opened, so aligned times fit. */
+Test(reader, clock_sync_out_of_range_is_refused)
+{
+    const int64_t off[] = {-1000, ((int64_t)1 << 61) - 1, (int64_t)1 << 61,
+                           -((int64_t)1 << 61), INT64_MAX};
+    for (size_t k = 0; k < sizeof(off) / sizeof(off[0]); k++) {
+        char *dir = pgen_tmpdir();
+        for (int r = 0; r < 2; r++) {
+            pgen_rank_t g;
+            cr_assert_eq(pgen_open(&g, dir, r, 2, 100), 0);
+            pgen_sync(&g, PLOG_SYNC_INIT, 5000, r ? off[k] : 0, 5);
+            pgen_event(&g, 0, PLOG_CALL_MPI_Barrier, 6000, 7000);
+            cr_assert_eq(pgen_close(&g, NULL, 0), 0);
+        }
+        plog_run_t *run = NULL;
+        plog_error_t err;
+        plog_err_t got = plog_run_open(dir, &run, &err);
+        if (k < 2) {
+            cr_assert_eq(got, PLOG_OK, "offset %lld: %s", (long long)off[k], err.msg);
+            plog_run_close(run);
+        } else {
+            cr_assert_eq(got, PLOG_E_CORRUPT, "offset %lld", (long long)off[k]);
+            cr_assert(strstr(err.msg, "rank-000001.plog") && strstr(err.msg, "out of range"),
+                      "%s", err.msg);
+        }
         pgen_rmdir(dir);
         free(dir);
     }
