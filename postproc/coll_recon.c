@@ -1,6 +1,8 @@
 /* coll_recon.c: logged collective calls -> the library's schedules (coll_recon.h). */
 #include "coll_recon.h"
 
+#include <math.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -322,6 +324,25 @@ static int elems(uint64_t bytes, uint64_t ts, int64_t *out)
     return 1;
 }
 
+/* Whether the byte counts and offsets stay below 2^50 (1 PiB) per call: the schedule
+ * builders multiply counts by element sizes and ranks in 64-bit integers, and only a
+ * damaged log holds more (doubles here, so the check itself cannot overflow). */
+static bool args_in_range(const pcs_args_t *a)
+{
+    const double lim = 0x1p50, ts = (double)a->type_size, n = a->size > 0 ? a->size : 1;
+    if (ts * fabs((double)a->count) * n >= lim || ts * fabs((double)a->own_count) >= lim)
+        return false;
+    const int64_t *v[4] = {a->counts, a->displs, a->scounts, a->sdispls};
+    for (int k = 0; k < 4; k++) {
+        double sum = 0;
+        for (int i = 0; v[k] && i < a->size; i++)
+            sum += fabs((double)v[k][i]);
+        if (ts * sum >= lim)
+            return false;
+    }
+    return true;
+}
+
 static int list_elems(const uint64_t *v, uint32_t n, int size, uint64_t ts, int64_t *out)
 {
     if (v == NULL || (int)n != size)
@@ -446,7 +467,7 @@ recon_skip_t recon_event(recon_t *r, const plog_rec_t *e, pcs_args_t *a, pcs_cho
     default:
         return RECON_NOT_COLL;
     }
-    if (!ok)
+    if (!ok || !args_in_range(a))
         return RECON_BAD_ARGS;
 
     /* MPICH's rules also look at the node layout (the communicator) and built-in ops */

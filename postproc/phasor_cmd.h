@@ -10,6 +10,11 @@
 /* "phasor CMD: <message>" and a pointer to --help on stderr; returns PHASOR_EXIT_USAGE. */
 int phasor_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* The reader's warnings (plog_run_warning) on stderr, "phasor CMD: warning: ...", for the
+ * subcommands whose output has no place of its own for them. */
+struct plog_run;
+void phasor_print_warnings(const char *cmd, const struct plog_run *run);
+
 int phasor_cmd_run(int argc, char **argv);  /* postproc/phasor_run.c */
 int phasor_cmd_dump(int argc, char **argv); /* postproc/phasor_dump.c */
 int phasor_cmd_report(int argc, char **argv); /* postproc/phasor_report.c */

@@ -671,6 +671,7 @@ done:
         for (int32_t i = 0; i < nr; i++)
             free(rs[i].t);
     free(rs);
+    phasor_print_warnings("export", run);
     plog_run_close(run);
     return status;
 }

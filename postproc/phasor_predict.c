@@ -269,7 +269,8 @@ static int predict_one(pctx_t *c, const ci_inst_t *in, const pred_model_t *m, do
     }
     for (size_t i = 0; i < in->nx; i++)
         c->step[i] = &in->x[i];
-    qsort(c->step, in->nx, sizeof(*c->step), cmp_step);
+    if (in->nx) /* step is NULL until an instance has transfers */
+        qsort(c->step, in->nx, sizeof(*c->step), cmp_step);
     double sum = 0, sum90 = 0;
     for (size_t i = 0; i < in->nx;) {
         size_t j = i;
@@ -431,9 +432,12 @@ static void text_out(FILE *o, pctx_t *c, const char *path, const char *source)
                 fprintf(o, " %14.2f", dmedian(&g->exiterr[k]) / 1e3);
             fprintf(o, "\n");
         }
-        fprintf(o, "whole run: collectives took %.6f s, predicted %.6f s (ratio %.3f)\n",
-                c->sum_measured / 1e9, c->sum_pred[k] / 1e9,
-                c->sum_measured > 0 ? c->sum_pred[k] / c->sum_measured : NAN);
+        if (c->sum_measured > 0)
+            fprintf(o, "whole run: collectives took %.6f s, predicted %.6f s (ratio %.3f)\n",
+                    c->sum_measured / 1e9, c->sum_pred[k] / 1e9,
+                    c->sum_pred[k] / c->sum_measured);
+        else
+            fprintf(o, "whole run: no predicted collective took any time\n");
     }
 }
 
@@ -843,6 +847,7 @@ done:
     free(c.scatter_p.v);
     pr_free(&c.rp);
     pred_models_free(&pm);
+    phasor_print_warnings("predict", run);
     plog_run_close(run);
     return status;
 }

@@ -349,6 +349,7 @@ int phasor_cmd_steps(int argc, char **argv)
     free(pend);
     free(seq);
     recon_free(rc);
+    phasor_print_warnings("steps", run);
     plog_run_close(run);
     return status;
 }

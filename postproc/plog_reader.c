@@ -921,6 +921,10 @@ static plog_err_t parse_sync(rank_priv_t *rp, const plog_frame_ix_t *fx, const u
                         "trip %llu ns out of range", i + 1, fx->count,
                         (unsigned long long)s.local_ns, (long long)s.offset_ns,
                         (unsigned long long)s.rtt_ns);
+        if (rp->pub.rank == 0 && s.offset_ns != 0) /* the reference clock */
+            return fail(err, PLOG_E_CORRUPT, rp->path, (int64_t)fx->offset,
+                        "clock-sync sample %u of %u: rank 0's offset is %lld ns, not 0", i + 1,
+                        fx->count, (long long)s.offset_ns);
         if (GROW(rp->sync, rp->sync_cap, rp->pub.n_sync + 1) != 0)
             return fail(err, PLOG_E_NOMEM, rp->path, (int64_t)fx->offset, NULL);
         rp->sync[rp->pub.n_sync++] = s;
@@ -1017,6 +1021,11 @@ static plog_err_t rank_load(plog_run_t *run, const char *path, rank_priv_t **out
             e = fail(err, he, path, 0, NULL);
         else
             e = fail(err, he, path, 0, "file header");
+        goto out;
+    }
+    if (rk->hdr.t_init_ns >> 62) { /* as event times: doc/log-format.md */
+        e = fail(err, PLOG_E_CORRUPT, path, 0, "file header: MPI_Init at %llu ns, past 2^62",
+                 (unsigned long long)rk->hdr.t_init_ns);
         goto out;
     }
     rk->rank = rk->hdr.rank;
@@ -1641,6 +1650,19 @@ plog_err_t plog_run_open(const char *path, plog_run_t **out, plog_error_t *err)
         run->time_ref = (uint64_t)a;
         warn_add(run, "%s: rank 0's log is not read; times are relative to this rank's "
                  "MPI_Init on rank 0's clock", rk->path);
+    }
+    /* The ranks return from MPI_Init within seconds of each other: an hour apart on the
+     * aligned clock means the clock-sync samples are wrong, and every time across ranks
+     * with them (the offsets themselves are within range, or the file was refused). */
+    for (int32_t r = 0; r < run->world_size; r++) {
+        const rank_priv_t *rp = run->ranks[r];
+        if (rp == NULL)
+            continue;
+        int64_t d = plog_clock_align(&rp->pub.clock, rp->pub.hdr.t_init_ns, run->time_ref);
+        if (d > 3600 * (int64_t)1000000000 || d < -3600 * (int64_t)1000000000)
+            warn_add(run, "%s: MPI_Init returned %.0f s from rank 0's on the aligned clock; "
+                     "its clock-sync samples look wrong, and so do times across ranks",
+                     rp->path, (double)d / 1e9);
     }
     e = PLOG_OK;
 out:
@@ -2384,6 +2406,8 @@ static plog_err_t build_rec(rstream_t *s, tstream_t *t, const plog_event_t *ev,
     r->flags = ev->flags;
     if ((ev->t_start | ev->t_end) >> 62) /* 146 years of CLOCK_MONOTONIC; doc/log-format.md */
         return rs_error(s, PLOG_E_CORRUPT, t->frame_off, err, "an event time past 2^62 ns");
+    if (ev->t_end < ev->t_start) /* one monotonic clock read twice */
+        return rs_error(s, PLOG_E_CORRUPT, t->frame_off, err, "an event that ends before it starts");
     clock_align2(&s->rk->clock, run->time_ref, &s->clk, ev->t_start, ev->t_end, &r->start_ns,
                  &r->end_ns);
     r->t_start = ev->t_start;

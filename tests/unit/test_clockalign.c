@@ -268,11 +268,14 @@ Test(clockalign, reader_matches_plog_clock_align, .timeout = 60)
             uint64_t t0 = 1000000 + pgen_rand(&seed) % 1000000000;
             uint64_t span = 1000000 + pgen_rand(&seed) % 100000000000ull;
             int64_t maxd = (int64_t)(span / 1000);
-            /* rank 0 constant, rank 1 at the drift limit, the others anywhere in it */
+            /* rank 0 the reference (offset 0, as the format requires), rank 1 at the drift
+             * limit, the others anywhere in it */
             int64_t d = r == 0   ? 0
                         : r == 1 ? (trial & 1 ? maxd : -maxd)
                                  : (int64_t)(pgen_rand(&seed) % (uint64_t)(2 * maxd + 1)) - maxd;
             int64_t o0 = (int64_t)(pgen_rand(&seed) % 2000000000) - 1000000000;
+            if (r == 0)
+                o0 = 0;
             cr_assert_eq(pgen_open(&g, dir, r, nr, t0), 0);
             pgen_sync(&g, PLOG_SYNC_INIT, t0, o0, 0);
             pgen_sync(&g, PLOG_SYNC_FINALIZE, t0 + span, o0 + d, 0);

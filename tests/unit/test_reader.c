@@ -1808,3 +1808,39 @@ Test(reader, clock_sync_out_of_range_is_refused)
         free(dir);
     }
 }
+
+/* Times that one monotonic clock cannot give: an event ending before it starts, MPI_Init
+ * in the header past 2^62 ns, rank 0 (the reference clock) with a clock offset. */
+Test(reader, impossible_times_are_refused)
+{
+    for (int kind = 0; kind < 3; kind++) {
+        char *dir = pgen_tmpdir();
+        for (int r = 0; r < 2; r++) {
+            pgen_rank_t g;
+            uint64_t tinit = kind == 1 && r == 1 ? (uint64_t)1 << 62 : 100;
+            cr_assert_eq(pgen_open(&g, dir, r, 2, tinit), 0);
+            pgen_sync(&g, PLOG_SYNC_INIT, 5000, kind == 2 ? 70 : 0, 5);
+            pgen_event(&g, 0, PLOG_CALL_MPI_Barrier, 6000, kind == 0 && r == 1 ? 5999 : 7000);
+            cr_assert_eq(pgen_close(&g, NULL, 0), 0);
+        }
+        plog_run_t *run = NULL;
+        plog_error_t err;
+        plog_err_t got = plog_run_open(dir, &run, &err);
+        if (got == PLOG_OK) { /* kind 0: found when the events are read */
+            plog_iter_t *it;
+            cr_assert_eq(plog_iter_open(run, PLOG_ALL_RANKS, &it, &err), PLOG_OK);
+            const plog_rec_t *e;
+            while ((got = plog_iter_next(it, &e, &err)) == PLOG_OK && e != NULL)
+                ;
+            plog_iter_close(it);
+            plog_run_close(run);
+        }
+        const char *want[] = {"ends before it starts", "past 2^62", "rank 0's offset is 70"};
+        cr_assert_eq(got, PLOG_E_CORRUPT, "kind %d: %s", kind, err.msg);
+        cr_assert(strstr(err.msg, want[kind]) &&
+                      strstr(err.msg, kind == 2 ? "rank-000000.plog" : "rank-000001.plog"),
+                  "kind %d: %s", kind, err.msg);
+        pgen_rmdir(dir);
+        free(dir);
+    }
+}
