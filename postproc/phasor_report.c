@@ -1175,6 +1175,12 @@ static void report_usage(FILE *f)
             REPORT_JSON_VERSION);
 }
 
+int rep_inconsistent(const rep_t *rep, int32_t r)
+{
+    const rep_rank_t *rr = &rep->ranks[r];
+    return rr->loaded && rr->mpi_ns > rr->app_ns + rr->app_ns / 100 + 1000000;
+}
+
 int phasor_cmd_report(int argc, char **argv)
 {
     int json = 0;
@@ -1263,12 +1269,9 @@ int phasor_cmd_report(int argc, char **argv)
     if (c.sites)
         qsort(c.sites, c.nsites, sizeof(*c.sites), cmp_time);
 
-    /* MPI time is a union of calls made between MPI_Init and MPI_Finalize: more of it than
-     * the time between them is a log whose times do not hang together (say, a second
-     * MPI_Init, or a damaged duration within range). Said, not hidden. */
     for (int32_t r = 0; r < rep.world_size; r++) {
         const rep_rank_t *rr = &rep.ranks[r];
-        if (rr->loaded && rr->mpi_ns > rr->app_ns + rr->app_ns / 100 + 1000000)
+        if (rep_inconsistent(&rep, r))
             fprintf(stderr, "phasor report: warning: %s: rank %d's MPI time (%.3f ms) exceeds "
                     "its time from MPI_Init to MPI_Finalize (%.3f ms); its times are "
                     "inconsistent\n", path, (int)r, rr->mpi_ns / 1e6, rr->app_ns / 1e6);

@@ -73,4 +73,9 @@ typedef struct rep_imb {
 enum rep_imb_what { REP_IMB_MPI, REP_IMB_APP };
 void rep_imbalance(const rep_t *rep, enum rep_imb_what what, rep_imb_t *out);
 
+/* Whether rank r's MPI time exceeds its time from MPI_Init to MPI_Finalize (by more than
+ * 1 % and 1 ms): calls made between them cannot add up to more, so its times do not hang
+ * together (a second MPI_Init, a damaged duration within the reader's ranges). */
+int rep_inconsistent(const rep_t *rep, int32_t r);
+
 #endif

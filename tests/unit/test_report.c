@@ -325,3 +325,37 @@ Test(report, early_end)
     pgen_rmdir(dir);
     free(dir);
 }
+
+/* MPI time is a union of calls between MPI_Init and MPI_Finalize, so it cannot exceed the
+ * time between them: a second MPI_Init late in the log (the application time then starts
+ * there) makes the rank inconsistent, and the command warns; the hand-worked logs are not. */
+Test(report, mpi_time_beyond_the_application_is_flagged)
+{
+    char *dir = gen_three();
+    rep_t rep;
+    plog_run_t *run = compute(dir, &rep);
+    for (int r = 0; r < 3; r++)
+        cr_expect(!rep_inconsistent(&rep, r), "rank %d", r);
+    rep_free(&rep);
+    plog_run_close(run);
+    pgen_rmdir(dir);
+    free(dir);
+
+    dir = pgen_tmpdir();
+    pgen_rank_t g;
+    cr_assert_eq(pgen_open(&g, dir, 0, 1, 2000), 0);
+    world_comms(&g, 0, 1);
+    ev(&g, 0, PLOG_CALL_MPI_Init, 1000, 2000, PLOG_NONE, 0)->comm = 0;
+    ev(&g, 0, PLOG_CALL_MPI_Barrier, 3000, 9000000, PLOG_NONE, 0);
+    ev(&g, 0, PLOG_CALL_MPI_Init, 9000000, 9500000, PLOG_NONE, 0)->comm = 0;
+    ev(&g, 0, PLOG_CALL_MPI_Finalize, 9600000, 9700000, PLOG_NONE, 0)->comm = 0;
+    cr_assert_eq(pgen_close(&g, NULL, 0), 0);
+    run = compute(dir, &rep);
+    cr_expect_eq(rep.ranks[0].app_ns, 100000);
+    cr_expect_eq(rep.ranks[0].mpi_ns, 8997000);
+    cr_expect(rep_inconsistent(&rep, 0));
+    rep_free(&rep);
+    plog_run_close(run);
+    pgen_rmdir(dir);
+    free(dir);
+}
