@@ -5,10 +5,13 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "phasor_cmd.h"
 #include "phasor_export.h"
@@ -429,13 +432,44 @@ static void usage(FILE *f)
             "Exit status: 0 success, 1 unreadable or damaged log or unwritable output, 2 bad usage.\n");
 }
 
-static int open_out(const char *path, FILE **f)
+/* A regular file is written beside its name (PATH.partXXXXXX) and renamed over it only
+ * when the whole export succeeded: a failed export leaves no partial file, and a file
+ * already there is replaced by a complete one or left as it was. Anything else (a FIFO,
+ * /dev/null) is written directly. tmp[0] = 0: written directly. */
+static int open_out(const char *path, FILE **f, char *tmp, size_t cap)
 {
+    tmp[0] = '\0';
     if (!path || strcmp(path, "-") == 0) {
         *f = stdout;
         return 0;
     }
-    *f = fopen(path, "w");
+    struct stat sb;
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+        *f = fopen(path, "w");
+    } else if ((size_t)snprintf(tmp, cap, "%s.partXXXXXX", path) >= cap) {
+        tmp[0] = '\0';
+        errno = ENAMETOOLONG;
+        *f = NULL;
+    } else {
+        int fd = mkstemp(tmp);
+        mode_t um = umask(0);
+        umask(um);
+        if (fd >= 0 && fchmod(fd, 0666 & ~um) != 0) { /* mkstemp makes 0600 */
+            close(fd);
+            unlink(tmp);
+            fd = -1;
+        }
+        *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+        if (!*f) {
+            int e = errno;
+            if (fd >= 0) {
+                close(fd);
+                unlink(tmp);
+            }
+            tmp[0] = '\0';
+            errno = e;
+        }
+    }
     if (!*f) {
         fprintf(stderr, "phasor export: %s: cannot write: %s\n", path, strerror(errno));
         return -1;
@@ -443,7 +477,8 @@ static int open_out(const char *path, FILE **f)
     return 0;
 }
 
-static int close_out(out_t *o, const char *path)
+/* keep: the export succeeded; the file takes its name, or is removed. */
+static int close_out(out_t *o, const char *path, const char *tmp, int keep)
 {
     o_flush(o);
     int bad = fflush(o->f) != 0 || ferror(o->f);
@@ -452,6 +487,14 @@ static int close_out(out_t *o, const char *path)
     if (bad)
         fprintf(stderr, "phasor export: %s: write failed: %s\n", path ? path : "standard output",
                 strerror(errno));
+    if (tmp[0]) {
+        if (keep && !bad && rename(tmp, path) != 0) {
+            fprintf(stderr, "phasor export: %s: cannot write: %s\n", path, strerror(errno));
+            bad = 1;
+        }
+        if (!keep || bad)
+            unlink(tmp);
+    }
     return bad ? -1 : 0;
 }
 
@@ -528,14 +571,15 @@ int phasor_cmd_export(int argc, char **argv)
         return st;
     }
     static out_t o, mo;
+    static char otmp[PATH_MAX + 16], mtmp[PATH_MAX + 16];
     FILE *of = NULL, *mf = NULL;
-    if (open_out(opath, &of) != 0) {
+    if (open_out(opath, &of, otmp, sizeof(otmp)) != 0) {
         plog_run_close(run);
         return PHASOR_EXIT_INPUT;
     }
-    if (mpath && open_out(mpath, &mf) != 0) {
-        if (of != stdout)
-            fclose(of);
+    if (mpath && open_out(mpath, &mf, mtmp, sizeof(mtmp)) != 0) {
+        o.f = of, o.n = 0;
+        close_out(&o, opath, otmp, 0);
         plog_run_close(run);
         return PHASOR_EXIT_INPUT;
     }
@@ -648,9 +692,9 @@ int phasor_cmd_export(int argc, char **argv)
 done:
     if (it)
         plog_iter_close(it);
-    if (close_out(&o, opath) != 0)
+    if (close_out(&o, opath, otmp, status == PHASOR_EXIT_OK) != 0)
         status = PHASOR_EXIT_INPUT;
-    if (mf && close_out(&mo, mpath) != 0)
+    if (mf && close_out(&mo, mpath, mtmp, status == PHASOR_EXIT_OK) != 0)
         status = PHASOR_EXIT_INPUT;
     if (status == PHASOR_EXIT_OK && x.m.in_flight > 0)
         fprintf(stderr, "phasor export: %" PRIu64 " message ends left unmatched (peak %" PRIu64
@@ -671,7 +715,8 @@ done:
         for (int32_t i = 0; i < nr; i++)
             free(rs[i].t);
     free(rs);
-    phasor_print_warnings("export", run);
+    if (status == PHASOR_EXIT_OK)
+        phasor_print_warnings("export", run);
     plog_run_close(run);
     return status;
 }

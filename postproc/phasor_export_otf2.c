@@ -2,6 +2,7 @@
  * libotf2 (doc/export-format.md). Events stream from the merged iterator to one event writer
  * per (rank, thread); libotf2 flushes their chunks to disk, so memory stays bounded by the
  * number of locations, not the length of the log. Built only when configure found libotf2. */
+#define _GNU_SOURCE /* nftw */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -16,8 +17,10 @@
 #include "plog_reader.h"
 
 #ifdef HAVE_OTF2
+#include <ftw.h>
 #include <otf2/otf2.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static OTF2_FlushType pre_flush(void *u, OTF2_FileType ft, OTF2_LocationRef l, void *c, bool fin)
 {
@@ -295,6 +298,28 @@ static uint32_t def_string(OTF2_GlobalDefWriter *g, uint32_t *next, const char *
     return (*next)++;
 }
 
+static int rm_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+    (void)sb, (void)type, (void)ftw;
+    return remove(path) != 0 && errno != ENOENT;
+}
+
+/* A failed export leaves no partial archive: what libotf2 made in dir (traces.otf2,
+ * traces.def, traces/) goes, and dir itself when this export created it. The directory held
+ * no archive before (checked), so all of that is this export's. */
+static void remove_archive(const char *dir, int made)
+{
+    char p[4096];
+    snprintf(p, sizeof(p), "%s/traces", dir);
+    nftw(p, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    snprintf(p, sizeof(p), "%s/traces.otf2", dir);
+    unlink(p);
+    snprintf(p, sizeof(p), "%s/traces.def", dir);
+    unlink(p);
+    if (made)
+        rmdir(dir);
+}
+
 static int write_defs(ox_t *x)
 {
     OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(x->ar);
@@ -385,7 +410,8 @@ int phasor_export_otf2(plog_run_t *run, const char *dir)
                         "directory\n", dir);
         return PHASOR_EXIT_INPUT;
     }
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+    int made = mkdir(dir, 0777) == 0;
+    if (!made && errno != EEXIST) {
         fprintf(stderr, "phasor export: %s: cannot create: %s\n", dir, strerror(errno));
         return PHASOR_EXIT_INPUT;
     }
@@ -461,6 +487,8 @@ int phasor_export_otf2(plog_run_t *run, const char *dir)
         status = PHASOR_EXIT_INPUT;
     }
     free(x.locs);
+    if (status != PHASOR_EXIT_OK)
+        remove_archive(dir, made);
     return status;
 }
 #else

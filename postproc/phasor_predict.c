@@ -847,7 +847,8 @@ done:
     free(c.scatter_p.v);
     pr_free(&c.rp);
     pred_models_free(&pm);
-    phasor_print_warnings("predict", run);
+    if (status == PHASOR_EXIT_OK)
+        phasor_print_warnings("predict", run);
     plog_run_close(run);
     return status;
 }

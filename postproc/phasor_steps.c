@@ -349,7 +349,8 @@ int phasor_cmd_steps(int argc, char **argv)
     free(pend);
     free(seq);
     recon_free(rc);
-    phasor_print_warnings("steps", run);
+    if (status == PHASOR_EXIT_OK)
+        phasor_print_warnings("steps", run);
     plog_run_close(run);
     return status;
 }

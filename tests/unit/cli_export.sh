@@ -73,6 +73,17 @@ check "csv: rows equal the golden dump's events (rank..rc)" "cmp -s '$tmp/e13' '
 expect_exit "missing log: exit 1" 1 nosuch "$phasor" export --format csv nosuch
 expect_exit "damaged frame: exit 1" 1 frame-crc.plog "$phasor" export --format csv corrupt/frame-crc.plog
 expect_exit "damaged zstd: exit 1" 1 zstd-damage.plog "$phasor" export --format chrome corrupt/zstd-damage.plog
+# A failed export leaves no partial output, and a file already at -o as it was; a good one
+# replaces it whole.
+echo old >"$tmp/keep.json"
+"$phasor" export --format chrome -o "$tmp/keep.json" corrupt/zstd-damage.plog 2>/dev/null
+check "failed export (damage found mid-way): exit 1, the file at -o untouched, nothing left" \
+    "[ $? -eq 1 ] && [ \"\$(cat '$tmp/keep.json')\" = old ] && [ \$(ls '$tmp' | grep -c part) -eq 0 ]"
+"$phasor" export --format chrome -o "$tmp/keep.json" golden 2>/dev/null
+check "good export: replaces the file at -o whole" \
+    "[ $? -eq 0 ] && python3 -c 'import json,sys; json.load(open(sys.argv[1]))' '$tmp/keep.json'"
+"$phasor" export --format csv -o /dev/null golden 2>/dev/null
+check "export to a device: written directly, the device kept" "[ $? -eq 0 ] && [ -c /dev/null ]"
 expect_exit "unknown format: exit 2" 2 nosuch "$phasor" export --format nosuch golden
 expect_exit "no format: exit 2" 2 format "$phasor" export golden
 # OTF2: with libotf2, otf2-print must read the archive and see the three messages with their
@@ -97,6 +108,13 @@ else
          [ \$(grep -c '^ENTER' '$tmp/otf2.txt') -eq \$(tail -n +2 golden.csv | wc -l) ]"
     expect_exit "otf2 into an existing archive: exit 1" 1 "$tmp/otf2" \
         "$phasor" export --format otf2 -o "$tmp/otf2" golden
+    "$phasor" export --format otf2 -o "$tmp/otf2bad" corrupt/zstd-damage.plog 2>/dev/null
+    check "otf2 of a log damaged mid-way: exit 1, no partial archive (nor its new directory)" \
+        "[ $? -eq 1 ] && ! [ -e '$tmp/otf2bad' ]"
+    mkdir "$tmp/otf2old" && echo mine >"$tmp/otf2old/notes"
+    "$phasor" export --format otf2 -o "$tmp/otf2old" corrupt/zstd-damage.plog 2>/dev/null
+    check "otf2 failing into an existing directory: its other files stay, no archive is left" \
+        "[ $? -eq 1 ] && [ \"\$(ls '$tmp/otf2old')\" = notes ]"
 fi
 expect_exit "otf2 without -o: exit 2" 2 "-o DIR" "$phasor" export --format otf2 golden
 expect_exit "unwritable output: exit 1" 1 /nonexistent/x "$phasor" export --format csv -o /nonexistent/x golden
