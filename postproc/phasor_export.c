@@ -477,8 +477,8 @@ static int open_out(const char *path, FILE **f, char *tmp, size_t cap)
     return 0;
 }
 
-/* keep: the export succeeded; the file takes its name, or is removed. */
-static int close_out(out_t *o, const char *path, const char *tmp, int keep)
+/* Flush and close; -1 (said on stderr) when the bytes did not all get out. */
+static int finish_out(out_t *o, const char *path)
 {
     o_flush(o);
     int bad = fflush(o->f) != 0 || ferror(o->f);
@@ -487,15 +487,23 @@ static int close_out(out_t *o, const char *path, const char *tmp, int keep)
     if (bad)
         fprintf(stderr, "phasor export: %s: write failed: %s\n", path ? path : "standard output",
                 strerror(errno));
-    if (tmp[0]) {
-        if (keep && !bad && rename(tmp, path) != 0) {
-            fprintf(stderr, "phasor export: %s: cannot write: %s\n", path, strerror(errno));
-            bad = 1;
-        }
-        if (!keep || bad)
-            unlink(tmp);
-    }
     return bad ? -1 : 0;
+}
+
+/* keep: the whole export succeeded, every output included: the file takes its name;
+ * otherwise it is removed. */
+static int commit_out(const char *path, const char *tmp, int keep)
+{
+    if (!tmp[0])
+        return 0;
+    if (keep && rename(tmp, path) != 0) {
+        fprintf(stderr, "phasor export: %s: cannot write: %s\n", path, strerror(errno));
+        unlink(tmp);
+        return -1;
+    }
+    if (!keep)
+        unlink(tmp);
+    return 0;
 }
 
 int phasor_cmd_export(int argc, char **argv)
@@ -579,7 +587,8 @@ int phasor_cmd_export(int argc, char **argv)
     }
     if (mpath && open_out(mpath, &mf, mtmp, sizeof(mtmp)) != 0) {
         o.f = of, o.n = 0;
-        close_out(&o, opath, otmp, 0);
+        finish_out(&o, opath);
+        commit_out(opath, otmp, 0);
         plog_run_close(run);
         return PHASOR_EXIT_INPUT;
     }
@@ -692,9 +701,14 @@ int phasor_cmd_export(int argc, char **argv)
 done:
     if (it)
         plog_iter_close(it);
-    if (close_out(&o, opath, otmp, status == PHASOR_EXIT_OK) != 0)
+    if (finish_out(&o, opath) != 0)
         status = PHASOR_EXIT_INPUT;
-    if (mf && close_out(&mo, mpath, mtmp, status == PHASOR_EXIT_OK) != 0)
+    if (mf && finish_out(&mo, mpath) != 0)
+        status = PHASOR_EXIT_INPUT;
+    /* both outputs or neither: the trace and its messages come from one pass */
+    if (commit_out(opath, otmp, status == PHASOR_EXIT_OK) != 0)
+        status = PHASOR_EXIT_INPUT;
+    if (mf && commit_out(mpath, mtmp, status == PHASOR_EXIT_OK) != 0)
         status = PHASOR_EXIT_INPUT;
     if (status == PHASOR_EXIT_OK && x.m.in_flight > 0)
         fprintf(stderr, "phasor export: %" PRIu64 " message ends left unmatched (peak %" PRIu64

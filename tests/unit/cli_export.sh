@@ -82,6 +82,10 @@ check "failed export (damage found mid-way): exit 1, the file at -o untouched, n
 "$phasor" export --format chrome -o "$tmp/keep.json" golden 2>/dev/null
 check "good export: replaces the file at -o whole" \
     "[ $? -eq 0 ] && python3 -c 'import json,sys; json.load(open(sys.argv[1]))' '$tmp/keep.json'"
+echo old >"$tmp/keep.json"
+"$phasor" export --format chrome -o "$tmp/keep.json" -m /dev/full golden 2>/dev/null
+check "the messages output fails (/dev/full): exit 1, the trace at -o not replaced either" \
+    "[ $? -eq 1 ] && [ \"\$(cat '$tmp/keep.json')\" = old ] && [ \$(ls '$tmp' | grep -c part) -eq 0 ]"
 "$phasor" export --format csv -o /dev/null golden 2>/dev/null
 check "export to a device: written directly, the device kept" "[ $? -eq 0 ] && [ -c /dev/null ]"
 expect_exit "unknown format: exit 2" 2 nosuch "$phasor" export --format nosuch golden
