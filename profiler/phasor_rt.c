@@ -986,6 +986,80 @@ static void unblock_one(int sig)
     pthread_sigmask(SIG_UNBLOCK, &only, NULL);
 }
 
+static void sleep_ms(long ms)
+{
+    struct timespec d = {ms / 1000, ms % 1000 * 1000000};
+    nanosleep(&d, NULL);
+}
+
+/* The first fatal signal's log: every thread's records and an END frame naming it, once the
+ * writer thread has drained (at most ~200 ms) and the write lock is free; kept locked after,
+ * the process is about to end. */
+static void write_crash_log(int sig)
+{
+    if (log_closed || !writer_ok)
+        return;
+    __atomic_store_n(&phasor_active, 0, __ATOMIC_RELEASE);
+    for (int i = 0; i < 200; i++, sleep_ms(1))
+        if (__atomic_load_n(&q_head, __ATOMIC_ACQUIRE) ==
+                __atomic_load_n(&q_tail, __ATOMIC_ACQUIRE) &&
+            pthread_mutex_trylock(&write_lock) == 0) {
+            if (cfg.signal_delay_ms > 0)
+                sleep_ms(cfg.signal_delay_ms);
+            char ending[64];
+            snprintf(ending, sizeof(ending), "signal SIG%s",
+                     sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+            flush_all_slots_locked();
+            write_tail(ending);
+            return;
+        }
+}
+
+/* The first signal, passed on as the kernel would have delivered it to prev, the
+ * disposition before ours (restored). Returns only if the process carries on. */
+static void pass_on(int sig, const struct sigaction *prev, siginfo_t *si, void *uctx)
+{
+    sigaction(sig, prev, NULL);
+    if (ends_process(prev)) {
+        /* Ends here, with the other fatal signals still blocked on this thread; still
+         * here, the default did nothing (the init of a PID namespace, a debugger that
+         * dropped it) and the process carries on, as without phasor. */
+        raise(sig);
+        unblock_one(sig);
+        return;
+    }
+    if (!(prev->sa_flags & SA_SIGINFO) && prev->sa_handler == SIG_IGN)
+        return;
+    /* The handler before ours (the MPI library's backtrace printer, say) is called here
+     * rather than after we return, so that it sees this signal's own siginfo, under the
+     * mask the kernel would have set for it. */
+    if (prev->sa_flags & SA_RESETHAND) {
+        struct sigaction dfl;
+        memset(&dfl, 0, sizeof(dfl));
+        dfl.sa_handler = SIG_DFL;
+        sigaction(sig, &dfl, NULL);
+    }
+    sigset_t during, m = ((ucontext_t *)uctx)->uc_sigmask;
+    sigorset(&m, &m, &prev->sa_mask);
+    if (prev->sa_flags & SA_NODEFER)
+        sigdelset(&m, sig);
+    else
+        sigaddset(&m, sig);
+    pthread_sigmask(SIG_SETMASK, &m, &during);
+    if (prev->sa_flags & SA_SIGINFO)
+        prev->sa_sigaction(sig, si, uctx);
+    else
+        prev->sa_handler(sig);
+    pthread_sigmask(SIG_SETMASK, &during, NULL);
+    /* Most such handlers end by raising the signal again with its default action; it is
+     * pending here, blocked, and ends the process now. */
+    struct sigaction now;
+    sigset_t pending;
+    if (sigpending(&pending) == 0 && sigismember(&pending, sig) &&
+        sigaction(sig, NULL, &now) == 0 && ends_process(&now))
+        unblock_one(sig);
+}
+
 static void on_fatal_signal(int sig, siginfo_t *si, void *uctx)
 {
     int saved_errno = errno;
@@ -993,98 +1067,28 @@ static void on_fatal_signal(int sig, siginfo_t *si, void *uctx)
     size_t idx = 0;
     while (idx < NFATAL && fatal_signals[idx] != sig)
         idx++;
-    if (__atomic_exchange_n(&in_crash, 1, __ATOMIC_ACQ_REL)) {
-        /* A later signal. It waits only if it arrived while phasor wrote, never on the
-         * writing thread itself (an abort() in the flush), and at most 5 s. */
-        if (crash_owner != self && __atomic_load_n(&crash_ending, __ATOMIC_ACQUIRE) == 1)
-            for (int i = 0; i < 5000 && __atomic_load_n(&crash_ending, __ATOMIC_ACQUIRE); i++) {
-                struct timespec ms = {0, 1000000};
-                nanosleep(&ms, NULL);
-            }
-    } else {
+    int installed = idx < NFATAL && handler_installed[idx];
+    if (!__atomic_exchange_n(&in_crash, 1, __ATOMIC_ACQ_REL)) {
         crash_owner = self;
         __atomic_store_n(&crash_ending, 1, __ATOMIC_RELEASE);
-        if (!log_closed && writer_ok) {
-            __atomic_store_n(&phasor_active, 0, __ATOMIC_RELEASE);
-            int locked = 0;
-            for (int i = 0; i < 200 && !locked; i++) {
-                if (__atomic_load_n(&q_head, __ATOMIC_ACQUIRE) ==
-                        __atomic_load_n(&q_tail, __ATOMIC_ACQUIRE) &&
-                    pthread_mutex_trylock(&write_lock) == 0) {
-                    locked = 1;
-                    break;
-                }
-                struct timespec ms = {0, 1000000};
-                nanosleep(&ms, NULL);
-            }
-            if (locked) {
-                if (cfg.signal_delay_ms > 0) {
-                    struct timespec d = {cfg.signal_delay_ms / 1000,
-                                         cfg.signal_delay_ms % 1000 * 1000000};
-                    nanosleep(&d, NULL);
-                }
-                char ending[64];
-                snprintf(ending, sizeof(ending), "signal SIG%s",
-                         sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
-                flush_all_slots_locked();
-                write_tail(ending);
-            }
-        }
+        write_crash_log(sig);
         __atomic_store_n(&crash_ending, 2, __ATOMIC_RELEASE);
-        if (idx < NFATAL && handler_installed[idx] &&
-            ((prev_action[idx].sa_flags & SA_SIGINFO) ||
-             prev_action[idx].sa_handler != SIG_IGN)) {
-            struct sigaction prev = prev_action[idx];
-            sigaction(sig, &prev, NULL);
-            if (ends_process(&prev)) {
-                /* Ends here, with the other fatal signals still blocked on this thread. */
-                raise(sig);
-                unblock_one(sig);
-                /* Still here: the default did nothing (the init of a PID namespace, a
-                 * debugger that dropped it), and the process carries on, as without phasor. */
-                __atomic_store_n(&crash_ending, 0, __ATOMIC_RELEASE);
-                __atomic_store_n(&in_crash, 0, __ATOMIC_RELEASE);
-                errno = saved_errno;
-                return;
-            }
-            /* The handler before ours (the MPI library's backtrace printer, say) is called
-             * here rather than after we return, so that it sees this signal's own siginfo,
-             * under the mask the kernel would have set for it. */
-            errno = saved_errno;
-            if (prev.sa_flags & SA_RESETHAND) {
-                struct sigaction dfl;
-                memset(&dfl, 0, sizeof(dfl));
-                dfl.sa_handler = SIG_DFL;
-                sigaction(sig, &dfl, NULL);
-            }
-            sigset_t during, m = ((ucontext_t *)uctx)->uc_sigmask;
-            sigorset(&m, &m, &prev.sa_mask);
-            if (prev.sa_flags & SA_NODEFER)
-                sigdelset(&m, sig);
-            else
-                sigaddset(&m, sig);
-            pthread_sigmask(SIG_SETMASK, &m, &during);
-            if (prev.sa_flags & SA_SIGINFO)
-                prev.sa_sigaction(sig, si, uctx);
-            else
-                prev.sa_handler(sig);
-            pthread_sigmask(SIG_SETMASK, &during, NULL);
-            /* Most such handlers end by raising the signal again with its default action;
-             * it is pending here, blocked, and ends the process now. */
-            struct sigaction now;
-            sigset_t pending;
-            if (sigpending(&pending) == 0 && sigismember(&pending, sig) &&
-                sigaction(sig, NULL, &now) == 0 && ends_process(&now))
-                unblock_one(sig);
-        }
-        /* That handler carried on: so does the process, unrecorded (the log is closed),
-         * and a later fatal signal is handled as a first one again. */
+        errno = saved_errno; /* as the handler before ours would have found it */
+        if (installed)
+            pass_on(sig, &prev_action[idx], si, uctx);
+        /* It carried on: so does the process, unrecorded (the log is closed), and a later
+         * fatal signal is handled as a first one again. */
         __atomic_store_n(&crash_ending, 0, __ATOMIC_RELEASE);
         __atomic_store_n(&in_crash, 0, __ATOMIC_RELEASE);
         errno = saved_errno;
         return;
     }
-    if (idx < NFATAL && handler_installed[idx])
+    /* A later signal. It waits only if it arrived while phasor wrote, never on the writing
+     * thread itself (an abort() in the flush), and at most 5 s. */
+    if (crash_owner != self && __atomic_load_n(&crash_ending, __ATOMIC_ACQUIRE) == 1)
+        for (int i = 0; i < 5000 && __atomic_load_n(&crash_ending, __ATOMIC_ACQUIRE); i++)
+            sleep_ms(1);
+    if (installed)
         sigaction(sig, &prev_action[idx], NULL);
     errno = saved_errno;
     raise(sig);
