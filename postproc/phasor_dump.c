@@ -626,8 +626,7 @@ int phasor_cmd_dump(int argc, char **argv)
         return PHASOR_EXIT_INPUT;
     }
     if (fmt != FMT_JSON) {
-        for (size_t i = 0; i < plog_run_nwarnings(run); i++)
-            fprintf(stderr, "phasor dump: warning: %s\n", plog_run_warning(run, i));
+        phasor_print_warnings("dump", run);
         if (fmt == FMT_CSV)
             for (int32_t r = 0; r < plog_run_world_size(run); r++) {
                 const plog_rank_t *rk = plog_run_rank(run, r);

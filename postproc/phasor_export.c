@@ -439,38 +439,29 @@ static void usage(FILE *f)
 static int open_out(const char *path, FILE **f, char *tmp, size_t cap)
 {
     tmp[0] = '\0';
-    if (!path || strcmp(path, "-") == 0) {
-        *f = stdout;
+    *f = stdout;
+    if (!path || strcmp(path, "-") == 0)
         return 0;
-    }
     struct stat sb;
     if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
         *f = fopen(path, "w");
     } else if ((size_t)snprintf(tmp, cap, "%s.partXXXXXX", path) >= cap) {
-        tmp[0] = '\0';
         errno = ENAMETOOLONG;
         *f = NULL;
     } else {
-        int fd = mkstemp(tmp);
         mode_t um = umask(0);
         umask(um);
-        if (fd >= 0 && fchmod(fd, 0666 & ~um) != 0) { /* mkstemp makes 0600 */
+        int fd = mkstemp(tmp); /* 0600: given the mode fopen would have */
+        *f = fd >= 0 && fchmod(fd, 0666 & ~um) == 0 ? fdopen(fd, "w") : NULL;
+        if (!*f && fd >= 0) {
+            int e = errno;
             close(fd);
             unlink(tmp);
-            fd = -1;
-        }
-        *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-        if (!*f) {
-            int e = errno;
-            if (fd >= 0) {
-                close(fd);
-                unlink(tmp);
-            }
-            tmp[0] = '\0';
             errno = e;
         }
     }
     if (!*f) {
+        tmp[0] = '\0';
         fprintf(stderr, "phasor export: %s: cannot write: %s\n", path, strerror(errno));
         return -1;
     }

@@ -410,8 +410,6 @@ static void text_out(FILE *o, pctx_t *c, const char *path, const char *source)
         if (c->skipped[w])
             fprintf(o, "  %" PRIu64 " without steps: %s\n", c->skipped[w],
                     w < RECON__COUNT ? recon_skip_name((recon_skip_t)w) : "?");
-    if (c->ng) /* g is NULL when nothing was predicted */
-        qsort(c->g, c->ng, sizeof(*c->g), cmp_group);
     for (int k = 0; k < c->nmodels; k++) {
         fprintf(o, "\n@--- %s: predicted vs measured (medians over instances)\n",
                 c->models[k].name);
@@ -451,8 +449,6 @@ static void json_num(FILE *o, double x)
 
 static void json_out(FILE *o, pctx_t *c, const pred_models_t *pm)
 {
-    if (c->ng) /* g is NULL when nothing was predicted */
-        qsort(c->g, c->ng, sizeof(*c->g), cmp_group);
     fprintf(o, "{\"format\": \"phasor-predict\", \"version\": 3, \"model\": \"");
     for (const char *p = pm->source; *p; p++)
         fprintf(o, *p == '"' || *p == '\\' ? "\\%c" : "%c", *p);
@@ -810,6 +806,8 @@ int phasor_cmd_predict(int argc, char **argv)
             goto done;
         }
     }
+    if (c.ng) /* g is NULL when nothing was predicted */
+        qsort(c.g, c.ng, sizeof(*c.g), cmp_group);
     if (json)
         json_out(stdout, &c, &pm);
     else if (!csv)

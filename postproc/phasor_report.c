@@ -700,8 +700,8 @@ static int probe_rows(const plog_probeset_t *ps, uint32_t way, probe_row_t *rows
         r->size = ps->info.sizes[z];
         for (size_t i = 0; i < ps->n; i++) {
             const plog_probe_entry_t *e = &ps->e[i];
-            if (e->dst >= 0 || e->size_idx != z || e->way != way || r->nsrc > ps->world)
-                continue; /* the reader refuses repeated entries; v holds world + 1 */
+            if (e->dst >= 0 || e->size_idx != z || e->way != way)
+                continue; /* one per source: plog_probeset_load refuses repeats */
             if (r->nsrc == 0 || e->q.q50 > r->slow) {
                 r->slow = e->q.q50;
                 r->slow_src = e->src;
