@@ -692,6 +692,26 @@ static plog_err_t open_err(const char *path, plog_error_t *err)
     return e;
 }
 
+/* Opens dir and reads every rank's records to the end: the first error, or PLOG_OK with
+ * *n the records read. */
+static plog_err_t read_all(const char *dir, size_t *n, plog_error_t *err)
+{
+    plog_run_t *run = NULL;
+    plog_err_t e = plog_run_open(dir, &run, err);
+    *n = 0;
+    if (e != PLOG_OK)
+        return e;
+    plog_iter_t *it;
+    if ((e = plog_iter_open(run, PLOG_ALL_RANKS, &it, err)) == PLOG_OK) {
+        const plog_rec_t *rec;
+        while ((e = plog_iter_next(it, &rec, err)) == PLOG_OK && rec != NULL)
+            (*n)++;
+        plog_iter_close(it);
+    }
+    plog_run_close(run);
+    return e;
+}
+
 static void gen_ranks(const char *dir, int world, const int *which, int n)
 {
     for (int i = 0; i < n; i++) {
@@ -1754,15 +1774,9 @@ Test(reader, event_times_past_2_62_are_refused)
         pgen_event(&g, 0, PLOG_CALL_MPI_Barrier, 1000, 2000);
         pgen_event(&g, 0, PLOG_CALL_MPI_Barrier, 3000, bad ? 3000 + ((uint64_t)1 << 62) : 4000);
         cr_assert_eq(pgen_close(&g, NULL, 0), 0);
-        plog_run_t *run = open_ok(dir);
-        plog_iter_t *it;
         plog_error_t err;
-        cr_assert_eq(plog_iter_open(run, 0, &it, &err), PLOG_OK);
-        const plog_rec_t *e;
-        int n = 0;
-        plog_err_t got;
-        while ((got = plog_iter_next(it, &e, &err)) == PLOG_OK && e != NULL)
-            n++;
+        size_t n;
+        plog_err_t got = read_all(dir, &n, &err);
         if (bad) {
             cr_assert_eq(got, PLOG_E_CORRUPT);
             cr_assert(strstr(err.msg, "rank-000000.plog") && strstr(err.msg, "2^62"), "%s",
@@ -1771,8 +1785,6 @@ Test(reader, event_times_past_2_62_are_refused)
             cr_assert_eq(got, PLOG_OK, "%s", err.msg);
             cr_assert_eq(n, 2);
         }
-        plog_iter_close(it);
-        plog_run_close(run);
         pgen_rmdir(dir);
         free(dir);
     }
@@ -1793,12 +1805,10 @@ Test(reader, clock_sync_out_of_range_is_refused)
             pgen_event(&g, 0, PLOG_CALL_MPI_Barrier, 6000, 7000);
             cr_assert_eq(pgen_close(&g, NULL, 0), 0);
         }
-        plog_run_t *run = NULL;
         plog_error_t err;
-        plog_err_t got = plog_run_open(dir, &run, &err);
+        plog_err_t got = open_err(dir, &err);
         if (k < 2) {
             cr_assert_eq(got, PLOG_OK, "offset %lld: %s", (long long)off[k], err.msg);
-            plog_run_close(run);
         } else {
             cr_assert_eq(got, PLOG_E_CORRUPT, "offset %lld", (long long)off[k]);
             cr_assert(strstr(err.msg, "rank-000001.plog") && strstr(err.msg, "out of range"),
@@ -1823,18 +1833,9 @@ Test(reader, impossible_times_are_refused)
             pgen_event(&g, 0, PLOG_CALL_MPI_Barrier, 6000, kind == 0 && r == 1 ? 5999 : 7000);
             cr_assert_eq(pgen_close(&g, NULL, 0), 0);
         }
-        plog_run_t *run = NULL;
         plog_error_t err;
-        plog_err_t got = plog_run_open(dir, &run, &err);
-        if (got == PLOG_OK) { /* kind 0: found when the events are read */
-            plog_iter_t *it;
-            cr_assert_eq(plog_iter_open(run, PLOG_ALL_RANKS, &it, &err), PLOG_OK);
-            const plog_rec_t *e;
-            while ((got = plog_iter_next(it, &e, &err)) == PLOG_OK && e != NULL)
-                ;
-            plog_iter_close(it);
-            plog_run_close(run);
-        }
+        size_t n;
+        plog_err_t got = read_all(dir, &n, &err); /* kind 0 shows when the events are read */
         const char *want[] = {"ends before it starts", "past 2^62", "rank 0's offset is 70"};
         cr_assert_eq(got, PLOG_E_CORRUPT, "kind %d: %s", kind, err.msg);
         cr_assert(strstr(err.msg, want[kind]) &&
