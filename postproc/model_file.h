@@ -11,9 +11,10 @@
 #include "plog_probe.h"
 
 #define PMF_FORMAT "phasor-model"
-#define PMF_VERSION 4 /* 2: a quick probe's one-way samples and models; 3: quick models
+#define PMF_VERSION 5 /* 2: a quick probe's one-way samples and models; 3: quick models
                         * fitted to the samples unshared (pmf_unshare); 4: and shrunk
-                        * (pmf_shrink). 1 to 3 still read */
+                        * (pmf_shrink); 5: quick exchange samples are the pair's (the
+                        * later side's). 1 to 4 still read */
 
 typedef struct pmf {
     int mode;               /* 1 quick, 2 full */

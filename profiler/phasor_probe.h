@@ -11,7 +11,11 @@
  *   rounds are used, chosen at random. Sizes 4, 16, 64, 128 KiB and 1 MiB, in a new random order each
  *   repetition, rounds too. Repetitions continue until the time budget is spent (at least
  *   reps_min, at most reps_max). An exchange sample is the time from posting to completing
- *   both directions, as the source sees it: congestion of the whole job included.
+ *   both directions: the later of the two partners' times (each from its own posting to
+ *   its own Waitall) at the same repetition, so the pair's two entries hold the same
+ *   samples. A rank's own time ends when its receive has arrived and its send has left
+ *   its hands, which can be long before its data arrives. Congestion of the whole job is
+ *   included.
  *   Then, after another barrier, every pair of the round sends the same size one way, all
  *   pairs together (the lower rank of the pair sends on even repetitions, the higher on odd
  *   ones): the sender times a 0-byte ping-pong, then the message and its 0-byte

@@ -13,14 +13,16 @@
 #include <stdint.h>
 
 #define PLOG_MAGIC "PHASORLG"           /* 8 bytes, no terminator on disk */
-#define PLOG_VERSION 6u             /* written; 2: CALLSITES payload defined (plog_sites.h);
+#define PLOG_VERSION 7u             /* written; 2: CALLSITES payload defined (plog_sites.h);
                                      * 3: PROBE payload defined (plog_probe.h);
                                      * 4: EVENTS extras: handles and status source/tag
                                      *    stored small (plog_codec.c);
                                      * 5: PROBE entries say one-way or exchange;
                                      * 6: a payload's integrity is an XXH3-64 of its
                                      *    compressed bytes (PLOG_HASH_*), not zstd's
-                                     *    checksum of the decompressed ones */
+                                     *    checksum of the decompressed ones;
+                                     * 7: a quick PROBE's exchange samples are the
+                                     *    pair's (the later side's), same layout */
 #define PLOG_VERSION_MIN 1u         /* oldest the reader reads (1: no call-site tables) */
 #define PLOG_FRAME_MAGIC 0x4d524650u    /* "PFRM" */
 #define PLOG_FILE_PATTERN "rank-%06d.plog"

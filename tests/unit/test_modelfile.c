@@ -126,12 +126,12 @@ static void damaged(const char *from, const char *to, const char *want)
 }
 
 Test(modelfile, wrong_format) { damaged("\"phasor-model\"", "\"other\"", "not a phasor model file"); }
-Test(modelfile, wrong_version) { damaged("\"version\": 4", "\"version\": 7", "version 7"); }
+Test(modelfile, wrong_version) { damaged("\"version\": 5", "\"version\": 7", "version 7"); }
 Test(modelfile, oneway_params_without_samples)
 {
     damaged("\"oneway_samples\"", "\"other_samples\"", "models.lookup.oneway: the file has no oneway_samples");
 }
-Test(modelfile, oneway_samples_in_version_1) { damaged("\"version\": 4", "\"version\": 1", "oneway_samples"); }
+Test(modelfile, oneway_samples_in_version_1) { damaged("\"version\": 5", "\"version\": 1", "oneway_samples"); }
 Test(modelfile, oneway_sample_damaged) { damaged("\"oneway_samples\": [\n  [\n   0,", "\"oneway_samples\": [\n  [\n   9,", "oneway_samples[0]"); }
 
 /* The file f wrote, with its version set to v. */
@@ -142,7 +142,7 @@ static void set_version(int v)
     size_t n = fread(buf, 1, sizeof(buf) - 1, in);
     fclose(in);
     buf[n] = '\0';
-    char *p = strstr(buf, "\"version\": 4");
+    char *p = strstr(buf, "\"version\": 5");
     cr_assert(p != NULL);
     p[11] = (char)('0' + v);
     FILE *out = fopen(path, "w");
@@ -177,7 +177,7 @@ static void same_time(const pnm_model_t *a, const pnm_model_t *b, int ways, cons
         }
 }
 
-/* Files of versions 1 and 3 read as they did: their Hockney and LogGP parameters as
+/* Files of versions 1, 3 and 4 read as they did: their Hockney and LogGP parameters as
  * written, their lookup table the samples as measured; version 4's lookup table and every
  * fit of pmf_fit_all are of the pooled samples (pmf_shrink). 5 ranks whose pairs differ
  * by destination, so that pooling moves them. */
@@ -187,7 +187,7 @@ static void version_reads(int v, int oneway)
     make_probe(&f, 5, oneway, 0.05);
     char why[512];
     cr_assert_eq(pmf_write(path, &f, why, sizeof(why)), 0, "%s", why);
-    if (v != 4)
+    if (v != PMF_VERSION)
         set_version(v);
     cr_assert_eq(pmf_read(path, &g, why, sizeof(why)), 0, "%s", why);
     pnm_model_t raw_l, raw_h, pool_l, pool_h;
@@ -214,6 +214,7 @@ static void version_reads(int v, int oneway)
 Test(modelfile, version_1_reads) { version_reads(1, 0); }
 Test(modelfile, version_3_reads) { version_reads(3, 1); }
 Test(modelfile, version_4_reads) { version_reads(4, 1); }
+Test(modelfile, version_5_reads) { version_reads(5, 1); }
 
 /* ---- few samples (pmf_shrink) ---- */
 
