@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coll_recon.h"
 #include "phasor_report.h"
 #include "plog_calls.h"
 #include "plog_reader.h"
@@ -359,3 +360,60 @@ Test(report, mpi_time_beyond_the_application_is_flagged)
     pgen_rmdir(dir);
     free(dir);
 }
+
+/* A collective whose bytes, times the communicator's size, reach 2^50 is damage to the
+ * schedule builders (their int64 offsets would overflow): recon_event refuses it as
+ * recorded values that cannot be the call's, and takes the sizes below. */
+Test(recon, byte_counts_of_2_to_the_50_are_refused)
+{
+    static const uint64_t bytes[] = {8, 1ull << 48, 1ull << 49, 1ull << 50, UINT64_MAX / 2};
+    static const recon_skip_t want[] = {RECON_OK, RECON_OK, RECON_BAD_ARGS, RECON_BAD_ARGS,
+                                        RECON_BAD_ARGS};
+    const size_t n = sizeof(bytes) / sizeof(bytes[0]);
+    char *dir = pgen_tmpdir();
+    for (int32_t r = 0; r < 2; r++) {
+        pgen_rank_t g;
+        cr_assert_eq(pgen_open(&g, dir, r, 2, 2000), 0);
+        world_comms(&g, r, 2);
+        ev(&g, 0, PLOG_CALL_MPI_Init, 1000, 2000, PLOG_NONE, 0)->comm = 0;
+        for (size_t i = 0; i < n; i++) {
+            plog_event_t *e = ev(&g, 0, PLOG_CALL_MPI_Allreduce, 3000 + 1000 * i,
+                                 3500 + 1000 * i, PLOG_NONE, bytes[i]);
+            e->rbytes = bytes[i];
+            e->flags |= PLOG_F_COLLINFO;
+            uint64_t w[2] = {8 | 8ull << 32, PLOG_OP_SUM | PLOG_OP_COMMUTATIVE};
+            pgen_extra(&g, 0, w, 2);
+        }
+        ev(&g, 0, PLOG_CALL_MPI_Finalize, 10000, 11000, PLOG_NONE, 0)->comm = 0;
+        cr_assert_eq(pgen_close(&g, NULL, 0), 0);
+    }
+    plog_run_t *run = NULL;
+    plog_error_t err;
+    cr_assert_eq(plog_run_open(dir, &run, &err), PLOG_OK, "%s", err.msg);
+    recon_t *rc = recon_new(run, RECON_LIB_OMPI41);
+    cr_assert_not_null(rc);
+    pcs_sched_t s = PCS_SCHED_INIT;
+    plog_iter_t *it = NULL;
+    cr_assert_eq(plog_iter_open(run, 1, &it, &err), PLOG_OK, "%s", err.msg);
+    const plog_rec_t *e;
+    size_t k = 0;
+    while (plog_iter_next(it, &e, &err) == PLOG_OK && e != NULL) {
+        if (e->call != PLOG_CALL_MPI_Allreduce)
+            continue;
+        pcs_args_t a;
+        pcs_choice_t ch;
+        cr_assert_lt(k, n);
+        recon_skip_t why = recon_event(rc, e, &a, &ch, &s);
+        cr_assert_eq(why, want[k], "%llu bytes: %s, want %s", (unsigned long long)bytes[k],
+                     recon_skip_name(why), recon_skip_name(want[k]));
+        k++;
+    }
+    cr_assert_eq(k, n);
+    plog_iter_close(it);
+    pcs_sched_free(&s);
+    recon_free(rc);
+    plog_run_close(run);
+    pgen_rmdir(dir);
+    free(dir);
+}
+
