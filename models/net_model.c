@@ -706,6 +706,15 @@ void pnm_dist(const pnm_model_t *m, int32_t src, int32_t dst, uint64_t bytes, pn
     out->mean = med > 0 ? out->mean * f : t;
 }
 
+int pnm_pair_dist(const pnm_model_t *m, int32_t src, int32_t dst, uint64_t bytes, pnm_q_t *out)
+{
+    size_t a, b;
+    if (dst < 0)
+        return 0;
+    range_of(m, src, dst, &a, &b);
+    return interp(m->s, a, b, bytes, out);
+}
+
 /* ---- order statistics ---- */
 
 static double cdf(const pnm_q_t *d, double x)

@@ -15,19 +15,42 @@ typedef struct scratch {
     size_t dcap;
 } scratch_t;
 
+struct priv;
+
 typedef struct slot { /* a model's ctx */
     pnm_model_t fit;
     scratch_t *scratch;
+    const struct priv *owner;
 } slot_t;
 
 typedef struct priv {
     slot_t slot[PRED_MAXMODELS];
     scratch_t scratch;
+    const int32_t *host; /* the run's host per world rank, or NULL */
+    int32_t world;
+    uint8_t *between;    /* per world rank: the samples have pairs of it between hosts */
 } priv_t;
+
+/* Hockney and LogGP fit a source to its pairs between hosts when it has any (pmf_fit_samples
+ * rebuilds its pooled samples from them), so a message it sends within its host is not in
+ * that fit: the pair's own samples price it, when the probe measured the pair. */
+static int own_pair(const slot_t *sl, int32_t src, int32_t dst, uint64_t bytes, int twoway,
+                    pnm_q_t *q)
+{
+    const priv_t *p = sl->owner;
+    if (!p->between || sl->fit.kind == PNM_LOOKUP || src == dst || src < 0 || dst < 0 ||
+        src >= p->world || dst >= p->world || !p->between[src] || p->host[src] != p->host[dst])
+        return 0;
+    return pnm_pair_dist(pnm_way(&sl->fit, twoway), src, dst, bytes, q);
+}
 
 static double time_of(const void *ctx, int32_t src, int32_t dst, uint64_t bytes, int twoway)
 {
-    return pnm_time(pnm_way(&((const slot_t *)ctx)->fit, twoway), src, dst, bytes);
+    const slot_t *sl = ctx;
+    pnm_q_t q;
+    if (own_pair(sl, src, dst, bytes, twoway, &q))
+        return q.v[PNM_Q50];
+    return pnm_time(pnm_way(&sl->fit, twoway), src, dst, bytes);
 }
 
 static int max_of(const void *ctx, const ci_xfer_t *const *x, const uint8_t *twoway, size_t n,
@@ -43,9 +66,49 @@ static int max_of(const void *ctx, const ci_xfer_t *const *x, const uint8_t *two
         p->dcap = n;
     }
     for (size_t i = 0; i < n; i++)
-        pnm_dist(pnm_way(&sl->fit, twoway[i]), x[i]->src, x[i]->dst, x[i]->bytes,
-                 &p->dist[i]);
+        if (!own_pair(sl, x[i]->src, x[i]->dst, x[i]->bytes, twoway[i], &p->dist[i]))
+            pnm_dist(pnm_way(&sl->fit, twoway[i]), x[i]->src, x[i]->dst, x[i]->bytes,
+                     &p->dist[i]);
     return pnm_max_of(p->dist, n, mean, p90);
+}
+
+/* Which sources have pairs between hosts in the models' samples (by the run's hosts), and
+ * how many pairs within a host own_pair will price: named in the model line. -1 no memory. */
+static int within_hosts(priv_t *p, const plog_run_t *run, const int32_t *host,
+                        pred_models_t *pm)
+{
+    int32_t world = plog_run_world_size(run);
+    const pnm_model_t *m = NULL;
+    for (int i = 0; i < pm->n && !m; i++)
+        if (p->slot[i].fit.kind != PNM_LOOKUP)
+            m = &p->slot[i].fit;
+    if (!m || world <= 0)
+        return 0;
+    p->between = calloc((size_t)world, 1);
+    if (!p->between)
+        return -1;
+    p->host = host;
+    p->world = world;
+    for (size_t i = 0; i < m->n; i++) {
+        const pnm_sample_t *x = &m->s[i];
+        if (x->dst >= 0 && x->src < world && x->dst < world && host[x->src] != host[x->dst])
+            p->between[x->src] = 1;
+    }
+    size_t pairs = 0; /* samples are sorted by (src, dst, bytes) */
+    for (size_t i = 0; i < m->n; i++) {
+        const pnm_sample_t *x = &m->s[i];
+        if (x->dst >= 0 && x->src < world && x->dst < world && p->between[x->src] &&
+            host[x->src] == host[x->dst] && (i == 0 || m->s[i - 1].src != x->src ||
+                                             m->s[i - 1].dst != x->dst))
+            pairs++;
+    }
+    if (pairs > 0) {
+        size_t len = strlen(pm->source);
+        snprintf(pm->source + len, sizeof(pm->source) - len,
+                 "; hockney and loggp price %zu pair%s within a host by their own samples",
+                 pairs, pairs == 1 ? "" : "s");
+    }
+    return 0;
 }
 
 int pred_models_load(pred_models_t *pm, const plog_run_t *run, const char *file,
@@ -165,8 +228,14 @@ int pred_models_load(pred_models_t *pm, const plog_run_t *run, const char *file,
         pred_models_free(pm);
         return -1;
     }
+    if (host && within_hosts(p, run, host, pm) != 0) {
+        snprintf(why, cap, "out of memory");
+        pred_models_free(pm);
+        return -1;
+    }
     for (int i = 0; i < pm->n; i++) {
         p->slot[i].scratch = &p->scratch;
+        p->slot[i].owner = p;
         pm->m[i].name = pnm_kind_name(p->slot[i].fit.kind);
         pm->m[i].ctx = &p->slot[i];
         pm->m[i].time = time_of;
@@ -181,6 +250,7 @@ void pred_models_free(pred_models_t *pm)
     if (p) {
         for (int i = 0; i < PRED_MAXMODELS; i++)
             pnm_free(&p->slot[i].fit);
+        free(p->between);
         free(p->scratch.dist);
         free(p);
     }

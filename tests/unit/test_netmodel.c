@@ -112,6 +112,32 @@ Test(netmodel, lookup_interpolation_and_fallbacks)
     pnm_free(&m);
 }
 
+/* A pair's own distribution from any model (they all keep their samples): measured pairs
+ * only, read between and beyond sizes as the lookup table does, no fallback. */
+Test(netmodel, pair_distribution_without_fallbacks)
+{
+    pnm_sample_t s[4];
+    s[0] = (pnm_sample_t){0, -1, 4096, point(900), PNM_EXCHANGE};
+    s[1] = (pnm_sample_t){0, -1, 16384, point(3600), PNM_EXCHANGE};
+    s[2] = (pnm_sample_t){0, 1, 4096, point(400), PNM_EXCHANGE};
+    s[3] = (pnm_sample_t){0, 1, 16384, point(1600), PNM_EXCHANGE};
+    pnm_samples_t in = {3, 2, 4, s};
+    for (int k = PNM_LOOKUP; k <= PNM_LOGGP; k++) {
+        pnm_model_t m;
+        cr_assert_eq(pnm_fit((pnm_kind_t)k, &in, NULL, &m, NULL, 0), PNM_OK);
+        pnm_q_t q;
+        cr_assert(pnm_pair_dist(&m, 0, 1, 8192, &q));
+        cr_assert_float_eq(q.v[PNM_Q50], 800, 1e-6); /* log-log: t proportional to n */
+        cr_assert(pnm_pair_dist(&m, 0, 1, 1024, &q));
+        cr_assert_float_eq(q.v[PNM_Q50], 400, 1e-9); /* below: the floor */
+        cr_assert(!pnm_pair_dist(&m, 0, 2, 4096, &q), "%s: pair 0-2 was not measured",
+                  pnm_kind_name((pnm_kind_t)k));
+        cr_assert(!pnm_pair_dist(&m, 0, -1, 4096, &q));
+        cr_assert(!pnm_pair_dist(&m, 1, 0, 4096, &q));
+        pnm_free(&m);
+    }
+}
+
 Test(netmodel, loggp_bands_and_handshake)
 {
     /* eager: t = 1500 + 0.5 (n-1) up to 64 KiB, then a handshake of 20 us, same G */

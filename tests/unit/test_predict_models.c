@@ -1,0 +1,110 @@
+/* test_predict_models.c: the models `phasor predict` fits to a run's own probe
+ * (postproc/predict_models.c), on a synthetic 3-rank run whose ranks 0 and 1 share a host:
+ * a message within a host from a source whose Hockney fit is of its pairs between hosts is
+ * priced by that pair's own samples; every other message by the source's fit. */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "phasor_predict.h"
+#include "plog_probe.h"
+#include "plog_testgen.h"
+
+static const uint64_t sizes[5] = {4096, 16384, 65536, 131072, 1048576};
+
+/* exchanges of a pair (or a source pooled, dst -1) taking a + b n ns, without spread (so
+ * that pooling leaves them as they are) */
+static size_t line(plog_probe_entry_t *e, int32_t src, int32_t dst, double a, double b)
+{
+    for (uint32_t z = 0; z < 5; z++) {
+        double t = a + b * (double)sizes[z];
+        e[z] = (plog_probe_entry_t){.src = src, .dst = dst, .size_idx = z,
+                                    .way = PLOG_PROBE_EXCHANGE,
+                                    .q = {3, t, t, t, t, t, t, t, t}};
+    }
+    return 5;
+}
+
+/* pgen_open's hosts: node0 for ranks 0 and 1, node1 for rank 2 */
+static char *three_ranks(void)
+{
+    char *dir = pgen_tmpdir();
+    plog_probe_info_t in = {.mode = PLOG_PROBE_QUICK, .nsizes = 5, .reps = 3, .rounds = 2,
+                            .elapsed_s = 0.1, .seed = 7};
+    memcpy(in.sizes, sizes, sizeof(sizes));
+    for (int32_t r = 0; r < 3; r++) {
+        plog_probe_entry_t e[15];
+        size_t n = 0;
+        if (r == 0) {
+            n += line(e + n, 0, -1, 5000, 10);
+            n += line(e + n, 0, 1, 1000, 0.1); /* within node0 */
+            n += line(e + n, 0, 2, 5000, 10);  /* between hosts */
+        } else if (r == 1) { /* no pair between hosts: its fit is its own pooled samples */
+            n += line(e + n, 1, -1, 3000, 5);
+            n += line(e + n, 1, 0, 1000, 0.1);
+        } else {
+            n += line(e + n, 2, -1, 5000, 10);
+            n += line(e + n, 2, 0, 5000, 10);
+        }
+        pgen_rank_t g;
+        cr_assert_eq(pgen_open(&g, dir, r, 3, 100), 0);
+        uint8_t buf[PLOG_PROBE_BOUND(15)];
+        plog_wcur_t w = {buf, buf + sizeof(buf), 0};
+        plog_probe_encode(&w, &in, e, n);
+        cr_assert_eq(w.overflow, 0);
+        cr_assert_eq(plog_writer_frame(&g.w, PLOG_FRAME_PROBE, 0, (uint32_t)n, buf,
+                                       (size_t)(w.p - buf)), PLOG_OK);
+        cr_assert_eq(pgen_close(&g, NULL, 0), 0);
+    }
+    return dir;
+}
+
+static double t_of(const pred_models_t *pm, int32_t src, int32_t dst, uint64_t bytes)
+{
+    return pm->m[0].time(pm->m[0].ctx, src, dst, bytes, 1);
+}
+
+Test(predict_models, within_a_host_the_pairs_own_samples)
+{
+    char *dir = three_ranks();
+    plog_run_t *run = NULL;
+    plog_error_t err;
+    cr_assert_eq(plog_run_open(dir, &run, &err), PLOG_OK, "%s", err.msg);
+    static const int32_t host[3] = {0, 0, 1};
+    pnm_opts_t fit = {0};
+    char why[512];
+    for (int kind = 0; kind < 2; kind++) {
+        pred_models_t pm;
+        cr_assert_eq(pred_models_load(&pm, run, NULL, kind ? "loggp" : "hockney", &fit, host,
+                                      2, why, sizeof(why)), 0, "%s", why);
+        cr_assert_eq(pm.n, 1);
+        /* 0 -> 1: within node0, and source 0 is fitted between hosts: the pair's samples */
+        cr_assert_float_eq(t_of(&pm, 0, 1, 65536), 1000 + 0.1 * 65536, 1e-6);
+        cr_assert_float_eq(t_of(&pm, 0, 1, 1048576), 1000 + 0.1 * 1048576, 1e-6);
+        /* 0 -> 2 between hosts: the fit (its pair, a line, which both models reproduce) */
+        cr_assert_float_eq(t_of(&pm, 0, 2, 65536), 5000 + 10 * 65536.0, 1);
+        /* 1 -> 0: source 1 has no pair between hosts, so its fit is of what it measured */
+        cr_assert_float_eq(t_of(&pm, 1, 0, 131072), 3000 + 5 * 131072.0, 1);
+        cr_assert(strstr(pm.source, "price 1 pair within a host") != NULL, "%s", pm.source);
+        /* the distribution of the step maximum follows the same choice */
+        ci_xfer_t x = {.src = 0, .dst = 1, .bytes = 65536};
+        const ci_xfer_t *xs[1] = {&x};
+        uint8_t tw[1] = {1};
+        double mean, p90;
+        cr_assert_eq(pm.m[0].max_of(pm.m[0].ctx, xs, tw, 1, &mean, &p90), 0);
+        cr_assert_float_eq(mean, 1000 + 0.1 * 65536, 1e-6);
+        pred_models_free(&pm);
+
+        /* without hosts every message is priced by its source's fit */
+        cr_assert_eq(pred_models_load(&pm, run, NULL, kind ? "loggp" : "hockney", &fit, NULL,
+                                      0, why, sizeof(why)), 0, "%s", why);
+        cr_assert_float_eq(t_of(&pm, 0, 1, 65536), 5000 + 10 * 65536.0, 1);
+        cr_assert(strstr(pm.source, "within a host") == NULL, "%s", pm.source);
+        pred_models_free(&pm);
+    }
+    plog_run_close(run);
+    pgen_rmdir(dir);
+    free(dir);
+}
