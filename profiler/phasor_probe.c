@@ -276,37 +276,33 @@ out:
  * its side: its send completes once the data is in its socket buffer, long before the
  * partner has it. On the emulated cluster a rank finished a 1 MiB exchange in 20 ms while
  * its data took 35 ms to arrive, and the next exchange queued behind that data. So every
- * sample becomes the later of the two sides' times of the same repetition (both sides ran
- * the same rounds, sizes and repetitions in the same order, so their samples line up). */
-static int pair_join(MPI_Comm c, const int *partner, int nslots, int ns, sampleset_t *sets)
+ * sample becomes the longer of the two sides' times of the same repetition (both sides ran
+ * the same rounds, sizes and repetitions in the same order, so their samples line up: reps
+ * per size, the same count on every rank). */
+static int pair_join(MPI_Comm c, const int *partner, int nslots, int ns, int reps,
+                     sampleset_t *sets)
 {
     int rc = MPI_SUCCESS;
-    double *mine = NULL, *theirs = NULL;
-    size_t cap = 0;
+    size_t n = (size_t)ns * (size_t)reps;
+    double *mine = malloc((n ? n : 1) * sizeof(double));
+    double *theirs = malloc((n ? n : 1) * sizeof(double));
+    /* all or none: a rank without memory must not leave its partners waiting for it */
+    int ok = mine && theirs, all_ok = 0;
+    CHECK(PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, c));
+    if (!all_ok) {
+        rc = MPI_ERR_NO_MEM;
+        goto out;
+    }
     for (int k = 0; k < nslots; k++) {
         if (partner[k] < 0)
             continue;
-        size_t n = 0;
-        for (int z = 0; z < ns; z++)
-            n += sets[(size_t)k * ns + z].n;
-        if (n > cap) {
-            free(mine);
-            free(theirs);
-            mine = malloc(n * sizeof(double));
-            theirs = malloc(n * sizeof(double));
-            if (!mine || !theirs) {
-                rc = MPI_ERR_NO_MEM;
-                goto out;
-            }
-            cap = n;
-        }
         size_t i = 0;
         for (int z = 0; z < ns; z++) {
             const sampleset_t *st = &sets[(size_t)k * ns + z];
             memcpy(mine + i, st->v, st->n * sizeof(double));
             i += st->n;
         }
-        CHECK(PMPI_Sendrecv(mine, (int)n, MPI_DOUBLE, partner[k], TAG_DATA, theirs, (int)n,
+        CHECK(PMPI_Sendrecv(mine, (int)i, MPI_DOUBLE, partner[k], TAG_DATA, theirs, (int)i,
                             MPI_DOUBLE, partner[k], TAG_DATA, c, MPI_STATUS_IGNORE));
         i = 0;
         for (int z = 0; z < ns; z++) {
@@ -418,7 +414,8 @@ int pprobe_run(MPI_Comm comm, int root, const pprobe_opts_t *o, pprobe_result_t 
         if (p > 1) {
             CHECK(run_quick(c, me, p, o, seed, buf, &rounds, &reps, &partner, &sets, &ow,
                               &rtt));
-            CHECK(pair_join(c, partner, rounds, ns, sets));
+            nslots = rounds; /* before anything can fail: out frees nslots sets */
+            CHECK(pair_join(c, partner, rounds, ns, reps, sets));
         }
         nslots = rounds;
     } else {
