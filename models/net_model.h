@@ -137,6 +137,7 @@ void pnm_dist(const pnm_model_t *m, int32_t src, int32_t dst, uint64_t bytes, pn
  * beyond its sizes as the lookup table reads it, whatever m's kind: every model keeps its
  * samples. 0 when m has no samples of that pair. */
 int pnm_pair_dist(const pnm_model_t *m, int32_t src, int32_t dst, uint64_t bytes, pnm_q_t *out);
+
 /* E[max] and the 90th percentile of the maximum of n independent times with the given
  * distributions (each a piecewise-linear CDF through its quantiles). 0, or -1 (no memory). */
 int pnm_max_of(const pnm_q_t *d, size_t n, double *mean, double *p90);

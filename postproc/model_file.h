@@ -14,7 +14,7 @@
 #define PMF_VERSION 5 /* 2: a quick probe's one-way samples and models; 3: quick models
                         * fitted to the samples unshared (pmf_unshare); 4: and shrunk
                         * (pmf_shrink); 5: quick exchange samples are the pair's (the
-                        * later side's). 1 to 4 still read */
+                        * longer side's). 1 to 4 still read */
 
 typedef struct pmf {
     int mode;               /* 1 quick, 2 full */

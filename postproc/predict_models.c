@@ -31,9 +31,10 @@ typedef struct priv {
     uint8_t *between;    /* per world rank: the samples have pairs of it between hosts */
 } priv_t;
 
-/* Hockney and LogGP fit a source to its pairs between hosts when it has any (pmf_fit_samples
- * rebuilds its pooled samples from them), so a message it sends within its host is not in
- * that fit: the pair's own samples price it, when the probe measured the pair. */
+/* Hockney and LogGP fit a source to its pooled samples, which for a source with pairs between
+ * hosts are mostly those pairs (only those, where the probe's pairs shared host links:
+ * pmf_unshare rebuilds them), so a message it sends within its host is not what that fit
+ * describes: the pair's own samples price it, when the probe measured the pair. */
 static int own_pair(const slot_t *sl, int32_t src, int32_t dst, uint64_t bytes, int twoway,
                     pnm_q_t *q)
 {
@@ -72,6 +73,35 @@ static int max_of(const void *ctx, const ci_xfer_t *const *x, const uint8_t *two
     return pnm_max_of(p->dist, n, mean, p90);
 }
 
+/* A model file's hosts split the run's ranks as the run's own hosts do (same rank count,
+ * ranks together on one host in the file exactly when they are in the run): only then do its
+ * pairs within a host mean the run's. */
+static int file_hosts_match(const pmf_t *mf, const int32_t *host, int32_t nhosts,
+                            int32_t world)
+{
+    if (!mf->hosts || mf->nranks != world || nhosts <= 0)
+        return 0;
+    int32_t *first = malloc((size_t)nhosts * sizeof(*first));
+    if (!first)
+        return 0;
+    for (int32_t h = 0; h < nhosts; h++)
+        first[h] = -1;
+    int ok = 1;
+    for (int32_t r = 0; r < world && ok; r++) {
+        int32_t f = first[host[r]];
+        if (f < 0)
+            first[host[r]] = r;
+        else
+            ok = strcmp(mf->hosts[r], mf->hosts[f]) == 0;
+    }
+    for (int32_t a = 0; a < nhosts && ok; a++) /* distinct hosts, distinct names */
+        for (int32_t b = a + 1; b < nhosts && ok; b++)
+            ok = first[a] < 0 || first[b] < 0 ||
+                 strcmp(mf->hosts[first[a]], mf->hosts[first[b]]) != 0;
+    free(first);
+    return ok;
+}
+
 /* Which sources have pairs between hosts in the models' samples (by the run's hosts), and
  * how many pairs within a host own_pair will price: named in the model line. -1 no memory. */
 static int within_hosts(priv_t *p, const plog_run_t *run, const int32_t *host,
@@ -79,9 +109,15 @@ static int within_hosts(priv_t *p, const plog_run_t *run, const int32_t *host,
 {
     int32_t world = plog_run_world_size(run);
     const pnm_model_t *m = NULL;
-    for (int i = 0; i < pm->n && !m; i++)
-        if (p->slot[i].fit.kind != PNM_LOOKUP)
-            m = &p->slot[i].fit;
+    char kinds[64] = "";
+    for (int i = 0; i < pm->n; i++)
+        if (p->slot[i].fit.kind != PNM_LOOKUP) {
+            if (!m)
+                m = &p->slot[i].fit;
+            size_t len = strlen(kinds);
+            snprintf(kinds + len, sizeof(kinds) - len, "%s%s", len ? " and " : "",
+                     pnm_kind_name(p->slot[i].fit.kind));
+        }
     if (!m || world <= 0)
         return 0;
     p->between = calloc((size_t)world, 1);
@@ -105,8 +141,8 @@ static int within_hosts(priv_t *p, const plog_run_t *run, const int32_t *host,
     if (pairs > 0) {
         size_t len = strlen(pm->source);
         snprintf(pm->source + len, sizeof(pm->source) - len,
-                 "; hockney and loggp price %zu pair%s within a host by their own samples",
-                 pairs, pairs == 1 ? "" : "s");
+                 "; %s price %zu pair%s within a host by their own samples", kinds, pairs,
+                 pairs == 1 ? "" : "s");
     }
     return 0;
 }
@@ -167,6 +203,8 @@ int pred_models_load(pred_models_t *pm, const plog_run_t *run, const char *file,
         }
         snprintf(pm->source, sizeof(pm->source), "%s (%s probe, %d ranks)", file,
                  mf.mode == 2 ? "full" : "quick", (int)mf.nranks);
+        if (host && !file_hosts_match(&mf, host, nhosts, plog_run_world_size(run)))
+            host = NULL; /* its pairs within a host are not the run's */
         pmf_free(&mf);
     } else {
         plog_probeset_t ps;

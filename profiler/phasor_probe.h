@@ -11,7 +11,7 @@
  *   rounds are used, chosen at random. Sizes 4, 16, 64, 128 KiB and 1 MiB, in a new random order each
  *   repetition, rounds too. Repetitions continue until the time budget is spent (at least
  *   reps_min, at most reps_max). An exchange sample is the time from posting to completing
- *   both directions: the later of the two partners' times (each from its own posting to
+ *   both directions: the longer of the two partners' times (each from its own posting to
  *   its own Waitall) at the same repetition, so the pair's two entries hold the same
  *   samples. A rank's own time ends when its receive has arrived and its send has left
  *   its hands, which can be long before its data arrives. Congestion of the whole job is

@@ -22,7 +22,7 @@
                                      *    compressed bytes (PLOG_HASH_*), not zstd's
                                      *    checksum of the decompressed ones;
                                      * 7: a quick PROBE's exchange samples are the
-                                     *    pair's (the later side's), same layout */
+                                     *    pair's (the longer side's), same layout */
 #define PLOG_VERSION_MIN 1u         /* oldest the reader reads (1: no call-site tables) */
 #define PLOG_FRAME_MAGIC 0x4d524650u    /* "PFRM" */
 #define PLOG_FILE_PATTERN "rank-%06d.plog"

@@ -1,13 +1,16 @@
 /* test_predict_models.c: the models `phasor predict` fits to a run's own probe
  * (postproc/predict_models.c), on a synthetic 3-rank run whose ranks 0 and 1 share a host:
- * a message within a host from a source whose Hockney fit is of its pairs between hosts is
- * priced by that pair's own samples; every other message by the source's fit. */
+ * a message within a host from a source that has pairs between hosts is priced by that
+ * pair's own samples; every other message by the source's fit. */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
+#include "model_file.h"
 #include "phasor_predict.h"
 #include "plog_probe.h"
 #include "plog_testgen.h"
@@ -27,6 +30,24 @@ static size_t line(plog_probe_entry_t *e, int32_t src, int32_t dst, double a, do
     return 5;
 }
 
+/* The probe's entries of rank r (3 ranks) into e; their count. */
+static size_t entries(int32_t r, plog_probe_entry_t *e)
+{
+    size_t n = 0;
+    if (r == 0) {
+        n += line(e + n, 0, -1, 4000, 8); /* what it recorded over both partners */
+        n += line(e + n, 0, 1, 1000, 0.1); /* within node0 */
+        n += line(e + n, 0, 2, 5000, 10);  /* between hosts */
+    } else if (r == 1) { /* no pair between hosts: its fit is its own pooled samples */
+        n += line(e + n, 1, -1, 3000, 5);
+        n += line(e + n, 1, 0, 1000, 0.1);
+    } else {
+        n += line(e + n, 2, -1, 5000, 10);
+        n += line(e + n, 2, 0, 5000, 10);
+    }
+    return n;
+}
+
 /* pgen_open's hosts: node0 for ranks 0 and 1, node1 for rank 2 */
 static char *three_ranks(void)
 {
@@ -36,18 +57,7 @@ static char *three_ranks(void)
     memcpy(in.sizes, sizes, sizeof(sizes));
     for (int32_t r = 0; r < 3; r++) {
         plog_probe_entry_t e[15];
-        size_t n = 0;
-        if (r == 0) {
-            n += line(e + n, 0, -1, 5000, 10);
-            n += line(e + n, 0, 1, 1000, 0.1); /* within node0 */
-            n += line(e + n, 0, 2, 5000, 10);  /* between hosts */
-        } else if (r == 1) { /* no pair between hosts: its fit is its own pooled samples */
-            n += line(e + n, 1, -1, 3000, 5);
-            n += line(e + n, 1, 0, 1000, 0.1);
-        } else {
-            n += line(e + n, 2, -1, 5000, 10);
-            n += line(e + n, 2, 0, 5000, 10);
-        }
+        size_t n = entries(r, e);
         pgen_rank_t g;
         cr_assert_eq(pgen_open(&g, dir, r, 3, 100), 0);
         uint8_t buf[PLOG_PROBE_BOUND(15)];
@@ -83,11 +93,14 @@ Test(predict_models, within_a_host_the_pairs_own_samples)
         /* 0 -> 1: within node0, and source 0 is fitted between hosts: the pair's samples */
         cr_assert_float_eq(t_of(&pm, 0, 1, 65536), 1000 + 0.1 * 65536, 1e-6);
         cr_assert_float_eq(t_of(&pm, 0, 1, 1048576), 1000 + 0.1 * 1048576, 1e-6);
-        /* 0 -> 2 between hosts: the fit (its pair, a line, which both models reproduce) */
-        cr_assert_float_eq(t_of(&pm, 0, 2, 65536), 5000 + 10 * 65536.0, 1);
+        /* 0 -> 2 between hosts: the source's fit (of its pooled line, which both models
+         * reproduce; no host link was shared, so nothing rebuilt it from the pair) */
+        cr_assert_float_eq(t_of(&pm, 0, 2, 65536), 4000 + 8 * 65536.0, 1);
         /* 1 -> 0: source 1 has no pair between hosts, so its fit is of what it measured */
         cr_assert_float_eq(t_of(&pm, 1, 0, 131072), 3000 + 5 * 131072.0, 1);
-        cr_assert(strstr(pm.source, "price 1 pair within a host") != NULL, "%s", pm.source);
+        char want[64];
+        snprintf(want, sizeof(want), "; %s price 1 pair within a host", kind ? "loggp" : "hockney");
+        cr_assert(strstr(pm.source, want) != NULL, "%s", pm.source);
         /* the distribution of the step maximum follows the same choice */
         ci_xfer_t x = {.src = 0, .dst = 1, .bytes = 65536};
         const ci_xfer_t *xs[1] = {&x};
@@ -100,7 +113,7 @@ Test(predict_models, within_a_host_the_pairs_own_samples)
         /* without hosts every message is priced by its source's fit */
         cr_assert_eq(pred_models_load(&pm, run, NULL, kind ? "loggp" : "hockney", &fit, NULL,
                                       0, why, sizeof(why)), 0, "%s", why);
-        cr_assert_float_eq(t_of(&pm, 0, 1, 65536), 5000 + 10 * 65536.0, 1);
+        cr_assert_float_eq(t_of(&pm, 0, 1, 65536), 4000 + 8 * 65536.0, 1);
         cr_assert(strstr(pm.source, "within a host") == NULL, "%s", pm.source);
         pred_models_free(&pm);
     }
@@ -108,3 +121,51 @@ Test(predict_models, within_a_host_the_pairs_own_samples)
     pgen_rmdir(dir);
     free(dir);
 }
+
+/* The same probe as a model file (phasor-probe's): its pairs within a host count only when
+ * the file's hosts group the ranks as the run's do. */
+Test(predict_models, a_model_files_hosts_must_be_the_runs)
+{
+    char *dir = three_ranks();
+    plog_run_t *run = NULL;
+    plog_error_t err;
+    cr_assert_eq(plog_run_open(dir, &run, &err), PLOG_OK, "%s", err.msg);
+    static const int32_t host[3] = {0, 0, 1};
+    char path[64];
+    snprintf(path, sizeof(path), "/tmp/test_predict_models.XXXXXX");
+    int fd = mkstemp(path);
+    cr_assert(fd >= 0);
+    close(fd);
+    static const char *names[2][3] = {{"node0", "node0", "node1"}, {"a", "b", "c"}};
+    for (int v = 0; v < 2; v++) {
+        pmf_t f = {.mode = 1, .nranks = 3, .reps = 3};
+        f.hosts = calloc(3, sizeof(*f.hosts));
+        f.s = calloc(15 * 3, sizeof(*f.s));
+        cr_assert(f.hosts && f.s);
+        for (int32_t r = 0; r < 3; r++) {
+            snprintf(f.hosts[r], sizeof(f.hosts[r]), "%s", names[v][r]);
+            plog_probe_entry_t e[15];
+            size_t n = entries(r, e);
+            pmf_samples_from_probe(f.s + f.n, e, n, sizes);
+            f.n += n;
+        }
+        char why[512];
+        cr_assert_eq(pmf_fit_all(&f, NULL, why, sizeof(why)), 0, "%s", why);
+        cr_assert_eq(pmf_write(path, &f, why, sizeof(why)), 0, "%s", why);
+        pmf_free(&f);
+        pred_models_t pm;
+        pnm_opts_t fit = {0};
+        cr_assert_eq(pred_models_load(&pm, run, path, "hockney", &fit, host, 2, why,
+                                      sizeof(why)), 0, "%s", why);
+        double want = v == 0 ? 1000 + 0.1 * 65536 : 4000 + 8 * 65536.0;
+        cr_assert_float_eq(t_of(&pm, 0, 1, 65536), want, 1, "hosts %s %s %s",
+                           names[v][0], names[v][1], names[v][2]);
+        cr_assert_eq(strstr(pm.source, "within a host") != NULL, v == 0, "%s", pm.source);
+        pred_models_free(&pm);
+    }
+    unlink(path);
+    plog_run_close(run);
+    pgen_rmdir(dir);
+    free(dir);
+}
+
