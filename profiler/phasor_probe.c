@@ -417,7 +417,6 @@ int pprobe_run(MPI_Comm comm, int root, const pprobe_opts_t *o, pprobe_result_t 
             nslots = rounds; /* before anything can fail: out frees nslots sets */
             CHECK(pair_join(c, partner, rounds, ns, reps, sets));
         }
-        nslots = rounds;
     } else {
         ns = FULL_NSIZES + 1;
         sizes[0] = 0;
