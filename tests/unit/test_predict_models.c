@@ -71,6 +71,25 @@ static char *three_ranks(void)
     return dir;
 }
 
+/* three_ranks(), opened; close_run() removes it */
+static plog_run_t *open_run(char **dir)
+{
+    *dir = three_ranks();
+    plog_run_t *run = NULL;
+    plog_error_t err;
+    cr_assert_eq(plog_run_open(*dir, &run, &err), PLOG_OK, "%s", err.msg);
+    return run;
+}
+
+static const int32_t host[3] = {0, 0, 1}; /* node0, node0, node1 */
+
+static void close_run(plog_run_t *run, char *dir)
+{
+    plog_run_close(run);
+    pgen_rmdir(dir);
+    free(dir);
+}
+
 static double t_of(const pred_models_t *pm, int32_t src, int32_t dst, uint64_t bytes)
 {
     return pm->m[0].time(pm->m[0].ctx, src, dst, bytes, 1);
@@ -78,11 +97,8 @@ static double t_of(const pred_models_t *pm, int32_t src, int32_t dst, uint64_t b
 
 Test(predict_models, within_a_host_the_pairs_own_samples)
 {
-    char *dir = three_ranks();
-    plog_run_t *run = NULL;
-    plog_error_t err;
-    cr_assert_eq(plog_run_open(dir, &run, &err), PLOG_OK, "%s", err.msg);
-    static const int32_t host[3] = {0, 0, 1};
+    char *dir;
+    plog_run_t *run = open_run(&dir);
     pnm_opts_t fit = {0};
     char why[512];
     for (int kind = 0; kind < 2; kind++) {
@@ -117,20 +133,15 @@ Test(predict_models, within_a_host_the_pairs_own_samples)
         cr_assert(strstr(pm.source, "within a host") == NULL, "%s", pm.source);
         pred_models_free(&pm);
     }
-    plog_run_close(run);
-    pgen_rmdir(dir);
-    free(dir);
+    close_run(run, dir);
 }
 
 /* The same probe as a model file (phasor-probe's): its pairs within a host count only when
  * the file's hosts group the ranks as the run's do. */
 Test(predict_models, a_model_files_hosts_must_be_the_runs)
 {
-    char *dir = three_ranks();
-    plog_run_t *run = NULL;
-    plog_error_t err;
-    cr_assert_eq(plog_run_open(dir, &run, &err), PLOG_OK, "%s", err.msg);
-    static const int32_t host[3] = {0, 0, 1};
+    char *dir;
+    plog_run_t *run = open_run(&dir);
     char path[64];
     snprintf(path, sizeof(path), "/tmp/test_predict_models.XXXXXX");
     int fd = mkstemp(path);
@@ -164,8 +175,6 @@ Test(predict_models, a_model_files_hosts_must_be_the_runs)
         pred_models_free(&pm);
     }
     unlink(path);
-    plog_run_close(run);
-    pgen_rmdir(dir);
-    free(dir);
+    close_run(run, dir);
 }
 
