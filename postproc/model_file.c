@@ -60,6 +60,21 @@ int pmf_fit_samples(pnm_sample_t *s, size_t n, int mode, int32_t nranks, const i
 /* f's samples as its models are fitted to them (a copy, pmf_fit_samples, with hosts by
  * their names, an empty name a host of its own); *changed: pair samples unshared. NULL:
  * no memory. */
+int32_t pmf_host_ids(const pmf_t *f, int32_t *id)
+{
+    int32_t nh = 0;
+    for (int32_t r = 0; r < f->nranks; r++) {
+        int32_t k = 0;
+        if (f->hosts[r][0]) /* ranks are few here: a scan per rank */
+            while (k < r && strcmp(f->hosts[k], f->hosts[r]) != 0)
+                k++;
+        else
+            k = r;
+        id[r] = k < r ? id[k] : nh++;
+    }
+    return nh;
+}
+
 static pnm_sample_t *fit_samples(const pmf_t *f, int pool, size_t *changed)
 {
     pnm_sample_t *s = malloc((f->n ? f->n : 1) * sizeof(*s));
@@ -70,15 +85,8 @@ static pnm_sample_t *fit_samples(const pmf_t *f, int pool, size_t *changed)
         return NULL;
     }
     memcpy(s, f->s, f->n * sizeof(*s));
-    for (int32_t r = 0; id && r < f->nranks; r++) {
-        int32_t k = 0;
-        if (f->hosts[r][0]) /* ranks are few here: a scan per rank */
-            while (k < r && strcmp(f->hosts[k], f->hosts[r]) != 0)
-                k++;
-        else
-            k = r;
-        id[r] = k < r ? id[k] : nh++;
-    }
+    if (id)
+        nh = pmf_host_ids(f, id);
     size_t pooled;
     if (pmf_fit_samples(s, f->n, f->mode, f->nranks, id, nh, pool, changed, &pooled) != 0) {
         free(s);

@@ -31,6 +31,10 @@ typedef struct pmf {
     pnm_model_t m[PNM_LOGGP + 1];
 } pmf_t;
 
+/* A host id in [0, return value) per rank of f (ranks whose `hosts` names match share one;
+ * a rank without a name has its own), into id[f->nranks]. f->hosts must not be NULL. */
+int32_t pmf_host_ids(const pmf_t *f, int32_t *id);
+
 /* The probe's entries as model samples: s[i] from e[i], whose size_idx indexes sizes. */
 void pmf_samples_from_probe(pnm_sample_t *s, const plog_probe_entry_t *e, size_t n,
                             const uint64_t *sizes);

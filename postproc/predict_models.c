@@ -81,24 +81,25 @@ static int file_hosts_match(const pmf_t *mf, const int32_t *host, int32_t nhosts
 {
     if (!mf->hosts || mf->nranks != world || nhosts <= 0)
         return 0;
-    int32_t *first = malloc((size_t)nhosts * sizeof(*first));
-    if (!first)
-        return 0;
-    for (int32_t h = 0; h < nhosts; h++)
-        first[h] = -1;
-    int ok = 1;
-    for (int32_t r = 0; r < world && ok; r++) {
-        int32_t f = first[host[r]];
-        if (f < 0)
-            first[host[r]] = r;
-        else
-            ok = strcmp(mf->hosts[r], mf->hosts[f]) == 0;
+    int32_t *id = malloc((size_t)world * sizeof(*id));
+    int32_t *to_run = malloc((size_t)world * sizeof(*to_run)); /* file host -> run host */
+    int32_t *to_file = malloc((size_t)nhosts * sizeof(*to_file));
+    int ok = id && to_run && to_file;
+    if (ok) {
+        int32_t nf = pmf_host_ids(mf, id);
+        for (int32_t h = 0; h < nf; h++)
+            to_run[h] = -1;
+        for (int32_t h = 0; h < nhosts; h++)
+            to_file[h] = -1;
+        for (int32_t r = 0; r < world && ok; r++) { /* one to one, both ways */
+            if (to_run[id[r]] < 0 && to_file[host[r]] < 0)
+                to_run[id[r]] = host[r], to_file[host[r]] = id[r];
+            ok = to_run[id[r]] == host[r] && to_file[host[r]] == id[r];
+        }
     }
-    for (int32_t a = 0; a < nhosts && ok; a++) /* distinct hosts, distinct names */
-        for (int32_t b = a + 1; b < nhosts && ok; b++)
-            ok = first[a] < 0 || first[b] < 0 ||
-                 strcmp(mf->hosts[first[a]], mf->hosts[first[b]]) != 0;
-    free(first);
+    free(id);
+    free(to_run);
+    free(to_file);
     return ok;
 }
 
