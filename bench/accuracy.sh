@@ -8,8 +8,10 @@
 # (P90 <= 40%) with. A measurement, not a test. Needs root (network namespaces).
 # Usage: bench/accuracy.sh [RATE (500mbit)] [REPS (5)]
 # OUT=DIR keeps the logs and predictions (default: a temporary directory, removed);
-# BURST=B passes --burst B to bench/cluster/up.sh (tbf bucket; default 1 ms of RATE, >= 64 KiB).
+# BURST=B passes --burst B to bench/cluster/up.sh (tbf bucket; default one 9000-byte frame
+# plus 1 KiB, or 100 us of RATE if more).
 # LATENCY=T passes --latency T to bench/cluster/up.sh (tbf queue; default 20ms).
+# MTU=M passes --mtu M to bench/cluster/up.sh (default 9000).
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 rate=${1:-500mbit}
@@ -20,7 +22,7 @@ make -C "$bdir" -s examples/collsweep >/dev/null
 if [ -n "${OUT:-}" ]; then out=$OUT; mkdir -p "$out"; else out=$(mktemp -d); fi
 cleanup() { "$cl/down.sh" --name "$name" >/dev/null 2>&1 || true; [ -n "${OUT:-}" ] || rm -rf "$out"; }
 trap cleanup EXIT
-"$cl/up.sh" 4 --rate "$rate" ${BURST:+--burst "$BURST"} ${LATENCY:+--latency "$LATENCY"} --name "$name" --force >/dev/null
+"$cl/up.sh" 4 --rate "$rate" ${BURST:+--burst "$BURST"} ${LATENCY:+--latency "$LATENCY"} ${MTU:+--mtu "$MTU"} --name "$name" --force >/dev/null
 echo "4 emulated hosts at $rate each way; logs in $out"
 
 summary() { # CSV label: per model, median and P90 of |ratio - 1| over instances

@@ -90,5 +90,22 @@ rate_bits() {
   esac
 }
 
+# A tc size (tc's get_size: b, k/kb, m/mb, g/gb in bytes, kbit/mbit/gbit in bits) in bytes.
+size_bytes() {
+  local r=${1,,} n u
+  [[ $r =~ ^([0-9]+(\.[0-9]+)?)([a-z]*)$ ]] || return 1
+  n=${BASH_REMATCH[1]} u=${BASH_REMATCH[3]}
+  case "$u" in
+    ""|b) awk -v n="$n" 'BEGIN { printf "%.0f", n }' ;;
+    k|kb) awk -v n="$n" 'BEGIN { printf "%.0f", n * 1024 }' ;;
+    m|mb) awk -v n="$n" 'BEGIN { printf "%.0f", n * 1048576 }' ;;
+    g|gb) awk -v n="$n" 'BEGIN { printf "%.0f", n * 1073741824 }' ;;
+    kbit) awk -v n="$n" 'BEGIN { printf "%.0f", n * 128 }' ;;
+    mbit) awk -v n="$n" 'BEGIN { printf "%.0f", n * 131072 }' ;;
+    gbit) awk -v n="$n" 'BEGIN { printf "%.0f", n * 134217728 }' ;;
+    *) return 1 ;;
+  esac
+}
+
 # --help: the comment block at the top of the calling script.
 usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }

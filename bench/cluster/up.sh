@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # up.sh: build an emulated cluster of N hosts (network namespaces on one bridge), each
 # host's link rate-limited in both directions with tc tbf. See bench/cluster/README.md.
-# Usage: bench/cluster/up.sh N [--rate RATE] [--burst BYTES] [--latency TIME]
+# Usage: bench/cluster/up.sh N [--rate RATE] [--burst BYTES] [--latency TIME] [--mtu BYTES]
 #                              [--subnet A.B.C] [--name NAME] [--force]
 #   N            number of hosts, 1..62
 #   --rate R     each host's link rate, tc syntax (default 1gbit; see README for limits)
-#   --burst B    tbf bucket size, tc syntax (default: 1 ms at RATE, at least 64kb)
+#   --burst B    tbf bucket size, tc syntax (default: MTU + 1 KiB, or 100 us at RATE if more)
 #   --latency T  longest wait of a packet in the tbf queue (default 20ms)
+#   --mtu M      the links' MTU, 576..65535 (default 9000: jumbo frames, as HPC Ethernet
+#                uses; a one-frame bucket of 1500 B costs the 2 cores too much)
 #   --subnet S   first three bytes of the hosts' /24 (default 10.77.0; host i is S.(i+1))
 #   --name NAME  cluster name, prefix of every object (default phc or $PHASOR_CLUSTER)
 #   --force      tear down a cluster of the same name first
@@ -18,6 +20,7 @@ n=""
 rate=1gbit
 burst=""
 latency=20ms
+mtu=9000
 subnet=10.77.0
 force=0
 while [ $# -gt 0 ]; do
@@ -29,6 +32,8 @@ while [ $# -gt 0 ]; do
     --burst=*) burst=${1#*=} ;;
     --latency) latency=${2:?--latency needs a value}; shift ;;
     --latency=*) latency=${1#*=} ;;
+    --mtu) mtu=${2:?--mtu needs a value}; shift ;;
+    --mtu=*) mtu=${1#*=} ;;
     --subnet) subnet=${2:?--subnet needs a value}; shift ;;
     --subnet=*) subnet=${1#*=} ;;
     --name) cluster_name=${2:?--name needs a value}; shift ;;
@@ -47,12 +52,20 @@ bits=$(rate_bits "$rate") || die "rate '$rate' is not a tc rate (e.g. 100mbit, 1
 [[ $subnet =~ ^([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})$ ]] \
   && [ "${BASH_REMATCH[1]}" -le 255 ] && [ "${BASH_REMATCH[2]}" -le 255 ] && [ "${BASH_REMATCH[3]}" -le 255 ] \
   || die "subnet '$subnet' must be three bytes, e.g. 10.77.0"
+[[ $mtu =~ ^[0-9]+$ ]] && [ "$mtu" -ge 576 ] && [ "$mtu" -le 65535 ] || die "mtu '$mtu' must be 576..65535"
 if [ -z "$burst" ]; then
-  # One millisecond of traffic, but never less than a 64 KiB GSO super-packet: a smaller
-  # bucket makes tbf cut every such packet in software, which costs CPU on a small machine.
-  burst=$(( bits / 8 / 1000 ))
-  [ "$burst" -ge 65536 ] || burst=65536
+  # A real link serialises every byte at its rate; tbf lets a full bucket pass at once, so
+  # the bucket is kept to one frame (plus headroom), or 100 us of RATE where that is more:
+  # below that tbf's timer cannot keep the link busy (1gbit with a 10 KiB bucket: 0.82-0.89
+  # of the rate). A 64 KiB bucket made 16-64 KiB messages after a pause several times faster
+  # than the link (bench/cluster/README.md).
+  burst=$(( bits / 8 / 10000 ))
+  [ "$burst" -ge $((mtu + 1024)) ] || burst=$((mtu + 1024))
   burst="${burst}b"
+else
+  bb=$(size_bytes "$burst") || die "burst '$burst' is not a tc size (e.g. 10k, 65536b)"
+  # tbf drops a frame larger than its bucket: TCP between the hosts would stall
+  [ "$bb" -ge $((mtu + 14)) ] || die "burst '$burst' ($bb B) is smaller than one frame (MTU $mtu + 14 B)"
 fi
 [[ $latency =~ ^[0-9]+(\.[0-9]+)?(s|ms|us)$ ]] || die "latency '$latency' must be a time such as 20ms"
 require_tools unshare
@@ -93,6 +106,8 @@ for ((i = 0; i < n; i++)); do
   h=$(host_name $i) v=$(veth_name $i)
   ip netns add "$h"
   ip link add "$v" type veth peer name eth0 netns "$h"
+  ip link set "$v" mtu "$mtu"
+  ip -n "$h" link set eth0 mtu "$mtu"
   ip link set "$v" master "$br"
   ip link set "$v" up
   ip -n "$h" link set lo up
@@ -112,6 +127,7 @@ hosts=$n
 rate=$rate
 burst=$burst
 latency=$latency
+mtu=$mtu
 subnet=$subnet
 EOF
 : >"$sd/hostfile"
