@@ -22,7 +22,7 @@ make -C "$bdir" -s examples/collsweep >/dev/null
 if [ -n "${OUT:-}" ]; then out=$OUT; mkdir -p "$out"; else out=$(mktemp -d); fi
 cleanup() { "$cl/down.sh" --name "$name" >/dev/null 2>&1 || true; [ -n "${OUT:-}" ] || rm -rf "$out"; }
 trap cleanup EXIT
-"$cl/up.sh" 4 --rate "$rate" ${BURST:+--burst "$BURST"} ${LATENCY:+--latency "$LATENCY"} ${MTU:+--mtu "$MTU"} --name "$name" --force >/dev/null
+"$cl/up.sh" 4 --rate "$rate" ${BURST:+--burst "$BURST"} ${LATENCY:+--latency "$LATENCY"} ${MTU:+--mtu "$MTU"} --name "$name" --force | tail -1
 echo "4 emulated hosts at $rate each way; logs in $out"
 
 summary() { # CSV label: per model, median and P90 of |ratio - 1| over instances

@@ -122,12 +122,16 @@ for ((i = 0; i < n; i++)); do
 done
 rm -f "$hostsfile"
 
+# TCP congestion control: what a namespace inherits, the machine's default. Recorded, not set:
+# a namespace may only pick one the machine allows (tcp_allowed_congestion_control).
+cc=$(ip netns exec "$(host_name 0)" cat /proc/sys/net/ipv4/tcp_congestion_control 2>/dev/null || echo unknown)
 cat >"$sd/conf" <<EOF
 hosts=$n
 rate=$rate
 burst=$burst
 latency=$latency
 mtu=$mtu
+cc=$cc
 subnet=$subnet
 EOF
 : >"$sd/hostfile"
@@ -147,4 +151,4 @@ for ((i = 0; i < n; i++)); do
   done
 done
 trap - EXIT
-echo "cluster '$cluster_name' up: $n hosts $(host_name 0) .. $(host_name $((n - 1))) on $subnet.0/24, $rate each way per host (tbf burst $burst, latency $latency)"
+echo "cluster '$cluster_name' up: $n hosts $(host_name 0) .. $(host_name $((n - 1))) on $subnet.0/24, $rate each way per host (tbf burst $burst, latency $latency, MTU $mtu, TCP $cc)"
