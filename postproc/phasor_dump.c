@@ -12,9 +12,11 @@
 #include "phasor_cmd.h"
 #include "phasor_out.h"
 #include "plog_calls.h"
+#include "plog_probeset.h"
 #include "plog_reader.h"
 
 #define DUMP_JSON_VERSION 1
+#define PROBE_JSON_VERSION 1
 
 enum dump_fmt { FMT_TEXT, FMT_CSV, FMT_JSON };
 
@@ -491,14 +493,145 @@ static void text_tail(out_t *o, const plog_run_t *run)
 
 /* ---- the command ---- */
 
+/* ---- --probe: the network probe's samples, as the log holds them ---- */
+
+static void o_ns(out_t *o, double v)
+{
+    char b[48];
+    snprintf(b, sizeof(b), "%.1f", v);
+    o_str(o, b);
+}
+
+static const char *const probe_cols[] = {"min_ns", "q10_ns", "q25_ns", "q50_ns",
+                                         "q75_ns", "q90_ns", "max_ns", "mean_ns"};
+
+static void probe_q(out_t *o, const plog_probe_q_t *q, const char *sep, int json)
+{
+    const double v[8] = {q->min, q->q10, q->q25, q->q50, q->q75, q->q90, q->max, q->mean};
+    for (int i = 0; i < 8; i++) {
+        o_str(o, sep);
+        if (json) {
+            o_jstr(o, probe_cols[i]);
+            o_str(o, ": ");
+        }
+        o_ns(o, v[i]);
+    }
+}
+
+/* Every entry of the run's probe (pairs first, then each source's pooled ones), rank R's
+ * only with --rank. 0, or exit status 1 when the log has no probe or a damaged one. */
+static int dump_probe(const plog_run_t *run, const char *path, enum dump_fmt fmt, long rank)
+{
+    plog_probeset_t ps;
+    plog_error_t err;
+    if (plog_probeset_load(run, &ps, &err) != PLOG_OK) {
+        fprintf(stderr, "phasor dump: %s\n", err.msg);
+        return PHASOR_EXIT_INPUT;
+    }
+    static out_t o;
+    o.f = stdout;
+    o.n = 0;
+    const char *mode = ps.info.mode == PLOG_PROBE_FULL ? "full" : "quick";
+    if (fmt == FMT_CSV) {
+        o_str(&o, "src,dst,way,bytes,n,min_ns,q10_ns,q25_ns,q50_ns,q75_ns,q90_ns,max_ns,"
+                  "mean_ns\n");
+    } else if (fmt == FMT_JSON) {
+        o_str(&o, "{\"format\": \"phasor-probe\", \"version\": ");
+        o_i64(&o, PROBE_JSON_VERSION);
+        o_str(&o, ", \"mode\": ");
+        o_jstr(&o, mode);
+        o_str(&o, ", \"world_size\": ");
+        o_i64(&o, ps.world);
+        o_str(&o, ", \"ranks\": ");
+        o_i64(&o, ps.ranks);
+        o_str(&o, ", \"sizes\": [");
+        for (unsigned i = 0; i < ps.info.nsizes; i++) {
+            o_str(&o, i ? ", " : "");
+            o_u64(&o, ps.info.sizes[i]);
+        }
+        o_str(&o, "], \"repetitions\": ");
+        o_u64(&o, ps.info.reps);
+        o_str(&o, ", \"rounds\": ");
+        o_u64(&o, ps.info.rounds);
+        char b[64];
+        snprintf(b, sizeof(b), "%.6f", ps.info.elapsed_s);
+        o_str(&o, ", \"elapsed_s\": ");
+        o_str(&o, b);
+        o_str(&o, ", \"seed\": ");
+        o_u64(&o, ps.info.seed);
+        o_str(&o, ", \"log_version\": ");
+        o_u64(&o, ps.info.version);
+        o_str(&o, ",\n\"entries\": [");
+    } else {
+        char line[4300];
+        snprintf(line, sizeof(line), "# phasor dump --probe of %s: %s probe, %d of %d ranks, "
+                 "%u sizes, %u repetitions, %u rounds, %.3f s\n"
+                 "# src dst way bytes n min_ns q10_ns q25_ns q50_ns q75_ns q90_ns max_ns "
+                 "mean_ns (dst *: every destination of src pooled)\n",
+                 path, mode, (int)ps.ranks, (int)ps.world, ps.info.nsizes, ps.info.reps,
+                 ps.info.rounds, ps.info.elapsed_s);
+        o_str(&o, line);
+    }
+    int first = 1;
+    for (size_t i = 0; i < ps.n; i++) {
+        const plog_probe_entry_t *e = &ps.e[i];
+        if (rank >= 0 && e->src != rank)
+            continue;
+        const char *way = e->way == PLOG_PROBE_ONEWAY ? "oneway" : "exchange";
+        uint64_t bytes = ps.info.sizes[e->size_idx];
+        if (fmt == FMT_JSON) {
+            o_str(&o, first ? "\n{\"src\": " : ",\n{\"src\": ");
+            o_i64(&o, e->src);
+            o_str(&o, ", \"dst\": ");
+            o_i64(&o, e->dst);
+            o_str(&o, ", \"way\": ");
+            o_jstr(&o, way);
+            o_str(&o, ", \"bytes\": ");
+            o_u64(&o, bytes);
+            o_str(&o, ", \"n\": ");
+            o_u64(&o, e->q.n);
+            probe_q(&o, &e->q, ", ", 1);
+            o_chr(&o, '}');
+        } else {
+            const char *sep = fmt == FMT_CSV ? "," : " ";
+            o_i64(&o, e->src);
+            o_str(&o, sep);
+            if (e->dst < 0 && fmt == FMT_TEXT)
+                o_chr(&o, '*');
+            else
+                o_i64(&o, e->dst);
+            o_str(&o, sep);
+            o_str(&o, way);
+            o_str(&o, sep);
+            o_u64(&o, bytes);
+            o_str(&o, sep);
+            o_u64(&o, e->q.n);
+            probe_q(&o, &e->q, sep, 0);
+            o_chr(&o, '\n');
+        }
+        first = 0;
+    }
+    if (fmt == FMT_JSON)
+        o_str(&o, "\n]}\n");
+    o_flush(&o);
+    plog_probeset_free(&ps);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "phasor dump: writing the output: %s\n", strerror(errno));
+        return PHASOR_EXIT_INPUT;
+    }
+    return PHASOR_EXIT_OK;
+}
+
 static void dump_usage(FILE *f)
 {
     fprintf(f,
-            "Usage: phasor dump <log-dir|rank-file> [--rank R] [--csv | --json]\n"
+            "Usage: phasor dump <log-dir|rank-file> [--rank R] [--probe] [--csv | --json]\n"
             "Print every decoded event, ordered by rank then start time: ranks are world ranks,\n"
             "times are ns since rank 0's MPI_Init (clocks aligned), communicators global ids.\n"
             "\n"
             "  --rank R   only the events of world rank R\n"
+            "  --probe    the network probe's samples instead (PHASOR_PROBE=quick|full): per\n"
+            "             source, destination, way and size, their count and quantiles in ns\n"
             "  --csv      CSV with a header row\n"
             "  --json     one JSON document (schema: doc/dump-format.md, version %d)\n"
             "  -h, --help this text\n"
@@ -513,10 +646,11 @@ int phasor_cmd_dump(int argc, char **argv)
     enum dump_fmt fmt = FMT_TEXT;
     int fmt_set = 0;
     long rank = -1;
+    int probe = 0;
     static const struct option opts[] = {
         {"rank", required_argument, NULL, 'r'}, {"csv", no_argument, NULL, 'c'},
         {"json", no_argument, NULL, 'j'},       {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
+        {"probe", no_argument, NULL, 'p'},      {NULL, 0, NULL, 0}};
     optind = 0; /* full reinitialisation: main may have run getopt already */
     opterr = 0;
     int c;
@@ -534,6 +668,9 @@ int phasor_cmd_dump(int argc, char **argv)
                                    optarg);
             break;
         }
+        case 'p':
+            probe = 1;
+            break;
         case 'c':
         case 'j':
             if (fmt_set && fmt != (c == 'c' ? FMT_CSV : FMT_JSON))
@@ -564,6 +701,12 @@ int phasor_cmd_dump(int argc, char **argv)
                 (int)plog_run_world_size(run));
         plog_run_close(run);
         return PHASOR_EXIT_USAGE;
+    }
+
+    if (probe) {
+        int st = dump_probe(run, path, fmt, rank);
+        plog_run_close(run);
+        return st;
     }
 
     static out_t o;
