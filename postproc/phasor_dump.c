@@ -497,7 +497,7 @@ static void text_tail(out_t *o, const plog_run_t *run)
 
 static void o_ns(out_t *o, double v)
 {
-    char b[48];
+    char b[400]; /* %.1f of the largest finite double */
     snprintf(b, sizeof(b), "%.1f", v);
     o_str(o, b);
 }
@@ -553,7 +553,7 @@ static int dump_probe(const plog_run_t *run, const char *path, enum dump_fmt fmt
         o_u64(&o, ps.info.reps);
         o_str(&o, ", \"rounds\": ");
         o_u64(&o, ps.info.rounds);
-        char b[64];
+        char b[400];
         snprintf(b, sizeof(b), "%.6f", ps.info.elapsed_s);
         o_str(&o, ", \"elapsed_s\": ");
         o_str(&o, b);
@@ -563,13 +563,15 @@ static int dump_probe(const plog_run_t *run, const char *path, enum dump_fmt fmt
         o_u64(&o, ps.info.version);
         o_str(&o, ",\n\"entries\": [");
     } else {
-        char line[4300];
-        snprintf(line, sizeof(line), "# phasor dump --probe of %s: %s probe, %d of %d ranks, "
-                 "%u sizes, %u repetitions, %u rounds, %.3f s\n"
+        char line[800];
+        snprintf(line, sizeof(line), ": %s probe, %d of %d ranks, %u sizes, %u repetitions, "
+                 "%u rounds, %.3f s\n"
                  "# src dst way bytes n min_ns q10_ns q25_ns q50_ns q75_ns q90_ns max_ns "
                  "mean_ns (dst *: every destination of src pooled)\n",
-                 path, mode, (int)ps.ranks, (int)ps.world, ps.info.nsizes, ps.info.reps,
+                 mode, (int)ps.ranks, (int)ps.world, ps.info.nsizes, ps.info.reps,
                  ps.info.rounds, ps.info.elapsed_s);
+        o_str(&o, "# phasor dump --probe of ");
+        o_str(&o, path);
         o_str(&o, line);
     }
     int first = 1;
@@ -637,7 +639,8 @@ static void dump_usage(FILE *f)
             "  -h, --help this text\n"
             "\n"
             "Exit status: 0 success, 1 unreadable or damaged log (the reason names the file and\n"
-            "offset), 2 bad usage. A log that ended early is read up to its last complete frame.\n",
+            "offset) or, with --probe, a log without the probe, 2 bad usage. A log that ended\n"
+            "early is read up to its last complete frame.\n",
             DUMP_JSON_VERSION);
 }
 
