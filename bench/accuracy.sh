@@ -8,7 +8,7 @@
 # (P90 <= 40%) with. A measurement, not a test. Needs root (network namespaces).
 # Usage: bench/accuracy.sh [RATE (500mbit)] [REPS (5)]
 # OUT=DIR keeps the logs and predictions (default: a temporary directory, removed);
-# BURST=B passes --burst B to bench/cluster/up.sh (tbf bucket; default one 9000-byte frame
+# BURST=B passes --burst B to bench/cluster/up.sh (tbf bucket; default one MTU-sized frame
 # plus 1 KiB, or 100 us of RATE if more).
 # LATENCY=T passes --latency T to bench/cluster/up.sh (tbf queue; default 20ms).
 # MTU=M passes --mtu M to bench/cluster/up.sh (default 9000).

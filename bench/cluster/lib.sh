@@ -47,7 +47,8 @@ host_name() { echo "$cluster_name-h$1"; }
 veth_name() { echo "$cluster_name-v$1"; }
 bridge_name() { echo "$cluster_name-br"; }
 
-# Load the settings up.sh saved: hosts (count), rate, burst, subnet (a.b.c).
+# Load the settings up.sh saved: hosts (count), rate, burst, latency, mtu, cc (the hosts'
+# TCP congestion control), subnet (a.b.c).
 load_state() {
   local f; f="$(state_dir)/conf"
   [ -f "$f" ] || die "no cluster '$cluster_name' is up (no $f); run bench/cluster/up.sh N first"
@@ -90,19 +91,20 @@ rate_bits() {
   esac
 }
 
-# A tc size (tc's get_size: b, k/kb, m/mb, g/gb in bytes, kbit/mbit/gbit in bits) in bytes.
+# A tc size (tc's get_size: b, k/kb, m/mb, g/gb in bytes, kbit/mbit/gbit in bits) in bytes,
+# truncated as tc truncates it.
 size_bytes() {
   local r=${1,,} n u
   [[ $r =~ ^([0-9]+(\.[0-9]+)?)([a-z]*)$ ]] || return 1
   n=${BASH_REMATCH[1]} u=${BASH_REMATCH[3]}
   case "$u" in
-    ""|b) awk -v n="$n" 'BEGIN { printf "%.0f", n }' ;;
-    k|kb) awk -v n="$n" 'BEGIN { printf "%.0f", n * 1024 }' ;;
-    m|mb) awk -v n="$n" 'BEGIN { printf "%.0f", n * 1048576 }' ;;
-    g|gb) awk -v n="$n" 'BEGIN { printf "%.0f", n * 1073741824 }' ;;
-    kbit) awk -v n="$n" 'BEGIN { printf "%.0f", n * 128 }' ;;
-    mbit) awk -v n="$n" 'BEGIN { printf "%.0f", n * 131072 }' ;;
-    gbit) awk -v n="$n" 'BEGIN { printf "%.0f", n * 134217728 }' ;;
+    ""|b) awk -v n="$n" 'BEGIN { printf "%d", n }' ;;
+    k|kb) awk -v n="$n" 'BEGIN { printf "%d", n * 1024 }' ;;
+    m|mb) awk -v n="$n" 'BEGIN { printf "%d", n * 1048576 }' ;;
+    g|gb) awk -v n="$n" 'BEGIN { printf "%d", n * 1073741824 }' ;;
+    kbit) awk -v n="$n" 'BEGIN { printf "%d", n * 128 }' ;;
+    mbit) awk -v n="$n" 'BEGIN { printf "%d", n * 131072 }' ;;
+    gbit) awk -v n="$n" 'BEGIN { printf "%d", n * 134217728 }' ;;
     *) return 1 ;;
   esac
 }

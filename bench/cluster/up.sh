@@ -5,7 +5,8 @@
 #                              [--subnet A.B.C] [--name NAME] [--force]
 #   N            number of hosts, 1..62
 #   --rate R     each host's link rate, tc syntax (default 1gbit; see README for limits)
-#   --burst B    tbf bucket size, tc syntax (default: MTU + 1 KiB, or 100 us at RATE if more)
+#   --burst B    tbf bucket size, tc syntax, at least MTU + 1 KiB (default: that, or 100 us
+#                at RATE if more)
 #   --latency T  longest wait of a packet in the tbf queue (default 20ms)
 #   --mtu M      the links' MTU, 576..65535 (default 9000: jumbo frames, as HPC Ethernet
 #                uses; a one-frame bucket of 1500 B costs the 2 cores too much)
@@ -64,8 +65,9 @@ if [ -z "$burst" ]; then
   burst="${burst}b"
 else
   bb=$(size_bytes "$burst") || die "burst '$burst' is not a tc size (e.g. 10k, 65536b)"
-  # tbf drops a frame larger than its bucket: TCP between the hosts would stall
-  [ "$bb" -ge $((mtu + 14)) ] || die "burst '$burst' ($bb B) is smaller than one frame (MTU $mtu + 14 B)"
+  # tbf drops a frame larger than its bucket (which tc rounds down to its clock's ticks):
+  # TCP between the hosts would stall. Hence the default's 1 KiB over a frame, required.
+  [ "$bb" -ge $((mtu + 1024)) ] || die "burst '$burst' ($bb B) is less than one frame plus 1 KiB (MTU $mtu + 1024 B)"
 fi
 [[ $latency =~ ^[0-9]+(\.[0-9]+)?(s|ms|us)$ ]] || die "latency '$latency' must be a time such as 20ms"
 require_tools unshare
