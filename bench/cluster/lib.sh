@@ -73,40 +73,33 @@ in_host() { # index command...
   ip netns exec "$h" unshare --uts -- sh -c 'hostname "$0" && exec "$@"' "$h" "$@"
 }
 
+# tc_number VALUE ROUND UNIT=FACTOR...: VALUE (a number and a unit, any case) times its
+# unit's factor, rounded (ROUND 1) or truncated (0), as an integer; fails on another unit.
+# awk's %d would stop at 2^31 - 1 (mawk), hence %.0f.
+tc_number() {
+  local v=${1,,} round=$2 n u p
+  shift 2
+  [[ $v =~ ^([0-9]+(\.[0-9]+)?)([a-z]*)$ ]] || return 1
+  n=${BASH_REMATCH[1]} u=${BASH_REMATCH[3]}
+  for p in "$@"; do
+    [ "${p%%=*}" = "$u" ] || continue
+    awk -v n="$n" -v f="${p#*=}" -v r="$round" \
+      'BEGIN { x = n * f; printf "%.0f", r ? x : int(x) }'
+    return 0
+  done
+  return 1
+}
+
 # Rate in bit/s from tc's syntax (e.g. 500mbit, 1gbit, 20mbit, 125mbps).
 rate_bits() {
-  local r=${1,,} n u
-  [[ $r =~ ^([0-9]+(\.[0-9]+)?)([a-z]*)$ ]] || return 1
-  n=${BASH_REMATCH[1]} u=${BASH_REMATCH[3]}
-  case "$u" in
-    ""|bit) awk -v n="$n" 'BEGIN { printf "%.0f", n }' ;;
-    kbit) awk -v n="$n" 'BEGIN { printf "%.0f", n * 1e3 }' ;;
-    mbit) awk -v n="$n" 'BEGIN { printf "%.0f", n * 1e6 }' ;;
-    gbit) awk -v n="$n" 'BEGIN { printf "%.0f", n * 1e9 }' ;;
-    bps) awk -v n="$n" 'BEGIN { printf "%.0f", n * 8 }' ;;
-    kbps) awk -v n="$n" 'BEGIN { printf "%.0f", n * 8e3 }' ;;
-    mbps) awk -v n="$n" 'BEGIN { printf "%.0f", n * 8e6 }' ;;
-    gbps) awk -v n="$n" 'BEGIN { printf "%.0f", n * 8e9 }' ;;
-    *) return 1 ;;
-  esac
+  tc_number "$1" 1 =1 bit=1 kbit=1e3 mbit=1e6 gbit=1e9 bps=8 kbps=8e3 mbps=8e6 gbps=8e9
 }
 
 # A tc size (tc's get_size: b, k/kb, m/mb, g/gb in bytes, kbit/mbit/gbit in bits) in bytes,
 # truncated as tc truncates it.
 size_bytes() {
-  local r=${1,,} n u
-  [[ $r =~ ^([0-9]+(\.[0-9]+)?)([a-z]*)$ ]] || return 1
-  n=${BASH_REMATCH[1]} u=${BASH_REMATCH[3]}
-  case "$u" in
-    ""|b) awk -v n="$n" 'BEGIN { printf "%d", n }' ;;
-    k|kb) awk -v n="$n" 'BEGIN { printf "%d", n * 1024 }' ;;
-    m|mb) awk -v n="$n" 'BEGIN { printf "%d", n * 1048576 }' ;;
-    g|gb) awk -v n="$n" 'BEGIN { printf "%d", n * 1073741824 }' ;;
-    kbit) awk -v n="$n" 'BEGIN { printf "%d", n * 128 }' ;;
-    mbit) awk -v n="$n" 'BEGIN { printf "%d", n * 131072 }' ;;
-    gbit) awk -v n="$n" 'BEGIN { printf "%d", n * 134217728 }' ;;
-    *) return 1 ;;
-  esac
+  tc_number "$1" 0 =1 b=1 k=1024 kb=1024 m=1048576 mb=1048576 g=1073741824 gb=1073741824 \
+    kbit=128 mbit=131072 gbit=134217728
 }
 
 # --help: the comment block at the top of the calling script.
