@@ -57,9 +57,6 @@ int pmf_fit_samples(pnm_sample_t *s, size_t n, int mode, int32_t nranks, const i
     return pool ? pmf_shrink(s, n, host, pooled) : 0;
 }
 
-/* f's samples as its models are fitted to them (a copy, pmf_fit_samples, with hosts by
- * their names, an empty name a host of its own); *changed: pair samples unshared. NULL:
- * no memory. */
 int32_t pmf_host_ids(const pmf_t *f, int32_t *id)
 {
     int32_t nh = 0;
@@ -75,6 +72,9 @@ int32_t pmf_host_ids(const pmf_t *f, int32_t *id)
     return nh;
 }
 
+/* f's samples as its models are fitted to them (a copy, pmf_fit_samples, with hosts by
+ * their names, an empty name a host of its own); *changed: pair samples unshared. NULL:
+ * no memory. */
 static pnm_sample_t *fit_samples(const pmf_t *f, int pool, size_t *changed)
 {
     pnm_sample_t *s = malloc((f->n ? f->n : 1) * sizeof(*s));

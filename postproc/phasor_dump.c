@@ -531,7 +531,7 @@ static int dump_probe(const plog_run_t *run, const char *path, enum dump_fmt fmt
     static out_t o;
     o.f = stdout;
     o.n = 0;
-    const char *mode = ps.info.mode == PLOG_PROBE_FULL ? "full" : "quick";
+    const char *mode = plog_probe_mode_name(ps.info.mode);
     if (fmt == FMT_CSV) {
         o_str(&o, "src,dst,way,bytes,n,min_ns,q10_ns,q25_ns,q50_ns,q75_ns,q90_ns,max_ns,"
                   "mean_ns\n");
@@ -579,7 +579,7 @@ static int dump_probe(const plog_run_t *run, const char *path, enum dump_fmt fmt
         const plog_probe_entry_t *e = &ps.e[i];
         if (rank >= 0 && e->src != rank)
             continue;
-        const char *way = e->way == PLOG_PROBE_ONEWAY ? "oneway" : "exchange";
+        const char *way = plog_probe_way_name(e->way);
         uint64_t bytes = ps.info.sizes[e->size_idx];
         if (fmt == FMT_JSON) {
             o_str(&o, first ? "\n{\"src\": " : ",\n{\"src\": ");

@@ -722,8 +722,6 @@ static int probe_rows(const plog_probeset_t *ps, uint32_t way, probe_row_t *rows
     return n;
 }
 
-static const char *probe_mode_name(unsigned m) { return m == PLOG_PROBE_FULL ? "full" : "quick"; }
-
 static void text_probe(FILE *o, const ctx_t *c)
 {
     fprintf(o, "\n@--- Network probe at MPI_Init\n");
@@ -733,7 +731,7 @@ static void text_probe(FILE *o, const ctx_t *c)
     }
     const plog_probeset_t *ps = &c->probe;
     fprintf(o, "%s: %d of %d ranks, %u sizes, %u repetitions, %.3f s\n",
-            probe_mode_name(ps->info.mode), (int)ps->ranks, (int)ps->world, ps->info.nsizes,
+            plog_probe_mode_name(ps->info.mode), (int)ps->ranks, (int)ps->world, ps->info.nsizes,
             ps->info.reps, ps->info.elapsed_s);
     for (uint32_t way = PLOG_PROBE_EXCHANGE; way <= PLOG_PROBE_ONEWAY; way++) {
         probe_row_t rows[PLOG_PROBE_MAXSIZES];
@@ -979,7 +977,7 @@ static void json_probe(FILE *o, const ctx_t *c)
     }
     const plog_probeset_t *ps = &c->probe;
     fprintf(o, "{\"mode\": \"%s\", \"ranks\": %d, \"repetitions\": %u, \"elapsed_s\": %.6f, "
-               "\"sizes\": [", probe_mode_name(ps->info.mode), (int)ps->ranks, ps->info.reps,
+               "\"sizes\": [", plog_probe_mode_name(ps->info.mode), (int)ps->ranks, ps->info.reps,
             ps->info.elapsed_s);
     for (unsigned z = 0; z < ps->info.nsizes; z++)
         fprintf(o, "%s%" PRIu64, z ? ", " : "", ps->info.sizes[z]);
@@ -994,7 +992,7 @@ static void json_probe(FILE *o, const ctx_t *c)
                    "\"q10_ns\": %.1f, \"q25_ns\": %.1f, \"q50_ns\": %.1f, \"q75_ns\": %.1f, "
                    "\"q90_ns\": %.1f, \"max_ns\": %.1f, \"mean_ns\": %.1f}",
                 first ? "\n  " : ",\n  ", (int)e->src,
-                e->way == PLOG_PROBE_ONEWAY ? "one-way" : "exchange", ps->info.sizes[e->size_idx],
+                plog_probe_way_name(e->way), ps->info.sizes[e->size_idx],
                 e->q.n,
                 e->q.min, e->q.q10, e->q.q25, e->q.q50, e->q.q75, e->q.q90, e->q.max,
                 e->q.mean);

@@ -145,6 +145,16 @@ void plog_probe_quantiles(double *v, size_t n, plog_probe_q_t *out)
     out->q90 = pstat_quantile(v, n, 0.90);
 }
 
+const char *plog_probe_mode_name(unsigned mode)
+{
+    return mode == PLOG_PROBE_FULL ? "full" : "quick";
+}
+
+const char *plog_probe_way_name(uint32_t way)
+{
+    return way == PLOG_PROBE_ONEWAY ? "one-way" : "exchange";
+}
+
 int plog_probe_partner(int r, int k, int p)
 {
     int n = p % 2 ? p + 1 : p; /* odd P: a phantom rank n-1; its partner rests */

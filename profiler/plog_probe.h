@@ -69,6 +69,10 @@ plog_err_t plog_probe_get_entry(plog_rcur_t *r, const plog_probe_info_t *info, i
 /* Quantiles of v[0..n) (sorts v). n = 0 gives all zeros. */
 void plog_probe_quantiles(double *v, size_t n, plog_probe_q_t *out);
 
+/* The names every output uses: "quick" or "full"; "exchange" or "one-way". */
+const char *plog_probe_mode_name(unsigned mode);
+const char *plog_probe_way_name(uint32_t way);
+
 /* The partner of rank r in round k (0 <= k < P-1 for even P, < P for odd P) of the circle
  * tournament the quick probe pairs ranks by; -1 when r rests. Symmetric:
  * partner(partner(r)) == r. Offline readers use it to know which pairs ran at once. */

@@ -35,7 +35,7 @@ for pooled in (False, True):
                 b = 1000 * (src + 1) + 100 * (dst + 1) + 10 * way + z
                 q = [b, b + 0.5, b + 1, b + 2, b + 3, b + 4, b + 5, b + 2.25]
                 d = ("*" if form == "text" and dst < 0 else str(dst))
-                f = [str(src), d, ("exchange", "oneway")[way], str(size), "3"] + ["%.1f" % v for v in q]
+                f = [str(src), d, ("exchange", "one-way")[way], str(size), "3"] + ["%.1f" % v for v in q]
                 rows.append((" " if form == "text" else ",").join(f))
 print("\n".join(rows))
 PY
