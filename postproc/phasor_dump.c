@@ -491,8 +491,6 @@ static void text_tail(out_t *o, const plog_run_t *run)
     }
 }
 
-/* ---- the command ---- */
-
 /* ---- --probe: the network probe's samples, as the log holds them ---- */
 
 static void o_ns(out_t *o, double v)
@@ -502,16 +500,28 @@ static void o_ns(out_t *o, double v)
     o_str(o, b);
 }
 
-static const char *const probe_cols[] = {"min_ns", "q10_ns", "q25_ns", "q50_ns",
-                                         "q75_ns", "q90_ns", "max_ns", "mean_ns"};
+static const char *const probe_cols[] = {"src",    "dst",    "way",    "bytes",  "n",
+                                         "min_ns", "q10_ns", "q25_ns", "q50_ns", "q75_ns",
+                                         "q90_ns", "max_ns", "mean_ns"};
+enum { PROBE_Q0 = 5, PROBE_NCOLS = sizeof(probe_cols) / sizeof(probe_cols[0]) };
+
+/* the column names, CSV's header row or the text's second # line */
+static void probe_header(out_t *o, const char *sep)
+{
+    for (int i = 0; i < PROBE_NCOLS; i++) {
+        o_str(o, i ? sep : "");
+        o_str(o, probe_cols[i]);
+    }
+}
 
 static void probe_q(out_t *o, const plog_probe_q_t *q, const char *sep, int json)
 {
-    const double v[8] = {q->min, q->q10, q->q25, q->q50, q->q75, q->q90, q->max, q->mean};
-    for (int i = 0; i < 8; i++) {
+    const double v[PROBE_NCOLS - PROBE_Q0] = {q->min, q->q10, q->q25, q->q50,
+                                              q->q75, q->q90, q->max, q->mean};
+    for (int i = 0; i < PROBE_NCOLS - PROBE_Q0; i++) {
         o_str(o, sep);
         if (json) {
-            o_jstr(o, probe_cols[i]);
+            o_jstr(o, probe_cols[PROBE_Q0 + i]);
             o_str(o, ": ");
         }
         o_ns(o, v[i]);
@@ -533,8 +543,8 @@ static int dump_probe(const plog_run_t *run, const char *path, enum dump_fmt fmt
     o.n = 0;
     const char *mode = plog_probe_mode_name(ps.info.mode);
     if (fmt == FMT_CSV) {
-        o_str(&o, "src,dst,way,bytes,n,min_ns,q10_ns,q25_ns,q50_ns,q75_ns,q90_ns,max_ns,"
-                  "mean_ns\n");
+        probe_header(&o, ",");
+        o_chr(&o, '\n');
     } else if (fmt == FMT_JSON) {
         o_str(&o, "{\"format\": \"phasor-probe\", \"version\": ");
         o_i64(&o, PROBE_JSON_VERSION);
@@ -565,14 +575,14 @@ static int dump_probe(const plog_run_t *run, const char *path, enum dump_fmt fmt
     } else {
         char line[800];
         snprintf(line, sizeof(line), ": %s probe, %d of %d ranks, %u sizes, %u repetitions, "
-                 "%u rounds, %.3f s\n"
-                 "# src dst way bytes n min_ns q10_ns q25_ns q50_ns q75_ns q90_ns max_ns "
-                 "mean_ns (dst *: every destination of src pooled)\n",
+                 "%u rounds, %.3f s\n# ",
                  mode, (int)ps.ranks, (int)ps.world, ps.info.nsizes, ps.info.reps,
                  ps.info.rounds, ps.info.elapsed_s);
         o_str(&o, "# phasor dump --probe of ");
         o_str(&o, path);
         o_str(&o, line);
+        probe_header(&o, " ");
+        o_str(&o, " (dst *: every destination of src pooled)\n");
     }
     int first = 1;
     for (size_t i = 0; i < ps.n; i++) {
@@ -623,6 +633,8 @@ static int dump_probe(const plog_run_t *run, const char *path, enum dump_fmt fmt
     }
     return PHASOR_EXIT_OK;
 }
+
+/* ---- the command ---- */
 
 static void dump_usage(FILE *f)
 {
