@@ -54,6 +54,9 @@ bits=$(rate_bits "$rate") || die "rate '$rate' is not a tc rate (e.g. 100mbit, 1
   && [ "${BASH_REMATCH[1]}" -le 255 ] && [ "${BASH_REMATCH[2]}" -le 255 ] && [ "${BASH_REMATCH[3]}" -le 255 ] \
   || die "subnet '$subnet' must be three bytes, e.g. 10.77.0"
 [[ $mtu =~ ^[0-9]+$ ]] && [ "$mtu" -ge 576 ] && [ "$mtu" -le 65535 ] || die "mtu '$mtu' must be 576..65535"
+# tbf drops a frame larger than its bucket (which tc rounds down to its clock's ticks), so
+# TCP between the hosts would stall: the bucket holds a frame and 1 KiB at least.
+min_burst=$((mtu + 1024))
 if [ -z "$burst" ]; then
   # A real link serialises every byte at its rate; tbf lets a full bucket pass at once, so
   # the bucket is kept to one frame (plus headroom), or 100 us of RATE where that is more:
@@ -61,13 +64,11 @@ if [ -z "$burst" ]; then
   # of the rate). A 64 KiB bucket made 16-64 KiB messages after a pause several times faster
   # than the link (bench/cluster/README.md).
   burst=$(( bits / 8 / 10000 ))
-  [ "$burst" -ge $((mtu + 1024)) ] || burst=$((mtu + 1024))
+  [ "$burst" -ge "$min_burst" ] || burst=$min_burst
   burst="${burst}b"
 else
   bb=$(size_bytes "$burst") || die "burst '$burst' is not a tc size (e.g. 10k, 65536b)"
-  # tbf drops a frame larger than its bucket (which tc rounds down to its clock's ticks):
-  # TCP between the hosts would stall. Hence the default's 1 KiB over a frame, required.
-  [ "$bb" -ge $((mtu + 1024)) ] || die "burst '$burst' ($bb B) is less than one frame plus 1 KiB (MTU $mtu + 1024 B)"
+  [ "$bb" -ge "$min_burst" ] || die "burst '$burst' ($bb B) is less than one frame plus 1 KiB (MTU $mtu + 1024 B)"
 fi
 [[ $latency =~ ^[0-9]+(\.[0-9]+)?(s|ms|us)$ ]] || die "latency '$latency' must be a time such as 20ms"
 require_tools unshare
