@@ -595,8 +595,10 @@ static void usage(FILE *o)
             "                  waiting only for its own messages, plus its reductions\n"
             "  --gamma NS      replay: ns per byte a reduction takes (default: measured when\n"
             "                  predict starts, a sum of doubles on this machine)\n"
-            "  --eager BYTES   replay: larger messages wait for their receiver (rendezvous);\n"
-            "                  default 65536 (Open MPI's TCP eager limit)\n"
+            "  --eager BYTES   replay: the largest message sent eagerly; a larger one sends\n"
+            "                  that much and the rest once its receiver is there\n"
+            "                  (rendezvous); default 65472: Open MPI's 64 KiB TCP eager\n"
+            "                  limit less room for its header\n"
             "  --csv           one row per instance, with a header row\n"
             "  --json          the summary as JSON (doc/predict-format.md)\n"
             "  -o DIR          also write DIR/predict.csv and DIR/predict.svg (scatter)\n"
@@ -743,7 +745,7 @@ int phasor_cmd_predict(int argc, char **argv)
     if (method == PRED_REPLAY) {
         c.gamma_given = !isnan(gamma);
         c.ropt.gamma = c.gamma_given ? gamma : pr_measure_gamma();
-        c.ropt.eager = eager >= 0 ? (uint64_t)eager : 65536;
+        c.ropt.eager = eager >= 0 ? (uint64_t)eager : PRED_EAGER_DEFAULT;
     }
     FILE *csvf = NULL;
     int status = PHASOR_EXIT_OK;

@@ -36,6 +36,7 @@ static int reserve(pr_t *p, size_t nm, size_t nx, size_t nr, size_t nh)
             grow((void **)&p->start, nm, sizeof(double)) || grow((void **)&p->done, nm, sizeof(double)) ||
             grow((void **)&p->tout, nm, sizeof(double)) || grow((void **)&p->tin, nm, sizeof(double)) ||
             grow((void **)&p->bout, nm, sizeof(uint64_t)) || grow((void **)&p->bin, nm, sizeof(uint64_t)) ||
+            grow((void **)&p->bigout, nm, sizeof(uint64_t)) || grow((void **)&p->bigin, nm, sizeof(uint64_t)) ||
             grow((void **)&p->pout, nm, sizeof(int32_t)) || grow((void **)&p->pin, nm, sizeof(int32_t)) ||
             grow((void **)&p->paths, nm, 1) || grow((void **)&p->tw, nm, 1) ||
             grow((void **)&p->slowout, nm, sizeof(double)) || grow((void **)&p->slowin, nm, sizeof(double)) ||
@@ -70,6 +71,8 @@ void pr_free(pr_t *p)
     free(p->tin);
     free(p->bout);
     free(p->bin);
+    free(p->bigout);
+    free(p->bigin);
     free(p->pout);
     free(p->pin);
     free(p->paths);
@@ -142,11 +145,26 @@ static void join(pr_t *p, size_t k, uint32_t tag, size_t *np)
     p->mark[k] = tag;
     p->start[k] = p->done[k] = p->ready[k];
     p->bout[k] = p->bin[k] = 0;
+    p->bigout[k] = p->bigin[k] = 0;
     p->nout[k] = p->nin[k] = 0;
     p->paths[k] = p->tw[k] = 0;
     p->slowout[k] = p->slowin[k] = -1;
     p->red[k] = 0;
     p->part[(*np)++] = k;
+}
+
+/* The time of a member's aggregated message out (in) of a step: bytes in all, the largest
+ * single message big. Two-way messages are priced by the probe's exchanges, whose large
+ * sizes include rendezvous exchanges that go one way after the other (each side's go-ahead
+ * queues behind its own data). Eager messages have no go-ahead to wait for: several of them
+ * flowing both ways share a full-duplex link, so they take the one-way time of their bytes,
+ * but no less than the exchange of the largest alone. */
+static double aggregate_time(pr_time_fn t, const void *ctx, int32_t src, int32_t dst,
+                             uint64_t bytes, uint64_t big, int two, uint64_t eager)
+{
+    if (!two || big > eager || bytes <= big)
+        return t(ctx, src, dst, bytes, two);
+    return fmax(t(ctx, src, dst, bytes, 0), t(ctx, src, dst, big, 1));
 }
 
 int pr_replay(pr_t *p, const ci_inst_t *in, pr_time_fn t, const void *ctx,
@@ -207,6 +225,10 @@ int pr_replay(pr_t *p, const ci_inst_t *in, pr_time_fn t, const void *ctx,
             p->nin[b]++;
             p->bout[a] += m->bytes;
             p->bin[b] += m->bytes;
+            if (m->bytes > p->bigout[a])
+                p->bigout[a] = m->bytes;
+            if (m->bytes > p->bigin[b])
+                p->bigin[b] = m->bytes;
             if (net && hl) {
                 p->hout[hl[m->src]] += m->bytes;
                 p->hin[hl[m->dst]] += m->bytes;
@@ -249,8 +271,12 @@ int pr_replay(pr_t *p, const ci_inst_t *in, pr_time_fn t, const void *ctx,
                 bo = p->hout[hl[me]];
             if (hl && p->nin[k] && pr_crosses(hl, p->pin[k], me))
                 bi = p->hin[hl[me]];
-            p->tout[k] = p->nout[k] ? t(ctx, me, p->pout[k], bo, p->tw[k] & 1u) : 0;
-            p->tin[k] = p->nin[k] ? t(ctx, p->pin[k], me, bi, p->tw[k] & 2u) : 0;
+            p->tout[k] = p->nout[k] ? aggregate_time(t, ctx, me, p->pout[k], bo, p->bigout[k],
+                                                     p->tw[k] & 1u, o->eager)
+                                    : 0;
+            p->tin[k] = p->nin[k] ? aggregate_time(t, ctx, p->pin[k], me, bi, p->bigin[k],
+                                                   p->tw[k] & 2u, o->eager)
+                                  : 0;
         }
         if (hl)
             for (size_t q = 0; q < nxs; q++) {
@@ -259,10 +285,12 @@ int pr_replay(pr_t *p, const ci_inst_t *in, pr_time_fn t, const void *ctx,
             }
         for (size_t q = 0; q < nxs; q++) {
             size_t a = (size_t)(p->xi[x0 + q] >> 32), b = (size_t)(p->xi[x0 + q] & 0xffffffffu);
-            double begin = p->start[a];
-            if (p->x[x0 + q]->bytes > o->eager && p->start[b] > begin)
-                begin = p->start[b]; /* rendezvous: the data moves once the receive is up */
-            double fin = begin + fmax(p->tout[a], p->tin[b]);
+            /* above the eager size the first eager bytes go with the rendezvous request;
+             * the rest moves once the receive is up */
+            double tm = fmax(p->tout[a], p->tin[b]), fin = p->start[a] + tm;
+            uint64_t nb = p->x[x0 + q]->bytes;
+            if (nb > o->eager && p->start[b] > p->start[a])
+                fin = fmax(fin, p->start[b] + tm * (double)(nb - o->eager) / (double)nb);
             if (fin > p->done[a])
                 p->done[a] = fin;
             if (fin > p->done[b])

@@ -8,8 +8,11 @@
  * path is between hosts, of the bytes all ranks of its host send (receive) between hosts
  * in the step, which share the host's link); a
  * message is two-way when data also flows the other way at one of its ends on the same
- * kind of path (between hosts, or within one); a message starts moving when its sender reaches
- * the step, or, above the eager size, when both ends have (rendezvous); a member finishes
+ * kind of path (between hosts, or within one); eager messages (none above the eager size)
+ * that flow both ways are priced as one-way traffic of their bytes, but no less than the
+ * exchange of the largest, since only rendezvous exchanges are slowed by the other way;
+ * a message starts moving when its sender reaches the step, and above the eager size only
+ * its first eager bytes do until its receiver has reached it (rendezvous); a member finishes
  * step s when its sends are delivered and its receives have arrived, plus gamma ns per byte
  * of its reductions of s. A member that takes no part in a step does not wait for it.
  * Predicted: the last predicted exit minus the first entry (the measured definition). */
@@ -26,9 +29,15 @@
 typedef double (*pr_time_fn)(const void *ctx, int32_t src, int32_t dst, uint64_t bytes,
                              int twoway);
 
+/* Open MPI's ob1 sends a message eagerly when it fits in the BTL's eager limit (64 KiB over
+ * TCP) together with its PML header: a 64 KiB message goes by rendezvous. 64 B is kept for
+ * the header. */
+#define PRED_EAGER_DEFAULT (65536u - 64u)
+
 typedef struct pr_opts {
     double gamma;   /* ns per reduced byte */
-    uint64_t eager; /* messages above this many bytes wait for their receiver */
+    uint64_t eager; /* the largest message sent eagerly; a larger one sends this many bytes
+                       at once and the rest once its receiver has reached the step */
     const int32_t *host; /* a host id in [0, nhosts) per world rank; NULL: every rank on
                             its own host */
     int32_t nhosts;      /* 0: hosts tell paths apart, but no host link is shared */
@@ -55,6 +64,7 @@ typedef struct pr {
     double *ready, *start, *done;
     double *tout, *tin;         /* the step's aggregated out (in) message's time */
     uint64_t *bout, *bin;       /* its bytes */
+    uint64_t *bigout, *bigin;   /* the largest single message out (in) */
     int32_t *pout, *pin;        /* peer of the slowest message out (in), world ranks */
     uint32_t *nout, *nin;       /* messages out (in) in the step */
     uint8_t *paths;             /* bits: 1 sends within the host, 2 between hosts; 4, 8

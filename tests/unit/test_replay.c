@@ -72,6 +72,18 @@ Test(replay, ping_two_ranks)
     /* above the eager size the data moves only once the receive is posted */
     cr_assert_eq(pr_replay(&p, &in, t_const, &c, &rndv, &span, NULL), 0);
     cr_assert_float_eq(span, 35, 1e-9);
+    /* ... but for its first eager bytes, sent with the request: here 40 of 100, so the
+     * rest takes 6 of the 10 ns once the receiver is there at 25 */
+    pr_opts_t part = {.gamma = 0, .eager = 40};
+    cr_assert_eq(pr_replay(&p, &in, t_const, &c, &part, &span, NULL), 0);
+    cr_assert_float_eq(span, 31, 1e-9);
+    /* a receiver there early enough does not delay it */
+    int64_t e3[2] = {0, 3};
+    in = inst(2, e3, NULL, mem);
+    in.x = &x;
+    in.nx = 1;
+    cr_assert_eq(pr_replay(&p, &in, t_const, &c, &part, &span, NULL), 0);
+    cr_assert_float_eq(span, 10, 1e-9);
     pr_free(&p);
 }
 
@@ -251,6 +263,49 @@ Test(replay, one_way_and_two_way_messages)
     in.x = ex;
     cr_assert_eq(pr_replay(&p, &in, t_way, NULL, &eager, &span, NULL), 0);
     cr_assert_float_eq(span, 100, 1e-9);
+    pr_free(&p);
+}
+
+/* 1 ns per 100 bytes one way, twice that two-way */
+static double t_duplex(const void *ctx, int32_t src, int32_t dst, uint64_t bytes, int twoway)
+{
+    (void)ctx;
+    (void)src;
+    (void)dst;
+    return (double)bytes / 100 * (twoway ? 2 : 1);
+}
+
+Test(replay, eager_messages_both_ways_share_a_full_duplex_link)
+{
+    ci_member_t mem[3];
+    double span;
+    int64_t e[3] = {0, 0, 0};
+    pr_t p;
+    memset(&p, 0, sizeof(p));
+    /* an all-to-all of 1000 B on 3 ranks in one step: each rank sends 2000 B and receives
+     * 2000 B, all two-way */
+    ci_xfer_t x[6] = {{0, 1, 0, 1000}, {0, 2, 0, 1000}, {1, 0, 0, 1000},
+                      {1, 2, 0, 1000}, {2, 0, 0, 1000}, {2, 1, 0, 1000}};
+    ci_inst_t in = inst(3, e, NULL, mem);
+    in.x = x;
+    in.nx = 6;
+    /* eager: the one-way time of 2000 B (20 ns), no less than one 1000 B exchange (20) */
+    cr_assert_eq(pr_replay(&p, &in, t_duplex, NULL, &eager, &span, NULL), 0);
+    cr_assert_float_eq(span, 20, 1e-9);
+    /* rendezvous: the exchange's time of the 2000 B */
+    cr_assert_eq(pr_replay(&p, &in, t_duplex, NULL, &rndv, &span, NULL), 0);
+    cr_assert_float_eq(span, 40, 1e-9);
+    /* eager, 3000 B out of rank 0 (one message of 2000 B): the exchange of the largest, 40,
+     * is more than the 30 of the bytes one way */
+    x[1].bytes = 2000;
+    cr_assert_eq(pr_replay(&p, &in, t_duplex, NULL, &eager, &span, NULL), 0);
+    cr_assert_float_eq(span, 40, 1e-9);
+    /* a single exchange stays an exchange */
+    ci_xfer_t ex[2] = {{0, 1, 0, 1000}, {1, 0, 0, 1000}};
+    in.x = ex;
+    in.nx = 2;
+    cr_assert_eq(pr_replay(&p, &in, t_duplex, NULL, &eager, &span, NULL), 0);
+    cr_assert_float_eq(span, 20, 1e-9);
     pr_free(&p);
 }
 
