@@ -17,17 +17,24 @@ static int grow(void **p, size_t n, size_t elem)
 
 static int reserve(pr_t *p, size_t nm, size_t nx, size_t nr, size_t nh)
 {
-    if (nh > p->hcap) {
-        uint64_t *a = calloc(nh, sizeof(*a)), *b = calloc(nh, sizeof(*b));
-        if (!a || !b) {
-            free(a);
-            free(b);
+    if (nh > p->hcap) { /* zeroed: the steps add to them and zero what they used */
+        uint64_t *h[4];
+        int bad = 0;
+        for (int i = 0; i < 4; i++)
+            bad |= !(h[i] = calloc(nh, sizeof(uint64_t)));
+        if (bad) {
+            for (int i = 0; i < 4; i++)
+                free(h[i]);
             return -1;
         }
         free(p->hout);
         free(p->hin);
-        p->hout = a;
-        p->hin = b;
+        free(p->hbigout);
+        free(p->hbigin);
+        p->hout = h[0];
+        p->hin = h[1];
+        p->hbigout = h[2];
+        p->hbigin = h[3];
         p->hcap = nh;
     }
     if (nm > p->mcap) {
@@ -90,6 +97,8 @@ void pr_free(pr_t *p)
     free(p->r);
     free(p->hout);
     free(p->hin);
+    free(p->hbigout);
+    free(p->hbigin);
     memset(p, 0, sizeof(*p));
 }
 
@@ -153,8 +162,16 @@ static void join(pr_t *p, size_t k, uint32_t tag, size_t *np)
     p->part[(*np)++] = k;
 }
 
-/* The time of a member's aggregated message out (in) of a step: bytes in all, the largest
- * single message big. Two-way messages are priced by the probe's exchanges, whose large
+/* m, from member a to member b, is two-way: data also flows the other way at either end on
+ * the same kind of path (p->paths of the step) */
+static int two_way(const pr_t *p, const int32_t *host, const ci_xfer_t *m, size_t a, size_t b)
+{
+    int net = pr_crosses(host, m->src, m->dst);
+    return (p->paths[a] & (4u << net)) || (p->paths[b] & (1u << net));
+}
+
+/* The time of a member's aggregated message out (in) of a step: bytes in all (its own, or
+ * its host's between hosts), the largest single message of them big. Two-way messages are priced by the probe's exchanges, whose large
  * sizes include rendezvous exchanges that go one way after the other (each side's go-ahead
  * queues behind its own data). Eager messages have no go-ahead to wait for: several of them
  * flowing both ways share a full-duplex link, so they take the one-way time of their bytes,
@@ -232,6 +249,10 @@ int pr_replay(pr_t *p, const ci_inst_t *in, pr_time_fn t, const void *ctx,
             if (net && hl) {
                 p->hout[hl[m->src]] += m->bytes;
                 p->hin[hl[m->dst]] += m->bytes;
+                if (m->bytes > p->hbigout[hl[m->src]])
+                    p->hbigout[hl[m->src]] = m->bytes;
+                if (m->bytes > p->hbigin[hl[m->dst]])
+                    p->hbigin[hl[m->dst]] = m->bytes;
             }
             p->xi[x0 + nxs++] = (uint64_t)a << 32 | (uint64_t)b; /* nm < 2^31 */
             p->x[x0 + nxs - 1] = m; /* compacted: member transfers only */
@@ -249,8 +270,7 @@ int pr_replay(pr_t *p, const ci_inst_t *in, pr_time_fn t, const void *ctx,
         for (size_t q = 0; q < nxs; q++) {
             const ci_xfer_t *m = p->x[x0 + q];
             size_t a = (size_t)(p->xi[x0 + q] >> 32), b = (size_t)(p->xi[x0 + q] & 0xffffffffu);
-            int net = pr_crosses(o->host, m->src, m->dst);
-            int two = (p->paths[a] & (4u << net)) || (p->paths[b] & (1u << net));
+            int two = two_way(p, o->host, m, a, b);
             double tm = t(ctx, m->src, m->dst, m->bytes, two);
             if (tm > p->slowout[a]) {
                 p->slowout[a] = tm;
@@ -266,31 +286,37 @@ int pr_replay(pr_t *p, const ci_inst_t *in, pr_time_fn t, const void *ctx,
         for (size_t q = 0; q < np; q++) {
             size_t k = p->part[q];
             int32_t me = p->rank[k];
-            uint64_t bo = p->bout[k], bi = p->bin[k];
-            if (hl && p->nout[k] && pr_crosses(hl, me, p->pout[k]))
+            uint64_t bo = p->bout[k], bi = p->bin[k], go = p->bigout[k], gi = p->bigin[k];
+            if (hl && p->nout[k] && pr_crosses(hl, me, p->pout[k])) {
                 bo = p->hout[hl[me]];
-            if (hl && p->nin[k] && pr_crosses(hl, p->pin[k], me))
+                go = p->hbigout[hl[me]];
+            }
+            if (hl && p->nin[k] && pr_crosses(hl, p->pin[k], me)) {
                 bi = p->hin[hl[me]];
-            p->tout[k] = p->nout[k] ? aggregate_time(t, ctx, me, p->pout[k], bo, p->bigout[k],
+                gi = p->hbigin[hl[me]];
+            }
+            p->tout[k] = p->nout[k] ? aggregate_time(t, ctx, me, p->pout[k], bo, go,
                                                      p->tw[k] & 1u, o->eager)
                                     : 0;
-            p->tin[k] = p->nin[k] ? aggregate_time(t, ctx, p->pin[k], me, bi, p->bigin[k],
+            p->tin[k] = p->nin[k] ? aggregate_time(t, ctx, p->pin[k], me, bi, gi,
                                                    p->tw[k] & 2u, o->eager)
                                   : 0;
         }
         if (hl)
             for (size_t q = 0; q < nxs; q++) {
-                p->hout[hl[p->x[x0 + q]->src]] = 0;
-                p->hin[hl[p->x[x0 + q]->dst]] = 0;
+                p->hout[hl[p->x[x0 + q]->src]] = p->hbigout[hl[p->x[x0 + q]->src]] = 0;
+                p->hin[hl[p->x[x0 + q]->dst]] = p->hbigin[hl[p->x[x0 + q]->dst]] = 0;
             }
         for (size_t q = 0; q < nxs; q++) {
             size_t a = (size_t)(p->xi[x0 + q] >> 32), b = (size_t)(p->xi[x0 + q] & 0xffffffffu);
-            /* above the eager size the first eager bytes go with the rendezvous request;
-             * the rest moves once the receive is up */
-            double tm = fmax(p->tout[a], p->tin[b]), fin = p->start[a] + tm;
-            uint64_t nb = p->x[x0 + q]->bytes;
-            if (nb > o->eager && p->start[b] > p->start[a])
-                fin = fmax(fin, p->start[b] + tm * (double)(nb - o->eager) / (double)nb);
+            const ci_xfer_t *m = p->x[x0 + q];
+            double fin = p->start[a] + fmax(p->tout[a], p->tin[b]);
+            if (m->bytes > o->eager && p->start[b] > p->start[a]) {
+                /* rendezvous, the receiver late: this message moves once it is there, alone,
+                 * as the sender's other messages went out meanwhile */
+                double alone = t(ctx, m->src, m->dst, m->bytes, two_way(p, o->host, m, a, b));
+                fin = fmax(fin, p->start[b] + alone);
+            }
             if (fin > p->done[a])
                 p->done[a] = fin;
             if (fin > p->done[b])

@@ -8,11 +8,13 @@
  * path is between hosts, of the bytes all ranks of its host send (receive) between hosts
  * in the step, which share the host's link); a
  * message is two-way when data also flows the other way at one of its ends on the same
- * kind of path (between hosts, or within one); eager messages (none above the eager size)
- * that flow both ways are priced as one-way traffic of their bytes, but no less than the
- * exchange of the largest, since only rendezvous exchanges are slowed by the other way;
- * a message starts moving when its sender reaches the step, and above the eager size only
- * its first eager bytes do until its receiver has reached it (rendezvous); a member finishes
+ * kind of path (between hosts, or within one); several eager messages (none of the
+ * aggregated ones above the eager size) that flow both ways are priced as one-way traffic
+ * of their bytes, but no less than the exchange of the largest, since only rendezvous
+ * exchanges are slowed by the other way; a message starts moving when its sender reaches
+ * the step, or, above the eager size, when both ends have (rendezvous; a receiver later
+ * than its sender gets the message in its own time alone from its arrival, but no earlier
+ * than the sender's outgoing time from the sender's); a member finishes
  * step s when its sends are delivered and its receives have arrived, plus gamma ns per byte
  * of its reductions of s. A member that takes no part in a step does not wait for it.
  * Predicted: the last predicted exit minus the first entry (the measured definition). */
@@ -30,14 +32,14 @@ typedef double (*pr_time_fn)(const void *ctx, int32_t src, int32_t dst, uint64_t
                              int twoway);
 
 /* Open MPI's ob1 sends a message eagerly when it fits in the BTL's eager limit (64 KiB over
- * TCP) together with its PML header: a 64 KiB message goes by rendezvous. 64 B is kept for
- * the header. */
-#define PRED_EAGER_DEFAULT (65536u - 64u)
+ * TCP) together with its 56-byte PML header: measured between two emulated hosts, 65480 B
+ * had arrived when the receive was posted late, 65481 B and 64 KiB had not. */
+#define PRED_EAGER_DEFAULT (65536u - 56u)
 
 typedef struct pr_opts {
     double gamma;   /* ns per reduced byte */
-    uint64_t eager; /* the largest message sent eagerly; a larger one sends this many bytes
-                       at once and the rest once its receiver has reached the step */
+    uint64_t eager; /* the largest message sent eagerly; a larger one moves once its
+                       receiver has reached the step */
     const int32_t *host; /* a host id in [0, nhosts) per world rank; NULL: every rank on
                             its own host */
     int32_t nhosts;      /* 0: hosts tell paths apart, but no host link is shared */
@@ -75,6 +77,7 @@ typedef struct pr {
     size_t hcap;
     uint64_t *hout, *hin;       /* per host: the step's bytes leaving (arriving) between
                                    hosts; zero between steps */
+    uint64_t *hbigout, *hbigin; /* and the largest single message of them */
     double *red;                /* reduced bytes in the step */
     size_t *part, *order;       /* the step's members; the sort permutation */
     /* per transfer / reduction */

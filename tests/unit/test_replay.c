@@ -72,18 +72,13 @@ Test(replay, ping_two_ranks)
     /* above the eager size the data moves only once the receive is posted */
     cr_assert_eq(pr_replay(&p, &in, t_const, &c, &rndv, &span, NULL), 0);
     cr_assert_float_eq(span, 35, 1e-9);
-    /* ... but for its first eager bytes, sent with the request: here 40 of 100, so the
-     * rest takes 6 of the 10 ns once the receiver is there at 25 */
-    pr_opts_t part = {.gamma = 0, .eager = 40};
-    cr_assert_eq(pr_replay(&p, &in, t_const, &c, &part, &span, NULL), 0);
-    cr_assert_float_eq(span, 31, 1e-9);
-    /* a receiver there early enough does not delay it */
-    int64_t e3[2] = {0, 3};
-    in = inst(2, e3, NULL, mem);
-    in.x = &x;
-    in.nx = 1;
-    cr_assert_eq(pr_replay(&p, &in, t_const, &c, &part, &span, NULL), 0);
-    cr_assert_float_eq(span, 10, 1e-9);
+    /* the eager size is the largest eager message: 100 B is eager at 100, not at 99 */
+    pr_opts_t at = {.gamma = 0, .eager = 100};
+    cr_assert_eq(pr_replay(&p, &in, t_const, &c, &at, &span, NULL), 0);
+    cr_assert_float_eq(span, 25, 1e-9);
+    at.eager = 99;
+    cr_assert_eq(pr_replay(&p, &in, t_const, &c, &at, &span, NULL), 0);
+    cr_assert_float_eq(span, 35, 1e-9);
     pr_free(&p);
 }
 
@@ -275,6 +270,32 @@ static double t_duplex(const void *ctx, int32_t src, int32_t dst, uint64_t bytes
     return (double)bytes / 100 * (twoway ? 2 : 1);
 }
 
+Test(replay, rendezvous_to_a_late_receiver_moves_alone)
+{
+    /* 0 sends 1000 B to 1 and 2 in one step (its link: 2000 B, 30 ns); 2 comes at 50. Its
+     * message moves then, taking its own 20 ns, as 1's went out meanwhile: 70, not the 80
+     * of the whole link's time from 50 */
+    ci_member_t mem[3];
+    ci_xfer_t x[2] = {{0, 1, 0, 1000}, {0, 2, 0, 1000}};
+    int64_t e[3] = {0, 0, 50};
+    double span;
+    pr_t p;
+    memset(&p, 0, sizeof(p));
+    ci_inst_t in = inst(3, e, NULL, mem);
+    in.x = x;
+    in.nx = 2;
+    cr_assert_eq(pr_replay(&p, &in, t_affine, NULL, &rndv, &span, NULL), 0);
+    cr_assert_float_eq(span, 70, 1e-9);
+    /* and no earlier than the sender's link allows: 2 there at 5, the link busy until 30 */
+    e[2] = 5;
+    in = inst(3, e, NULL, mem);
+    in.x = x;
+    in.nx = 2;
+    cr_assert_eq(pr_replay(&p, &in, t_affine, NULL, &rndv, &span, NULL), 0);
+    cr_assert_float_eq(span, 30, 1e-9);
+    pr_free(&p);
+}
+
 Test(replay, eager_messages_both_ways_share_a_full_duplex_link)
 {
     ci_member_t mem[3];
@@ -306,6 +327,83 @@ Test(replay, eager_messages_both_ways_share_a_full_duplex_link)
     in.nx = 2;
     cr_assert_eq(pr_replay(&p, &in, t_duplex, NULL, &eager, &span, NULL), 0);
     cr_assert_float_eq(span, 20, 1e-9);
+    /* at the eager size still eager, one byte less and the 2000 B message is a rendezvous:
+     * the exchange's time of the 3000 B */
+    in.x = x;
+    in.nx = 6;
+    pr_opts_t o = {.gamma = 0, .eager = 2000};
+    cr_assert_eq(pr_replay(&p, &in, t_duplex, NULL, &o, &span, NULL), 0);
+    cr_assert_float_eq(span, 40, 1e-9);
+    o.eager = 1999;
+    cr_assert_eq(pr_replay(&p, &in, t_duplex, NULL, &o, &span, NULL), 0);
+    cr_assert_float_eq(span, 60, 1e-9);
+    pr_free(&p);
+}
+
+Test(replay, eager_all_to_all_one_way_time_wins)
+{
+    /* 4 ranks, 1000 B to each other rank in one step: 3000 B each way per rank; one way
+     * that is 30 ns, more than one 1000 B exchange (20); as one exchange it was 60 */
+    ci_member_t mem[4];
+    ci_xfer_t x[12];
+    size_t n = 0;
+    for (int32_t s = 0; s < 4; s++)
+        for (int32_t d = 0; d < 4; d++)
+            if (s != d)
+                x[n++] = (ci_xfer_t){s, d, 0, 1000};
+    int64_t e[4] = {0, 0, 0, 0};
+    double span;
+    pr_t p;
+    memset(&p, 0, sizeof(p));
+    ci_inst_t in = inst(4, e, NULL, mem);
+    in.x = x;
+    in.nx = n;
+    cr_assert_eq(pr_replay(&p, &in, t_duplex, NULL, &eager, &span, NULL), 0);
+    cr_assert_float_eq(span, 30, 1e-9);
+    cr_assert_eq(pr_replay(&p, &in, t_duplex, NULL, &rndv, &span, NULL), 0);
+    cr_assert_float_eq(span, 60, 1e-9);
+    /* a rendezvous step first, then an eager one: each step is priced by its own messages */
+    for (size_t i = 0; i < n; i++)
+        x[i].step = 1;
+    ci_xfer_t big[2] = {{0, 1, 0, 5000}, {1, 0, 0, 5000}};
+    ci_xfer_t all[14];
+    memcpy(all, big, sizeof(big));
+    memcpy(all + 2, x, sizeof(x));
+    in.x = all;
+    in.nx = 14;
+    pr_opts_t o = {.gamma = 0, .eager = 1000};
+    /* step 0: the 5000 B exchange of 0 and 1, rendezvous, 100 ns (two-way); step 1, eager,
+     * 30 ns a rank: 0 and 1 reach it at 100, so their sends end at 130 */
+    cr_assert_eq(pr_replay(&p, &in, t_duplex, NULL, &o, &span, NULL), 0);
+    cr_assert_float_eq(span, 130, 1e-9);
+    pr_free(&p);
+}
+
+Test(replay, eager_messages_of_a_host_link)
+{
+    /* hosts {0,1} {2,3}: 0 <-> 2 exchange 1000 B, 1 <-> 3 3000 B, so each host link carries
+     * 4000 B each way, and its largest message is 3000 B; every member is priced by it */
+    static const int32_t host[4] = {0, 0, 1, 1};
+    ci_member_t mem[4];
+    ci_xfer_t x[4] = {{0, 2, 0, 1000}, {2, 0, 0, 1000}, {1, 3, 0, 3000}, {3, 1, 0, 3000}};
+    int64_t e[4] = {0, 0, 0, 0}, ex[4] = {0, 0, 0, 0};
+    double span, err;
+    pr_t p;
+    memset(&p, 0, sizeof(p));
+    ci_inst_t in = inst(4, e, ex, mem);
+    in.x = x;
+    in.nx = 4;
+    pr_opts_t o = {.gamma = 0, .eager = 3000, .host = host, .nhosts = 2};
+    /* eager: 4000 B one way (40), no less than a 3000 B exchange (60) */
+    cr_assert_eq(pr_replay(&p, &in, t_duplex, NULL, &o, &span, &err), 0);
+    cr_assert_float_eq(span, 60, 1e-9);
+    cr_assert_float_eq(err, 60, 1e-9); /* every member exits at 60 */
+    /* the 3000 B messages are rendezvous: the links' 4000 B are one exchange (80), also
+     * for 0 and 2, whose own messages are eager */
+    o.eager = 2999;
+    cr_assert_eq(pr_replay(&p, &in, t_duplex, NULL, &o, &span, &err), 0);
+    cr_assert_float_eq(span, 80, 1e-9);
+    cr_assert_float_eq(err, 80, 1e-9);
     pr_free(&p);
 }
 
