@@ -171,11 +171,11 @@ static int two_way(const pr_t *p, const int32_t *host, const ci_xfer_t *m, size_
 }
 
 /* The time of a member's aggregated message out (in) of a step: bytes in all (its own, or
- * its host's between hosts), the largest single message of them big. Two-way messages are priced by the probe's exchanges, whose large
- * sizes include rendezvous exchanges that go one way after the other (each side's go-ahead
- * queues behind its own data). Eager messages have no go-ahead to wait for: several of them
- * flowing both ways share a full-duplex link, so they take the one-way time of their bytes,
- * but no less than the exchange of the largest alone. */
+ * its host's between hosts), the largest single message of them big. Two-way messages are
+ * priced by the probe's exchanges, whose large sizes include rendezvous exchanges that ran
+ * one way after the other (Open MPI's TCP put does that, doc/models.md). Eager messages do
+ * not: several of them flowing both ways share a full-duplex link, so they take the
+ * one-way time of their bytes, but no less than the exchange of the largest alone. */
 static double aggregate_time(pr_time_fn t, const void *ctx, int32_t src, int32_t dst,
                              uint64_t bytes, uint64_t big, int two, uint64_t eager)
 {
