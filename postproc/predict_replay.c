@@ -54,7 +54,8 @@ static int reserve(pr_t *p, size_t nm, size_t nx, size_t nr, size_t nh)
         p->mcap = nm;
     }
     if (nx > p->xcap) {
-        if (grow((void **)&p->x, nx, sizeof(*p->x)) || grow((void **)&p->xi, nx, sizeof(*p->xi)))
+        if (grow((void **)&p->x, nx, sizeof(*p->x)) || grow((void **)&p->xi, nx, sizeof(*p->xi)) ||
+            grow((void **)&p->xt, nx, sizeof(*p->xt)))
             return -1;
         p->xcap = nx;
     }
@@ -94,6 +95,7 @@ void pr_free(pr_t *p)
     free(p->order);
     free(p->x);
     free(p->xi);
+    free(p->xt);
     free(p->r);
     free(p->hout);
     free(p->hin);
@@ -160,14 +162,6 @@ static void join(pr_t *p, size_t k, uint32_t tag, size_t *np)
     p->slowout[k] = p->slowin[k] = -1;
     p->red[k] = 0;
     p->part[(*np)++] = k;
-}
-
-/* m, from member a to member b, is two-way: data also flows the other way at either end on
- * the same kind of path (p->paths of the step) */
-static int two_way(const pr_t *p, const int32_t *host, const ci_xfer_t *m, size_t a, size_t b)
-{
-    int net = pr_crosses(host, m->src, m->dst);
-    return (p->paths[a] & (4u << net)) || (p->paths[b] & (1u << net));
 }
 
 /* The time of a member's aggregated message out (in) of a step: bytes in all (its own, or
@@ -270,8 +264,9 @@ int pr_replay(pr_t *p, const ci_inst_t *in, pr_time_fn t, const void *ctx,
         for (size_t q = 0; q < nxs; q++) {
             const ci_xfer_t *m = p->x[x0 + q];
             size_t a = (size_t)(p->xi[x0 + q] >> 32), b = (size_t)(p->xi[x0 + q] & 0xffffffffu);
-            int two = two_way(p, o->host, m, a, b);
-            double tm = t(ctx, m->src, m->dst, m->bytes, two);
+            int net = pr_crosses(o->host, m->src, m->dst);
+            int two = (p->paths[a] & (4u << net)) || (p->paths[b] & (1u << net));
+            double tm = p->xt[x0 + q] = t(ctx, m->src, m->dst, m->bytes, two);
             if (tm > p->slowout[a]) {
                 p->slowout[a] = tm;
                 p->pout[a] = m->dst;
@@ -309,14 +304,11 @@ int pr_replay(pr_t *p, const ci_inst_t *in, pr_time_fn t, const void *ctx,
             }
         for (size_t q = 0; q < nxs; q++) {
             size_t a = (size_t)(p->xi[x0 + q] >> 32), b = (size_t)(p->xi[x0 + q] & 0xffffffffu);
-            const ci_xfer_t *m = p->x[x0 + q];
             double fin = p->start[a] + fmax(p->tout[a], p->tin[b]);
-            if (m->bytes > o->eager && p->start[b] > p->start[a]) {
-                /* rendezvous, the receiver late: this message moves once it is there, alone,
-                 * as the sender's other messages went out meanwhile */
-                double alone = t(ctx, m->src, m->dst, m->bytes, two_way(p, o->host, m, a, b));
-                fin = fmax(fin, p->start[b] + alone);
-            }
+            /* rendezvous, the receiver late: this message moves once it is there, alone, as
+             * the sender's other messages went out meanwhile */
+            if (p->x[x0 + q]->bytes > o->eager && p->start[b] > p->start[a])
+                fin = fmax(fin, p->start[b] + p->xt[x0 + q]);
             if (fin > p->done[a])
                 p->done[a] = fin;
             if (fin > p->done[b])

@@ -83,6 +83,7 @@ typedef struct pr {
     /* per transfer / reduction */
     const ci_xfer_t **x;        /* the instance's sends by step */
     uint64_t *xi;               /* their (source, destination) members */
+    double *xt;                 /* and their times alone, two-way or not */
     const ci_red_t **r;         /* its reductions by step */
 } pr_t;
 
