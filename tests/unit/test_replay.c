@@ -42,6 +42,16 @@ static ci_inst_t inst(int n, const int64_t *entry, const int64_t *exit, ci_membe
     return in;
 }
 
+/* the same, with the sends x[0..nx) */
+static ci_inst_t inst_x(int n, const int64_t *entry, const int64_t *exit, ci_member_t *mem,
+                        ci_xfer_t *x, size_t nx)
+{
+    ci_inst_t in = inst(n, entry, exit, mem);
+    in.x = x;
+    in.nx = nx;
+    return in;
+}
+
 static const pr_opts_t eager = {.gamma = 0, .eager = UINT64_MAX};
 static const pr_opts_t rndv = {.gamma = 0, .eager = 0};
 
@@ -55,18 +65,14 @@ Test(replay, ping_two_ranks)
 
     /* the receiver is there first: it waits for the message */
     int64_t e1[2] = {0, 3}, x1[2] = {10, 12};
-    ci_inst_t in = inst(2, e1, x1, mem);
-    in.x = &x;
-    in.nx = 1;
+    ci_inst_t in = inst_x(2, e1, x1, mem, &x, 1);
     cr_assert_eq(pr_replay(&p, &in, t_const, &c, &eager, &span, &err), 0);
     cr_assert_float_eq(span, 10, 1e-9);
     cr_assert_float_eq(err, 1, 1e-9); /* |10-10| and |10-12|: median 1 */
 
     /* the receiver comes late: an eager message is already there, it leaves at once */
     int64_t e2[2] = {0, 25};
-    in = inst(2, e2, NULL, mem);
-    in.x = &x;
-    in.nx = 1;
+    in = inst_x(2, e2, NULL, mem, &x, 1);
     cr_assert_eq(pr_replay(&p, &in, t_const, &c, &eager, &span, NULL), 0);
     cr_assert_float_eq(span, 25, 1e-9);
     /* above the eager size the data moves only once the receive is posted */
@@ -118,9 +124,7 @@ Test(replay, binomial_bcast_four_ranks_staggered)
 
     ci_member_t mem[4];
     int64_t entry[4] = {0, 20, 5, 3}; /* the inner node 1 comes last */
-    ci_inst_t in = inst(4, entry, NULL, mem);
-    in.x = x;
-    in.nx = nx;
+    ci_inst_t in = inst_x(4, entry, NULL, mem, x, nx);
     double c = 10, span;
     pr_t p;
     memset(&p, 0, sizeof(p));
@@ -132,17 +136,13 @@ Test(replay, binomial_bcast_four_ranks_staggered)
     cr_assert_float_eq(span, 40, 1e-9);
     /* predicted exits 30, 40, 15, 40; measured 4 ns later each -> error 4 */
     int64_t ex[4] = {34, 44, 19, 44};
-    in = inst(4, entry, ex, mem);
-    in.x = x;
-    in.nx = nx;
+    in = inst_x(4, entry, ex, mem, x, nx);
     double err;
     cr_assert_eq(pr_replay(&p, &in, t_const, &c, &rndv, &span, &err), 0);
     cr_assert_float_eq(err, 4, 1e-9);
     /* everyone on time: the steps method's sum, 2 steps of 10 */
     int64_t zero[4] = {0, 0, 0, 0};
-    in = inst(4, zero, NULL, mem);
-    in.x = x;
-    in.nx = nx;
+    in = inst_x(4, zero, NULL, mem, x, nx);
     cr_assert_eq(pr_replay(&p, &in, t_const, &c, &eager, &span, NULL), 0);
     cr_assert_float_eq(span, 20, 1e-9);
     pr_free(&p);
@@ -155,9 +155,7 @@ Test(replay, link_shared_at_the_root)
     ci_xfer_t x[3] = {{1, 0, 0, 1000}, {2, 0, 0, 1000}, {3, 0, 0, 1000}};
     ci_member_t mem[4];
     int64_t entry[4] = {0, 0, 0, 6};
-    ci_inst_t in = inst(4, entry, NULL, mem);
-    in.x = x;
-    in.nx = 3;
+    ci_inst_t in = inst_x(4, entry, NULL, mem, x, 3);
     double span;
     pr_t p;
     memset(&p, 0, sizeof(p));
@@ -173,9 +171,7 @@ Test(replay, reduction_cost)
     ci_red_t red = {0, 0, 800};
     ci_member_t mem[2];
     int64_t entry[2] = {0, 0};
-    ci_inst_t in = inst(2, entry, NULL, mem);
-    in.x = &x;
-    in.nx = 1;
+    ci_inst_t in = inst_x(2, entry, NULL, mem, &x, 1);
     in.red = &red;
     in.nred = 1;
     pr_opts_t o = {.gamma = 0.5, .eager = UINT64_MAX};
@@ -201,9 +197,7 @@ Test(replay, members_without_messages)
     ci_xfer_t x = {0, 7, 0, 10};
     ci_member_t mem[3];
     int64_t entry[3] = {100, 140, 120}, ex[3] = {100, 150, 120};
-    ci_inst_t in = inst(3, entry, ex, mem);
-    in.x = &x;
-    in.nx = 1;
+    ci_inst_t in = inst_x(3, entry, ex, mem, &x, 1);
     double c = 10, span, err;
     pr_t p;
     memset(&p, 0, sizeof(p));
@@ -239,9 +233,7 @@ Test(replay, one_way_and_two_way_messages)
     memset(&p, 0, sizeof(p));
     /* a chain step: 0 -> 1 -> 2 at once; rank 1 sends and receives, so both are two-way */
     ci_xfer_t chain[2] = {{0, 1, 0, 100}, {1, 2, 0, 100}};
-    ci_inst_t in = inst(3, e, NULL, mem);
-    in.x = chain;
-    in.nx = 2;
+    ci_inst_t in = inst_x(3, e, NULL, mem, chain, 2);
     cr_assert_eq(pr_replay(&p, &in, t_way, NULL, &eager, &span, NULL), 0);
     cr_assert_float_eq(span, 100, 1e-9);
     /* the same messages in two steps: each one way */
@@ -281,16 +273,12 @@ Test(replay, rendezvous_to_a_late_receiver_moves_alone)
     double span;
     pr_t p;
     memset(&p, 0, sizeof(p));
-    ci_inst_t in = inst(3, e, NULL, mem);
-    in.x = x;
-    in.nx = 2;
+    ci_inst_t in = inst_x(3, e, NULL, mem, x, 2);
     cr_assert_eq(pr_replay(&p, &in, t_affine, NULL, &rndv, &span, NULL), 0);
     cr_assert_float_eq(span, 70, 1e-9);
     /* and no earlier than the sender's link allows: 2 there at 5, the link busy until 30 */
     e[2] = 5;
-    in = inst(3, e, NULL, mem);
-    in.x = x;
-    in.nx = 2;
+    in = inst_x(3, e, NULL, mem, x, 2);
     cr_assert_eq(pr_replay(&p, &in, t_affine, NULL, &rndv, &span, NULL), 0);
     cr_assert_float_eq(span, 30, 1e-9);
     pr_free(&p);
@@ -307,9 +295,7 @@ Test(replay, eager_messages_both_ways_share_a_full_duplex_link)
      * 2000 B, all two-way */
     ci_xfer_t x[6] = {{0, 1, 0, 1000}, {0, 2, 0, 1000}, {1, 0, 0, 1000},
                       {1, 2, 0, 1000}, {2, 0, 0, 1000}, {2, 1, 0, 1000}};
-    ci_inst_t in = inst(3, e, NULL, mem);
-    in.x = x;
-    in.nx = 6;
+    ci_inst_t in = inst_x(3, e, NULL, mem, x, 6);
     /* eager: the one-way time of 2000 B (20 ns), no less than one 1000 B exchange (20) */
     cr_assert_eq(pr_replay(&p, &in, t_duplex, NULL, &eager, &span, NULL), 0);
     cr_assert_float_eq(span, 20, 1e-9);
@@ -355,9 +341,7 @@ Test(replay, eager_all_to_all_one_way_time_wins)
     double span;
     pr_t p;
     memset(&p, 0, sizeof(p));
-    ci_inst_t in = inst(4, e, NULL, mem);
-    in.x = x;
-    in.nx = n;
+    ci_inst_t in = inst_x(4, e, NULL, mem, x, n);
     cr_assert_eq(pr_replay(&p, &in, t_duplex, NULL, &eager, &span, NULL), 0);
     cr_assert_float_eq(span, 30, 1e-9);
     cr_assert_eq(pr_replay(&p, &in, t_duplex, NULL, &rndv, &span, NULL), 0);
@@ -390,9 +374,7 @@ Test(replay, eager_messages_of_a_host_link)
     double span, err;
     pr_t p;
     memset(&p, 0, sizeof(p));
-    ci_inst_t in = inst(4, e, ex, mem);
-    in.x = x;
-    in.nx = 4;
+    ci_inst_t in = inst_x(4, e, ex, mem, x, 4);
     pr_opts_t o = {.gamma = 0, .eager = 3000, .host = host, .nhosts = 2};
     /* eager: 4000 B one way (40), no less than a 3000 B exchange (60) */
     cr_assert_eq(pr_replay(&p, &in, t_duplex, NULL, &o, &span, &err), 0);
@@ -459,9 +441,7 @@ Test(replay, ranks_of_a_host_share_its_link)
     int64_t e[6] = {0};
     ci_xfer_t x[5] = {{0, 2, 0, 1000}, {0, 4, 0, 1000}, {1, 3, 0, 1000}, {1, 5, 0, 1000},
                       {0, 1, 0, 1000}};
-    ci_inst_t in = inst(6, e, NULL, mem);
-    in.x = x;
-    in.nx = 4;
+    ci_inst_t in = inst_x(6, e, NULL, mem, x, 4);
     double span;
     pr_t p;
     memset(&p, 0, sizeof(p));
