@@ -48,13 +48,13 @@ void pmf_samples_from_probe(pnm_sample_t *s, const plog_probe_entry_t *e, size_t
 }
 
 int pmf_fit_samples(pnm_sample_t *s, size_t n, int mode, int32_t nranks, const int32_t *host,
-                    int32_t nhosts, int pool, size_t *unshared, size_t *pooled)
+                    int32_t nhosts, unsigned how, size_t *unshared, size_t *pooled)
 {
     *unshared = 0;
     *pooled = 0;
     if (mode == PLOG_PROBE_QUICK && host)
-        *unshared = pmf_unshare(s, n, nranks, host, nhosts);
-    return pool ? pmf_shrink(s, n, host, pooled) : 0;
+        *unshared = pmf_unshare(s, n, nranks, host, nhosts, (how & PMF_FIT_SLOWEST) != 0);
+    return how & PMF_FIT_POOL ? pmf_shrink(s, n, host, pooled) : 0;
 }
 
 int32_t pmf_host_ids(const pmf_t *f, int32_t *id)
@@ -75,7 +75,7 @@ int32_t pmf_host_ids(const pmf_t *f, int32_t *id)
 /* f's samples as its models are fitted to them (a copy, pmf_fit_samples, with hosts by
  * their names, an empty name a host of its own); *changed: pair samples unshared. NULL:
  * no memory. */
-static pnm_sample_t *fit_samples(const pmf_t *f, int pool, size_t *changed)
+static pnm_sample_t *fit_samples(const pmf_t *f, unsigned how, size_t *changed)
 {
     pnm_sample_t *s = malloc((f->n ? f->n : 1) * sizeof(*s));
     int32_t *id = f->hosts ? malloc((size_t)f->nranks * sizeof(*id)) : NULL, nh = 0;
@@ -88,7 +88,7 @@ static pnm_sample_t *fit_samples(const pmf_t *f, int pool, size_t *changed)
     if (id)
         nh = pmf_host_ids(f, id);
     size_t pooled;
-    if (pmf_fit_samples(s, f->n, f->mode, f->nranks, id, nh, pool, changed, &pooled) != 0) {
+    if (pmf_fit_samples(s, f->n, f->mode, f->nranks, id, nh, how, changed, &pooled) != 0) {
         free(s);
         s = NULL;
     }
@@ -99,7 +99,7 @@ static pnm_sample_t *fit_samples(const pmf_t *f, int pool, size_t *changed)
 int pmf_fit_all(pmf_t *f, const pnm_opts_t *o, char *why, size_t cap)
 {
     size_t changed;
-    pnm_sample_t *s = fit_samples(f, 1, &changed);
+    pnm_sample_t *s = fit_samples(f, PMF_FIT_NOW, &changed);
     if (!s) {
         snprintf(why, cap, "out of memory");
         return -1;
@@ -155,8 +155,45 @@ static int round_of(int32_t a, int32_t b, int32_t p)
     return plog_probe_partner(a, (int)k, p) == b ? (int)k : -1;
 }
 
+/* What pair x (its source, way, destination) took for want bytes: its samples' quantiles
+ * linear in the size between its measured sizes, the smallest size's below them. ix: the
+ * samples sorted by cmp_pairp. */
+static void pair_at(const pnm_sample_t *const *ix, size_t n, const pnm_sample_t *x,
+                    double want, pnm_q_t *q)
+{
+    pnm_sample_t key = *x;
+    key.bytes = 0;
+    size_t lo = 0, hi = n; /* the pair's first sample */
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (cmp_pair(ix[mid], &key) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    const pnm_sample_t *p0 = NULL, *p1 = NULL;
+    for (size_t j = lo;
+         j < n && ix[j]->src == key.src && ix[j]->way == key.way && ix[j]->dst == key.dst; j++) {
+        if ((double)ix[j]->bytes <= want)
+            p0 = ix[j];
+        else if (!p1)
+            p1 = ix[j];
+    }
+    double w = 0;
+    if (!p0)
+        p0 = p1; /* p1 exists: x itself is above want */
+    else if (p1)
+        w = (want - (double)p0->bytes) / (double)(p1->bytes - p0->bytes);
+    else
+        p1 = p0;
+    *q = x->q;
+    for (int j = 0; j < PNM_NQ; j++)
+        q->v[j] = (1 - w) * p0->q.v[j] + w * p1->q.v[j];
+    q->mean = (1 - w) * p0->q.mean + w * p1->q.mean;
+}
+
 size_t pmf_unshare(pnm_sample_t *s, size_t n, int32_t nranks, const int32_t *host,
-                   int32_t nhosts)
+                   int32_t nhosts, int slowest)
 {
     if (n == 0 || nranks < 3 || nhosts < 1 || nhosts >= nranks)
         return 0; /* a host per rank: every link carries its own pair alone */
@@ -176,12 +213,14 @@ size_t pmf_unshare(pnm_sample_t *s, size_t n, int32_t nranks, const int32_t *hos
     pnm_sample_t *orig = malloc(n * sizeof(*orig));
     int *rnd = malloc(n * sizeof(*rnd));
     uint32_t *load = calloc(n, sizeof(*load));
+    int32_t *lhost = calloc(n, sizeof(*lhost));
+    uint8_t *lout = calloc(n, sizeof(*lout));
     /* per host, the round's pairs between hosts: all, by their lower rank, by their higher */
     uint32_t *cnt = calloc(3 * (size_t)nhosts, sizeof(*cnt));
     /* per (source, way, size): the weighted sums rebuilding a pooled sample */
     size_t nacc = (size_t)nranks * 2 * nsz;
     double *acc = calloc(nacc * (PNM_NQ + 2), sizeof(*acc));
-    if (!ix || !orig || !rnd || !load || !cnt || !acc)
+    if (!ix || !orig || !rnd || !load || !cnt || !acc || !lhost || !lout)
         goto out; /* no memory: the samples stay as measured */
     memcpy(orig, s, n * sizeof(*s));
     int nrounds = nranks % 2 ? nranks : nranks - 1;
@@ -230,45 +269,40 @@ size_t pmf_unshare(pnm_sample_t *s, size_t n, int32_t nranks, const int32_t *hos
                 down = cnt[(size_t)nhosts * (a < b ? 2 : 1) + (size_t)host[b]];
             }
             load[i] = up > down ? up : down;
+            lout[i] = up >= down; /* the busier link: a's way out, or b's way in */
+            lhost[i] = lout[i] ? host[a] : host[b];
         }
     }
     free(first);
     free(byr);
     /* a sample of b bytes at load L: what its own pair took for b / L bytes, linear in the
-     * size between the pair's measured sizes (the smallest size's time below them) */
+     * size between the pair's measured sizes (the smallest size's time below them); one
+     * way, with slowest, what the slowest of the flows on its busier link took: the link
+     * is busy until the last of them is through, and they start apart (each sender times
+     * its own 0-byte round trip first), so a flow that had the link alone for a while
+     * shows the link faster than it is */
     qsort(ix, n, sizeof(*ix), cmp_pairp);
     for (size_t i = 0; i < n; i++) {
         if (load[i] <= 1)
             continue;
-        pnm_sample_t key = s[i];
-        key.bytes = 0;
-        size_t lo = 0, hi = n; /* the pair's first sample */
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            if (cmp_pair(ix[mid], &key) < 0)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
         double want = (double)s[i].bytes / load[i];
-        const pnm_sample_t *p0 = NULL, *p1 = NULL;
-        for (size_t j = lo; j < n && ix[j]->src == key.src && ix[j]->way == key.way &&
-                            ix[j]->dst == key.dst; j++) {
-            if ((double)ix[j]->bytes <= want)
-                p0 = ix[j];
-            else if (!p1)
-                p1 = ix[j];
+        pnm_q_t q;
+        pair_at(ix, n, &orig[i], want, &q);
+        for (size_t j = 0; slowest && orig[i].way == PNM_ONEWAY && j < n; j++) {
+            const pnm_sample_t *x = &orig[i], *y = &orig[j];
+            if (j == i || rnd[j] != rnd[i] || y->way != PNM_ONEWAY || y->bytes != x->bytes ||
+                (y->src < y->dst) != (x->src < x->dst) ||
+                (lout[i] ? host[y->src] : host[y->dst]) != lhost[i])
+                continue; /* not sent in the same repetitions over the same link */
+            pnm_q_t o;
+            pair_at(ix, n, y, want, &o);
+            for (int k = 0; k < PNM_NQ; k++)
+                q.v[k] = fmax(q.v[k], o.v[k]);
+            q.mean = fmax(q.mean, o.mean);
         }
-        double w = 0;
-        if (!p0)
-            p0 = p1; /* p1 exists: the sample itself is above want */
-        else if (p1)
-            w = (want - (double)p0->bytes) / (double)(p1->bytes - p0->bytes);
-        else
-            p1 = p0;
         for (int j = 0; j < PNM_NQ; j++)
-            s[i].q.v[j] = (1 - w) * p0->q.v[j] + w * p1->q.v[j];
-        s[i].q.mean = (1 - w) * p0->q.mean + w * p1->q.mean;
+            s[i].q.v[j] = q.v[j];
+        s[i].q.mean = q.mean;
         changed++;
     }
     if (!changed)
@@ -308,6 +342,8 @@ out:
     free(orig);
     free(rnd);
     free(load);
+    free(lhost);
+    free(lout);
     free(cnt);
     free(acc);
     return changed;
@@ -760,7 +796,9 @@ int pmf_read(const char *path, pmf_t *f, char *why, size_t cap)
         }
     }
     size_t changed;
-    fs = fit_samples(f, json_integer_value(ver) >= 4, &changed); /* as the file was written */
+    /* as the file was written */
+    json_int_t fv = json_integer_value(ver);
+    fs = fit_samples(f, (fv >= 4 ? PMF_FIT_POOL : 0u) | (fv >= 6 ? PMF_FIT_SLOWEST : 0u), &changed);
     if (!fs) {
         bad(why, cap, path, "out of memory");
         goto out;

@@ -11,10 +11,11 @@
 #include "plog_probe.h"
 
 #define PMF_FORMAT "phasor-model"
-#define PMF_VERSION 5 /* 2: a quick probe's one-way samples and models; 3: quick models
+#define PMF_VERSION 6 /* 2: a quick probe's one-way samples and models; 3: quick models
                         * fitted to the samples unshared (pmf_unshare); 4: and shrunk
                         * (pmf_shrink); 5: quick exchange samples are the pair's (the
-                        * longer side's). 1 to 4 still read */
+                        * longer side's); 6: one-way samples unshared from the slowest
+                        * flow on their link. 1 to 5 still read */
 
 typedef struct pmf {
     int mode;               /* 1 quick, 2 full */
@@ -45,12 +46,14 @@ void pmf_samples_from_probe(pnm_sample_t *s, const plog_probe_entry_t *e, size_t
  * those of them sending, or receiving, on that repetition). Rewrites the quick probe's
  * samples s[0..n) as one flow alone on its link would take them: a pair sample of b bytes
  * at load L > 1 becomes what the same pair (and way) took for b / L bytes, linear in the
- * size between its measured sizes; pooled samples become the sample-weighted mean,
+ * size between its measured sizes (one way, with slowest: the most any of the L flows on
+ * that link took for b / L bytes, quantile by quantile, since the link is busy until the
+ * last is through); pooled samples become the sample-weighted mean,
  * quantile by quantile, of the source's pairs between hosts. host: a host id in
  * [0, nhosts) per rank. Returns the number of pair samples changed (0: nothing shared, or
  * no memory). doc/models.md, "Shared links". */
 size_t pmf_unshare(pnm_sample_t *s, size_t n, int32_t nranks, const int32_t *host,
-                   int32_t nhosts);
+                   int32_t nhosts, int slowest);
 
 /* A probe takes a handful of samples per pair (4 per pair and size in a quick probe on 4
  * ranks), so a median can land on one mode of a bimodal time and make its pair, or its
@@ -65,13 +68,17 @@ size_t pmf_unshare(pnm_sample_t *s, size_t n, int32_t nranks, const int32_t *hos
  * samples". */
 int pmf_shrink(pnm_sample_t *s, size_t n, const int32_t *host, size_t *moved);
 
+/* How pmf_fit_samples rewrites: pool (version 4 on); unshare one-way samples from the
+ * slowest flow on their link (version 6 on); PMF_FIT_NOW: as this version writes. */
+enum { PMF_FIT_POOL = 1u, PMF_FIT_SLOWEST = 2u, PMF_FIT_NOW = 3u };
+
 /* The samples s[0..n) of a probe (mode 1 quick, 2 full) as the models are fitted to them,
- * in place: a quick probe's unshared by host (pmf_unshare; host NULL: not known), then,
- * with pool, pooled (pmf_shrink). phasor-probe's files and predict's fits to the run's
- * probe both go through here. *unshared: pair samples unshared; *pooled: samples moved by
- * pooling. 0, or -1 without memory. */
+ * in place: a quick probe's unshared by host (pmf_unshare, with slowest by how; host
+ * NULL: not known), then, by how, pooled (pmf_shrink). phasor-probe's files and predict's
+ * fits to the run's probe both go through here. *unshared: pair samples unshared;
+ * *pooled: samples moved by pooling. 0, or -1 without memory. */
 int pmf_fit_samples(pnm_sample_t *s, size_t n, int mode, int32_t nranks, const int32_t *host,
-                    int32_t nhosts, int pool, size_t *unshared, size_t *pooled);
+                    int32_t nhosts, unsigned how, size_t *unshared, size_t *pooled);
 
 /* Fit every model that the samples allow (the lookup table always). 0, or -1 with why. */
 int pmf_fit_all(pmf_t *f, const pnm_opts_t *o, char *why, size_t cap);

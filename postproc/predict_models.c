@@ -226,7 +226,7 @@ int pred_models_load(pred_models_t *pm, const plog_run_t *run, const char *file,
         }
         pmf_samples_from_probe(s, ps.e, ps.n, ps.info.sizes);
         size_t unshared, pooled;
-        if (pmf_fit_samples(s, ps.n, (int)ps.info.mode, ps.world, host, nhosts, 1,
+        if (pmf_fit_samples(s, ps.n, (int)ps.info.mode, ps.world, host, nhosts, PMF_FIT_NOW,
                             &unshared, &pooled) != 0) {
             free(s);
             plog_probeset_free(&ps);

@@ -126,12 +126,12 @@ static void damaged(const char *from, const char *to, const char *want)
 }
 
 Test(modelfile, wrong_format) { damaged("\"phasor-model\"", "\"other\"", "not a phasor model file"); }
-Test(modelfile, wrong_version) { damaged("\"version\": 5", "\"version\": 7", "version 7"); }
+Test(modelfile, wrong_version) { damaged("\"version\": 6", "\"version\": 7", "version 7"); }
 Test(modelfile, oneway_params_without_samples)
 {
     damaged("\"oneway_samples\"", "\"other_samples\"", "models.lookup.oneway: the file has no oneway_samples");
 }
-Test(modelfile, oneway_samples_in_version_1) { damaged("\"version\": 5", "\"version\": 1", "oneway_samples"); }
+Test(modelfile, oneway_samples_in_version_1) { damaged("\"version\": 6", "\"version\": 1", "oneway_samples"); }
 Test(modelfile, oneway_sample_damaged) { damaged("\"oneway_samples\": [\n  [\n   0,", "\"oneway_samples\": [\n  [\n   9,", "oneway_samples[0]"); }
 
 /* The file f wrote, with its version set to v. */
@@ -142,7 +142,7 @@ static void set_version(int v)
     size_t n = fread(buf, 1, sizeof(buf) - 1, in);
     fclose(in);
     buf[n] = '\0';
-    char *p = strstr(buf, "\"version\": 5");
+    char *p = strstr(buf, "\"version\": 6");
     cr_assert(p != NULL);
     p[11] = (char)('0' + v);
     FILE *out = fopen(path, "w");
@@ -215,6 +215,53 @@ Test(modelfile, version_1_reads) { version_reads(1, 0); }
 Test(modelfile, version_3_reads) { version_reads(3, 1); }
 Test(modelfile, version_4_reads) { version_reads(4, 1); }
 Test(modelfile, version_5_reads) { version_reads(5, 1); }
+Test(modelfile, version_6_reads) { version_reads(6, 1); }
+
+/* the one-way lookup of f's samples rewritten by how, 0 -> 2 at 64 KiB (hosts 0 0 1 1) */
+static double oneway_lookup(const pmf_t *f, unsigned how)
+{
+    pnm_sample_t *s = malloc(f->n * sizeof(*s));
+    memcpy(s, f->s, f->n * sizeof(*s));
+    const int32_t host[4] = {0, 0, 1, 1};
+    size_t unshared, pooled;
+    cr_assert_eq(pmf_fit_samples(s, f->n, f->mode, 4, host, 2, how, &unshared, &pooled), 0);
+    cr_assert_gt(unshared, 0);
+    pnm_samples_t in = {f->nranks, f->mode, f->n, s};
+    pnm_model_t m;
+    char why[256];
+    cr_assert_eq(pnm_fit(PNM_LOOKUP, &in, NULL, &m, why, sizeof(why)), PNM_OK, "%s", why);
+    double t = pnm_time(pnm_way(&m, 0), 0, 2, 65536);
+    pnm_free(&m);
+    free(s);
+    return t;
+}
+
+/* A version 5 file's one-way samples are unshared from their own pair's times, as it was
+ * written; from version 6, from the slowest flow on the link. 4 ranks on 2 hosts whose
+ * pairs differ by destination, so that the flows sharing a link differ. */
+Test(modelfile, version_5_unshares_one_way_by_the_pair)
+{
+    pmf_t f, g;
+    make_probe(&f, 4, 1, 0.05);
+    f.hosts = calloc(4, sizeof(*f.hosts));
+    for (int r = 0; r < 4; r++)
+        snprintf(f.hosts[r], sizeof(f.hosts[r]), "node%d", r / 2);
+    char why[512];
+    cr_assert_eq(pmf_fit_all(&f, NULL, why, sizeof(why)), 0, "%s", why);
+    double now = oneway_lookup(&f, PMF_FIT_NOW), v5 = oneway_lookup(&f, PMF_FIT_POOL);
+    cr_assert_gt(now, v5 * 1.001, "the link's slowest flow changes nothing here: %g vs %g", now,
+                 v5);
+    cr_assert_eq(pmf_write(path, &f, why, sizeof(why)), 0, "%s", why);
+    for (int v = 6; v >= 5; v--) {
+        if (v == 5)
+            set_version(5);
+        cr_assert_eq(pmf_read(path, &g, why, sizeof(why)), 0, "%s", why);
+        double t = pnm_time(pnm_way(&g.m[PNM_LOOKUP], 0), 0, 2, 65536), want = v == 6 ? now : v5;
+        cr_assert_float_eq(t, want, 1e-9 * want, "version %d: %g, expected %g", v, t, want);
+        pmf_free(&g);
+    }
+    pmf_free(&f);
+}
 
 /* ---- few samples (pmf_shrink) ---- */
 
@@ -400,7 +447,7 @@ Test(unshare, pairs_take_their_own_time_at_a_share_of_the_bytes)
         for (size_t i = 0; i < n; i++)
             want += s[i].dst >= 0 && host[s[i].src] != host[s[i].dst] &&
                     ref_load(host, p, s[i].src, s[i].dst, s[i].way) > 1;
-        size_t got = pmf_unshare(s, n, p, host, nh);
+        size_t got = pmf_unshare(s, n, p, host, nh, 1);
         cr_assert_eq(got, nh < p ? want : 0, "P=%d: %zu samples unshared, expected %zu", p,
                      got, want);
         for (size_t i = 0; i < n; i++) {
@@ -440,6 +487,53 @@ Test(unshare, a_host_per_rank_changes_nothing)
 {
     int32_t host[4] = {0, 1, 2, 3};
     pnm_sample_t s[2] = {{0, 1, 4096, point(10), PNM_EXCHANGE}, {0, -1, 4096, point(10), 0}};
-    cr_assert_eq(pmf_unshare(s, 2, 4, host, 4), 0);
+    cr_assert_eq(pmf_unshare(s, 2, 4, host, 4, 1), 0);
     cr_assert_float_eq(s[0].q.v[3], point(10).v[3], 0);
+}
+
+/* One way, the flows sharing a link start apart, so each is unshared from the slowest of
+ * them (the link is busy until the last is through); an exchange from its own pair; without
+ * slowest, every sample from its own pair. 4 ranks on 2 hosts, each pair at its own speed. */
+Test(unshare, one_way_from_the_slowest_flow_on_its_link)
+{
+    static const uint64_t sz[3] = {1000, 2000, 4000};
+    const int32_t host[4] = {0, 0, 1, 1};
+#define F(a, b) (1 + 0.1 * ((a) * 4 + (b)))
+    for (int slowest = 0; slowest <= 1; slowest++) {
+        pnm_sample_t s[2 * 8 * 3];
+        size_t n = 0;
+        for (int w = PNM_EXCHANGE; w <= PNM_ONEWAY; w++)
+            for (int a = 0; a < 4; a++)
+                for (int b = 0; b < 4; b++)
+                    for (int z = 0; host[a] != host[b] && z < 3; z++)
+                        s[n++] = (pnm_sample_t){a, b, sz[z], point(affine(sz[z]) * F(a, b)), w};
+        cr_assert_eq(pmf_unshare(s, n, 4, host, 2, slowest), n);
+        for (size_t i = 0; i < n; i++) {
+            const pnm_sample_t *x = &s[i];
+            if (x->bytes == 1000)
+                continue; /* 500 B: below the measured sizes */
+            int k = 0;
+            while (plog_probe_partner(x->src, k, 4) != x->dst)
+                k++;
+            /* the round's other pair, as it sends in the same repetitions */
+            int r = 0;
+            while (r == x->src || r == x->dst)
+                r++;
+            int q = plog_probe_partner(r, k, 4);
+            if ((r < q) != (x->src < x->dst)) {
+                int t = r;
+                r = q;
+                q = t;
+            }
+            cr_assert(host[r] == host[x->src] && host[q] == host[x->dst],
+                      "the fixture's rounds must share both links");
+            double f = F(x->src, x->dst);
+            if (slowest && x->way == PNM_ONEWAY && F(r, q) > f)
+                f = F(r, q);
+            double want = point(affine(x->bytes / 2) * f).v[PNM_Q50];
+            cr_assert_float_eq(x->q.v[PNM_Q50], want, 1e-9, "slowest %d: %d->%d %zu B way %d",
+                               slowest, x->src, x->dst, (size_t)x->bytes, x->way);
+        }
+    }
+#undef F
 }
