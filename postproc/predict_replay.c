@@ -165,17 +165,29 @@ static void join(pr_t *p, size_t k, uint32_t tag, size_t *np)
 }
 
 /* The time of a member's aggregated message out (in) of a step: bytes in all (its own, or
- * its host's between hosts), the largest single message of them big. Two-way messages are
- * priced by the probe's exchanges, whose large sizes include rendezvous exchanges that ran
- * one way after the other (Open MPI's TCP put does that, doc/models.md). Eager messages do
- * not: several of them flowing both ways share a full-duplex link, so they take the
- * one-way time of their bytes, but no less than the exchange of the largest alone. */
+ * its host's between hosts), the largest single message of them big.
+ * - Several messages go on their own connections, at once: the largest takes its own time
+ *   (latency, the queue it meets, its window's growth) and the others add their bytes at
+ *   the path's bandwidth, the model's time per byte between 1 and 2 MiB; never more than
+ *   the summed bytes' own time. Where queues hold mid-size messages back, the model's
+ *   mid-size slope is not a bandwidth, and pricing the sum on it took a linear Bcast of
+ *   16 KiB under contention for 2.5x what it took (doc/models.md).
+ * - Two-way messages are priced by the probe's exchanges, whose large sizes include
+ *   rendezvous exchanges that ran one way after the other (Open MPI's TCP put does that).
+ *   Eager messages do not: several of them flowing both ways share a full-duplex link, so
+ *   they take the one-way time of their bytes, but no less than the exchange of the
+ *   largest alone. */
 static double aggregate_time(pr_time_fn t, const void *ctx, int32_t src, int32_t dst,
                              uint64_t bytes, uint64_t big, int two, uint64_t eager)
 {
-    if (!two || big > eager || bytes <= big)
+    if (bytes <= big)
         return t(ctx, src, dst, bytes, two);
-    return fmax(t(ctx, src, dst, bytes, 0), t(ctx, src, dst, big, 1));
+    int way = two && big > eager; /* eager ones both ways: priced one way */
+    double per_byte = (t(ctx, src, dst, 2u << 20, way) - t(ctx, src, dst, 1u << 20, way)) /
+                      (double)(1u << 20);
+    double agg = fmin(t(ctx, src, dst, bytes, way),
+                      t(ctx, src, dst, big, way) + (double)(bytes - big) * fmax(per_byte, 0));
+    return two && !way ? fmax(agg, t(ctx, src, dst, big, 1)) : agg;
 }
 
 int pr_replay(pr_t *p, const ci_inst_t *in, pr_time_fn t, const void *ctx,

@@ -6,7 +6,8 @@
  * its sends of s leave then (as one message per source, and arrive as one per destination,
  * the link sharing of the steps method, on the path of the slowest of them alone; when that
  * path is between hosts, of the bytes all ranks of its host send (receive) between hosts
- * in the step, which share the host's link); a
+ * in the step, which share the host's link; several messages take at most the largest's
+ * time plus the others' bytes at the model's bandwidth, its time per byte at 1-2 MiB); a
  * message is two-way when data also flows the other way at one of its ends on the same
  * kind of path (between hosts, or within one); several eager messages (none of the
  * aggregated ones above the eager size) that flow both ways are priced as one-way traffic

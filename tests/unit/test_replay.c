@@ -284,6 +284,52 @@ Test(replay, rendezvous_to_a_late_receiver_moves_alone)
     pr_free(&p);
 }
 
+/* a path whose queue holds messages up to 64 KiB back: 100 ns + 0.1 ns per byte up to
+ * 64 KiB, then 0.01 ns per byte (the bandwidth); two-way 5 ns more. With ctx pointing to
+ * a nonzero int, the other way round: 0.01 ns per byte up to 64 KiB, then 0.1. */
+static double t_queued(const void *ctx, int32_t src, int32_t dst, uint64_t bytes, int twoway)
+{
+    (void)src;
+    (void)dst;
+    double n = (double)bytes, lo = 0.1, hi = 0.01;
+    if (ctx && *(const int *)ctx) {
+        lo = 0.01;
+        hi = 0.1;
+    }
+    return 100 + (n <= 65536 ? n * lo : 65536 * lo + (n - 65536) * hi) + (twoway ? 5 : 0);
+}
+
+Test(replay, several_messages_add_their_bytes_at_the_bandwidth)
+{
+    ci_member_t mem[4];
+    double span;
+    int64_t e[4] = {0, 0, 0, 0};
+    pr_t p;
+    memset(&p, 0, sizeof(p));
+    /* linear Bcast of 1000 B: the root's 3 messages, on their own connections, take the
+     * time of one (200) and 2000 B more at 0.01 ns a byte (20), not the 400 of 3000 B */
+    ci_xfer_t x[3] = {{0, 1, 0, 1000}, {0, 2, 0, 1000}, {0, 3, 0, 1000}};
+    ci_inst_t in = inst_x(4, e, NULL, mem, x, 3);
+    cr_assert_eq(pr_replay(&p, &in, t_queued, NULL, &eager, &span, NULL), 0);
+    cr_assert_float_eq(span, 220, 1e-9);
+    /* never more than the summed bytes' own time: with 0.1 ns a byte above 64 KiB, one
+     * message and 2000 B more would be 310, the 3000 B take 130 */
+    int slow_large = 1;
+    cr_assert_eq(pr_replay(&p, &in, t_queued, &slow_large, &eager, &span, NULL), 0);
+    cr_assert_float_eq(span, 130, 1e-9);
+    /* an eager all-to-all of 1000 B on 3 ranks: one way, 1000 B and 1000 B more (210),
+     * above the exchange of one message (205) */
+    ci_xfer_t a[6] = {{0, 1, 0, 1000}, {0, 2, 0, 1000}, {1, 0, 0, 1000},
+                      {1, 2, 0, 1000}, {2, 0, 0, 1000}, {2, 1, 0, 1000}};
+    in = inst_x(3, e, NULL, mem, a, 6);
+    cr_assert_eq(pr_replay(&p, &in, t_queued, NULL, &eager, &span, NULL), 0);
+    cr_assert_float_eq(span, 210, 1e-9);
+    /* rendezvous: the same on the two-way path, 205 + 10 */
+    cr_assert_eq(pr_replay(&p, &in, t_queued, NULL, &rndv, &span, NULL), 0);
+    cr_assert_float_eq(span, 215, 1e-9);
+    pr_free(&p);
+}
+
 Test(replay, eager_messages_both_ways_share_a_full_duplex_link)
 {
     ci_member_t mem[3];
