@@ -91,6 +91,7 @@ typedef struct pctx {
     pr_t rp;                 /* replay scratch */
     pr_opts_t ropt;
     int gamma_given;
+    const char *eager_what; /* whose eager size (pr_eager_of), or "--eager" */
 } pctx_t;
 
 static int bucket_of(uint64_t b)
@@ -397,8 +398,9 @@ static void text_out(FILE *o, pctx_t *c, const char *path, const char *source)
         fprintf(o, "expected-max (sum over steps of the expected maximum)\n");
     else
         fprintf(o, "replay (every member from its entry, step by step; reductions %.4g ns/B "
-                   "(%s), eager up to %" PRIu64 " B)\n",
-                c->ropt.gamma, c->gamma_given ? "--gamma" : "measured here", c->ropt.eager);
+                   "(%s), eager up to %" PRIu64 " B (%s))\n",
+                c->ropt.gamma, c->gamma_given ? "--gamma" : "measured here", c->ropt.eager,
+                c->eager_what);
     fprintf(o, "%" PRIu64 " collective instances, %" PRIu64 " predicted", c->instances,
             c->predicted);
     if (c->nonblocking)
@@ -449,7 +451,7 @@ static void json_num(FILE *o, double x)
 
 static void json_out(FILE *o, pctx_t *c, const pred_models_t *pm)
 {
-    fprintf(o, "{\"format\": \"phasor-predict\", \"version\": 3, \"model\": \"");
+    fprintf(o, "{\"format\": \"phasor-predict\", \"version\": 4, \"model\": \"");
     for (const char *p = pm->source; *p; p++)
         fprintf(o, *p == '"' || *p == '\\' ? "\\%c" : "%c", *p);
     fprintf(o, "\"");
@@ -471,8 +473,10 @@ static void json_out(FILE *o, pctx_t *c, const pred_models_t *pm)
     if (c->method == PRED_REPLAY) {
         fprintf(o, ", \"gamma_ns_per_byte\": ");
         json_num(o, c->ropt.gamma);
-        fprintf(o, ", \"gamma_source\": \"%s\", \"eager_bytes\": %" PRIu64,
+        fprintf(o, ", \"gamma_source\": \"%s\", \"eager_bytes\": %" PRIu64
+                   ", \"eager_source\": ",
                 c->gamma_given ? "option" : "measured", c->ropt.eager);
+        fprintf(o, "\"%s\"", c->eager_what); /* our own words: nothing to escape */
     }
     fprintf(o, ",\n\"measured_ns\": ");
     json_num(o, c->sum_measured);
@@ -597,8 +601,10 @@ static void usage(FILE *o)
             "                  predict starts, a sum of doubles on this machine)\n"
             "  --eager BYTES   replay: the largest message sent eagerly; a larger one waits\n"
             "                  for its receiver (rendezvous), and only eager messages share\n"
-            "                  a link both ways at once; default 65480: Open MPI's 64 KiB\n"
-            "                  TCP eager limit less its 56-byte header\n"
+            "                  a link both ways at once; default: the run's library's,\n"
+            "                  65480 for Open MPI (its 64 KiB TCP eager limit less its\n"
+            "                  56-byte header), 19522 for MPICH ch4:ucx over TCP, else\n"
+            "                  Open MPI's (bench/cluster/eager measures it)\n"
             "  --csv           one row per instance, with a header row\n"
             "  --json          the summary as JSON (doc/predict-format.md)\n"
             "  -o DIR          also write DIR/predict.csv and DIR/predict.svg (scatter)\n"
@@ -745,7 +751,16 @@ int phasor_cmd_predict(int argc, char **argv)
     if (method == PRED_REPLAY) {
         c.gamma_given = !isnan(gamma);
         c.ropt.gamma = c.gamma_given ? gamma : pr_measure_gamma();
-        c.ropt.eager = eager >= 0 ? (uint64_t)eager : PRED_EAGER_DEFAULT;
+        const char *libstr = NULL;
+        for (int32_t r = 0; r < world && !libstr; r++) { /* the first rank loaded */
+            const plog_rank_t *rk = plog_run_rank(run, r);
+            libstr = rk ? plog_rank_kv(rk, "mpi_library") : NULL;
+        }
+        c.ropt.eager = pr_eager_of(libstr, &c.eager_what);
+        if (eager >= 0) {
+            c.ropt.eager = (uint64_t)eager;
+            c.eager_what = "--eager";
+        }
     }
     FILE *csvf = NULL;
     int status = PHASOR_EXIT_OK;

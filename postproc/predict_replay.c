@@ -353,6 +353,20 @@ static double now_ns(void)
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
+uint64_t pr_eager_of(const char *lib, const char **what)
+{
+    if (lib && strstr(lib, "Open MPI")) {
+        *what = "Open MPI's TCP limit";
+        return PRED_EAGER_DEFAULT;
+    }
+    if (lib && strstr(lib, "MPICH Version:") && strstr(lib, "ch4:ucx")) {
+        *what = "MPICH ch4:ucx over TCP";
+        return PRED_EAGER_MPICH_UCX;
+    }
+    *what = "Open MPI's TCP limit; not measured for this run's library: give --eager";
+    return PRED_EAGER_DEFAULT;
+}
+
 double pr_measure_gamma(void)
 {
     enum { N = 32768 }; /* 256 KiB of doubles per operand */

@@ -37,6 +37,17 @@ typedef double (*pr_time_fn)(const void *ctx, int32_t src, int32_t dst, uint64_t
  * had arrived when the receive was posted late, 65481 B and 64 KiB had not. */
 #define PRED_EAGER_DEFAULT (65536u - 56u)
 
+/* MPICH 4.0's ch4:ucx sends eagerly below UCX's rendezvous threshold, which UCX sets from
+ * the transport's speed: over TCP between two emulated hosts (UCX_TLS=tcp,self), 19522 B
+ * went eagerly and 19523 B waited for the receiver (within a host, by shared memory,
+ * 8255 B). */
+#define PRED_EAGER_MPICH_UCX 19522u
+
+/* The eager size between hosts of the MPI library a run used, from its
+ * MPI_Get_library_version string (NULL: not known); *what says whose size it is. A library
+ * without a measured size gets Open MPI's, and *what says so. */
+uint64_t pr_eager_of(const char *mpi_library, const char **what);
+
 typedef struct pr_opts {
     double gamma;   /* ns per reduced byte */
     uint64_t eager; /* the largest message sent eagerly; a larger one moves once its

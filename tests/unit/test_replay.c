@@ -509,3 +509,22 @@ Test(replay, ranks_of_a_host_share_its_link)
     cr_assert_float_eq(span, 90 + 60, 1e-9);
     pr_free(&p);
 }
+
+Test(replay, eager_size_of_the_library)
+{
+    const char *what;
+    cr_assert_eq(pr_eager_of("Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4", &what),
+                 65480);
+    cr_assert_str_eq(what, "Open MPI's TCP limit");
+    cr_assert_eq(pr_eager_of("MPICH Version:\t4.0.2 MPICH Release date:\tThu Apr  7 2022 "
+                             "MPICH ABI:\t14:2:2 MPICH Device:\tch4:ucx MPICH configure: ...",
+                             &what),
+                 19522);
+    cr_assert_str_eq(what, "MPICH ch4:ucx over TCP");
+    /* another device, another library, none: Open MPI's, saying so */
+    const char *other[3] = {"MPICH Version:\t4.0.2 MPICH Device:\tch4:ofi", "Intel(R) MPI", NULL};
+    for (int i = 0; i < 3; i++) {
+        cr_assert_eq(pr_eager_of(other[i], &what), 65480);
+        cr_assert(strstr(what, "give --eager") != NULL, "%s", what);
+    }
+}
