@@ -213,14 +213,17 @@ size_t pmf_unshare(pnm_sample_t *s, size_t n, int32_t nranks, const int32_t *hos
     pnm_sample_t *orig = malloc(n * sizeof(*orig));
     int *rnd = malloc(n * sizeof(*rnd));
     uint32_t *load = calloc(n, sizeof(*load));
-    int32_t *lhost = calloc(n, sizeof(*lhost));
-    uint8_t *lout = calloc(n, sizeof(*lout));
+    /* per sample, its busier link: 1 its source host's way out (also when both are as
+     * busy: the sample is timed at its source, whose way out its per-source models price),
+     * 2 its destination host's way in */
+    uint8_t *busy = calloc(n, sizeof(*busy));
+    size_t *first = NULL, *byr = NULL; /* the samples by round */
     /* per host, the round's pairs between hosts: all, by their lower rank, by their higher */
     uint32_t *cnt = calloc(3 * (size_t)nhosts, sizeof(*cnt));
     /* per (source, way, size): the weighted sums rebuilding a pooled sample */
     size_t nacc = (size_t)nranks * 2 * nsz;
     double *acc = calloc(nacc * (PNM_NQ + 2), sizeof(*acc));
-    if (!ix || !orig || !rnd || !load || !cnt || !acc || !lhost || !lout)
+    if (!ix || !orig || !rnd || !load || !cnt || !acc || !busy)
         goto out; /* no memory: the samples stay as measured */
     memcpy(orig, s, n * sizeof(*s));
     int nrounds = nranks % 2 ? nranks : nranks - 1;
@@ -231,12 +234,10 @@ size_t pmf_unshare(pnm_sample_t *s, size_t n, int32_t nranks, const int32_t *hos
                      ? round_of(x->src, x->dst, nranks) : -1;
     }
     /* the samples by round (a counting sort; slot k + 1 for round k, 0 for the others) */
-    size_t *first = calloc((size_t)nrounds + 2, sizeof(*first)), *byr = malloc(n * sizeof(*byr));
-    if (!first || !byr) {
-        free(first);
-        free(byr);
+    first = calloc((size_t)nrounds + 2, sizeof(*first));
+    byr = malloc(n * sizeof(*byr));
+    if (!first || !byr)
         goto out;
-    }
     for (size_t i = 0; i < n; i++)
         first[rnd[i] + 2]++; /* rnd -1 (not shared) counts in slot 1 */
     for (int k = 0; k <= nrounds; k++)
@@ -269,18 +270,15 @@ size_t pmf_unshare(pnm_sample_t *s, size_t n, int32_t nranks, const int32_t *hos
                 down = cnt[(size_t)nhosts * (a < b ? 2 : 1) + (size_t)host[b]];
             }
             load[i] = up > down ? up : down;
-            lout[i] = up >= down; /* the busier link: a's way out, or b's way in */
-            lhost[i] = lout[i] ? host[a] : host[b];
+            busy[i] = up >= down ? 1 : 2;
         }
     }
-    free(first);
-    free(byr);
     /* a sample of b bytes at load L: what its own pair took for b / L bytes, linear in the
      * size between the pair's measured sizes (the smallest size's time below them); one
-     * way, with slowest, what the slowest of the flows on its busier link took: the link
-     * is busy until the last of them is through, and they start apart (each sender times
-     * its own 0-byte round trip first), so a flow that had the link alone for a while
-     * shows the link faster than it is */
+     * way, with slowest, what the slowest of the flows on its busier link took (busy[]):
+     * the link is busy until the last of them is through, and they start apart
+     * (each sender times its own 0-byte round trip first), so a flow that had the link
+     * alone for a while shows the link faster than it is */
     qsort(ix, n, sizeof(*ix), cmp_pairp);
     for (size_t i = 0; i < n; i++) {
         if (load[i] <= 1)
@@ -288,12 +286,15 @@ size_t pmf_unshare(pnm_sample_t *s, size_t n, int32_t nranks, const int32_t *hos
         double want = (double)s[i].bytes / load[i];
         pnm_q_t q;
         pair_at(ix, n, &orig[i], want, &q);
-        for (size_t j = 0; slowest && orig[i].way == PNM_ONEWAY && j < n; j++) {
-            const pnm_sample_t *x = &orig[i], *y = &orig[j];
-            if (j == i || rnd[j] != rnd[i] || y->way != PNM_ONEWAY || y->bytes != x->bytes ||
+        const pnm_sample_t *x = &orig[i];
+        for (size_t t = first[rnd[i]];
+             slowest && x->way == PNM_ONEWAY && t < first[rnd[i] + 1]; t++) {
+            const pnm_sample_t *y = &orig[byr[t]];
+            if (byr[t] == i || y->way != PNM_ONEWAY || y->bytes != x->bytes ||
                 (y->src < y->dst) != (x->src < x->dst) ||
-                (lout[i] ? host[y->src] : host[y->dst]) != lhost[i])
-                continue; /* not sent in the same repetitions over the same link */
+                !((busy[i] & 1 && host[y->src] == host[x->src]) ||
+                  (busy[i] & 2 && host[y->dst] == host[x->dst])))
+                continue; /* not sent in the same repetitions over its busiest link */
             pnm_q_t o;
             pair_at(ix, n, y, want, &o);
             for (int k = 0; k < PNM_NQ; k++)
@@ -342,8 +343,9 @@ out:
     free(orig);
     free(rnd);
     free(load);
-    free(lhost);
-    free(lout);
+    free(busy);
+    free(first);
+    free(byr);
     free(cnt);
     free(acc);
     return changed;

@@ -537,3 +537,68 @@ Test(unshare, one_way_from_the_slowest_flow_on_its_link)
     }
 #undef F
 }
+
+/* The same against a reference built the slow way, on hosts of uneven size whose ranks are
+ * not in rank order, every ordered pair at its own speed: each one-way flow is unshared
+ * from the slowest flow on its busier link, its source host's way out when both are as
+ * busy. */
+Test(unshare, one_way_slowest_flow_on_uneven_hosts)
+{
+    static const uint64_t sz[3] = {1000, 2000, 4000};
+    unsigned seed = 11;
+    for (int trial = 0; trial < 40; trial++) {
+        int p = 3 + trial % 10, nh = 2 + (int)(rand_r(&seed) % (unsigned)(p - 1));
+        int32_t host[12];
+        for (int r = 0; r < p; r++)
+            host[r] = r < nh ? r : (int32_t)(rand_r(&seed) % (unsigned)nh);
+        for (int r = p - 1; r > 0; r--) { /* shuffled: hosts not in rank order */
+            int j = (int)(rand_r(&seed) % (unsigned)(r + 1));
+            int32_t t = host[r];
+            host[r] = host[j];
+            host[j] = t;
+        }
+        double f[12][12];
+        for (int a = 0; a < p; a++)
+            for (int b = 0; b < p; b++)
+                f[a][b] = 1 + 0.5 * (double)(rand_r(&seed) % 1000) / 1000;
+        pnm_sample_t *s = calloc((size_t)p * (size_t)p * 3, sizeof(*s));
+        cr_assert_not_null(s);
+        size_t n = 0;
+        for (int a = 0; a < p; a++)
+            for (int b = 0; b < p; b++)
+                for (int z = 0; host[a] != host[b] && z < 3; z++)
+                    s[n++] = (pnm_sample_t){a, b, sz[z], point(affine(sz[z]) * f[a][b]),
+                                            PNM_ONEWAY};
+        pmf_unshare(s, n, p, host, nh, 1);
+        for (size_t i = 0; i < n; i++) {
+            int a = s[i].src, b = s[i].dst, k = 0, nr = p % 2 ? p : p - 1;
+            while (plog_probe_partner(a, k, p) != b)
+                k++;
+            cr_assert_lt(k, nr);
+            /* the round's flows in a's repetitions: the ends on a's side of each pair send */
+            int fs[12], fd[12], nf = 0;
+            unsigned up = 0, down = 0;
+            for (int r = 0; r < p; r++) {
+                int q = plog_probe_partner(r, k, p);
+                if (q < 0 || host[r] == host[q] || (r < q) != (a < b))
+                    continue;
+                fs[nf] = r;
+                fd[nf++] = q;
+                up += host[r] == host[a];
+                down += host[q] == host[b];
+            }
+            unsigned L = up > down ? up : down;
+            double w = (double)s[i].bytes / (L ? L : 1), fmax_ = f[a][b];
+            for (int j = 0; L > 1 && j < nf; j++)
+                if (up >= down ? host[fs[j]] == host[a] : host[fd[j]] == host[b])
+                    fmax_ = fmax(fmax_, f[fs[j]][fd[j]]);
+            double want = point((100 + fmax(w, 1000) / 10) * fmax_).v[PNM_Q50];
+            if (L <= 1)
+                want = point(affine(s[i].bytes) * f[a][b]).v[PNM_Q50];
+            cr_assert_float_eq(s[i].q.v[PNM_Q50], want, 1e-6 * want,
+                               "trial %d, P=%d: %d->%d %zu B, load %u: %g, expected %g", trial,
+                               p, a, b, (size_t)s[i].bytes, L, s[i].q.v[PNM_Q50], want);
+        }
+        free(s);
+    }
+}
