@@ -602,9 +602,10 @@ static void usage(FILE *o)
             "  --eager BYTES   replay: the largest message sent eagerly; a larger one waits\n"
             "                  for its receiver (rendezvous), and only eager messages share\n"
             "                  a link both ways at once; default: the run's library's,\n"
-            "                  65480 for Open MPI (its 64 KiB TCP eager limit less its\n"
-            "                  56-byte header), 19522 for MPICH ch4:ucx over TCP, else\n"
-            "                  Open MPI's (bench/cluster/eager measures it)\n"
+            "                  65480 for Open MPI 4.1 (its 64 KiB TCP eager limit less\n"
+            "                  its 56-byte header), 19522 for MPICH 4.0 ch4:ucx over TCP,\n"
+            "                  else Open MPI's with a warning (bench/cluster/eager\n"
+            "                  measures it)\n"
             "  --csv           one row per instance, with a header row\n"
             "  --json          the summary as JSON (doc/predict-format.md)\n"
             "  -o DIR          also write DIR/predict.csv and DIR/predict.svg (scatter)\n"
@@ -760,6 +761,10 @@ int phasor_cmd_predict(int argc, char **argv)
         if (eager >= 0) {
             c.ropt.eager = (uint64_t)eager;
             c.eager_what = "--eager";
+        } else if (strcmp(c.eager_what, PRED_EAGER_UNMEASURED) == 0) { /* --csv too */
+            fprintf(stderr, "phasor predict: %s: no eager size measured for its MPI library; "
+                            "replaying with Open MPI's, %" PRIu64 " B: give --eager BYTES "
+                            "(bench/cluster/eager measures it)\n", path, c.ropt.eager);
         }
     }
     FILE *csvf = NULL;

@@ -1,6 +1,8 @@
 /* predict_replay.c: one collective instance replayed rank by rank (see predict_replay.h). */
 #include "predict_replay.h"
 
+#include "coll_sched.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,10 +170,12 @@ static void join(pr_t *p, size_t k, uint32_t tag, size_t *np)
  * its host's between hosts), the largest single message of them big.
  * - Several messages go on their own connections, at once: the largest takes its own time
  *   (latency, the queue it meets, its window's growth) and the others add their bytes at
- *   the path's bandwidth, the model's time per byte between 1 and 2 MiB; never more than
- *   the summed bytes' own time. Where queues hold mid-size messages back, the model's
- *   mid-size slope is not a bandwidth, and pricing the sum on it took a linear Bcast of
- *   16 KiB under contention for 2.5x what it took (doc/models.md).
+ *   the path's bandwidth, the model's time per byte between 2 and 4 MiB (past any
+ *   handshake a full probe's 2 MiB could still show); never more than the summed bytes'
+ *   own time, which is also the price where the model shows no bandwidth there (a flat
+ *   last segment). Where queues hold mid-size messages back, the model's mid-size slope
+ *   is not a bandwidth, and pricing the sum on it took a linear Bcast of 16 KiB under
+ *   contention for 2.5x what it took (doc/models.md).
  * - Two-way messages are priced by the probe's exchanges, whose large sizes include
  *   rendezvous exchanges that ran one way after the other (Open MPI's TCP put does that).
  *   Eager messages do not: several of them flowing both ways share a full-duplex link, so
@@ -182,11 +186,12 @@ static double aggregate_time(pr_time_fn t, const void *ctx, int32_t src, int32_t
 {
     if (bytes <= big)
         return t(ctx, src, dst, bytes, two);
-    int way = two && big > eager; /* eager ones both ways: priced one way */
-    double per_byte = (t(ctx, src, dst, 2u << 20, way) - t(ctx, src, dst, 1u << 20, way)) /
-                      (double)(1u << 20);
-    double agg = fmin(t(ctx, src, dst, bytes, way),
-                      t(ctx, src, dst, big, way) + (double)(bytes - big) * fmax(per_byte, 0));
+    int way = two && big > eager; /* 1: priced as two-way; eager both ways: one way */
+    double agg = t(ctx, src, dst, bytes, way);
+    double per_byte = (t(ctx, src, dst, 4u << 20, way) - t(ctx, src, dst, 2u << 20, way)) /
+                      (double)(2u << 20);
+    if (per_byte > 0) /* not NaN either */
+        agg = fmin(agg, t(ctx, src, dst, big, way) + (double)(bytes - big) * per_byte);
     return two && !way ? fmax(agg, t(ctx, src, dst, big, 1)) : agg;
 }
 
@@ -355,15 +360,20 @@ static double now_ns(void)
 
 uint64_t pr_eager_of(const char *lib, const char **what)
 {
-    if (lib && strstr(lib, "Open MPI")) {
-        *what = "Open MPI's TCP limit";
+    /* as narrow as what was measured (pcs_library_of's versions; the device for MPICH) */
+    switch (pcs_library_of(lib)) {
+    case PCS_LIB_OMPI41:
+        *what = "Open MPI 4.1 over TCP";
         return PRED_EAGER_DEFAULT;
+    case PCS_LIB_MPICH40:
+        if (strstr(lib, "ch4:ucx")) {
+            *what = "MPICH 4.0 ch4:ucx over TCP";
+            return PRED_EAGER_MPICH_UCX;
+        }
+        break;
+    default: break;
     }
-    if (lib && strstr(lib, "MPICH Version:") && strstr(lib, "ch4:ucx")) {
-        *what = "MPICH ch4:ucx over TCP";
-        return PRED_EAGER_MPICH_UCX;
-    }
-    *what = "Open MPI's TCP limit; not measured for this run's library: give --eager";
+    *what = PRED_EAGER_UNMEASURED;
     return PRED_EAGER_DEFAULT;
 }
 

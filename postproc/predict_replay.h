@@ -7,7 +7,7 @@
  * the link sharing of the steps method, on the path of the slowest of them alone; when that
  * path is between hosts, of the bytes all ranks of its host send (receive) between hosts
  * in the step, which share the host's link; several messages take at most the largest's
- * time plus the others' bytes at the model's bandwidth, its time per byte at 1-2 MiB); a
+ * time plus the others' bytes at the model's bandwidth, its time per byte at 2-4 MiB); a
  * message is two-way when data also flows the other way at one of its ends on the same
  * kind of path (between hosts, or within one); several eager messages (none of the
  * aggregated ones above the eager size) that flow both ways are priced as one-way traffic
@@ -44,8 +44,10 @@ typedef double (*pr_time_fn)(const void *ctx, int32_t src, int32_t dst, uint64_t
 #define PRED_EAGER_MPICH_UCX 19522u
 
 /* The eager size between hosts of the MPI library a run used, from its
- * MPI_Get_library_version string (NULL: not known); *what says whose size it is. A library
- * without a measured size gets Open MPI's, and *what says so. */
+ * MPI_Get_library_version string (NULL: not known); *what says whose size it is. Measured
+ * for Open MPI 4.1 and MPICH 4.0's ch4:ucx; any other library gets Open MPI's, and *what
+ * is PRED_EAGER_UNMEASURED. */
+#define PRED_EAGER_UNMEASURED "Open MPI's; not measured for this run's library: give --eager"
 uint64_t pr_eager_of(const char *mpi_library, const char **what);
 
 typedef struct pr_opts {
