@@ -81,11 +81,13 @@ typedef struct pctx {
     /* scratch: one step's messages */
     const ci_xfer_t **step;
     ci_xfer_t *agg, **aggp;   /* one step's aggregated transfers */
+    uint64_t *aggbig;         /* theirs: the largest single message in each */
     uint8_t *twoway;          /* theirs: data also flows the other way at an end */
     int32_t *snd, *rcv;       /* the step's senders and receivers (pr_link_key), sorted */
     const int32_t *host;      /* per world rank, a host id in [0, nhosts) */
     int32_t nhosts;
     uint64_t *hout, *hin;     /* per host: the step's bytes leaving it, arriving at it */
+    uint64_t *hbout, *hbin;   /* per host: the largest of those messages */
     size_t stepcap;
     dvec_t scatter_m, scatter_p; /* first model: for the SVG */
     pr_t rp;                 /* replay scratch */
@@ -159,20 +161,24 @@ static int is_twoway(const pctx_t *c, size_t n, const ci_xfer_t *x)
  * alone (science.md §2, concurrency); when that path is between hosts, of the bytes all
  * ranks of the host send (receive) between hosts in the step, which share its link.
  * out[] gets one transfer per source of x[0..n) sorted by source (by_dst: per destination,
- * x sorted by destination), and tw[] whether it is two-way. */
+ * x sorted by destination), big[] the largest single message in it, and tw[] whether it
+ * is two-way. */
 static size_t aggregate(const pctx_t *c, const pred_model_t *md, const ci_xfer_t *const *x,
-                        size_t n, int by_dst, ci_xfer_t *out, uint8_t *tw)
+                        size_t n, int by_dst, ci_xfer_t *out, uint64_t *big, uint8_t *tw)
 {
     size_t m = 0;
     for (size_t i = 0; i < n;) {
         int32_t key = by_dst ? x[i]->dst : x[i]->src;
         ci_xfer_t a = *x[i];
         a.bytes = 0;
+        uint64_t b = 0;
         double slow = -1;
         int slow_tw = 0;
         size_t j = i;
         for (; j < n && (by_dst ? x[j]->dst : x[j]->src) == key; j++) {
             a.bytes += x[j]->bytes;
+            if (x[j]->bytes > b)
+                b = x[j]->bytes;
             int t2 = is_twoway(c, n, x[j]);
             double t = md->time(md->ctx, x[j]->src, x[j]->dst, x[j]->bytes, t2);
             if (t > slow) {
@@ -182,8 +188,11 @@ static size_t aggregate(const pctx_t *c, const pred_model_t *md, const ci_xfer_t
                 a.dst = x[j]->dst;
             }
         }
-        if (c->hout && pr_crosses(c->host, a.src, a.dst))
+        if (c->hout && pr_crosses(c->host, a.src, a.dst)) {
             a.bytes = by_dst ? c->hin[c->host[a.dst]] : c->hout[c->host[a.src]];
+            b = by_dst ? c->hbin[c->host[a.dst]] : c->hbout[c->host[a.src]];
+        }
+        big[m] = b;
         tw[m] = (uint8_t)slow_tw;
         out[m++] = a;
         i = j;
@@ -203,8 +212,13 @@ static int step_time(pctx_t *c, const pred_model_t *m, const ci_xfer_t **x, size
         c->snd[i] = pr_link_key(x[i]->src, net);
         c->rcv[i] = pr_link_key(x[i]->dst, net);
         if (net && c->hout) {
-            c->hout[c->host[x[i]->src]] += x[i]->bytes;
-            c->hin[c->host[x[i]->dst]] += x[i]->bytes;
+            int32_t hs = c->host[x[i]->src], hd = c->host[x[i]->dst];
+            c->hout[hs] += x[i]->bytes;
+            c->hin[hd] += x[i]->bytes;
+            if (x[i]->bytes > c->hbout[hs])
+                c->hbout[hs] = x[i]->bytes;
+            if (x[i]->bytes > c->hbin[hd])
+                c->hbin[hd] = x[i]->bytes;
         }
     }
     qsort(c->snd, n, sizeof(*c->snd), cmp_i32);
@@ -212,14 +226,16 @@ static int step_time(pctx_t *c, const pred_model_t *m, const ci_xfer_t **x, size
     for (int pass = 0; pass < 2; pass++) {
         if (pass == 1)
             qsort(x, n, sizeof(*x), cmp_dst);
-        size_t na = aggregate(c, m, x, n, pass, c->agg, c->twoway);
+        size_t na = aggregate(c, m, x, n, pass, c->agg, c->aggbig, c->twoway);
         for (size_t k = 0; k < na; k++)
             c->aggp[k] = &c->agg[k];
         double ee = 0, qq = 0;
         if (c->method == PRED_STEPS) {
             for (size_t k = 0; k < na; k++) {
-                double t = m->time(m->ctx, c->agg[k].src, c->agg[k].dst, c->agg[k].bytes,
-                                   c->twoway[k]);
+                /* several messages: the largest alone plus the rest at the bandwidth, as
+                 * the replay prices them (no eager size here: all priced as sent) */
+                double t = pr_aggregate_time(m->time, m->ctx, c->agg[k].src, c->agg[k].dst,
+                                             c->agg[k].bytes, c->aggbig[k], c->twoway[k], 0);
                 if (t > ee)
                     ee = t;
             }
@@ -234,8 +250,8 @@ static int step_time(pctx_t *c, const pred_model_t *m, const ci_xfer_t **x, size
             *q = qq;
     }
     for (size_t i = 0; c->hout && i < n; i++) {
-        c->hout[c->host[x[i]->src]] = 0;
-        c->hin[c->host[x[i]->dst]] = 0;
+        c->hout[c->host[x[i]->src]] = c->hbout[c->host[x[i]->src]] = 0;
+        c->hin[c->host[x[i]->dst]] = c->hbin[c->host[x[i]->dst]] = 0;
     }
     return 0;
 }
@@ -249,6 +265,7 @@ static int predict_one(pctx_t *c, const ci_inst_t *in, const pred_model_t *m, do
         const ci_xfer_t **ns = realloc(c->step, in->nx * sizeof(*ns));
         ci_xfer_t *ag = realloc(c->agg, in->nx * sizeof(*ag));
         ci_xfer_t **ap = realloc(c->aggp, in->nx * sizeof(*ap));
+        uint64_t *ab = realloc(c->aggbig, in->nx * sizeof(*ab));
         uint8_t *tw = realloc(c->twoway, in->nx * sizeof(*tw));
         int32_t *sn = realloc(c->snd, in->nx * sizeof(*sn));
         int32_t *rc = realloc(c->rcv, in->nx * sizeof(*rc));
@@ -258,13 +275,15 @@ static int predict_one(pctx_t *c, const ci_inst_t *in, const pred_model_t *m, do
             c->agg = ag;
         if (ap)
             c->aggp = ap;
+        if (ab)
+            c->aggbig = ab;
         if (tw)
             c->twoway = tw;
         if (sn)
             c->snd = sn;
         if (rc)
             c->rcv = rc;
-        if (!ns || !ag || !ap || !tw || !sn || !rc)
+        if (!ns || !ag || !ap || !ab || !tw || !sn || !rc)
             return -1;
         c->stepcap = in->nx;
     }
@@ -772,7 +791,9 @@ int phasor_cmd_predict(int argc, char **argv)
     if (method != PRED_REPLAY && nhosts < world) { /* some ranks share a host */
         c.hout = calloc((size_t)nhosts, sizeof(*c.hout));
         c.hin = calloc((size_t)nhosts, sizeof(*c.hin));
-        if (!c.hout || !c.hin) {
+        c.hbout = calloc((size_t)nhosts, sizeof(*c.hbout));
+        c.hbin = calloc((size_t)nhosts, sizeof(*c.hbin));
+        if (!c.hout || !c.hin || !c.hbout || !c.hbin) {
             fprintf(stderr, "phasor predict: out of memory\n");
             status = PHASOR_EXIT_INPUT;
             goto done;
@@ -842,6 +863,8 @@ done:
     ci_free(ci);
     free(c.hout);
     free(c.hin);
+    free(c.hbout);
+    free(c.hbin);
     if (csvf && fclose(csvf) != 0 && status == PHASOR_EXIT_OK) {
         fprintf(stderr, "phasor predict: %s/predict.csv: %s\n", outdir, strerror(errno));
         status = PHASOR_EXIT_INPUT;
@@ -859,6 +882,7 @@ done:
     free(c.step);
     free(c.agg);
     free(c.aggp);
+    free(c.aggbig);
     free(c.twoway);
     free(hosts);
     free(c.snd);

@@ -166,23 +166,9 @@ static void join(pr_t *p, size_t k, uint32_t tag, size_t *np)
     p->part[(*np)++] = k;
 }
 
-/* The time of a member's aggregated message out (in) of a step: bytes in all (its own, or
- * its host's between hosts), the largest single message of them big.
- * - Several messages go on their own connections, at once: the largest takes its own time
- *   (latency, the queue it meets, its window's growth) and the others add their bytes at
- *   the path's bandwidth, the model's time per byte between 2 and 4 MiB (past any
- *   handshake a full probe's 2 MiB could still show); never more than the summed bytes'
- *   own time, which is also the price where the model shows no bandwidth there (a flat
- *   last segment). Where queues hold mid-size messages back, the model's mid-size slope
- *   is not a bandwidth, and pricing the sum on it took a linear Bcast of 16 KiB under
- *   contention for 2.5x what it took (doc/models.md).
- * - Two-way messages are priced by the probe's exchanges, whose large sizes include
- *   rendezvous exchanges that ran one way after the other (Open MPI's TCP put does that).
- *   Eager messages do not: several of them flowing both ways share a full-duplex link, so
- *   they take the one-way time of their bytes, but no less than the exchange of the
- *   largest alone. */
-static double aggregate_time(pr_time_fn t, const void *ctx, int32_t src, int32_t dst,
-                             uint64_t bytes, uint64_t big, int two, uint64_t eager)
+/* pr_aggregate_time: see predict_replay.h for why */
+double pr_aggregate_time(pr_time_fn t, const void *ctx, int32_t src, int32_t dst,
+                         uint64_t bytes, uint64_t big, int two, uint64_t eager)
 {
     if (bytes <= big)
         return t(ctx, src, dst, bytes, two);
@@ -307,11 +293,11 @@ int pr_replay(pr_t *p, const ci_inst_t *in, pr_time_fn t, const void *ctx,
                 bi = p->hin[hl[me]];
                 gi = p->hbigin[hl[me]];
             }
-            p->tout[k] = p->nout[k] ? aggregate_time(t, ctx, me, p->pout[k], bo, go,
-                                                     p->tw[k] & 1u, o->eager)
+            p->tout[k] = p->nout[k] ? pr_aggregate_time(t, ctx, me, p->pout[k], bo, go,
+                                                        p->tw[k] & 1u, o->eager)
                                     : 0;
-            p->tin[k] = p->nin[k] ? aggregate_time(t, ctx, p->pin[k], me, bi, gi,
-                                                   p->tw[k] & 2u, o->eager)
+            p->tin[k] = p->nin[k] ? pr_aggregate_time(t, ctx, p->pin[k], me, bi, gi,
+                                                      p->tw[k] & 2u, o->eager)
                                   : 0;
         }
         if (hl)

@@ -50,6 +50,25 @@ typedef double (*pr_time_fn)(const void *ctx, int32_t src, int32_t dst, uint64_t
 #define PRED_EAGER_UNMEASURED "Open MPI's; not measured for this run's library: give --eager"
 uint64_t pr_eager_of(const char *mpi_library, const char **what);
 
+/* The time of a member's aggregated message out (in) of a step: bytes in all (its own, or
+ * its host's between hosts), the largest single message of them big; two: two-way; eager:
+ * the largest message sent eagerly (0: none, as the steps method takes it).
+ * - Several messages go on their own connections, at once: the largest takes its own time
+ *   (latency, the queue it meets, its window's growth) and the others add their bytes at
+ *   the path's bandwidth, the model's time per byte between 2 and 4 MiB (past any
+ *   handshake a full probe's 2 MiB could still show); never more than the summed bytes'
+ *   own time, which is also the price where the model shows no bandwidth there (a flat
+ *   last segment). Where queues hold mid-size messages back, the model's mid-size slope
+ *   is not a bandwidth, and pricing the sum on it took a linear Bcast of 16 KiB under
+ *   contention for 2.5x what it took (doc/models.md).
+ * - Two-way messages are priced by the probe's exchanges, whose large sizes include
+ *   rendezvous exchanges that ran one way after the other (Open MPI's TCP put does that).
+ *   Eager messages do not: several of them flowing both ways share a full-duplex link, so
+ *   they take the one-way time of their bytes, but no less than the exchange of the
+ *   largest alone. */
+double pr_aggregate_time(pr_time_fn t, const void *ctx, int32_t src, int32_t dst,
+                         uint64_t bytes, uint64_t big, int two, uint64_t eager);
+
 typedef struct pr_opts {
     double gamma;   /* ns per reduced byte */
     uint64_t eager; /* the largest message sent eagerly; a larger one moves once its
