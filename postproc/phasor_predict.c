@@ -86,8 +86,7 @@ typedef struct pctx {
     int32_t *snd, *rcv;       /* the step's senders and receivers (pr_link_key), sorted */
     const int32_t *host;      /* per world rank, a host id in [0, nhosts) */
     int32_t nhosts;
-    uint64_t *hout, *hin;     /* per host: the step's bytes leaving it, arriving at it */
-    uint64_t *hbout, *hbin;   /* per host: the largest of those messages */
+    pr_links_t links;         /* per host, between hosts; allocated when ranks share one */
     size_t stepcap;
     dvec_t scatter_m, scatter_p; /* first model: for the SVG */
     pr_t rp;                 /* replay scratch */
@@ -188,9 +187,9 @@ static size_t aggregate(const pctx_t *c, const pred_model_t *md, const ci_xfer_t
                 a.dst = x[j]->dst;
             }
         }
-        if (c->hout && pr_crosses(c->host, a.src, a.dst)) {
-            a.bytes = by_dst ? c->hin[c->host[a.dst]] : c->hout[c->host[a.src]];
-            b = by_dst ? c->hbin[c->host[a.dst]] : c->hbout[c->host[a.src]];
+        if (c->links.cap && pr_crosses(c->host, a.src, a.dst)) {
+            a.bytes = by_dst ? c->links.in[c->host[a.dst]] : c->links.out[c->host[a.src]];
+            b = by_dst ? c->links.bigin[c->host[a.dst]] : c->links.bigout[c->host[a.src]];
         }
         big[m] = b;
         tw[m] = (uint8_t)slow_tw;
@@ -211,15 +210,8 @@ static int step_time(pctx_t *c, const pred_model_t *m, const ci_xfer_t **x, size
         int net = pr_crosses(c->host, x[i]->src, x[i]->dst);
         c->snd[i] = pr_link_key(x[i]->src, net);
         c->rcv[i] = pr_link_key(x[i]->dst, net);
-        if (net && c->hout) {
-            int32_t hs = c->host[x[i]->src], hd = c->host[x[i]->dst];
-            c->hout[hs] += x[i]->bytes;
-            c->hin[hd] += x[i]->bytes;
-            if (x[i]->bytes > c->hbout[hs])
-                c->hbout[hs] = x[i]->bytes;
-            if (x[i]->bytes > c->hbin[hd])
-                c->hbin[hd] = x[i]->bytes;
-        }
+        if (c->links.cap)
+            pr_links_add(&c->links, c->host, x[i]);
     }
     qsort(c->snd, n, sizeof(*c->snd), cmp_i32);
     qsort(c->rcv, n, sizeof(*c->rcv), cmp_i32);
@@ -249,10 +241,8 @@ static int step_time(pctx_t *c, const pred_model_t *m, const ci_xfer_t **x, size
         if (qq > *q)
             *q = qq;
     }
-    for (size_t i = 0; c->hout && i < n; i++) {
-        c->hout[c->host[x[i]->src]] = c->hbout[c->host[x[i]->src]] = 0;
-        c->hin[c->host[x[i]->dst]] = c->hbin[c->host[x[i]->dst]] = 0;
-    }
+    for (size_t i = 0; c->links.cap && i < n; i++)
+        pr_links_clear(&c->links, c->host, x[i]);
     return 0;
 }
 
@@ -789,11 +779,7 @@ int phasor_cmd_predict(int argc, char **argv)
     FILE *csvf = NULL;
     int status = PHASOR_EXIT_OK;
     if (method != PRED_REPLAY && nhosts < world) { /* some ranks share a host */
-        c.hout = calloc((size_t)nhosts, sizeof(*c.hout));
-        c.hin = calloc((size_t)nhosts, sizeof(*c.hin));
-        c.hbout = calloc((size_t)nhosts, sizeof(*c.hbout));
-        c.hbin = calloc((size_t)nhosts, sizeof(*c.hbin));
-        if (!c.hout || !c.hin || !c.hbout || !c.hbin) {
+        if (pr_links_reserve(&c.links, (size_t)nhosts) != 0) {
             fprintf(stderr, "phasor predict: out of memory\n");
             status = PHASOR_EXIT_INPUT;
             goto done;
@@ -861,10 +847,7 @@ int phasor_cmd_predict(int argc, char **argv)
     }
 done:
     ci_free(ci);
-    free(c.hout);
-    free(c.hin);
-    free(c.hbout);
-    free(c.hbin);
+    pr_links_free(&c.links);
     if (csvf && fclose(csvf) != 0 && status == PHASOR_EXIT_OK) {
         fprintf(stderr, "phasor predict: %s/predict.csv: %s\n", outdir, strerror(errno));
         status = PHASOR_EXIT_INPUT;

@@ -17,28 +17,41 @@ static int grow(void **p, size_t n, size_t elem)
     return 0;
 }
 
+int pr_links_reserve(pr_links_t *l, size_t nh)
+{
+    if (nh <= l->cap)
+        return 0;
+    uint64_t *h[4];
+    int bad = 0;
+    for (int i = 0; i < 4; i++)
+        bad |= !(h[i] = calloc(nh, sizeof(uint64_t)));
+    if (bad) {
+        for (int i = 0; i < 4; i++)
+            free(h[i]);
+        return -1;
+    }
+    pr_links_free(l);
+    l->out = h[0];
+    l->in = h[1];
+    l->bigout = h[2];
+    l->bigin = h[3];
+    l->cap = nh;
+    return 0;
+}
+
+void pr_links_free(pr_links_t *l)
+{
+    free(l->out);
+    free(l->in);
+    free(l->bigout);
+    free(l->bigin);
+    memset(l, 0, sizeof(*l));
+}
+
 static int reserve(pr_t *p, size_t nm, size_t nx, size_t nr, size_t nh)
 {
-    if (nh > p->hcap) { /* zeroed: the steps add to them and zero what they used */
-        uint64_t *h[4];
-        int bad = 0;
-        for (int i = 0; i < 4; i++)
-            bad |= !(h[i] = calloc(nh, sizeof(uint64_t)));
-        if (bad) {
-            for (int i = 0; i < 4; i++)
-                free(h[i]);
-            return -1;
-        }
-        free(p->hout);
-        free(p->hin);
-        free(p->hbigout);
-        free(p->hbigin);
-        p->hout = h[0];
-        p->hin = h[1];
-        p->hbigout = h[2];
-        p->hbigin = h[3];
-        p->hcap = nh;
-    }
+    if (pr_links_reserve(&p->links, nh) != 0)
+        return -1;
     if (nm > p->mcap) {
         if (grow((void **)&p->rank, nm, sizeof(int32_t)) || grow((void **)&p->entry, nm, sizeof(double)) ||
             grow((void **)&p->mexit, nm, sizeof(double)) || grow((void **)&p->ready, nm, sizeof(double)) ||
@@ -99,10 +112,7 @@ void pr_free(pr_t *p)
     free(p->xi);
     free(p->xt);
     free(p->r);
-    free(p->hout);
-    free(p->hin);
-    free(p->hbigout);
-    free(p->hbigin);
+    pr_links_free(&p->links);
     memset(p, 0, sizeof(*p));
 }
 
@@ -243,14 +253,8 @@ int pr_replay(pr_t *p, const ci_inst_t *in, pr_time_fn t, const void *ctx,
                 p->bigout[a] = m->bytes;
             if (m->bytes > p->bigin[b])
                 p->bigin[b] = m->bytes;
-            if (net && hl) {
-                p->hout[hl[m->src]] += m->bytes;
-                p->hin[hl[m->dst]] += m->bytes;
-                if (m->bytes > p->hbigout[hl[m->src]])
-                    p->hbigout[hl[m->src]] = m->bytes;
-                if (m->bytes > p->hbigin[hl[m->dst]])
-                    p->hbigin[hl[m->dst]] = m->bytes;
-            }
+            if (hl)
+                pr_links_add(&p->links, hl, m);
             p->xi[x0 + nxs++] = (uint64_t)a << 32 | (uint64_t)b; /* nm < 2^31 */
             p->x[x0 + nxs - 1] = m; /* compacted: member transfers only */
         }
@@ -286,12 +290,12 @@ int pr_replay(pr_t *p, const ci_inst_t *in, pr_time_fn t, const void *ctx,
             int32_t me = p->rank[k];
             uint64_t bo = p->bout[k], bi = p->bin[k], go = p->bigout[k], gi = p->bigin[k];
             if (hl && p->nout[k] && pr_crosses(hl, me, p->pout[k])) {
-                bo = p->hout[hl[me]];
-                go = p->hbigout[hl[me]];
+                bo = p->links.out[hl[me]];
+                go = p->links.bigout[hl[me]];
             }
             if (hl && p->nin[k] && pr_crosses(hl, p->pin[k], me)) {
-                bi = p->hin[hl[me]];
-                gi = p->hbigin[hl[me]];
+                bi = p->links.in[hl[me]];
+                gi = p->links.bigin[hl[me]];
             }
             p->tout[k] = p->nout[k] ? pr_aggregate_time(t, ctx, me, p->pout[k], bo, go,
                                                         p->tw[k] & 1u, o->eager)
@@ -301,10 +305,8 @@ int pr_replay(pr_t *p, const ci_inst_t *in, pr_time_fn t, const void *ctx,
                                   : 0;
         }
         if (hl)
-            for (size_t q = 0; q < nxs; q++) {
-                p->hout[hl[p->x[x0 + q]->src]] = p->hbigout[hl[p->x[x0 + q]->src]] = 0;
-                p->hin[hl[p->x[x0 + q]->dst]] = p->hbigin[hl[p->x[x0 + q]->dst]] = 0;
-            }
+            for (size_t q = 0; q < nxs; q++)
+                pr_links_clear(&p->links, hl, p->x[x0 + q]);
         for (size_t q = 0; q < nxs; q++) {
             size_t a = (size_t)(p->xi[x0 + q] >> 32), b = (size_t)(p->xi[x0 + q] & 0xffffffffu);
             double fin = p->start[a] + fmax(p->tout[a], p->tin[b]);

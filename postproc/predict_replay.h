@@ -90,6 +90,39 @@ static inline int32_t pr_link_key(int32_t rank, int net)
     return rank * 2 + net;
 }
 
+/* A step's traffic between hosts, per host: the bytes leaving (arriving at) it and the
+ * largest single message of them, which share the host's link (both step methods price a
+ * message between hosts by its host's). Zero-initialise; zero between steps. */
+typedef struct pr_links {
+    size_t cap;
+    uint64_t *out, *in, *bigout, *bigin;
+} pr_links_t;
+
+/* Room for nhosts hosts, zeroed. 0, or -1 out of memory (l unchanged). */
+int pr_links_reserve(pr_links_t *l, size_t nhosts);
+void pr_links_free(pr_links_t *l);
+
+/* m counted on its hosts' links (host: a host id per world rank), if it goes between hosts */
+static inline void pr_links_add(pr_links_t *l, const int32_t *host, const ci_xfer_t *m)
+{
+    if (!pr_crosses(host, m->src, m->dst))
+        return;
+    int32_t hs = host[m->src], hd = host[m->dst];
+    l->out[hs] += m->bytes;
+    l->in[hd] += m->bytes;
+    if (m->bytes > l->bigout[hs])
+        l->bigout[hs] = m->bytes;
+    if (m->bytes > l->bigin[hd])
+        l->bigin[hd] = m->bytes;
+}
+
+/* m's hosts' links zeroed again after its step */
+static inline void pr_links_clear(pr_links_t *l, const int32_t *host, const ci_xfer_t *m)
+{
+    l->out[host[m->src]] = l->bigout[host[m->src]] = 0;
+    l->in[host[m->dst]] = l->bigin[host[m->dst]] = 0;
+}
+
 /* Scratch reused across instances. Zero-initialise; pr_free at the end. */
 typedef struct pr {
     size_t mcap, xcap, rcap;
@@ -107,10 +140,7 @@ typedef struct pr {
     double *slowout, *slowin;   /* the slowest single message's time, choosing pout/pin */
     uint8_t *tw;                /* bits: 1 the out message is two-way, 2 the in message */
     uint32_t *mark;             /* step + 1 the member last took part in */
-    size_t hcap;
-    uint64_t *hout, *hin;       /* per host: the step's bytes leaving (arriving) between
-                                   hosts; zero between steps */
-    uint64_t *hbigout, *hbigin; /* and the largest single message of them */
+    pr_links_t links;           /* per host, between hosts */
     double *red;                /* reduced bytes in the step */
     size_t *part, *order;       /* the step's members; the sort permutation */
     /* per transfer / reduction */
