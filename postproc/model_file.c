@@ -213,17 +213,17 @@ size_t pmf_unshare(pnm_sample_t *s, size_t n, int32_t nranks, const int32_t *hos
     pnm_sample_t *orig = malloc(n * sizeof(*orig));
     int *rnd = malloc(n * sizeof(*rnd));
     uint32_t *load = calloc(n, sizeof(*load));
-    /* per sample, its busier link: 1 its source host's way out (also when both are as
+    /* per sample, its busier link is its source host's way out (also when both are as
      * busy: the sample is timed at its source, whose way out its per-source models price),
-     * 2 its destination host's way in */
-    uint8_t *busy = calloc(n, sizeof(*busy));
+     * not its destination host's way in */
+    uint8_t *outlink = calloc(n, sizeof(*outlink));
     size_t *first = NULL, *byr = NULL; /* the samples by round */
     /* per host, the round's pairs between hosts: all, by their lower rank, by their higher */
     uint32_t *cnt = calloc(3 * (size_t)nhosts, sizeof(*cnt));
     /* per (source, way, size): the weighted sums rebuilding a pooled sample */
     size_t nacc = (size_t)nranks * 2 * nsz;
     double *acc = calloc(nacc * (PNM_NQ + 2), sizeof(*acc));
-    if (!ix || !orig || !rnd || !load || !cnt || !acc || !busy)
+    if (!ix || !orig || !rnd || !load || !cnt || !acc || !outlink)
         goto out; /* no memory: the samples stay as measured */
     memcpy(orig, s, n * sizeof(*s));
     int nrounds = nranks % 2 ? nranks : nranks - 1;
@@ -270,12 +270,12 @@ size_t pmf_unshare(pnm_sample_t *s, size_t n, int32_t nranks, const int32_t *hos
                 down = cnt[(size_t)nhosts * (a < b ? 2 : 1) + (size_t)host[b]];
             }
             load[i] = up > down ? up : down;
-            busy[i] = up >= down ? 1 : 2;
+            outlink[i] = up >= down;
         }
     }
     /* a sample of b bytes at load L: what its own pair took for b / L bytes, linear in the
      * size between the pair's measured sizes (the smallest size's time below them); one
-     * way, with slowest, what the slowest of the flows on its busier link took (busy[]):
+     * way, with slowest, what the slowest of the flows on its busier link took (outlink[]):
      * the link is busy until the last of them is through, and they start apart
      * (each sender times its own 0-byte round trip first), so a flow that had the link
      * alone for a while shows the link faster than it is */
@@ -292,9 +292,8 @@ size_t pmf_unshare(pnm_sample_t *s, size_t n, int32_t nranks, const int32_t *hos
             const pnm_sample_t *y = &orig[byr[t]];
             if (byr[t] == i || y->way != PNM_ONEWAY || y->bytes != x->bytes ||
                 (y->src < y->dst) != (x->src < x->dst) ||
-                !((busy[i] & 1 && host[y->src] == host[x->src]) ||
-                  (busy[i] & 2 && host[y->dst] == host[x->dst])))
-                continue; /* not sent in the same repetitions over its busiest link */
+                (outlink[i] ? host[y->src] != host[x->src] : host[y->dst] != host[x->dst]))
+                continue; /* not sent in the same repetitions over its busier link */
             pnm_q_t o;
             pair_at(ix, n, y, want, &o);
             for (int k = 0; k < PNM_NQ; k++)
@@ -343,7 +342,7 @@ out:
     free(orig);
     free(rnd);
     free(load);
-    free(busy);
+    free(outlink);
     free(first);
     free(byr);
     free(cnt);
