@@ -308,6 +308,42 @@ static double hockney_eval(const pnm_hockney_src_t *h, uint64_t n)
     return NAN;
 }
 
+/* Least squares of t = a + b x over points [i, j) with the line through anchor (x, t). */
+static void lsq_through(const curve_t *c, size_t i, size_t j, const double *anchor, double *a,
+                        double *b, double *rms)
+{
+    double sxx = 0, sxy = 0;
+    for (size_t k = i; k < j; k++) {
+        double x = (double)c->x[k] - anchor[0], y = c->t[k] - anchor[1];
+        sxx += x * x;
+        sxy += x * y;
+    }
+    *b = sxx > 0 ? sxy / sxx : 0;
+    *a = anchor[1] - *b * anchor[0];
+    double r = 0;
+    for (size_t k = i; k < j; k++) {
+        double e = c->t[k] - (*a + *b * (double)c->x[k]);
+        r += e * e;
+    }
+    *rms = j > i ? sqrt(r / (double)(j - i)) : 0;
+}
+
+/* A band's line, through anchor when given (else a free line; one point: a constant). */
+static void band_line(const curve_t *c, size_t i, size_t j, const double *anchor, double *a,
+                      double *b, double *rms)
+{
+    if (anchor)
+        lsq_through(c, i, j, anchor, a, b, rms);
+    else
+        lsq(c, i, j, a, b, rms);
+}
+
+/* Bands are one continuous line broken at the band edges: each band's line starts where the
+ * band below ends when that band was measured (fitted through that point), so a message just above an edge costs what
+ * one just below does, however few sizes the band has. Fitted freely, the last band of a
+ * quick probe (16 KiB..1 MiB, the largest deciding) met 0 below 16 KiB, and its clamped
+ * intercept priced 8 KiB at 14x the 4 KiB time (doc/models.md). Only the rendezvous
+ * handshake jumps. */
 static int fit_loggp(const curve_t *c, const pnm_opts_t *o, pnm_loggp_t *g)
 {
     memset(g, 0, sizeof(*g));
@@ -325,26 +361,25 @@ static int fit_loggp(const curve_t *c, const pnm_opts_t *o, pnm_loggp_t *g)
     for (size_t k = 0; k < c->n; k++)
         d.x[k] = c->x[k] ? c->x[k] - 1 : 0;
     size_t i = 0;
-    int split = 0;
+    int split = 0, below = 0;
     for (int b = 0; b < g->nband && !split; b++) {
         uint64_t hi = b < nb ? bands[b] : UINT64_MAX;
         size_t j = i;
         while (j < c->n && c->x[j] <= hi)
             j++;
         g->band_hi[b] = hi;
-        double rms;
-        if (j - i >= 2) {
-            lsq(&d, i, j, &g->L2o[b], &g->G[b], &rms);
-        } else if (j - i == 1 && b > 0) { /* one point: the previous slope through it */
-            g->G[b] = g->G[b - 1];
-            g->L2o[b] = d.t[i] - g->G[b] * (double)d.x[i];
-        } else if (j - i == 1) {
-            g->L2o[b] = d.t[i];
-            g->G[b] = 0;
+        double anchor[2], *an = NULL, rms;
+        if (below) { /* where the band below, if measured, ends */
+            anchor[0] = (double)(bands[b - 1] - 1);
+            anchor[1] = fmax(0, g->L2o[b - 1] + g->G[b - 1] * anchor[0]);
+            an = anchor;
+        }
+        if (j > i) {
+            band_line(&d, i, j, an, &g->L2o[b], &g->G[b], &rms);
         } else if (b > 0) {
             g->L2o[b] = g->L2o[b - 1];
             g->G[b] = g->G[b - 1];
-        } else {
+        } else { /* nothing in the first band: the smallest size's time */
             g->L2o[b] = c->t[0];
             g->G[b] = 0;
         }
@@ -355,7 +390,7 @@ static int fit_loggp(const curve_t *c, const pnm_opts_t *o, pnm_loggp_t *g)
         if (b == g->nband - 1 && j - i >= 4) {
             for (size_t k = i + 2; k < j; k++) {
                 double a0, b0, r0;
-                lsq(&d, i, k, &a0, &b0, &r0);
+                band_line(&d, i, k, an, &a0, &b0, &r0);
                 double pred = a0 + b0 * (double)d.x[k];
                 double jump = d.t[k] - pred;
                 if (jump > 0.5 * g->L2o[0] && jump > 0.02 * d.t[k] && jump > 3 * r0) {
@@ -385,13 +420,19 @@ static int fit_loggp(const curve_t *c, const pnm_opts_t *o, pnm_loggp_t *g)
                 }
             }
         }
+        below = j > i;
         i = j;
     }
-    /* noisy samples can tilt a band's line below 0 at its start: LogGP's parameters are
-     * times and rates, so clamp them (doc/models.md) */
+    /* noisy samples can tilt a line downwards: G is a rate, so not below 0 (the band then
+     * flat at its start), and no band starts below 0 (doc/models.md) */
     for (int b = 0; b < g->nband; b++) {
-        g->L2o[b] = fmax(0, g->L2o[b]);
-        g->G[b] = fmax(0, g->G[b]);
+        double x0 = b > 0 ? (double)(g->band_hi[b - 1] - 1) : 0;
+        if (g->G[b] < 0) {
+            g->L2o[b] += g->G[b] * x0;
+            g->G[b] = 0;
+        }
+        if (g->L2o[b] + g->G[b] * x0 < 0)
+            g->L2o[b] = -g->G[b] * x0;
     }
     free(d.x);
     return 0;

@@ -612,11 +612,15 @@ static int read_loggp(const char *path, const char *where, json_t *o, pnm_loggp_
         g->band_hi[i] = last ? UINT64_MAX : (uint64_t)json_integer_value(hi);
         if (i > 0 && g->band_hi[i] <= g->band_hi[i - 1])
             return bad(why, cap, path, "%s.bands[%d].hi: not increasing", where, i);
+        /* a band above the first starts where the band below ends, so its L2o (its line
+         * at 0 bytes) can be below 0 (version 7 on); its line must not be where it starts */
         if (!num(json_object_get(band, "L2o_ns"), &g->L2o[i]) ||
-            !num(json_object_get(band, "G_ns_per_byte"), &g->G[i]) || g->L2o[i] < 0 ||
-            g->G[i] < 0)
+            !num(json_object_get(band, "G_ns_per_byte"), &g->G[i]) || g->G[i] < 0 ||
+            (i == 0 ? g->L2o[i] < 0
+                    : g->L2o[i] + g->G[i] * (double)(g->band_hi[i - 1] - 1) < -1e-6))
             return bad(why, cap, path, "%s.bands[%d]: L2o_ns and G_ns_per_byte must be "
-                       "numbers >= 0", where, i);
+                       "numbers, G_ns_per_byte >= 0 and the band's line >= 0 where it "
+                       "starts (L2o_ns >= 0 in the first band)", where, i);
     }
     json_t *r = json_object_get(o, "rndv");
     if (!json_is_integer(r) || json_integer_value(r) < 0)

@@ -11,11 +11,12 @@
 #include "plog_probe.h"
 
 #define PMF_FORMAT "phasor-model"
-#define PMF_VERSION 6 /* 2: a quick probe's one-way samples and models; 3: quick models
+#define PMF_VERSION 7 /* 2: a quick probe's one-way samples and models; 3: quick models
                         * fitted to the samples unshared (pmf_unshare); 4: and shrunk
                         * (pmf_shrink); 5: quick exchange samples are the pair's (the
                         * longer side's); 6: one-way samples unshared from the slowest
-                        * flow on their link. 1 to 5 still read */
+                        * flow on their link; 7: LogGP bands continuous (a band's L2o
+                        * can be below 0). 1 to 6 still read */
 
 typedef struct pmf {
     int mode;               /* 1 quick, 2 full */

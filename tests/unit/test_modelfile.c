@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "model_file.h"
 
 static pnm_q_t point(double t)
@@ -126,12 +128,12 @@ static void damaged(const char *from, const char *to, const char *want)
 }
 
 Test(modelfile, wrong_format) { damaged("\"phasor-model\"", "\"other\"", "not a phasor model file"); }
-Test(modelfile, wrong_version) { damaged("\"version\": 6", "\"version\": 7", "version 7"); }
+Test(modelfile, wrong_version) { damaged("\"version\": 7", "\"version\": 8", "version 8"); }
 Test(modelfile, oneway_params_without_samples)
 {
     damaged("\"oneway_samples\"", "\"other_samples\"", "models.lookup.oneway: the file has no oneway_samples");
 }
-Test(modelfile, oneway_samples_in_version_1) { damaged("\"version\": 6", "\"version\": 1", "oneway_samples"); }
+Test(modelfile, oneway_samples_in_version_1) { damaged("\"version\": 7", "\"version\": 1", "oneway_samples"); }
 Test(modelfile, oneway_sample_damaged) { damaged("\"oneway_samples\": [\n  [\n   0,", "\"oneway_samples\": [\n  [\n   9,", "oneway_samples[0]"); }
 
 /* The file f wrote, with its version set to v. */
@@ -142,7 +144,7 @@ static void set_version(int v)
     size_t n = fread(buf, 1, sizeof(buf) - 1, in);
     fclose(in);
     buf[n] = '\0';
-    char *p = strstr(buf, "\"version\": 6");
+    char *p = strstr(buf, "\"version\": 7");
     cr_assert(p != NULL);
     p[11] = (char)('0' + v);
     FILE *out = fopen(path, "w");
@@ -216,6 +218,7 @@ Test(modelfile, version_3_reads) { version_reads(3, 1); }
 Test(modelfile, version_4_reads) { version_reads(4, 1); }
 Test(modelfile, version_5_reads) { version_reads(5, 1); }
 Test(modelfile, version_6_reads) { version_reads(6, 1); }
+Test(modelfile, version_7_reads) { version_reads(7, 1); }
 
 /* the one-way lookup of f's samples rewritten by how, 0 -> 2 at 64 KiB (hosts 0 0 1 1) */
 static double oneway_lookup(const pmf_t *f, unsigned how)
@@ -385,6 +388,44 @@ Test(modelfile, unknown_model) { damaged("\"lookup\": {", "\"nearest\": {", "mod
 Test(modelfile, segment_order) { damaged("\"hi\": 131072", "\"hi\": 4096", "not increasing"); }
 Test(modelfile, loggp_negative) { damaged("\"L2o_ns\": ", "\"L2o_ns\": -1", "L2o_ns"); }
 Test(modelfile, not_json) { damaged("{", "[", "line"); }
+
+/* A LogGP band above the first starts where the band below ends, so its L2o (its line at
+ * 0 bytes) may be below 0 (version 7), but its line may not be below 0 where it starts. */
+static int read_with_band1(double L2o, double G, char *why, size_t cap)
+{
+    pmf_t f, g;
+    make(&f);
+    cr_assert_eq(pmf_write(path, &f, why, cap), 0, "%s", why);
+    pmf_free(&f);
+    json_t *root = json_load_file(path, 0, NULL);
+    json_t *src0 = json_array_get(
+        json_object_get(json_object_get(json_object_get(root, "models"), "loggp"), "sources"),
+        0);
+    cr_assert_eq(json_integer_value(json_object_get(src0, "src")), 0);
+    json_t *bands = json_object_get(src0, "bands");
+    cr_assert(json_array_size(bands) >= 2);
+    json_t *b1 = json_array_get(bands, 1);
+    json_object_set_new(b1, "L2o_ns", json_real(L2o));
+    json_object_set_new(b1, "G_ns_per_byte", json_real(G));
+    cr_assert_eq(json_dump_file(root, path, JSON_INDENT(1)), 0);
+    json_decref(root);
+    int rc = pmf_read(path, &g, why, cap);
+    if (rc == 0) {
+        double t = pnm_time(&g.m[PNM_LOGGP], 0, 1, 1025);
+        pmf_free(&g);
+        cr_assert_float_eq(t, L2o + G * 1024, 1e-9, "band 1 at 1025 bytes: %g", t);
+    }
+    return rc;
+}
+
+Test(modelfile, loggp_band_starts_at_or_above_0)
+{
+    char why[512];
+    /* band 0 ends at 1024 bytes: band 1's line at n - 1 = 1023 is 10 ns */
+    cr_assert_eq(read_with_band1(10 - 2.0 * 1023, 2.0, why, sizeof(why)), 0, "%s", why);
+    cr_assert_eq(read_with_band1(-10 - 2.0 * 1023, 2.0, why, sizeof(why)), -1);
+    cr_assert(strstr(why, path) && strstr(why, "models.loggp.sources[0].bands[1]"), "%s", why);
+}
 
 Test(modelfile, missing_file)
 {
