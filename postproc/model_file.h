@@ -16,7 +16,8 @@
                         * (pmf_shrink); 5: quick exchange samples are the pair's (the
                         * longer side's); 6: one-way samples unshared from the slowest
                         * flow on their link; 7: LogGP bands continuous (a band's L2o
-                        * can be below 0). 1 to 6 still read */
+                        * can be below 0), quick exchange samples timed from the later
+                        * posting (log format 8). 1 to 6 still read */
 
 typedef struct pmf {
     int mode;               /* 1 quick, 2 full */

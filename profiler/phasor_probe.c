@@ -9,7 +9,7 @@
 static const uint64_t quick_sizes[] = {4096, 16384, 65536, 131072, 1048576};
 #define FULL_NSIZES 13 /* 512 B .. 2 MiB */
 
-enum { TAG_DATA = 1, TAG_ACK = 2, TAG_TOKEN = 3, TAG_PING = 4 };
+enum { TAG_DATA = 1, TAG_ACK = 2, TAG_TOKEN = 3, TAG_PING = 4, TAG_SYNC = 5 };
 
 void pprobe_defaults(pprobe_mode_t mode, pprobe_opts_t *o)
 {
@@ -119,12 +119,59 @@ out:
     return rc;
 }
 
+/* Each pair's clock offset (the partner's clock minus this rank's, ns since each one's own
+ * t_begin), by 0-byte ping-pongs: the lower rank keeps the round trip of least time and
+ * takes the partner's reading as made at its middle (error at most half of it), and tells
+ * the partner. Every rank walks its slots in the same order: pairs meet as in the probe. */
+#define SYNC_ROUNDS 8
+static int pair_offsets(MPI_Comm c, int me, const int *partner, int nslots, uint64_t t_begin,
+                        double *theta)
+{
+    int rc = MPI_SUCCESS;
+    for (int k = 0; k < nslots; k++) {
+        int q = partner[k];
+        theta[k] = 0;
+        if (q < 0)
+            continue;
+        if (me < q) {
+            double best = -1, th = 0, ts;
+            for (int r = 0; r < SYNC_ROUNDS; r++) {
+                uint64_t t1 = now_ns();
+                CHECK(PMPI_Send(NULL, 0, MPI_BYTE, q, TAG_SYNC, c));
+                CHECK(PMPI_Recv(&ts, 1, MPI_DOUBLE, q, TAG_SYNC, c, MPI_STATUS_IGNORE));
+                uint64_t t2 = now_ns();
+                if (best < 0 || (double)(t2 - t1) < best) {
+                    best = (double)(t2 - t1);
+                    th = plog_probe_clock_offset((double)(t1 - t_begin), (double)(t2 - t_begin),
+                                                 ts);
+                }
+            }
+            theta[k] = th;
+            CHECK(PMPI_Send(&th, 1, MPI_DOUBLE, q, TAG_SYNC, c));
+        } else {
+            for (int r = 0; r < SYNC_ROUNDS; r++) {
+                CHECK(PMPI_Recv(NULL, 0, MPI_BYTE, q, TAG_SYNC, c, MPI_STATUS_IGNORE));
+                double ts = (double)(now_ns() - t_begin);
+                CHECK(PMPI_Send(&ts, 1, MPI_DOUBLE, q, TAG_SYNC, c));
+            }
+            double th;
+            CHECK(PMPI_Recv(&th, 1, MPI_DOUBLE, q, TAG_SYNC, c, MPI_STATUS_IGNORE));
+            theta[k] = -th;
+        }
+    }
+out:
+    return rc;
+}
+
 /* quick: dst slot = the round's index in the chosen rounds (a partner per round); sets:
- * exchanges, ow: one-way times as sent (ping-pong included), rtt: per slot, the 0-byte round
- * trips taken before them */
+ * exchanges, starts: when each exchange was posted (ns since t_begin), ow: one-way times as
+ * sent (ping-pong included), rtt: per slot, the 0-byte round trips taken before them;
+ * theta: per slot k, the partner's clock offset before (theta[k]) and after (theta[nr + k])
+ * the repetitions, taken at tsync[0] and tsync[1] (pair_offsets) */
 static int run_quick(MPI_Comm c, int me, int p, const pprobe_opts_t *o, uint64_t seed,
                      char *buf, int *rounds_out, int *reps_out, int **partner_out,
-                     sampleset_t **sets_out, sampleset_t **ow_out, sampleset_t **rtt_out)
+                     sampleset_t **sets_out, sampleset_t **starts_out, sampleset_t **ow_out,
+                     sampleset_t **rtt_out, double **theta_out, double *tsync)
 {
     int rc = MPI_SUCCESS;
     const int ns = (int)(sizeof(quick_sizes) / sizeof(quick_sizes[0]));
@@ -137,7 +184,9 @@ static int run_quick(MPI_Comm c, int me, int p, const pprobe_opts_t *o, uint64_t
     sampleset_t *sets = calloc((size_t)(nr ? nr : 1) * (size_t)ns, sizeof(*sets));
     sampleset_t *ow = calloc((size_t)(nr ? nr : 1) * (size_t)ns, sizeof(*ow));
     sampleset_t *rtt = calloc((size_t)(nr ? nr : 1), sizeof(*rtt));
-    if (!rounds || !partner || !order2 || !sets || !ow || !rtt) {
+    sampleset_t *starts = calloc((size_t)(nr ? nr : 1) * (size_t)ns, sizeof(*starts));
+    double *theta = calloc(2 * (size_t)(nr ? nr : 1), sizeof(*theta));
+    if (!rounds || !partner || !order2 || !sets || !ow || !rtt || !starts || !theta) {
         rc = MPI_ERR_NO_MEM;
         goto out;
     }
@@ -148,6 +197,8 @@ static int run_quick(MPI_Comm c, int me, int p, const pprobe_opts_t *o, uint64_t
         partner[k] = plog_probe_partner(me, rounds[k], p);
     int reps = 0;
     uint64_t t_begin = now_ns();
+    CHECK(pair_offsets(c, me, partner, nr, t_begin, theta));
+    tsync[0] = (double)(now_ns() - t_begin);
     for (;;) {
         for (int s = 0; s < ns; s++)
             order[s] = s;
@@ -172,7 +223,8 @@ static int run_quick(MPI_Comm c, int me, int p, const pprobe_opts_t *o, uint64_t
                                  &rq[0]));
                 CHECK(PMPI_Isend(buf, cnt, MPI_BYTE, q, TAG_DATA, c, &rq[1]));
                 CHECK(PMPI_Waitall(2, rq, st));
-                if (push(&sets[(size_t)k * ns + s], (double)(now_ns() - t0)) != 0) {
+                if (push(&sets[(size_t)k * ns + s], (double)(now_ns() - t0)) != 0 ||
+                    push(&starts[(size_t)k * ns + s], (double)(t0 - t_begin)) != 0) {
                     rc = MPI_ERR_NO_MEM;
                     goto out;
                 }
@@ -196,6 +248,8 @@ static int run_quick(MPI_Comm c, int me, int p, const pprobe_opts_t *o, uint64_t
         if (reps >= o->reps_min && el_max * (double)(reps + 1) / reps > o->budget_s)
             break;
     }
+    CHECK(pair_offsets(c, me, partner, nr, t_begin, theta + nr));
+    tsync[1] = (double)(now_ns() - t_begin);
     *rounds_out = nr;
     *reps_out = reps;
 out:
@@ -204,14 +258,18 @@ out:
     if (rc != MPI_SUCCESS) {
         free(partner);
         free_sets(sets, (size_t)nr * (size_t)ns);
+        free_sets(starts, (size_t)nr * (size_t)ns);
         free_sets(ow, (size_t)nr * (size_t)ns);
         free_sets(rtt, (size_t)nr);
+        free(theta);
         return rc;
     }
     *partner_out = partner;
     *sets_out = sets;
+    *starts_out = starts;
     *ow_out = ow;
     *rtt_out = rtt;
+    *theta_out = theta;
     return MPI_SUCCESS;
 }
 
@@ -275,17 +333,23 @@ out:
 /* An exchange is over when both of its directions are, and a rank's own Waitall sees only
  * its side: its send completes once the data is in its socket buffer, long before the
  * partner has it. On the emulated cluster a rank finished a 1 MiB exchange in 20 ms while
- * its data took 35 ms to arrive, and the next exchange queued behind that data. So every
- * sample becomes the longer of the two sides' times of the same repetition (both sides ran
- * the same rounds, sizes and repetitions in the same order, so their samples line up: reps
- * per size, the same count on every rank). */
-static int pair_join(MPI_Comm c, const int *partner, int nslots, int ns, int reps,
-                     sampleset_t *sets)
+ * its data took 35 ms to arrive, and the next exchange queued behind that data. And it
+ * begins when both sides have posted: the partners leave the barrier apart (by a queued
+ * message's time under contention), and the earlier one's wait for the later one is not
+ * the network's. So every sample becomes, on the lower rank's clock (the pair's offset
+ * from pair_offsets, drifting linearly between its two readings), the time from the later
+ * posting to the later completion of the same repetition (both sides ran the same rounds,
+ * sizes and repetitions in the same order, so their samples line up: reps per size, the
+ * same count on every rank); the lower rank works it out and sends it back, so both
+ * entries of the pair hold the same samples. */
+static int pair_join(MPI_Comm c, int me, const int *partner, int nslots, int ns, int reps,
+                     sampleset_t *sets, const sampleset_t *starts, const double *theta,
+                     const double *tsync)
 {
     int rc = MPI_SUCCESS;
     size_t n = (size_t)ns * (size_t)reps;
-    double *mine = malloc((n ? n : 1) * sizeof(double));
-    double *theirs = malloc((n ? n : 1) * sizeof(double));
+    double *mine = malloc((n ? 2 * n : 1) * sizeof(double));
+    double *theirs = malloc((n ? 2 * n : 1) * sizeof(double));
     /* all or none: a rank without memory must not leave its partners waiting for it */
     int ok = mine && theirs, all_ok = 0;
     CHECK(PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, c));
@@ -293,23 +357,40 @@ static int pair_join(MPI_Comm c, const int *partner, int nslots, int ns, int rep
         rc = MPI_ERR_NO_MEM;
         goto out;
     }
+    double span = tsync[1] - tsync[0];
     for (int k = 0; k < nslots; k++) {
-        if (partner[k] < 0)
+        int q = partner[k];
+        if (q < 0)
             continue;
-        size_t i = 0;
-        for (int z = 0; z < ns; z++) {
-            const sampleset_t *st = &sets[(size_t)k * ns + z];
+        size_t m = 0, i = 0; /* m = n: every size has its reps */
+        for (int z = 0; z < ns; z++)
+            m += sets[(size_t)k * ns + z].n;
+        for (int z = 0; z < ns; z++) { /* durations, then when they began */
+            const sampleset_t *st = &sets[(size_t)k * ns + z], *s0 = &starts[(size_t)k * ns + z];
             memcpy(mine + i, st->v, st->n * sizeof(double));
+            memcpy(mine + m + i, s0->v, s0->n * sizeof(double));
             i += st->n;
         }
-        CHECK(PMPI_Sendrecv(mine, (int)i, MPI_DOUBLE, partner[k], TAG_DATA, theirs, (int)i,
-                            MPI_DOUBLE, partner[k], TAG_DATA, c, MPI_STATUS_IGNORE));
+        if (me > q) { /* the lower rank joins them on its clock: both keep the same samples */
+            CHECK(PMPI_Send(mine, (int)(2 * m), MPI_DOUBLE, q, TAG_DATA, c));
+            CHECK(PMPI_Recv(mine, (int)m, MPI_DOUBLE, q, TAG_DATA, c, MPI_STATUS_IGNORE));
+        } else {
+            CHECK(PMPI_Recv(theirs, (int)(2 * m), MPI_DOUBLE, q, TAG_DATA, c,
+                            MPI_STATUS_IGNORE));
+            for (i = 0; i < m; i++) {
+                /* the partner's offset where this side posted */
+                double f = span > 0 ? (mine[m + i] - tsync[0]) / span : 0;
+                double th = theta[k] + f * (theta[nslots + k] - theta[k]);
+                mine[i] = plog_probe_exchange_time(mine[m + i], mine[i], theirs[m + i],
+                                                   theirs[i], th);
+            }
+            CHECK(PMPI_Send(mine, (int)m, MPI_DOUBLE, q, TAG_DATA, c));
+        }
         i = 0;
         for (int z = 0; z < ns; z++) {
             sampleset_t *st = &sets[(size_t)k * ns + z];
-            for (size_t j = 0; j < st->n; j++, i++)
-                if (theirs[i] > st->v[j])
-                    st->v[j] = theirs[i];
+            memcpy(st->v, mine + i, st->n * sizeof(double));
+            i += st->n;
         }
     }
 out:
@@ -387,7 +468,8 @@ int pprobe_run(MPI_Comm comm, int root, const pprobe_opts_t *o, pprobe_result_t 
     int rc = MPI_SUCCESS, me, p;
     MPI_Comm c = MPI_COMM_NULL;
     char *buf = NULL;
-    sampleset_t *sets = NULL, *ow = NULL, *rtt = NULL;
+    sampleset_t *sets = NULL, *starts = NULL, *ow = NULL, *rtt = NULL;
+    double *theta = NULL, tsync[2] = {0, 0};
     int *partner = NULL;
     plog_probe_entry_t *mine = NULL, *all = NULL;
     int *counts = NULL, *displs = NULL;
@@ -412,10 +494,10 @@ int pprobe_run(MPI_Comm comm, int root, const pprobe_opts_t *o, pprobe_result_t 
             goto out;
         }
         if (p > 1) {
-            CHECK(run_quick(c, me, p, o, seed, buf, &rounds, &reps, &partner, &sets, &ow,
-                              &rtt));
+            CHECK(run_quick(c, me, p, o, seed, buf, &rounds, &reps, &partner, &sets, &starts,
+                            &ow, &rtt, &theta, tsync));
             nslots = rounds; /* before anything can fail: out frees nslots sets */
-            CHECK(pair_join(c, partner, rounds, ns, reps, sets));
+            CHECK(pair_join(c, me, partner, rounds, ns, reps, sets, starts, theta, tsync));
         }
     } else {
         ns = FULL_NSIZES + 1;
@@ -535,8 +617,10 @@ int pprobe_run(MPI_Comm comm, int root, const pprobe_opts_t *o, pprobe_result_t 
     }
 out:
     free_sets(sets, (size_t)nslots * (size_t)ns);
+    free_sets(starts, (size_t)nslots * (size_t)ns);
     free_sets(ow, (size_t)nslots * (size_t)ns);
     free_sets(rtt, (size_t)nslots);
+    free(theta);
     free(partner);
     free(buf);
     free(mine);

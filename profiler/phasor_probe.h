@@ -10,12 +10,13 @@
  *   other once in P-1 rounds, P odd: one rank rests per round); at most max_rounds of those
  *   rounds are used, chosen at random. Sizes 4, 16, 64, 128 KiB and 1 MiB, in a new random order each
  *   repetition, rounds too. Repetitions continue until the time budget is spent (at least
- *   reps_min, at most reps_max). An exchange sample is the time from posting to completing
- *   both directions: the longer of the two partners' times (each from its own posting to
- *   its own Waitall) at the same repetition, so the pair's two entries hold the same
- *   samples. A rank's own time ends when its receive has arrived and its send has left
- *   its hands, which can be long before its data arrives. Congestion of the whole job is
- *   included.
+ *   reps_min, at most reps_max). An exchange sample is the time from the later of the two
+ *   partners' postings to the later of their Waitalls at the same repetition, on the lower
+ *   rank's clock (each pair matches its clocks by 0-byte ping-pongs before and after the
+ *   repetitions), so the pair's two entries hold the same samples. A rank's own time ends
+ *   when its receive has arrived and its send has left its hands, which can be long before
+ *   its data arrives; and it begins when the rank leaves the barrier, which can be long
+ *   before its partner does. Congestion of the whole job is included.
  *   Then, after another barrier, every pair of the round sends the same size one way, all
  *   pairs together (the lower rank of the pair sends on even repetitions, the higher on odd
  *   ones): the sender times a 0-byte ping-pong, then the message and its 0-byte

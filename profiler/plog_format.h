@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #define PLOG_MAGIC "PHASORLG"           /* 8 bytes, no terminator on disk */
-#define PLOG_VERSION 7u             /* written; 2: CALLSITES payload defined (plog_sites.h);
+#define PLOG_VERSION 8u             /* written; 2: CALLSITES payload defined (plog_sites.h);
                                      * 3: PROBE payload defined (plog_probe.h);
                                      * 4: EVENTS extras: handles and status source/tag
                                      *    stored small (plog_codec.c);
@@ -22,7 +22,9 @@
                                      *    compressed bytes (PLOG_HASH_*), not zstd's
                                      *    checksum of the decompressed ones;
                                      * 7: a quick PROBE's exchange samples are the
-                                     *    pair's (the longer side's), same layout */
+                                     *    pair's (the longer side's), same layout;
+                                     * 8: and timed from the later posting, on one
+                                     *    clock, same layout */
 #define PLOG_VERSION_MIN 1u         /* oldest the reader reads (1: no call-site tables) */
 #define PLOG_FRAME_MAGIC 0x4d524650u    /* "PFRM" */
 #define PLOG_FILE_PATTERN "rank-%06d.plog"

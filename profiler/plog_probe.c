@@ -155,6 +155,18 @@ const char *plog_probe_way_name(uint32_t way)
     return way == PLOG_PROBE_ONEWAY ? "one-way" : "exchange";
 }
 
+double plog_probe_exchange_time(double sa, double da, double sb, double db, double theta)
+{
+    sb -= theta; /* on a's clock */
+    double ea = sa + da, eb = sb + db;
+    return (ea > eb ? ea : eb) - (sa > sb ? sa : sb);
+}
+
+double plog_probe_clock_offset(double t1, double t2, double tb)
+{
+    return tb - (t1 + t2) / 2;
+}
+
 int plog_probe_partner(int r, int k, int p)
 {
     int n = p % 2 ? p + 1 : p; /* odd P: a phantom rank n-1; its partner rests */

@@ -78,4 +78,16 @@ const char *plog_probe_way_name(uint32_t way);
  * partner(partner(r)) == r. Offline readers use it to know which pairs ran at once. */
 int plog_probe_partner(int r, int k, int p);
 
+/* A quick probe's exchange sample (ns) from its two sides: each side's posting s and time
+ * to its own Waitall d, on each one's own clock, b's clock theta ahead of a's. The time
+ * from the later posting to the later end: the earlier side's wait for the later one to
+ * start is not the network's, and a side's end can come before the other has its data.
+ * Never below 0 (the later poster ends after it posts). */
+double plog_probe_exchange_time(double sa, double da, double sb, double db, double theta);
+
+/* b's clock ahead of a's (ns), from a ping-pong a sent at t1 and got back at t2 (a's
+ * clock) that b answered at tb (b's clock), taken as the round trip's middle: off by at
+ * most half the round trip, least for the fastest one. */
+double plog_probe_clock_offset(double t1, double t2, double tb);
+
 #endif

@@ -168,3 +168,31 @@ Test(probe, quantiles_type7)
     plog_probe_quantiles(NULL, 0, &q);
     cr_assert_eq(q.n, 0);
 }
+
+/* An exchange sample runs from the later posting to the later end, whoever was late and
+ * whatever the clocks say (log format 8). */
+Test(probe, exchange_time_from_the_later_posting)
+{
+    /* together: the longer side */
+    cr_assert_float_eq(plog_probe_exchange_time(0, 50, 0, 80, 0), 80, 1e-9);
+    /* b leaves the barrier 1000 ns late; a waits for it (its time 1050) and b's own 50 ns
+     * are the exchange: the old longer-side sample was 1050 */
+    cr_assert_float_eq(plog_probe_exchange_time(0, 1050, 1000, 50, 0), 50, 1e-9);
+    /* the same with b's clock 1e6 ns ahead, and with a's data still arriving after b's
+     * Waitall (a ends 30 ns after b) */
+    cr_assert_float_eq(plog_probe_exchange_time(0, 1050, 1e6 + 1000, 50, 1e6), 50, 1e-9);
+    cr_assert_float_eq(plog_probe_exchange_time(0, 1080, 1e6 + 1000, 50, 1e6), 80, 1e-9);
+    /* symmetric: the same sample from b's side, with the offset the other way */
+    cr_assert_float_eq(plog_probe_exchange_time(1e6 + 1000, 50, 0, 1080, -1e6), 80, 1e-9);
+    /* an offset wrong by more than the skew never gives a negative time */
+    cr_assert_geq(plog_probe_exchange_time(0, 1050, 1000, 50, 5000), 0);
+}
+
+Test(probe, clock_offset_from_a_round_trip)
+{
+    /* b's clock 500 ahead, 20 ns each way: sent at 100, answered at 100 + 20 + 500,
+     * back at 140 */
+    cr_assert_float_eq(plog_probe_clock_offset(100, 140, 620), 500, 1e-9);
+    /* asymmetric ways (10 there, 30 back): off by half the difference */
+    cr_assert_float_eq(plog_probe_clock_offset(100, 140, 610), 490, 1e-9);
+}
