@@ -1,0 +1,100 @@
+/* test_predict_steps.c: how the steps method prices a step (phasor_predict.c's step_time,
+ * reached by including the file), with a made-up model, against prices worked out by hand:
+ * a rank's several messages of one step are the largest alone plus the rest at the
+ * model's bandwidth, per source and per destination; between hosts, the bytes of every
+ * rank of a host on its link; a message whose data also flows the other way is two-way. */
+#include <criterion/criterion.h>
+
+#include "phasor_predict.c"
+
+/* 1000 + 2n ns up to 1 MiB, then 0.5 ns per byte more (the 2..4 MiB bandwidth); two-way
+ * twice that */
+static double fake_time(const void *ctx, int32_t src, int32_t dst, uint64_t n, int twoway)
+{
+    (void)ctx;
+    (void)src;
+    (void)dst;
+    double m = 1u << 20, x = (double)n;
+    double t = x <= m ? 1000 + 2 * x : 1000 + 2 * m + 0.5 * (x - m);
+    return twoway ? 2 * t : t;
+}
+
+static const pred_model_t fake = {"fake", NULL, fake_time, NULL};
+
+/* The steps method's price of one step of the n transfers x, ranks on host[] (nhosts) */
+static double price(const ci_xfer_t *x, size_t n, const int32_t *host, int32_t nhosts,
+                    int32_t world)
+{
+    pctx_t c;
+    memset(&c, 0, sizeof(c));
+    c.method = PRED_STEPS;
+    c.host = host;
+    c.nhosts = nhosts;
+    c.agg = calloc(n, sizeof(*c.agg));
+    c.aggp = calloc(n, sizeof(*c.aggp));
+    c.aggbig = calloc(n, sizeof(*c.aggbig));
+    c.twoway = calloc(n, sizeof(*c.twoway));
+    c.snd = calloc(n, sizeof(*c.snd));
+    c.rcv = calloc(n, sizeof(*c.rcv));
+    const ci_xfer_t **p = calloc(n, sizeof(*p));
+    cr_assert(c.agg && c.aggp && c.aggbig && c.twoway && c.snd && c.rcv && p);
+    if (nhosts < world) /* as phasor predict does: host links when ranks share hosts */
+        cr_assert_eq(pr_links_reserve(&c.links, (size_t)nhosts), 0);
+    for (size_t i = 0; i < n; i++)
+        p[i] = &x[i];
+    qsort(p, n, sizeof(*p), cmp_step); /* by source, as predict_one hands them over */
+    double e, q;
+    cr_assert_eq(step_time(&c, &fake, p, n, &e, &q), 0);
+    cr_assert_float_eq(e, q, 1e-9, "steps: the P90 is the price");
+    for (int32_t h = 0; c.links.cap && h < nhosts; h++) /* and the tallies are left clear */
+        cr_assert(c.links.out[h] == 0 && c.links.in[h] == 0 && c.links.bigout[h] == 0 &&
+                  c.links.bigin[h] == 0);
+    pr_links_free(&c.links);
+    free(c.agg);
+    free(c.aggp);
+    free(c.aggbig);
+    free(c.twoway);
+    free(c.snd);
+    free(c.rcv);
+    free(p);
+    return e;
+}
+
+Test(predict_steps, several_messages_from_one_rank)
+{
+    /* rank 0 fans out 1000, 2000 and 4000 B: the largest (9000 ns) plus 3000 B at 0.5 ns,
+     * not the sum's own 15000 ns nor the largest's 9000 */
+    const ci_xfer_t x[3] = {{0, 1, 0, 1000}, {0, 2, 0, 2000}, {0, 3, 0, 4000}};
+    const int32_t host[4] = {0, 1, 2, 3};
+    cr_assert_float_eq(price(x, 3, host, 4, 4), 9000 + 1500, 1e-6);
+}
+
+Test(predict_steps, several_messages_into_one_rank)
+{
+    /* the fan-in: the same by destination */
+    const ci_xfer_t x[3] = {{1, 0, 0, 1000}, {2, 0, 0, 2000}, {3, 0, 0, 4000}};
+    const int32_t host[4] = {0, 1, 2, 3};
+    cr_assert_float_eq(price(x, 3, host, 4, 4), 9000 + 1500, 1e-6);
+}
+
+Test(predict_steps, ranks_of_a_host_share_its_link)
+{
+    /* ranks 0, 1 on host 0 send 4000 and 2000 B to ranks 2, 3 on host 1: each message
+     * alone would take 9000 ns, but both share host 0's link out and host 1's in */
+    const ci_xfer_t x[2] = {{0, 2, 0, 4000}, {1, 3, 0, 2000}};
+    const int32_t host[4] = {0, 0, 1, 1};
+    cr_assert_float_eq(price(x, 2, host, 2, 4), 9000 + 1000, 1e-6);
+    /* within a host they do not */
+    const ci_xfer_t y[2] = {{0, 1, 0, 4000}, {2, 3, 0, 2000}};
+    cr_assert_float_eq(price(y, 2, host, 2, 4), 9000, 1e-6);
+}
+
+Test(predict_steps, an_exchange_is_two_way)
+{
+    /* 0 and 1 swap 1000 B: two-way, 2 x 3000 ns; 0 -> 1 and 2 -> 3 are one way */
+    const ci_xfer_t x[2] = {{0, 1, 0, 1000}, {1, 0, 0, 1000}};
+    const int32_t host[4] = {0, 1, 2, 3};
+    cr_assert_float_eq(price(x, 2, host, 4, 4), 6000, 1e-6);
+    const ci_xfer_t y[2] = {{0, 1, 0, 1000}, {2, 3, 0, 1000}};
+    cr_assert_float_eq(price(y, 2, host, 4, 4), 3000, 1e-6);
+}
