@@ -21,30 +21,21 @@ int pr_links_reserve(pr_links_t *l, size_t nh)
 {
     if (nh <= l->cap)
         return 0;
-    uint64_t *h[4];
-    int bad = 0;
-    for (int i = 0; i < 4; i++)
-        bad |= !(h[i] = calloc(nh, sizeof(uint64_t)));
-    if (bad) {
-        for (int i = 0; i < 4; i++)
-            free(h[i]);
+    uint64_t *h = calloc(4 * nh, sizeof(*h)); /* the four tallies in one block */
+    if (!h)
         return -1;
-    }
     pr_links_free(l);
-    l->out = h[0];
-    l->in = h[1];
-    l->bigout = h[2];
-    l->bigin = h[3];
+    l->out = h;
+    l->in = h + nh;
+    l->bigout = h + 2 * nh;
+    l->bigin = h + 3 * nh;
     l->cap = nh;
     return 0;
 }
 
 void pr_links_free(pr_links_t *l)
 {
-    free(l->out);
-    free(l->in);
-    free(l->bigout);
-    free(l->bigin);
+    free(l->out); /* the block */
     memset(l, 0, sizeof(*l));
 }
 
