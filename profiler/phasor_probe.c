@@ -362,29 +362,27 @@ static int pair_join(MPI_Comm c, int me, const int *partner, int nslots, int ns,
         int q = partner[k];
         if (q < 0)
             continue;
-        size_t m = 0, i = 0; /* m = n: every size has its reps */
-        for (int z = 0; z < ns; z++)
-            m += sets[(size_t)k * ns + z].n;
+        size_t i = 0;
         for (int z = 0; z < ns; z++) { /* durations, then when they began */
             const sampleset_t *st = &sets[(size_t)k * ns + z], *s0 = &starts[(size_t)k * ns + z];
             memcpy(mine + i, st->v, st->n * sizeof(double));
-            memcpy(mine + m + i, s0->v, s0->n * sizeof(double));
+            memcpy(mine + n + i, s0->v, s0->n * sizeof(double));
             i += st->n;
         }
         if (me > q) { /* the lower rank joins them on its clock: both keep the same samples */
-            CHECK(PMPI_Send(mine, (int)(2 * m), MPI_DOUBLE, q, TAG_DATA, c));
-            CHECK(PMPI_Recv(mine, (int)m, MPI_DOUBLE, q, TAG_DATA, c, MPI_STATUS_IGNORE));
+            CHECK(PMPI_Send(mine, (int)(2 * n), MPI_DOUBLE, q, TAG_DATA, c));
+            CHECK(PMPI_Recv(mine, (int)n, MPI_DOUBLE, q, TAG_DATA, c, MPI_STATUS_IGNORE));
         } else {
-            CHECK(PMPI_Recv(theirs, (int)(2 * m), MPI_DOUBLE, q, TAG_DATA, c,
+            CHECK(PMPI_Recv(theirs, (int)(2 * n), MPI_DOUBLE, q, TAG_DATA, c,
                             MPI_STATUS_IGNORE));
-            for (i = 0; i < m; i++) {
+            for (i = 0; i < n; i++) {
                 /* the partner's offset where this side posted */
-                double f = span > 0 ? (mine[m + i] - tsync[0]) / span : 0;
+                double f = span > 0 ? (mine[n + i] - tsync[0]) / span : 0;
                 double th = theta[k] + f * (theta[nslots + k] - theta[k]);
-                mine[i] = plog_probe_exchange_time(mine[m + i], mine[i], theirs[m + i],
+                mine[i] = plog_probe_exchange_time(mine[n + i], mine[i], theirs[n + i],
                                                    theirs[i], th);
             }
-            CHECK(PMPI_Send(mine, (int)m, MPI_DOUBLE, q, TAG_DATA, c));
+            CHECK(PMPI_Send(mine, (int)n, MPI_DOUBLE, q, TAG_DATA, c));
         }
         i = 0;
         for (int z = 0; z < ns; z++) {
