@@ -654,15 +654,18 @@ static void reduce_generic(pcs_ctx_t *c, int sbuf, bool sbuf_inplace, bool has_r
         pcs_wait(c, i);
 }
 
-/* ompi_coll_base_reduce_intra_basic_linear (reduce.c:631). sbuf: S, or R when in place. */
+/* ompi_coll_base_reduce_intra_basic_linear (reduce.c:631). sbuf: S, or R when in place. The
+ * root receives with blocking calls, from size - 1 down to 0, one after the other: a step
+ * each (above the eager size a sender's data waits for its receive). */
 static void reduce_linear(pcs_ctx_t *c, int sbuf, bool inplace, int64_t count, int root)
 {
     uint64_t len = (uint64_t)count * c->ts;
-    pcs_at(c, 0);
     if (c->rank != root) {
+        pcs_at(c, (c->size - 1 - c->rank) - (root > c->rank ? 1 : 0));
         pcs_send(c, root, sbuf, 0, len);
         return;
     }
+    pcs_at(c, 0);
     int rbuf = R;
     if (inplace) { /* sbuf = rbuf; rbuf = temporary */
         sbuf = R;
@@ -670,14 +673,18 @@ static void reduce_linear(pcs_ctx_t *c, int sbuf, bool inplace, int64_t count, i
         pcs_need_tmp(c, T, len);
     }
     pcs_need_tmp(c, T2, len);
-    if (c->rank == c->size - 1)
+    int64_t st = 0;
+    if (c->rank == c->size - 1) {
         pcs_copy(c, sbuf, 0, rbuf, 0, len);
-    else
+        st = -1;
+    } else {
         pcs_recv(c, c->size - 1, rbuf, 0, len);
+    }
     for (int i = c->size - 2; i >= 0; i--) {
         if (i == c->rank) {
             pcs_reduce(c, sbuf, 0, rbuf, 0, len);
         } else {
+            pcs_at(c, ++st);
             pcs_recv(c, i, T2, 0, len);
             pcs_reduce(c, T2, 0, rbuf, 0, len);
         }
@@ -1173,19 +1180,23 @@ static pcs_err_t gen_allreduce(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gs
 
 /* ---- gather / scatter (per-rank block of count elements) ---- */
 
+/* ompi_coll_base_gather_intra_basic_linear: the root receives with blocking calls, from 0 up, one after
+ * the other: a step each */
 static void gather_linear(pcs_ctx_t *c, int64_t count, int root, bool inplace)
 {
     uint64_t len = (uint64_t)count * c->ts;
-    pcs_at(c, 0);
     if (c->rank != root) {
+        pcs_at(c, c->rank - (c->rank > root ? 1 : 0));
         pcs_send(c, root, S, 0, len);
         return;
     }
-    for (int i = 0; i < c->size; i++) {
-        if (i == root) {
+    for (int i = 0, st = 0; i < c->size; i++) {
+        if (i == root) { /* between the receives: no step of its own */
+            pcs_at(c, st > 0 ? st - 1 : 0);
             if (!inplace)
                 pcs_copy(c, S, 0, R, (uint64_t)i * len, len);
         } else {
+            pcs_at(c, st++);
             pcs_recv(c, i, R, (uint64_t)i * len, len);
         }
     }
@@ -1275,19 +1286,22 @@ static void gather_linear_sync(pcs_ctx_t *c, int64_t count, int root, bool inpla
 static void scatter_linear(pcs_ctx_t *c, int64_t count, int root, bool inplace, bool nb)
 {
     const uint64_t len = (uint64_t)count * c->ts;
-    pcs_at(c, 0);
-    if (c->rank != root) {
+    if (c->rank != root) { /* blocking sends go one after the other: a step each */
+        pcs_at(c, nb ? 0 : c->rank - (c->rank > root ? 1 : 0));
         pcs_recv(c, root, R, 0, len);
         return;
     }
     int k = 0;
-    for (int i = 0; i < c->size; i++) {
+    for (int i = 0, st = 0; i < c->size; i++) {
         if (i == root) {
+            pcs_at(c, nb || st == 0 ? 0 : st - 1);
             if (!inplace)
                 pcs_copy(c, S, (uint64_t)i * len, R, 0, len);
         } else if (nb) {
+            pcs_at(c, 0);
             pcs_isend(c, k++, i, S, (uint64_t)i * len, len);
         } else {
+            pcs_at(c, st++);
             pcs_send(c, i, S, (uint64_t)i * len, len);
         }
     }

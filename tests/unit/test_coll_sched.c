@@ -660,3 +660,50 @@ Test(coll_sched, forcing_variables_and_library_strings)
     cr_assert_eq(pcs_library_of("Open MPI v5.0.0"), PCS_LIB_UNKNOWN);
     cr_assert_eq(pcs_library_of(NULL), PCS_LIB_UNKNOWN);
 }
+
+/* Basic linear reduce, gather and scatter: the root's blocking receives (sends) come one
+ * after the other (reduce: from size - 1 down, gather and scatter: from 0 up), so each is a
+ * step of its own, which its peer shares; a rendezvous peer waits for its turn, not for
+ * the step of all. */
+Test(coll_sched, linear_roots_receive_one_step_at_a_time)
+{
+    static const struct { pcs_coll_t c; pcs_alg_t alg; int down; } t[] = {
+        {PCS_REDUCE, PCS_ALG_REDUCE_LINEAR, 1}, {PCS_GATHER, PCS_ALG_GATHER_LINEAR, 0},
+        {PCS_SCATTER, PCS_ALG_SCATTER_LINEAR, 0}};
+    pcs_sched_t s = PCS_SCHED_INIT;
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        for (int P = 2; P <= 6; P++)
+            for (int root = 0; root < P; root++) {
+                int32_t step_of[6]; /* a peer's step, and the root's for its transfer */
+                int scatter = t[i].c == PCS_SCATTER;
+                for (int r = 0; r < P; r++) {
+                    pcs_args_t a = {.coll = t[i].c, .size = P, .rank = r, .root = root,
+                                    .type_size = 8, .count = 100000, .commutative = true};
+                    pcs_choice_t ch = {.alg = t[i].alg};
+                    pcs_sched_reset(&s);
+                    cr_assert_eq(pcs_generate(&a, &ch, &s), PCS_OK);
+                    int seen = 0;
+                    for (size_t k = 0; k < s.n; k++) {
+                        const pcs_op_t *o = &s.ops[k];
+                        if (r != root && o->kind == (scatter ? PCS_OP_RECV : PCS_OP_SEND)) {
+                            step_of[r] = (int32_t)o->step;
+                            seen++;
+                        } else if (r == root &&
+                                   o->kind == (scatter ? PCS_OP_SEND : PCS_OP_RECV)) {
+                            /* the k-th transfer in the root's order is in step k */
+                            int want = t[i].down ? (P - 1 - o->peer) - (root > o->peer)
+                                                 : o->peer - (o->peer > root);
+                            cr_assert_eq((int)o->step, want, "alg %d P %d root %d peer %d",
+                                         (int)t[i].alg, P, root, o->peer);
+                            seen++;
+                        }
+                    }
+                    cr_assert_eq(seen, r == root ? P - 1 : 1);
+                    cr_assert_eq(s.nsteps, (uint32_t)(r == root ? P - 1 : step_of[r] + 1));
+                }
+                for (int r = 0; r < P; r++) /* the senders' steps: 0 .. P - 2, once each */
+                    for (int q = 0; q < r; q++)
+                        cr_assert(r == root || q == root || step_of[r] != step_of[q]);
+            }
+    pcs_sched_free(&s);
+}
