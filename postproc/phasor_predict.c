@@ -227,7 +227,10 @@ static int step_time(pctx_t *c, const pred_model_t *m, const ci_xfer_t **x, size
                 /* several messages: the largest alone plus the rest at the bandwidth, as
                  * the replay prices them (no eager size here: all priced as sent) */
                 double t = pr_aggregate_time(m->time, m->ctx, c->agg[k].src, c->agg[k].dst,
-                                             c->agg[k].bytes, c->aggbig[k], c->twoway[k], 0);
+                                             c->agg[k].bytes, c->aggbig[k], c->twoway[k], 0,
+                                             m->load.per_byte,
+                                             pr_load_slow(&m->load, c->host, c->agg[k].src,
+                                                          c->agg[k].dst, pass));
                 if (t > ee)
                     ee = t;
             }
@@ -339,6 +342,7 @@ static void on_instance(void *arg, const ci_inst_t *in)
     c->predicted++;
     double pt[PRED_MAXMODELS], p9[PRED_MAXMODELS];
     for (int k = 0; k < c->nmodels; k++) {
+        c->ropt.load = c->models[k].load;
         int rc = c->method == PRED_REPLAY
                      ? pr_replay(&c->rp, in, c->models[k].time, c->models[k].ctx, &c->ropt,
                                  &pt[k], &p9[k])

@@ -9,6 +9,7 @@
 #include "coll_instances.h"
 #include "net_model.h"
 #include "plog_reader.h"
+#include "predict_replay.h"
 
 #define PRED_MAXMODELS 3
 
@@ -25,6 +26,8 @@ typedef struct pred_model {
      * x[i]; 0, or -1 out of memory */
     int (*max_of)(const void *ctx, const ci_xfer_t *const *x, const uint8_t *twoway, size_t n,
                   double *mean, double *p90);
+    /* the host links' background load as this model shows it (pred_models_load) */
+    pr_load_t load;
 } pred_model_t;
 
 typedef struct pred_models {

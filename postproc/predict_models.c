@@ -1,5 +1,6 @@
 /* predict_models.c: the models `phasor predict` evaluates, fitted to the run's own probe
  * (PROBE frames) or read from a model file (doc/model-format.md). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@ typedef struct slot { /* a model's ctx */
     pnm_model_t fit;
     scratch_t *scratch;
     const struct priv *owner;
+    double *load; /* pr_load_t's out, then in */
 } slot_t;
 
 typedef struct priv {
@@ -145,6 +147,67 @@ static int within_hosts(priv_t *p, const plog_run_t *run, const int32_t *host,
                  "; %s price %zu pair%s within a host by their own samples", kinds, pairs,
                  pairs == 1 ? "" : "s");
     }
+    return 0;
+}
+
+/* A message's time per byte one-way at 2-4 MiB. */
+static double per_byte(const pred_model_t *m, int32_t s, int32_t d)
+{
+    return (m->time(m->ctx, s, d, 4u << 20, 0) - m->time(m->ctx, s, d, 2u << 20, 0)) /
+           (double)(2u << 20);
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The host links' background load as model m shows it (pr_load_t), into lo (2 world
+ * doubles: out, then in). A pair is as slow as the busier of its source's link out and its
+ * destination's link in, so a rank's least slow pair out (in) tells its link out (in); a
+ * per-source model (Hockney, LogGP) has no destinations' links to show, and a rank's link
+ * in comes out as loaded as the least loaded source's link out, mostly 1. An
+ * unloaded link's time per byte: the first quartile of the pairs', not their fastest, which
+ * noise puts below the rest (17.0 against 17.3-17.9 ns/B on unloaded 500 Mbit/s links;
+ * 14.3 against 16 under contention). Pairs between hosts (any two ranks without hosts);
+ * each source against at most 16 destinations spread over the world, so that a large run
+ * does not price all its pairs. -1 out of memory. */
+static int link_load(pred_model_t *m, double *lo, int32_t world, const int32_t *host)
+{
+    double *out = lo, *in = lo + world;
+    int32_t step = world > 17 ? (world - 1) / 16 : 1;
+    double *all = malloc(((size_t)world * 16 + 1) * sizeof(*all));
+    size_t n = 0;
+    if (!all)
+        return -1;
+    for (int32_t r = 0; r < world; r++)
+        out[r] = in[r] = INFINITY;
+    for (int32_t s = 0; s < world; s++)
+        for (int32_t j = 1; j < world && j <= 16 * step; j += step) {
+            int32_t d = (s + j) % world;
+            if (host && host[s] == host[d])
+                continue;
+            double pb = per_byte(m, s, d);
+            if (!(pb > 0) || !isfinite(pb))
+                continue;
+            all[n++] = pb;
+            out[s] = fmin(out[s], pb);
+            in[d] = fmin(in[d], pb);
+        }
+    double free_pb = 0;
+    if (n) {
+        qsort(all, n, sizeof(*all), cmp_dbl);
+        free_pb = all[(n - 1) / 4];
+    }
+    free(all);
+    for (int32_t r = 0; r < world; r++) {
+        out[r] = isfinite(out[r]) ? fmax(1, out[r] / free_pb) : 1;
+        in[r] = isfinite(in[r]) ? fmax(1, in[r] / free_pb) : 1;
+    }
+    m->load.per_byte = free_pb;
+    m->load.out = free_pb > 0 ? out : NULL;
+    m->load.in = free_pb > 0 ? in : NULL;
     return 0;
 }
 
@@ -279,6 +342,13 @@ int pred_models_load(pred_models_t *pm, const plog_run_t *run, const char *file,
         pm->m[i].ctx = &p->slot[i];
         pm->m[i].time = time_of;
         pm->m[i].max_of = max_of;
+        int32_t w = plog_run_world_size(run);
+        p->slot[i].load = malloc(2 * (size_t)(w > 0 ? w : 1) * sizeof(double));
+        if (!p->slot[i].load || link_load(&pm->m[i], p->slot[i].load, w, host) != 0) {
+            snprintf(why, cap, "out of memory");
+            pred_models_free(pm);
+            return -1;
+        }
     }
     return 0;
 }
@@ -287,8 +357,10 @@ void pred_models_free(pred_models_t *pm)
 {
     priv_t *p = pm->priv;
     if (p) {
-        for (int i = 0; i < PRED_MAXMODELS; i++)
+        for (int i = 0; i < PRED_MAXMODELS; i++) {
             pnm_free(&p->slot[i].fit);
+            free(p->slot[i].load);
+        }
         free(p->between);
         free(p->scratch.dist);
         free(p);

@@ -167,18 +167,36 @@ static void join(pr_t *p, size_t k, uint32_t tag, size_t *np)
     p->part[(*np)++] = k;
 }
 
+/* A message's time per byte at 2-4 MiB. */
+static double slope(pr_time_fn t, const void *ctx, int32_t src, int32_t dst, int way)
+{
+    return (t(ctx, src, dst, 4u << 20, way) - t(ctx, src, dst, 2u << 20, way)) /
+           (double)(2u << 20);
+}
+
 /* pr_aggregate_time: see predict_replay.h for why */
 double pr_aggregate_time(pr_time_fn t, const void *ctx, int32_t src, int32_t dst,
-                         uint64_t bytes, uint64_t big, int two, uint64_t eager)
+                         uint64_t bytes, uint64_t big, int two, uint64_t eager,
+                         double link_pb, double link_slow)
 {
     if (bytes <= big)
         return t(ctx, src, dst, bytes, two);
     int way = two && big > eager; /* 1: priced as two-way; eager both ways: one way */
     double agg = t(ctx, src, dst, bytes, way);
-    double per_byte = (t(ctx, src, dst, 4u << 20, way) - t(ctx, src, dst, 2u << 20, way)) /
-                      (double)(2u << 20);
-    if (per_byte > 0) /* not NaN either */
-        agg = fmin(agg, t(ctx, src, dst, big, way) + (double)(bytes - big) * per_byte);
+    double per_byte = slope(t, ctx, src, dst, way);
+    if (per_byte > 0) { /* not NaN either */
+        double extra = (double)(bytes - big) * per_byte;
+        if (link_pb > 0 && link_slow >= 1) {
+            /* the pair's own slowdown, one-way both ways for a two-way price */
+            double one = way ? fmax(slope(t, ctx, src, dst, 0), slope(t, ctx, dst, src, 0))
+                             : slope(t, ctx, src, dst, 0);
+            double clean = one > link_pb ? per_byte * link_pb / one : per_byte;
+            double k = (double)bytes / (double)big; /* flows, were they all as large */
+            extra = fmax(0, (double)bytes * clean * (1 + (link_slow - 1) / k) -
+                                (double)big * per_byte);
+        }
+        agg = fmin(agg, t(ctx, src, dst, big, way) + extra);
+    }
     return two && !way ? fmax(agg, t(ctx, src, dst, big, 1)) : agg;
 }
 
@@ -289,10 +307,16 @@ int pr_replay(pr_t *p, const ci_inst_t *in, pr_time_fn t, const void *ctx,
                 gi = p->links.bigin[hl[me]];
             }
             p->tout[k] = p->nout[k] ? pr_aggregate_time(t, ctx, me, p->pout[k], bo, go,
-                                                        p->tw[k] & 1u, o->eager)
+                                                        p->tw[k] & 1u, o->eager,
+                                                        o->load.per_byte,
+                                                        pr_load_slow(&o->load, o->host,
+                                                                     me, p->pout[k], 0))
                                     : 0;
             p->tin[k] = p->nin[k] ? pr_aggregate_time(t, ctx, p->pin[k], me, bi, gi,
-                                                      p->tw[k] & 2u, o->eager)
+                                                      p->tw[k] & 2u, o->eager,
+                                                      o->load.per_byte,
+                                                      pr_load_slow(&o->load, o->host,
+                                                                   p->pin[k], me, 1))
                                   : 0;
         }
         if (hl)

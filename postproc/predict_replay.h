@@ -7,7 +7,8 @@
  * the link sharing of the steps method, on the path of the slowest of them alone; when that
  * path is between hosts, of the bytes all ranks of its host send (receive) between hosts
  * in the step, which share the host's link; several messages take at most the largest's
- * time plus the others' bytes at the model's bandwidth, its time per byte at 2-4 MiB); a
+ * time plus the others' bytes at the model's bandwidth, its time per byte at 2-4 MiB, and
+ * less where the link's background load gives way to them: pr_aggregate_time); a
  * message is two-way when data also flows the other way at one of its ends on the same
  * kind of path (between hosts, or within one); several eager messages (none of the
  * aggregated ones above the eager size) that flow both ways are priced as one-way traffic
@@ -50,9 +51,20 @@ typedef double (*pr_time_fn)(const void *ctx, int32_t src, int32_t dst, uint64_t
 #define PRED_EAGER_UNMEASURED "Open MPI's; not measured for this run's library: give --eager"
 uint64_t pr_eager_of(const char *mpi_library, const char **what);
 
+/* What the probe showed of the host links' background load, for one model (pred_models_load
+ * works it out): a link's time per byte when nothing else loads it, and per world rank how
+ * much slower its host's link out (in) looked. */
+typedef struct pr_load {
+    double per_byte;         /* ns per byte at 2-4 MiB of an unloaded link; 0: not known */
+    const double *out, *in;  /* per world rank, >= 1 (1: unloaded); NULL: not known */
+} pr_load_t;
+
 /* The time of a member's aggregated message out (in) of a step: bytes in all (its own, or
  * its host's between hosts), the largest single message of them big; two: two-way; eager:
- * the largest message sent eagerly (0: none, as the steps method takes it).
+ * the largest message sent eagerly (0: none, as the steps method takes it); link_pb,
+ * link_slow: pr_load_t's per_byte and the slowdown of the link the messages share (its
+ * host's out for a member's messages out, in for those in; 0: not between hosts or not
+ * known, and the load is left out).
  * - Several messages go on their own connections, at once: the largest takes its own time
  *   (latency, the queue it meets, its window's growth) and the others add their bytes at
  *   the path's bandwidth, the model's time per byte between 2 and 4 MiB (past any
@@ -61,13 +73,23 @@ uint64_t pr_eager_of(const char *mpi_library, const char **what);
  *   last segment). Where queues hold mid-size messages back, the model's mid-size slope
  *   is not a bandwidth, and pricing the sum on it took a linear Bcast of 16 KiB under
  *   contention for 2.5x what it took (doc/models.md).
+ * - Background traffic on the shared link is shared flow by flow, as TCP does: a probe
+ *   flow against B others got 1 / (1 + B) of the link, so k flows get k / (k + B), and the
+ *   k flows of b bytes take b (k + B) times the unloaded time per byte, not k b (1 + B).
+ *   A pair slower than an unloaded link for a reason elsewhere (its other end's link)
+ *   does not slow the others' bytes on this link. So the bytes as a whole take the pair's
+ *   time per byte less its own slowdown (one-way, both ways for a two-way price), times
+ *   (1 + (link_slow - 1) / k) for the link's background, k = bytes / big; the largest
+ *   message keeps its own time, and the others add what that leaves. Unloaded links
+ *   (link_slow 1, pairs as fast as link_pb) price as above.
  * - Two-way messages are priced by the probe's exchanges, whose large sizes include
  *   rendezvous exchanges that ran one way after the other (Open MPI's TCP put does that).
  *   Eager messages do not: several of them flowing both ways share a full-duplex link, so
  *   they take the one-way time of their bytes, but no less than the exchange of the
  *   largest alone. */
 double pr_aggregate_time(pr_time_fn t, const void *ctx, int32_t src, int32_t dst,
-                         uint64_t bytes, uint64_t big, int two, uint64_t eager);
+                         uint64_t bytes, uint64_t big, int two, uint64_t eager,
+                         double link_pb, double link_slow);
 
 typedef struct pr_opts {
     double gamma;   /* ns per reduced byte */
@@ -76,12 +98,24 @@ typedef struct pr_opts {
     const int32_t *host; /* a host id in [0, nhosts) per world rank; NULL: every rank on
                             its own host */
     int32_t nhosts;      /* 0: hosts tell paths apart, but no host link is shared */
+    pr_load_t load;      /* the pricing model's (pred_model_t); zero: not known */
 } pr_opts_t;
 
 /* A message between world ranks a and b goes between hosts (host as in pr_opts_t). */
 static inline int pr_crosses(const int32_t *host, int32_t a, int32_t b)
 {
     return host ? host[a] != host[b] : 1;
+}
+
+/* The slowdown of the host link that a message from a to b shares with the other messages
+ * out of a (in: into b): link_slow of pr_aggregate_time, 0 within a host or not known. */
+static inline double pr_load_slow(const pr_load_t *l, const int32_t *host, int32_t a,
+                                  int32_t b, int in)
+{
+    if (!(l->per_byte > 0) || !pr_crosses(host, a, b))
+        return 0;
+    const double *v = in ? l->in : l->out;
+    return v ? v[in ? b : a] : 0;
 }
 
 /* One key per (rank, kind of path: net 1 between hosts, 0 within one). */

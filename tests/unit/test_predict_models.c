@@ -1,7 +1,8 @@
 /* test_predict_models.c: the models `phasor predict` fits to a run's own probe
  * (postproc/predict_models.c), on a synthetic 3-rank run whose ranks 0 and 1 share a host:
  * a message within a host from a source that has pairs between hosts is priced by that
- * pair's own samples; every other message by the source's fit. */
+ * pair's own samples; every other message by the source's fit; the host links' load as
+ * the fits show it. */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -178,3 +179,32 @@ Test(predict_models, a_model_files_hosts_must_be_the_runs)
     close_run(run, dir);
 }
 
+
+/* The host links' background load (pr_load_t) as a model shows it: the pairs between hosts
+ * here take 8 (0 -> 2), 5 (1 -> 2) and 10 ns/B (2 -> 0, 2 -> 1; Hockney is per source),
+ * so an unloaded link takes the first quartile, 5, and each rank's least slow pair out
+ * (in) of it tells its link out (in). */
+Test(predict_models, background_load_of_the_links)
+{
+    char *dir;
+    plog_run_t *run = open_run(&dir);
+    pnm_opts_t fit = {0};
+    char why[512];
+    pred_models_t pm;
+    cr_assert_eq(pred_models_load(&pm, run, NULL, "hockney", &fit, host, 2, why,
+                                  sizeof(why)), 0, "%s", why);
+    const pr_load_t *l = &pm.m[0].load;
+    cr_assert_float_eq(l->per_byte, 5, 1e-3);
+    cr_assert(l->out && l->in);
+    const double out[3] = {8.0 / 5, 1, 10.0 / 5}, in[3] = {10.0 / 5, 10.0 / 5, 1};
+    for (int r = 0; r < 3; r++) {
+        cr_assert_float_eq(l->out[r], out[r], 1e-3, "rank %d out %g", r, l->out[r]);
+        cr_assert_float_eq(l->in[r], in[r], 1e-3, "rank %d in %g", r, l->in[r]);
+    }
+    /* what pr_aggregate_time is told: a link between hosts, and nothing within one */
+    cr_assert_float_eq(pr_load_slow(l, host, 2, 0, 0), 2, 1e-3);
+    cr_assert_float_eq(pr_load_slow(l, host, 0, 2, 1), 1, 1e-3);
+    cr_assert_eq(pr_load_slow(l, host, 0, 1, 0), 0);
+    pred_models_free(&pm);
+    close_run(run, dir);
+}

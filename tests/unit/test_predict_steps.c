@@ -2,7 +2,8 @@
  * reached by including the file), with a made-up model, against prices worked out by hand:
  * a rank's several messages of one step are the largest alone plus the rest at the
  * model's bandwidth, per source and per destination; between hosts, the bytes of every
- * rank of a host on its link; a message whose data also flows the other way is two-way. */
+ * rank of a host on its link; a message whose data also flows the other way is two-way;
+ * a loaded link's background gives way to several messages. */
 #include <criterion/criterion.h>
 
 #include "phasor_predict.c"
@@ -19,11 +20,12 @@ static double fake_time(const void *ctx, int32_t src, int32_t dst, uint64_t n, i
     return twoway ? 2 * t : t;
 }
 
-static const pred_model_t fake = {"fake", NULL, fake_time, NULL};
+static const pred_model_t fake = {"fake", NULL, fake_time, NULL, {0, NULL, NULL}};
 
-/* The steps method's price of one step of the n transfers x, ranks on host[] (nhosts) */
-static double price(const ci_xfer_t *x, size_t n, const int32_t *host, int32_t nhosts,
-                    int32_t world)
+/* The steps method's price of one step of the n transfers x, ranks on host[] (nhosts),
+ * by model m */
+static double price_by(const pred_model_t *m, const ci_xfer_t *x, size_t n,
+                       const int32_t *host, int32_t nhosts, int32_t world)
 {
     pctx_t c;
     memset(&c, 0, sizeof(c));
@@ -44,7 +46,7 @@ static double price(const ci_xfer_t *x, size_t n, const int32_t *host, int32_t n
         p[i] = &x[i];
     qsort(p, n, sizeof(*p), cmp_step); /* by source, as predict_one hands them over */
     double e, q;
-    cr_assert_eq(step_time(&c, &fake, p, n, &e, &q), 0);
+    cr_assert_eq(step_time(&c, m, p, n, &e, &q), 0);
     cr_assert_float_eq(e, q, 1e-9, "steps: the P90 is the price");
     for (int32_t h = 0; c.links.cap && h < nhosts; h++) /* and the tallies are left clear */
         cr_assert(c.links.out[h] == 0 && c.links.in[h] == 0 && c.links.bigout[h] == 0 &&
@@ -58,6 +60,12 @@ static double price(const ci_xfer_t *x, size_t n, const int32_t *host, int32_t n
     free(c.rcv);
     free(p);
     return e;
+}
+
+static double price(const ci_xfer_t *x, size_t n, const int32_t *host, int32_t nhosts,
+                    int32_t world)
+{
+    return price_by(&fake, x, n, host, nhosts, world);
 }
 
 Test(predict_steps, several_messages_from_one_rank)
@@ -97,4 +105,29 @@ Test(predict_steps, an_exchange_is_two_way)
     cr_assert_float_eq(price(x, 2, host, 4, 4), 6000, 1e-6);
     const ci_xfer_t y[2] = {{0, 1, 0, 1000}, {2, 3, 0, 1000}};
     cr_assert_float_eq(price(y, 2, host, 4, 4), 3000, 1e-6);
+}
+
+Test(predict_steps, background_load_on_the_shared_link)
+{
+    /* the model's pairs take 0.5 ns/B past 1 MiB where an unloaded link takes 0.25: three
+     * messages of 2 MiB share a link with one background flow and get 3/4 of it */
+    const uint64_t mi = 1u << 20;
+    double out[4] = {2, 1, 1, 1}, in[4] = {1, 1, 1, 1};
+    pred_model_t m = fake;
+    m.load = (pr_load_t){0.25, out, in};
+    const int32_t host[4] = {0, 1, 2, 3};
+    /* rank 0's link out: the largest (1000 + 2.5 Mi ns) and 1 Mi ns more, not 2 */
+    const ci_xfer_t fan[3] = {{0, 1, 0, 2 * mi}, {0, 2, 0, 2 * mi}, {0, 3, 0, 2 * mi}};
+    cr_assert_float_eq(price_by(&m, fan, 3, host, 4, 4), 1000 + 3.5 * mi, 1e-6);
+    cr_assert_float_eq(price(fan, 3, host, 4, 4), 1000 + 4.5 * mi, 1e-6);
+    /* into rank 0, its link in loaded: the same by destination */
+    const ci_xfer_t into[3] = {{1, 0, 0, 2 * mi}, {2, 0, 0, 2 * mi}, {3, 0, 0, 2 * mi}};
+    out[0] = 1;
+    in[0] = 2;
+    cr_assert_float_eq(price_by(&m, into, 3, host, 4, 4), 1000 + 3.5 * mi, 1e-6);
+    /* the senders' links loaded instead, rank 0's in not: each sender's message is slow
+     * alone, and the others' bytes pass rank 0's link at its full rate meanwhile */
+    in[0] = 1;
+    out[1] = out[2] = out[3] = 2;
+    cr_assert_float_eq(price_by(&m, into, 3, host, 4, 4), 1000 + 3 * mi, 1e-6);
 }

@@ -1,7 +1,8 @@
 /* test_replay.c: `phasor predict --method replay` (postproc/predict_replay.c) on instances
  * small enough to replay by hand: a ping between two ranks, Open MPI's binomial bcast on
  * four ranks with staggered entries (eager and rendezvous), link sharing at a gather root,
- * a reduction's cost, members outside the schedule. Models are constant or affine. */
+ * a reduction's cost, members outside the schedule, background load shared flow by flow.
+ * Models are constant or affine. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <string.h>
@@ -538,4 +539,72 @@ Test(replay, eager_size_of_the_library)
         cr_assert_eq(pr_eager_of(other[i], &what), 65480);
         cr_assert_str_eq(what, PRED_EAGER_UNMEASURED, "%s", other[i] ? other[i] : "NULL");
     }
+}
+
+/* Links of 1 ns/B when unloaded; slope[s][d]: the pair's one-way ns/B (the busier of s's
+ * link out and d's link in); 1000 ns of latency; two-way: twice the slower of both ways. */
+static double t_loaded(const void *ctx, int32_t src, int32_t dst, uint64_t n, int twoway)
+{
+    const double(*slope)[4] = ctx;
+    double c = twoway ? 2 * fmax(slope[src][dst], slope[dst][src]) : slope[src][dst];
+    return 1000 + (double)n * c;
+}
+
+Test(replay, background_load_is_shared_flow_by_flow)
+{
+    const double mb = 1e6;
+    /* rank 0's link out carries one background flow: its pairs take 2 ns/B */
+    const double out0[4][4] = {{1, 2, 2, 2}, {1, 1, 1, 1}, {1, 1, 1, 1}, {1, 1, 1, 1}};
+    /* 3 flows of 1 MB against it get 3/4 of the link: 4 MB of link time, not the largest
+     * alone (2 MB) plus 2 MB at the pair's 2 ns/B */
+    cr_assert_float_eq(pr_aggregate_time(t_loaded, out0, 0, 1, 3 * mb, mb, 0, 0, 1, 2),
+                       1000 + 4 * mb, 1e-6);
+    /* the load not known, or not on the shared link (within a host): as before */
+    cr_assert_float_eq(pr_aggregate_time(t_loaded, out0, 0, 1, 3 * mb, mb, 0, 0, 0, 2),
+                       1000 + 6 * mb, 1e-6);
+    cr_assert_float_eq(pr_aggregate_time(t_loaded, out0, 0, 1, 3 * mb, mb, 0, 0, 1, 0),
+                       1000 + 6 * mb, 1e-6);
+    /* unloaded links: the largest alone plus the others' bytes at the bandwidth */
+    const double none[4][4] = {{1, 1, 1, 1}, {1, 1, 1, 1}, {1, 1, 1, 1}, {1, 1, 1, 1}};
+    cr_assert_float_eq(pr_aggregate_time(t_loaded, none, 0, 1, 3 * mb, mb, 0, 0, 1, 1),
+                       1000 + 3 * mb, 1e-6);
+    /* rank 1's link in is loaded, rank 0's link out is not: the message to 1 takes its
+     * 2 MB of time, and the other 2 MB go out on the unloaded link meanwhile and after:
+     * 3 MB in all */
+    const double in1[4][4] = {{1, 2, 1, 1}, {1, 1, 1, 1}, {1, 2, 1, 1}, {1, 2, 1, 1}};
+    cr_assert_float_eq(pr_aggregate_time(t_loaded, in1, 0, 1, 3 * mb, mb, 0, 0, 1, 1),
+                       1000 + 3 * mb, 1e-6);
+    /* two-way, 0 <-> 1 with 1 -> 0 loaded: the exchange's 4 ns/B less its 2x slowdown for
+     * the others' bytes, 4 MB + 2 MB */
+    const double back[4][4] = {{1, 1, 1, 1}, {2, 1, 1, 1}, {1, 1, 1, 1}, {1, 1, 1, 1}};
+    cr_assert_float_eq(pr_aggregate_time(t_loaded, back, 0, 1, 3 * mb, mb, 1, 0, 1, 1),
+                       1000 + 6 * mb, 1e-6);
+    /* flows of 1 and 0.5 MB against the background flow: a third of the link each until
+     * the small one is through (1.5 MB of time), then half for the other's last 0.5 MB
+     * (1 MB): k = 1.5 flows of the largest's size give the same */
+    cr_assert_float_eq(pr_aggregate_time(t_loaded, out0, 0, 1, 1.5 * mb, mb, 0, 0, 1, 2),
+                       1000 + 2.5 * mb, 1e-6);
+}
+
+Test(replay, background_load_of_the_run)
+{
+    /* a linear Bcast of 1 MB from 0 over rank 0's loaded link out: pr_opts_t's load is
+     * what the replay prices the root's messages with */
+    const double mb = 1e6;
+    const double out0[4][4] = {{1, 2, 2, 2}, {1, 1, 1, 1}, {1, 1, 1, 1}, {1, 1, 1, 1}};
+    double out[4] = {2, 1, 1, 1}, in[4] = {1, 1, 1, 1};
+    ci_xfer_t x[3] = {{0, 1, 0, 1000000}, {0, 2, 0, 1000000}, {0, 3, 0, 1000000}};
+    ci_member_t mem[4];
+    int64_t e[4] = {0, 0, 0, 0};
+    ci_inst_t inx = inst_x(4, e, NULL, mem, x, 3);
+    pr_opts_t o = eager;
+    double span;
+    pr_t p;
+    memset(&p, 0, sizeof(p));
+    cr_assert_eq(pr_replay(&p, &inx, t_loaded, out0, &o, &span, NULL), 0);
+    cr_assert_float_eq(span, 1000 + 6 * mb, 1e-6);
+    o.load = (pr_load_t){1, out, in};
+    cr_assert_eq(pr_replay(&p, &inx, t_loaded, out0, &o, &span, NULL), 0);
+    cr_assert_float_eq(span, 1000 + 4 * mb, 1e-6);
+    pr_free(&p);
 }
