@@ -202,8 +202,8 @@ static int link_load(pred_model_t *m, double *lo, int32_t world, const int32_t *
     }
     free(all);
     for (int32_t r = 0; r < world; r++) {
-        out[r] = isfinite(out[r]) ? fmax(1, out[r] / free_pb) : 1;
-        in[r] = isfinite(in[r]) ? fmax(1, in[r] / free_pb) : 1;
+        out[r] = isfinite(out[r]) && out[r] >= PR_LOAD_NOISE * free_pb ? out[r] / free_pb : 1;
+        in[r] = isfinite(in[r]) && in[r] >= PR_LOAD_NOISE * free_pb ? in[r] / free_pb : 1;
     }
     m->load.per_byte = free_pb;
     m->load.out = free_pb > 0 ? out : NULL;

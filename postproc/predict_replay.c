@@ -190,7 +190,8 @@ double pr_aggregate_time(pr_time_fn t, const void *ctx, int32_t src, int32_t dst
             /* the pair's own slowdown, one-way both ways for a two-way price */
             double one = way ? fmax(slope(t, ctx, src, dst, 0), slope(t, ctx, dst, src, 0))
                              : slope(t, ctx, src, dst, 0);
-            double clean = one > link_pb ? per_byte * link_pb / one : per_byte;
+            double clean =
+                one >= PR_LOAD_NOISE * link_pb ? per_byte * link_pb / one : per_byte;
             double k = (double)bytes / (double)big; /* flows, were they all as large */
             extra = fmax(0, (double)bytes * clean * (1 + (link_slow - 1) / k) -
                                 (double)big * per_byte);

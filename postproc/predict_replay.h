@@ -56,8 +56,14 @@ uint64_t pr_eager_of(const char *mpi_library, const char **what);
  * much slower its host's link out (in) looked. */
 typedef struct pr_load {
     double per_byte;         /* ns per byte at 2-4 MiB of an unloaded link; 0: not known */
-    const double *out, *in;  /* per world rank, >= 1 (1: unloaded); NULL: not known */
+    const double *out, *in;  /* per world rank, 1 (unloaded) or >= PR_LOAD_NOISE; NULL:
+                              * not known */
 } pr_load_t;
+
+/* A link or pair less than this much slower than an unloaded link counts as unloaded: the
+ * pairs of unloaded links differ by that much from noise alone (one-way at 2-4 MiB, 500
+ * Mbit/s links: 16.5-17.5 ns/B by source, 15.3-19.1 by pair; doc/models.md). */
+#define PR_LOAD_NOISE 1.1
 
 /* The time of a member's aggregated message out (in) of a step: bytes in all (its own, or
  * its host's between hosts), the largest single message of them big; two: two-way; eager:
@@ -81,7 +87,7 @@ typedef struct pr_load {
  *   time per byte less its own slowdown (one-way, both ways for a two-way price), times
  *   (1 + (link_slow - 1) / k) for the link's background, k = bytes / big; the largest
  *   message keeps its own time, and the others add what that leaves. Unloaded links
- *   (link_slow 1, pairs as fast as link_pb) price as above.
+ *   (link_slow 1, pairs less than PR_LOAD_NOISE slower than link_pb) price as above.
  * - Two-way messages are priced by the probe's exchanges, whose large sizes include
  *   rendezvous exchanges that ran one way after the other (Open MPI's TCP put does that).
  *   Eager messages do not: several of them flowing both ways share a full-duplex link, so
