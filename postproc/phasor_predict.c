@@ -228,7 +228,7 @@ static int step_time(pctx_t *c, const pred_model_t *m, const ci_xfer_t **x, size
                  * the replay prices them (no eager size here: all priced as sent) */
                 double t = pr_aggregate_time(m->time, m->ctx, c->agg[k].src, c->agg[k].dst,
                                              c->agg[k].bytes, c->aggbig[k], c->twoway[k], 0,
-                                             m->load.per_byte,
+                                             &m->load,
                                              pr_load_slow(&m->load, c->host, c->agg[k].src,
                                                           c->agg[k].dst, pass));
                 if (t > ee)

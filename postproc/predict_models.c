@@ -22,11 +22,14 @@ typedef struct slot { /* a model's ctx */
     pnm_model_t fit;
     scratch_t *scratch;
     const struct priv *owner;
-    double *load; /* pr_load_t's out, then in */
 } slot_t;
 
 typedef struct priv {
     slot_t slot[PRED_MAXMODELS];
+    /* the pairs the links' load is read from, when no slot is the lookup table: the
+     * probe's (or the file's) own, fitted for that alone (pairs.fit.kind PNM_LOOKUP) */
+    slot_t pairs;
+    double *load; /* per model (or one for all, from the pairs): pr_load_t's out, then in */
     scratch_t scratch;
     const int32_t *host; /* the run's host per world rank, or NULL */
     int32_t world;
@@ -164,7 +167,7 @@ static int cmp_dbl(const void *a, const void *b)
 }
 
 /* The host links' background load as model m shows it (pr_load_t), into lo (2 world
- * doubles: out, then in). A pair is as slow as the busier of its source's link out and its
+ * doubles: out, then in) and load. A pair is as slow as the busier of its source's link out and its
  * destination's link in, so a rank's least slow pair out (in) tells its link out (in); a
  * per-source model (Hockney, LogGP) has no destinations' links to show, and a rank's link
  * in comes out as loaded as the least loaded source's link out, mostly 1. An
@@ -173,7 +176,8 @@ static int cmp_dbl(const void *a, const void *b)
  * 14.3 against 16 under contention). Pairs between hosts (any two ranks without hosts);
  * each source against at most 16 destinations spread over the world, so that a large run
  * does not price all its pairs. -1 out of memory. */
-static int link_load(pred_model_t *m, double *lo, int32_t world, const int32_t *host)
+static int link_load(const pred_model_t *m, double *lo, int32_t world, const int32_t *host,
+                     pr_load_t *load)
 {
     double *out = lo, *in = lo + world;
     int32_t step = world > 17 ? (world - 1) / 16 : 1;
@@ -205,9 +209,8 @@ static int link_load(pred_model_t *m, double *lo, int32_t world, const int32_t *
         out[r] = isfinite(out[r]) && out[r] >= PR_LOAD_NOISE * free_pb ? out[r] / free_pb : 1;
         in[r] = isfinite(in[r]) && in[r] >= PR_LOAD_NOISE * free_pb ? in[r] / free_pb : 1;
     }
-    m->load.per_byte = free_pb;
-    m->load.out = free_pb > 0 ? out : NULL;
-    m->load.in = free_pb > 0 ? in : NULL;
+    *load = (pr_load_t){free_pb, free_pb > 0 ? out : NULL, free_pb > 0 ? in : NULL, NULL,
+                        NULL};
     return 0;
 }
 
@@ -265,6 +268,11 @@ int pred_models_load(pred_models_t *pm, const plog_run_t *run, const char *file,
             mf.has[k] = 0;
             pm->n++;
         }
+        if (mf.has[PNM_LOOKUP]) { /* not wanted: only for the links' load */
+            p->pairs.fit = mf.m[PNM_LOOKUP];
+            memset(&mf.m[PNM_LOOKUP], 0, sizeof(mf.m[PNM_LOOKUP]));
+            mf.has[PNM_LOOKUP] = 0;
+        }
         snprintf(pm->source, sizeof(pm->source), "%s (%s probe, %d ranks)", file,
                  mf.mode == 2 ? "full" : "quick", (int)mf.nranks);
         if (host && !file_hosts_match(&mf, host, nhosts, plog_run_world_size(run)))
@@ -315,6 +323,8 @@ int pred_models_load(pred_models_t *pm, const plog_run_t *run, const char *file,
                 return -1;
             }
         }
+        if (!want[PNM_LOOKUP] && pnm_fit(PNM_LOOKUP, &in, fit, &p->pairs.fit, NULL, 0) != PNM_OK)
+            pnm_free(&p->pairs.fit); /* no pairs: each model shows the load itself */
         pm->probe_samples = (long)ps.n;
         pm->probe_pooled = (long)pooled;
         pm->probe_unshared = (long)unshared;
@@ -335,6 +345,10 @@ int pred_models_load(pred_models_t *pm, const plog_run_t *run, const char *file,
         pred_models_free(pm);
         return -1;
     }
+    const pred_model_t *pairs = NULL; /* the model whose pairs show the load */
+    pred_model_t own = {"pairs", &p->pairs, time_of, max_of, {0, NULL, NULL, NULL, NULL}};
+    p->pairs.scratch = &p->scratch;
+    p->pairs.owner = p;
     for (int i = 0; i < pm->n; i++) {
         p->slot[i].scratch = &p->scratch;
         p->slot[i].owner = p;
@@ -342,12 +356,34 @@ int pred_models_load(pred_models_t *pm, const plog_run_t *run, const char *file,
         pm->m[i].ctx = &p->slot[i];
         pm->m[i].time = time_of;
         pm->m[i].max_of = max_of;
-        int32_t w = plog_run_world_size(run);
-        p->slot[i].load = malloc(2 * (size_t)(w > 0 ? w : 1) * sizeof(double));
-        if (!p->slot[i].load || link_load(&pm->m[i], p->slot[i].load, w, host) != 0) {
+        if (p->slot[i].fit.kind == PNM_LOOKUP)
+            pairs = &pm->m[i];
+    }
+    if (!pairs && p->pairs.fit.kind == PNM_LOOKUP)
+        pairs = &own;
+    /* per-source models pool their partners' loads: the pairs tell a link from another,
+     * and the load is the links', so every model takes the pairs' */
+    int32_t w = plog_run_world_size(run);
+    size_t nl = pairs ? 1 : (size_t)pm->n;
+    p->load = malloc(nl * 2 * (size_t)(w > 0 ? w : 1) * sizeof(double));
+    if (!p->load) {
+        snprintf(why, cap, "out of memory");
+        pred_models_free(pm);
+        return -1;
+    }
+    for (int i = 0; i < pm->n; i++) {
+        const pred_model_t *v = pairs ? pairs : &pm->m[i];
+        if ((!pairs || i == 0) &&
+            link_load(v, p->load + (pairs ? 0 : (size_t)i * 2 * (size_t)w), w, host,
+                      &pm->m[i].load) != 0) {
             snprintf(why, cap, "out of memory");
             pred_models_free(pm);
             return -1;
+        }
+        if (pairs) {
+            pm->m[i].load = pm->m[0].load;
+            pm->m[i].load.t = v->time;
+            pm->m[i].load.ctx = v->ctx;
         }
     }
     return 0;
@@ -357,10 +393,10 @@ void pred_models_free(pred_models_t *pm)
 {
     priv_t *p = pm->priv;
     if (p) {
-        for (int i = 0; i < PRED_MAXMODELS; i++) {
+        for (int i = 0; i < PRED_MAXMODELS; i++)
             pnm_free(&p->slot[i].fit);
-            free(p->slot[i].load);
-        }
+        pnm_free(&p->pairs.fit);
+        free(p->load);
         free(p->between);
         free(p->scratch.dist);
         free(p);

@@ -177,7 +177,7 @@ static double slope(pr_time_fn t, const void *ctx, int32_t src, int32_t dst, int
 /* pr_aggregate_time: see predict_replay.h for why */
 double pr_aggregate_time(pr_time_fn t, const void *ctx, int32_t src, int32_t dst,
                          uint64_t bytes, uint64_t big, int two, uint64_t eager,
-                         double link_pb, double link_slow)
+                         const pr_load_t *load, double link_slow)
 {
     if (bytes <= big)
         return t(ctx, src, dst, bytes, two);
@@ -186,10 +186,13 @@ double pr_aggregate_time(pr_time_fn t, const void *ctx, int32_t src, int32_t dst
     double per_byte = slope(t, ctx, src, dst, way);
     if (per_byte > 0) { /* not NaN either */
         double extra = (double)(bytes - big) * per_byte;
+        double link_pb = load ? load->per_byte : 0;
         if (link_pb > 0 && link_slow >= 1) {
             /* the pair's own slowdown, one-way both ways for a two-way price */
-            double one = way ? fmax(slope(t, ctx, src, dst, 0), slope(t, ctx, dst, src, 0))
-                             : slope(t, ctx, src, dst, 0);
+            pr_time_fn lt = load->t ? load->t : t;
+            const void *lc = load->t ? load->ctx : ctx;
+            double one = way ? fmax(slope(lt, lc, src, dst, 0), slope(lt, lc, dst, src, 0))
+                             : slope(lt, lc, src, dst, 0);
             double clean =
                 one >= PR_LOAD_NOISE * link_pb ? per_byte * link_pb / one : per_byte;
             double k = (double)bytes / (double)big; /* flows, were they all as large */
@@ -308,14 +311,12 @@ int pr_replay(pr_t *p, const ci_inst_t *in, pr_time_fn t, const void *ctx,
                 gi = p->links.bigin[hl[me]];
             }
             p->tout[k] = p->nout[k] ? pr_aggregate_time(t, ctx, me, p->pout[k], bo, go,
-                                                        p->tw[k] & 1u, o->eager,
-                                                        o->load.per_byte,
+                                                        p->tw[k] & 1u, o->eager, &o->load,
                                                         pr_load_slow(&o->load, o->host,
                                                                      me, p->pout[k], 0))
                                     : 0;
             p->tin[k] = p->nin[k] ? pr_aggregate_time(t, ctx, p->pin[k], me, bi, gi,
-                                                      p->tw[k] & 2u, o->eager,
-                                                      o->load.per_byte,
+                                                      p->tw[k] & 2u, o->eager, &o->load,
                                                       pr_load_slow(&o->load, o->host,
                                                                    p->pin[k], me, 1))
                                   : 0;

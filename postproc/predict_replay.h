@@ -51,13 +51,17 @@ typedef double (*pr_time_fn)(const void *ctx, int32_t src, int32_t dst, uint64_t
 #define PRED_EAGER_UNMEASURED "Open MPI's; not measured for this run's library: give --eager"
 uint64_t pr_eager_of(const char *mpi_library, const char **what);
 
-/* What the probe showed of the host links' background load, for one model (pred_models_load
- * works it out): a link's time per byte when nothing else loads it, and per world rank how
- * much slower its host's link out (in) looked. */
+/* What the probe showed of the host links' background load (pred_models_load works it
+ * out): a link's time per byte when nothing else loads it, and per world rank how much
+ * slower its host's link out (in) looked, from the pairs' one-way times t (a model that
+ * prices each pair: the lookup table when the probe has one). */
 typedef struct pr_load {
     double per_byte;         /* ns per byte at 2-4 MiB of an unloaded link; 0: not known */
     const double *out, *in;  /* per world rank, 1 (unloaded) or >= PR_LOAD_NOISE; NULL:
                               * not known */
+    pr_time_fn t;            /* the pairs' times the load was read from; NULL: the pricing
+                              * model's own */
+    const void *ctx;
 } pr_load_t;
 
 /* A link or pair less than this much slower than an unloaded link counts as unloaded: the
@@ -67,10 +71,10 @@ typedef struct pr_load {
 
 /* The time of a member's aggregated message out (in) of a step: bytes in all (its own, or
  * its host's between hosts), the largest single message of them big; two: two-way; eager:
- * the largest message sent eagerly (0: none, as the steps method takes it); link_pb,
- * link_slow: pr_load_t's per_byte and the slowdown of the link the messages share (its
- * host's out for a member's messages out, in for those in; 0: not between hosts or not
- * known, and the load is left out).
+ * the largest message sent eagerly (0: none, as the steps method takes it); load: the
+ * links' load (NULL: not known), link_slow: the slowdown of the link the messages share
+ * (pr_load_slow: its host's out for a member's messages out, in for those in; 0: not
+ * between hosts, and the load is left out).
  * - Several messages go on their own connections, at once: the largest takes its own time
  *   (latency, the queue it meets, its window's growth) and the others add their bytes at
  *   the path's bandwidth, the model's time per byte between 2 and 4 MiB (past any
@@ -84,7 +88,8 @@ typedef struct pr_load {
  *   k flows of b bytes take b (k + B) times the unloaded time per byte, not k b (1 + B).
  *   A pair slower than an unloaded link for a reason elsewhere (its other end's link)
  *   does not slow the others' bytes on this link. So the bytes as a whole take the pair's
- *   time per byte less its own slowdown (one-way, both ways for a two-way price), times
+ *   time per byte less its own slowdown (one-way by load->t, both ways for a two-way
+ *   price: a per-source model's time per byte pools its partners' loads), times
  *   (1 + (link_slow - 1) / k) for the link's background, k = bytes / big; the largest
  *   message keeps its own time, and the others add what that leaves. Unloaded links
  *   (link_slow 1, pairs less than PR_LOAD_NOISE slower than link_pb) price as above.
@@ -95,7 +100,7 @@ typedef struct pr_load {
  *   largest alone. */
 double pr_aggregate_time(pr_time_fn t, const void *ctx, int32_t src, int32_t dst,
                          uint64_t bytes, uint64_t big, int two, uint64_t eager,
-                         double link_pb, double link_slow);
+                         const pr_load_t *load, double link_slow);
 
 typedef struct pr_opts {
     double gamma;   /* ns per reduced byte */

@@ -20,7 +20,7 @@ static double fake_time(const void *ctx, int32_t src, int32_t dst, uint64_t n, i
     return twoway ? 2 * t : t;
 }
 
-static const pred_model_t fake = {"fake", NULL, fake_time, NULL, {0, NULL, NULL}};
+static const pred_model_t fake = {"fake", NULL, fake_time, NULL, {0, NULL, NULL, NULL, NULL}};
 
 /* The steps method's price of one step of the n transfers x, ranks on host[] (nhosts),
  * by model m */
@@ -114,7 +114,7 @@ Test(predict_steps, background_load_on_the_shared_link)
     const uint64_t mi = 1u << 20;
     double out[4] = {2, 1, 1, 1}, in[4] = {1, 1, 1, 1};
     pred_model_t m = fake;
-    m.load = (pr_load_t){0.25, out, in};
+    m.load = (pr_load_t){0.25, out, in, NULL, NULL};
     const int32_t host[4] = {0, 1, 2, 3};
     /* rank 0's link out: the largest (1000 + 2.5 Mi ns) and 1 Mi ns more, not 2 */
     const ci_xfer_t fan[3] = {{0, 1, 0, 2 * mi}, {0, 2, 0, 2 * mi}, {0, 3, 0, 2 * mi}};

@@ -550,6 +550,9 @@ static double t_loaded(const void *ctx, int32_t src, int32_t dst, uint64_t n, in
     return 1000 + (double)n * c;
 }
 
+/* an unloaded link takes 1 ns/B; the pairs' slowdowns by the pricing model itself */
+static const pr_load_t unloaded = {1, NULL, NULL, NULL, NULL};
+
 Test(replay, background_load_is_shared_flow_by_flow)
 {
     const double mb = 1e6;
@@ -557,36 +560,36 @@ Test(replay, background_load_is_shared_flow_by_flow)
     const double out0[4][4] = {{1, 2, 2, 2}, {1, 1, 1, 1}, {1, 1, 1, 1}, {1, 1, 1, 1}};
     /* 3 flows of 1 MB against it get 3/4 of the link: 4 MB of link time, not the largest
      * alone (2 MB) plus 2 MB at the pair's 2 ns/B */
-    cr_assert_float_eq(pr_aggregate_time(t_loaded, out0, 0, 1, 3 * mb, mb, 0, 0, 1, 2),
+    cr_assert_float_eq(pr_aggregate_time(t_loaded, out0, 0, 1, 3 * mb, mb, 0, 0, &unloaded, 2),
                        1000 + 4 * mb, 1e-6);
     /* the load not known, or not on the shared link (within a host): as before */
-    cr_assert_float_eq(pr_aggregate_time(t_loaded, out0, 0, 1, 3 * mb, mb, 0, 0, 0, 2),
+    cr_assert_float_eq(pr_aggregate_time(t_loaded, out0, 0, 1, 3 * mb, mb, 0, 0, NULL, 2),
                        1000 + 6 * mb, 1e-6);
-    cr_assert_float_eq(pr_aggregate_time(t_loaded, out0, 0, 1, 3 * mb, mb, 0, 0, 1, 0),
+    cr_assert_float_eq(pr_aggregate_time(t_loaded, out0, 0, 1, 3 * mb, mb, 0, 0, &unloaded, 0),
                        1000 + 6 * mb, 1e-6);
     /* unloaded links: the largest alone plus the others' bytes at the bandwidth */
     const double none[4][4] = {{1, 1, 1, 1}, {1, 1, 1, 1}, {1, 1, 1, 1}, {1, 1, 1, 1}};
-    cr_assert_float_eq(pr_aggregate_time(t_loaded, none, 0, 1, 3 * mb, mb, 0, 0, 1, 1),
+    cr_assert_float_eq(pr_aggregate_time(t_loaded, none, 0, 1, 3 * mb, mb, 0, 0, &unloaded, 1),
                        1000 + 3 * mb, 1e-6);
     /* a pair 5 % slower than an unloaded link is within the noise: as before */
     const double noise[4][4] = {{1, 1.05, 1, 1}, {1, 1, 1, 1}, {1, 1, 1, 1}, {1, 1, 1, 1}};
-    cr_assert_float_eq(pr_aggregate_time(t_loaded, noise, 0, 1, 3 * mb, mb, 0, 0, 1, 1),
+    cr_assert_float_eq(pr_aggregate_time(t_loaded, noise, 0, 1, 3 * mb, mb, 0, 0, &unloaded, 1),
                        1000 + 3 * 1.05 * mb, 1e-6);
     /* rank 1's link in is loaded, rank 0's link out is not: the message to 1 takes its
      * 2 MB of time, and the other 2 MB go out on the unloaded link meanwhile and after:
      * 3 MB in all */
     const double in1[4][4] = {{1, 2, 1, 1}, {1, 1, 1, 1}, {1, 2, 1, 1}, {1, 2, 1, 1}};
-    cr_assert_float_eq(pr_aggregate_time(t_loaded, in1, 0, 1, 3 * mb, mb, 0, 0, 1, 1),
+    cr_assert_float_eq(pr_aggregate_time(t_loaded, in1, 0, 1, 3 * mb, mb, 0, 0, &unloaded, 1),
                        1000 + 3 * mb, 1e-6);
     /* two-way, 0 <-> 1 with 1 -> 0 loaded: the exchange's 4 ns/B less its 2x slowdown for
      * the others' bytes, 4 MB + 2 MB */
     const double back[4][4] = {{1, 1, 1, 1}, {2, 1, 1, 1}, {1, 1, 1, 1}, {1, 1, 1, 1}};
-    cr_assert_float_eq(pr_aggregate_time(t_loaded, back, 0, 1, 3 * mb, mb, 1, 0, 1, 1),
+    cr_assert_float_eq(pr_aggregate_time(t_loaded, back, 0, 1, 3 * mb, mb, 1, 0, &unloaded, 1),
                        1000 + 6 * mb, 1e-6);
     /* flows of 1 and 0.5 MB against the background flow: a third of the link each until
      * the small one is through (1.5 MB of time), then half for the other's last 0.5 MB
      * (1 MB): k = 1.5 flows of the largest's size give the same */
-    cr_assert_float_eq(pr_aggregate_time(t_loaded, out0, 0, 1, 1.5 * mb, mb, 0, 0, 1, 2),
+    cr_assert_float_eq(pr_aggregate_time(t_loaded, out0, 0, 1, 1.5 * mb, mb, 0, 0, &unloaded, 2),
                        1000 + 2.5 * mb, 1e-6);
 }
 
@@ -607,8 +610,35 @@ Test(replay, background_load_of_the_run)
     memset(&p, 0, sizeof(p));
     cr_assert_eq(pr_replay(&p, &inx, t_loaded, out0, &o, &span, NULL), 0);
     cr_assert_float_eq(span, 1000 + 6 * mb, 1e-6);
-    o.load = (pr_load_t){1, out, in};
+    o.load = (pr_load_t){1, out, in, NULL, NULL};
     cr_assert_eq(pr_replay(&p, &inx, t_loaded, out0, &o, &span, NULL), 0);
     cr_assert_float_eq(span, 1000 + 4 * mb, 1e-6);
     pr_free(&p);
+}
+
+/* A per-source model (every pair of a source alike; two-way: the source's exchanges with
+ * all its partners pooled) and the pairs the load is read from */
+static double t_source(const void *ctx, int32_t src, int32_t dst, uint64_t n, int twoway)
+{
+    (void)ctx;
+    (void)dst;
+    static const double one[4] = {1, 1, 1, 1}, two[4] = {4, 2, 2, 2};
+    return 1000 + (double)n * (twoway ? two[src] : one[src]);
+}
+
+Test(replay, background_load_read_from_the_pairs)
+{
+    /* rank 0's exchanges took 4 ns/B, twice the others': its link in is loaded (the pairs
+     * into 0 take 2 ns/B one-way), which the per-source model's one-way times do not show.
+     * Out of 0 go 3 flows of 1 MB on an unloaded link: the exchange's 4 ns/B less the
+     * pair's 2x slowdown for all 3 MB, the largest keeping its own 4 MB of time: 6 MB */
+    const double mb = 1e6;
+    const double in0[4][4] = {{1, 1, 1, 1}, {2, 1, 1, 1}, {2, 1, 1, 1}, {2, 1, 1, 1}};
+    pr_load_t l = {1, NULL, NULL, t_loaded, in0};
+    cr_assert_float_eq(pr_aggregate_time(t_source, NULL, 0, 1, 3 * mb, mb, 1, 0, &l, 1),
+                       1000 + 6 * mb, 1e-6);
+    /* by the model's own one-way times no pair is slower than the link: 4 + 2 x 4 MB */
+    cr_assert_float_eq(pr_aggregate_time(t_source, NULL, 0, 1, 3 * mb, mb, 1, 0, &unloaded,
+                                         1),
+                       1000 + 12 * mb, 1e-6);
 }
