@@ -383,11 +383,34 @@ static int fit_loggp(const curve_t *c, const pnm_opts_t *o, pnm_loggp_t *g)
             g->L2o[b] = c->t[0];
             g->G[b] = 0;
         }
+        /* the rendezvous handshake at the library's eager size, when known: in the last
+         * band, with sizes measured on both sides of it and two above it */
+        size_t k_r = i;
+        while (k_r < j && o && o->rndv && c->x[k_r] <= o->rndv)
+            k_r++;
+        if (b == g->nband - 1 && o && o->rndv && k_r > i && j - k_r >= 2 &&
+            g->nband < PNM_MAXBAND) {
+            double a0, b0, r0, a1, b1, r1;
+            band_line(&d, i, k_r, an, &a0, &b0, &r0);
+            lsq(&d, k_r, j, &a1, &b1, &r1);
+            g->rndv = o->rndv;
+            g->L2o[b] = a0;
+            g->G[b] = b0;
+            /* the jump where the lines meet the eager size: what the handshake adds */
+            double x_r = (double)(o->rndv - 1);
+            g->handshake = fmax(0, (a1 + b1 * x_r) - (a0 + b0 * x_r));
+            g->band_hi[b] = g->rndv;
+            g->band_hi[b + 1] = UINT64_MAX;
+            g->G[b + 1] = b1;
+            g->L2o[b + 1] = a1 - g->handshake;
+            g->nband++;
+            split = 1;
+        }
         /* the rendezvous handshake: in the last band, the first point that jumps above
          * the line through the points before it by a latency's worth (half the smallest
          * band's intercept: a round trip of L + 2o is what it adds), well above the fit's
          * noise and 2% of its time */
-        if (b == g->nband - 1 && j - i >= 4) {
+        if (!split && b == g->nband - 1 && j - i >= 4) {
             for (size_t k = i + 2; k < j; k++) {
                 double a0, b0, r0;
                 band_line(&d, i, k, an, &a0, &b0, &r0);

@@ -82,6 +82,11 @@ typedef struct pnm_opts {
     /* LogGP bands (0 entries: 1 KiB and 4 KiB, the Sweep3D paper's) */
     int nbands;
     uint64_t bands[PNM_MAXBAND - 1];
+    /* LogGP: the MPI library's largest eager message, when known (0: not known). The last
+     * band splits there, the handshake being the jump between the lines below and above
+     * it, instead of at a jump found in the samples, which can only fall on a measured
+     * size and never between two (doc/models.md). */
+    uint64_t rndv;
 } pnm_opts_t;
 
 /* "study" (the default), "detect", or increasing byte sizes "8192,131072" (at most 7)

@@ -612,9 +612,10 @@ static void usage(FILE *o)
             "                  waiting only for its own messages, plus its reductions\n"
             "  --gamma NS      replay: ns per byte a reduction takes (default: measured when\n"
             "                  predict starts, a sum of doubles on this machine)\n"
-            "  --eager BYTES   replay: the largest message sent eagerly; a larger one waits\n"
-            "                  for its receiver (rendezvous), and only eager messages share\n"
-            "                  a link both ways at once; default: the run's library's,\n"
+            "  --eager BYTES   the largest message sent eagerly: where LogGP's handshake\n"
+            "                  starts, and in the replay a larger one waits for its\n"
+            "                  receiver (rendezvous), and only eager messages share a\n"
+            "                  link both ways at once; default: the run's library's,\n"
             "                  65480 for Open MPI 4.1 (its 64 KiB TCP eager limit less\n"
             "                  its 56-byte header), 19522 for MPICH 4.0 ch4:ucx over TCP,\n"
             "                  else Open MPI's with a warning (bench/cluster/eager\n"
@@ -707,8 +708,8 @@ int phasor_cmd_predict(int argc, char **argv)
     }
     if (csv && json)
         return phasor_usage_error("predict", "%s", "--csv and --json: choose one");
-    if (method != PRED_REPLAY && (!isnan(gamma) || eager >= 0))
-        return phasor_usage_error("predict", "%s", "--gamma and --eager apply to --method replay");
+    if (method != PRED_REPLAY && !isnan(gamma))
+        return phasor_usage_error("predict", "%s", "--gamma applies to --method replay");
     if (optind >= argc)
         return phasor_usage_error("predict", "%s", "which log? give a log directory");
     if (optind + 1 < argc)
@@ -747,6 +748,20 @@ int phasor_cmd_predict(int argc, char **argv)
     for (int32_t r = 0, h = nhosts; r < world; r++)
         if (hosts[r] < 0)
             hosts[r] = h++, nhosts = h;
+    /* the library's eager size: where LogGP's handshake starts (when measured for it, or
+     * given), and what a rendezvous waits for in the replay */
+    const char *libstr = NULL, *eager_what = NULL;
+    for (int32_t r = 0; r < world && !libstr; r++) { /* the first rank loaded */
+        const plog_rank_t *rk = plog_run_rank(run, r);
+        libstr = rk ? plog_rank_kv(rk, "mpi_library") : NULL;
+    }
+    uint64_t eager_size = pr_eager_of(libstr, &eager_what);
+    if (eager >= 0) {
+        eager_size = (uint64_t)eager;
+        eager_what = "--eager";
+    }
+    if (strcmp(eager_what, PRED_EAGER_UNMEASURED) != 0)
+        fit.rndv = eager_size;
     if (pred_models_load(&pm, run, model_file, kinds, &fit, hosts, nhosts, why,
                          sizeof(why)) != 0) {
         fprintf(stderr, "phasor predict: %s\n", why);
@@ -765,16 +780,9 @@ int phasor_cmd_predict(int argc, char **argv)
     if (method == PRED_REPLAY) {
         c.gamma_given = !isnan(gamma);
         c.ropt.gamma = c.gamma_given ? gamma : pr_measure_gamma();
-        const char *libstr = NULL;
-        for (int32_t r = 0; r < world && !libstr; r++) { /* the first rank loaded */
-            const plog_rank_t *rk = plog_run_rank(run, r);
-            libstr = rk ? plog_rank_kv(rk, "mpi_library") : NULL;
-        }
-        c.ropt.eager = pr_eager_of(libstr, &c.eager_what);
-        if (eager >= 0) {
-            c.ropt.eager = (uint64_t)eager;
-            c.eager_what = "--eager";
-        } else if (strcmp(c.eager_what, PRED_EAGER_UNMEASURED) == 0) { /* --csv too */
+        c.ropt.eager = eager_size;
+        c.eager_what = eager_what;
+        if (strcmp(c.eager_what, PRED_EAGER_UNMEASURED) == 0) { /* --csv too */
             fprintf(stderr, "phasor predict: %s: no eager size measured for its MPI library; "
                             "replaying with Open MPI's, %" PRIu64 " B: give --eager BYTES "
                             "(bench/cluster/eager measures it)\n", path, c.ropt.eager);

@@ -234,6 +234,46 @@ Test(netmodel, loggp_slope_above_the_handshake_is_its_own)
     pnm_free(&m);
 }
 
+/* A quick probe's sizes straddle Open MPI's eager size (65480 B over TCP): exchanges of
+ * 4 and 16 KiB go eagerly, both ways at once, and from 64 KiB up the rendezvous runs one
+ * way after the other. Searched for, the jump can only fall on a measured size, here
+ * nowhere (the line anchored at 4 KiB through 16 KiB to 1 MiB takes it all in), and 32 KiB
+ * was priced on the slope of 1 MiB; given the library's eager size, the last band splits
+ * there. */
+Test(netmodel, loggp_handshake_at_the_libraries_eager_size)
+{
+    const uint64_t sz[5] = {4096, 16384, 65536, 131072, 1048576};
+    pnm_sample_t s[5];
+    for (int i = 0; i < 5; i++) {
+        double n1 = (double)(sz[i] - 1);
+        double t = sz[i] <= 65480 ? 20000 + 17.0 * n1 : 150000 + 34.0 * n1;
+        s[i] = (pnm_sample_t){0, -1, sz[i], point(t), PNM_EXCHANGE};
+    }
+    pnm_samples_t in = {2, 1, 5, s};
+    pnm_opts_t o = {0};
+    o.rndv = 65480;
+    pnm_model_t m;
+    char why[200];
+    cr_assert_eq(pnm_fit(PNM_LOGGP, &in, &o, &m, why, sizeof(why)), PNM_OK, "%s", why);
+    const pnm_loggp_t *g = &m.lgp[0];
+    cr_assert_eq(g->rndv, 65480);
+    cr_assert_eq(g->nband, 4);
+    /* eager up to 65480 B on the line through 4 and 16 KiB */
+    for (uint64_t n = 16384; n <= 65480; n += 16384 + 1)
+        cr_assert_float_eq(pnm_time(&m, 0, 1, n), 20000 + 17.0 * (double)(n - 1), 1e-6,
+                           "%llu B", (unsigned long long)n);
+    /* above it, the rendezvous line: the handshake is the jump where the lines meet 65480 */
+    cr_assert_float_eq(g->handshake, 130000 + 17.0 * 65479, 1e-3);
+    for (int i = 2; i < 5; i++)
+        cr_assert_float_eq(pnm_time(&m, 0, 1, sz[i]), 150000 + 34.0 * (double)(sz[i] - 1),
+                           1e-6 * (double)sz[i]);
+    pnm_free(&m);
+    /* without it, 32 KiB comes out far above its eager time */
+    cr_assert_eq(pnm_fit(PNM_LOGGP, &in, NULL, &m, why, sizeof(why)), PNM_OK, "%s", why);
+    cr_assert_gt(pnm_time(&m, 0, 1, 32768), 1.3 * (20000 + 17.0 * 32767));
+    pnm_free(&m);
+}
+
 Test(netmodel, max_of_uniforms)
 {
     /* n iid U(0,1): E[max] = n/(n+1), P90 = 0.9^(1/n); the quantile representation of a
