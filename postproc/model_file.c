@@ -53,7 +53,7 @@ int pmf_fit_samples(pnm_sample_t *s, size_t n, int mode, int32_t nranks, const i
     *unshared = 0;
     *pooled = 0;
     if (mode == PLOG_PROBE_QUICK && host)
-        *unshared = pmf_unshare(s, n, nranks, host, nhosts, (how & PMF_FIT_SLOWEST) != 0);
+        *unshared = pmf_unshare(s, n, nranks, host, nhosts, how);
     return how & PMF_FIT_POOL ? pmf_shrink(s, n, host, pooled) : 0;
 }
 
@@ -193,8 +193,9 @@ static void pair_at(const pnm_sample_t *const *ix, size_t n, const pnm_sample_t 
 }
 
 size_t pmf_unshare(pnm_sample_t *s, size_t n, int32_t nranks, const int32_t *host,
-                   int32_t nhosts, int slowest)
+                   int32_t nhosts, unsigned how)
 {
+    int slowest = (how & PMF_FIT_SLOWEST) != 0;
     if (n == 0 || nranks < 3 || nhosts < 1 || nhosts >= nranks)
         return 0; /* a host per rank: every link carries its own pair alone */
     size_t changed = 0, nsz = 0;
@@ -273,17 +274,26 @@ size_t pmf_unshare(pnm_sample_t *s, size_t n, int32_t nranks, const int32_t *hos
             outlink[i] = up >= down;
         }
     }
-    /* a sample of b bytes at load L: what its own pair took for b / L bytes, linear in the
-     * size between the pair's measured sizes (the smallest size's time below them); one
-     * way, with slowest, what the slowest of the flows on its busier link took (outlink[]):
-     * the link is busy until the last of them is through, and they start apart
-     * (each sender times its own 0-byte round trip first), so a flow that had the link
-     * alone for a while shows the link faster than it is */
+    /* a sample of b bytes at load L: what its own pair took for s0 + (b - s0) / L bytes,
+     * s0 the smallest size, linear in the size between the pair's measured sizes (the
+     * smallest size's time below them): the L flows share the link's bandwidth, not each
+     * one's latency, which the smallest size's time stands for (b / L read the 16 KiB of
+     * a pair at L = 2 as 8 KiB, halfway down to the 4 KiB time, and priced 16 KiB at
+     * 165 us where one flow alone takes about 225: doc/models.md); one way, with slowest,
+     * what the slowest of the flows on its busier link took (outlink[]): the link is busy
+     * until the last of them is through, and they start apart (each sender times its own
+     * 0-byte round trip first), so a flow that had the link alone for a while shows the
+     * link faster than it is */
+    double s0 = (double)sz[0];
+    for (size_t k = 1; k < nsz; k++)
+        s0 = fmin(s0, (double)sz[k]);
+    if (!(how & PMF_FIT_SMALLEST))
+        s0 = 0; /* version 7 and before */
     qsort(ix, n, sizeof(*ix), cmp_pairp);
     for (size_t i = 0; i < n; i++) {
         if (load[i] <= 1)
             continue;
-        double want = (double)s[i].bytes / load[i];
+        double want = s0 + ((double)s[i].bytes - s0) / load[i];
         pnm_q_t q;
         pair_at(ix, n, &orig[i], want, &q);
         const pnm_sample_t *x = &orig[i];
@@ -803,7 +813,9 @@ int pmf_read(const char *path, pmf_t *f, char *why, size_t cap)
     size_t changed;
     /* as the file was written */
     json_int_t fv = json_integer_value(ver);
-    fs = fit_samples(f, (fv >= 4 ? PMF_FIT_POOL : 0u) | (fv >= 6 ? PMF_FIT_SLOWEST : 0u), &changed);
+    fs = fit_samples(f, (fv >= 4 ? PMF_FIT_POOL : 0u) | (fv >= 6 ? PMF_FIT_SLOWEST : 0u) |
+                            (fv >= 8 ? PMF_FIT_SMALLEST : 0u),
+                     &changed);
     if (!fs) {
         bad(why, cap, path, "out of memory");
         goto out;

@@ -11,13 +11,14 @@
 #include "plog_probe.h"
 
 #define PMF_FORMAT "phasor-model"
-#define PMF_VERSION 7 /* 2: a quick probe's one-way samples and models; 3: quick models
+#define PMF_VERSION 8 /* 2: a quick probe's one-way samples and models; 3: quick models
                         * fitted to the samples unshared (pmf_unshare); 4: and shrunk
                         * (pmf_shrink); 5: quick exchange samples are the pair's (the
                         * longer side's); 6: one-way samples unshared from the slowest
                         * flow on their link; 7: LogGP bands continuous (a band's L2o
                         * can be below 0), quick exchange samples timed from the later
-                        * posting (log format 8). 1 to 6 still read */
+                        * posting (log format 8); 8: unshared above the smallest size's
+                        * time, not from 0 bytes. 1 to 7 still read */
 
 typedef struct pmf {
     int mode;               /* 1 quick, 2 full */
@@ -47,15 +48,16 @@ void pmf_samples_from_probe(pnm_sample_t *s, const plog_probe_entry_t *e, size_t
  * busier of a pair's two host links (exchanges: the host's ranks paired off-host; one way:
  * those of them sending, or receiving, on that repetition). Rewrites the quick probe's
  * samples s[0..n) as one flow alone on its link would take them: a pair sample of b bytes
- * at load L > 1 becomes what the same pair (and way) took for b / L bytes, linear in the
- * size between its measured sizes (one way, with slowest: the most any of the L flows on
- * that link took for b / L bytes, quantile by quantile, since the link is busy until the
+ * at load L > 1 becomes what the same pair (and way) took for s0 + (b - s0) / L bytes, s0
+ * the smallest size (how & PMF_FIT_SMALLEST; else b / L), linear in the size between its
+ * measured sizes (one way, with how & PMF_FIT_SLOWEST: the most any of the L flows on
+ * that link took for those bytes, quantile by quantile, since the link is busy until the
  * last is through); pooled samples become the sample-weighted mean,
  * quantile by quantile, of the source's pairs between hosts. host: a host id in
  * [0, nhosts) per rank. Returns the number of pair samples changed (0: nothing shared, or
  * no memory). doc/models.md, "Shared links". */
 size_t pmf_unshare(pnm_sample_t *s, size_t n, int32_t nranks, const int32_t *host,
-                   int32_t nhosts, int slowest);
+                   int32_t nhosts, unsigned how);
 
 /* A probe takes a handful of samples per pair (4 per pair and size in a quick probe on 4
  * ranks), so a median can land on one mode of a bimodal time and make its pair, or its
@@ -71,8 +73,9 @@ size_t pmf_unshare(pnm_sample_t *s, size_t n, int32_t nranks, const int32_t *hos
 int pmf_shrink(pnm_sample_t *s, size_t n, const int32_t *host, size_t *moved);
 
 /* How pmf_fit_samples rewrites: pool (version 4 on); unshare one-way samples from the
- * slowest flow on their link (version 6 on); PMF_FIT_NOW: as this version writes. */
-enum { PMF_FIT_POOL = 1u, PMF_FIT_SLOWEST = 2u, PMF_FIT_NOW = 3u };
+ * slowest flow on their link (version 6 on); unshare the bytes above the smallest size's
+ * (version 8 on; before, all the bytes); PMF_FIT_NOW: as this version writes. */
+enum { PMF_FIT_POOL = 1u, PMF_FIT_SLOWEST = 2u, PMF_FIT_SMALLEST = 4u, PMF_FIT_NOW = 7u };
 
 /* The samples s[0..n) of a probe (mode 1 quick, 2 full) as the models are fitted to them,
  * in place: a quick probe's unshared by host (pmf_unshare, with slowest by how; host

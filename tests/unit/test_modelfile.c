@@ -128,12 +128,12 @@ static void damaged(const char *from, const char *to, const char *want)
 }
 
 Test(modelfile, wrong_format) { damaged("\"phasor-model\"", "\"other\"", "not a phasor model file"); }
-Test(modelfile, wrong_version) { damaged("\"version\": 7", "\"version\": 8", "version 8"); }
+Test(modelfile, wrong_version) { damaged("\"version\": 8", "\"version\": 9", "version 9"); }
 Test(modelfile, oneway_params_without_samples)
 {
     damaged("\"oneway_samples\"", "\"other_samples\"", "models.lookup.oneway: the file has no oneway_samples");
 }
-Test(modelfile, oneway_samples_in_version_1) { damaged("\"version\": 7", "\"version\": 1", "oneway_samples"); }
+Test(modelfile, oneway_samples_in_version_1) { damaged("\"version\": 8", "\"version\": 1", "oneway_samples"); }
 Test(modelfile, oneway_sample_damaged) { damaged("\"oneway_samples\": [\n  [\n   0,", "\"oneway_samples\": [\n  [\n   9,", "oneway_samples[0]"); }
 
 /* The file f wrote, with its version set to v. */
@@ -144,7 +144,7 @@ static void set_version(int v)
     size_t n = fread(buf, 1, sizeof(buf) - 1, in);
     fclose(in);
     buf[n] = '\0';
-    char *p = strstr(buf, "\"version\": 7");
+    char *p = strstr(buf, "\"version\": 8");
     cr_assert(p != NULL);
     p[11] = (char)('0' + v);
     FILE *out = fopen(path, "w");
@@ -219,6 +219,7 @@ Test(modelfile, version_4_reads) { version_reads(4, 1); }
 Test(modelfile, version_5_reads) { version_reads(5, 1); }
 Test(modelfile, version_6_reads) { version_reads(6, 1); }
 Test(modelfile, version_7_reads) { version_reads(7, 1); }
+Test(modelfile, version_8_reads) { version_reads(8, 1); }
 
 /* the one-way lookup of f's samples rewritten by how, 0 -> 2 at 64 KiB (hosts 0 0 1 1) */
 static double oneway_lookup(const pmf_t *f, unsigned how)
@@ -488,7 +489,7 @@ Test(unshare, pairs_take_their_own_time_at_a_share_of_the_bytes)
         for (size_t i = 0; i < n; i++)
             want += s[i].dst >= 0 && host[s[i].src] != host[s[i].dst] &&
                     ref_load(host, p, s[i].src, s[i].dst, s[i].way) > 1;
-        size_t got = pmf_unshare(s, n, p, host, nh, 1);
+        size_t got = pmf_unshare(s, n, p, host, nh, PMF_FIT_SLOWEST | PMF_FIT_SMALLEST);
         cr_assert_eq(got, nh < p ? want : 0, "P=%d: %zu samples unshared, expected %zu", p,
                      got, want);
         for (size_t i = 0; i < n; i++) {
@@ -497,7 +498,8 @@ Test(unshare, pairs_take_their_own_time_at_a_share_of_the_bytes)
                 continue;
             unsigned L = host[x->src] == host[x->dst]
                              ? 1 : ref_load(host, p, x->src, x->dst, x->way);
-            double b = (double)x->bytes / L, t = 100 + (b < 1000 ? 1000 : b) / 10;
+            /* the bytes above the smallest size's (1000) are what the L flows share */
+            double b = 1000 + ((double)x->bytes - 1000) / L, t = 100 + b / 10;
             pnm_q_t e = point(t);
             for (int j = 0; j < PNM_NQ; j++)
                 cr_assert_float_eq(x->q.v[j], e.v[j], 1e-9, "P=%d %d->%d %zu B way %d load %u",
@@ -528,7 +530,7 @@ Test(unshare, a_host_per_rank_changes_nothing)
 {
     int32_t host[4] = {0, 1, 2, 3};
     pnm_sample_t s[2] = {{0, 1, 4096, point(10), PNM_EXCHANGE}, {0, -1, 4096, point(10), 0}};
-    cr_assert_eq(pmf_unshare(s, 2, 4, host, 4, 1), 0);
+    cr_assert_eq(pmf_unshare(s, 2, 4, host, 4, PMF_FIT_NOW), 0);
     cr_assert_float_eq(s[0].q.v[3], point(10).v[3], 0);
 }
 
@@ -548,11 +550,13 @@ Test(unshare, one_way_from_the_slowest_flow_on_its_link)
                 for (int b = 0; b < 4; b++)
                     for (int z = 0; host[a] != host[b] && z < 3; z++)
                         s[n++] = (pnm_sample_t){a, b, sz[z], point(affine(sz[z]) * F(a, b)), w};
-        cr_assert_eq(pmf_unshare(s, n, 4, host, 2, slowest), n);
+        cr_assert_eq(pmf_unshare(s, n, 4, host, 2,
+                                 (slowest ? PMF_FIT_SLOWEST : 0u) | PMF_FIT_SMALLEST),
+                     n);
         for (size_t i = 0; i < n; i++) {
             const pnm_sample_t *x = &s[i];
             if (x->bytes == 1000)
-                continue; /* 500 B: below the measured sizes */
+                continue; /* the smallest size: its own time */
             int k = 0;
             while (plog_probe_partner(x->src, k, 4) != x->dst)
                 k++;
@@ -571,7 +575,7 @@ Test(unshare, one_way_from_the_slowest_flow_on_its_link)
             double f = F(x->src, x->dst);
             if (slowest && x->way == PNM_ONEWAY && F(r, q) > f)
                 f = F(r, q);
-            double want = point(affine(x->bytes / 2) * f).v[PNM_Q50];
+            double want = point(affine(1000 + (x->bytes - 1000) / 2) * f).v[PNM_Q50];
             cr_assert_float_eq(x->q.v[PNM_Q50], want, 1e-9, "slowest %d: %d->%d %zu B way %d",
                                slowest, x->src, x->dst, (size_t)x->bytes, x->way);
         }
@@ -610,7 +614,7 @@ Test(unshare, one_way_slowest_flow_on_uneven_hosts)
                 for (int z = 0; host[a] != host[b] && z < 3; z++)
                     s[n++] = (pnm_sample_t){a, b, sz[z], point(affine(sz[z]) * f[a][b]),
                                             PNM_ONEWAY};
-        pmf_unshare(s, n, p, host, nh, 1);
+        pmf_unshare(s, n, p, host, nh, PMF_FIT_SLOWEST | PMF_FIT_SMALLEST);
         for (size_t i = 0; i < n; i++) {
             int a = s[i].src, b = s[i].dst, k = 0, nr = p % 2 ? p : p - 1;
             while (plog_probe_partner(a, k, p) != b)
@@ -629,7 +633,7 @@ Test(unshare, one_way_slowest_flow_on_uneven_hosts)
                 down += host[q] == host[b];
             }
             unsigned L = up > down ? up : down;
-            double w = (double)s[i].bytes / (L ? L : 1), fmax_ = f[a][b];
+            double w = 1000 + ((double)s[i].bytes - 1000) / (L ? L : 1), fmax_ = f[a][b];
             for (int j = 0; L > 1 && j < nf; j++)
                 if (up >= down ? host[fs[j]] == host[a] : host[fd[j]] == host[b])
                     fmax_ = fmax(fmax_, f[fs[j]][fd[j]]);
@@ -641,5 +645,30 @@ Test(unshare, one_way_slowest_flow_on_uneven_hosts)
                                p, a, b, (size_t)s[i].bytes, L, s[i].q.v[PNM_Q50], want);
         }
         free(s);
+    }
+}
+
+/* Version 7 and before unshared all the bytes: b / L, not s0 + (b - s0) / L (a version 7
+ * file's lookup table is rebuilt so). 4 ranks on 2 hosts, every pair at L = 2 or alone. */
+Test(unshare, all_the_bytes_before_version_8)
+{
+    static const uint64_t sz[3] = {1000, 2000, 4000};
+    const int32_t host[4] = {0, 0, 1, 1};
+    for (int smallest = 0; smallest <= 1; smallest++) {
+        pnm_sample_t s[4 * 3 * 3];
+        size_t n = 0;
+        for (int a = 0; a < 4; a++)
+            for (int b = 0; b < 4; b++)
+                for (int z = 0; host[a] != host[b] && z < 3; z++)
+                    s[n++] = (pnm_sample_t){a, b, sz[z], point(affine(sz[z])), PNM_EXCHANGE};
+        cr_assert_eq(pmf_unshare(s, n, 4, host, 2, smallest ? PMF_FIT_SMALLEST : 0u), n);
+        for (size_t i = 0; i < n; i++) {
+            /* every exchange between the hosts here shares its link with one other */
+            double b = smallest ? 1000 + ((double)s[i].bytes - 1000) / 2
+                                : fmax(1000, (double)s[i].bytes / 2);
+            cr_assert_float_eq(s[i].q.v[PNM_Q50], point(affine((uint64_t)b)).v[PNM_Q50], 1e-9,
+                               "smallest %d: %d->%d %zu B: %g", smallest, s[i].src, s[i].dst,
+                               (size_t)s[i].bytes, s[i].q.v[PNM_Q50]);
+        }
     }
 }
