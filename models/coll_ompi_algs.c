@@ -1180,8 +1180,8 @@ static pcs_err_t gen_allreduce(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gs
 
 /* ---- gather / scatter (per-rank block of count elements) ---- */
 
-/* ompi_coll_base_gather_intra_basic_linear: the root receives with blocking calls, from 0 up, one after
- * the other: a step each */
+/* ompi_coll_base_gather_intra_basic_linear: the root receives with blocking calls, from 0
+ * up, one after the other: a step each */
 static void gather_linear(pcs_ctx_t *c, int64_t count, int root, bool inplace)
 {
     uint64_t len = (uint64_t)count * c->ts;

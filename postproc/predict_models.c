@@ -167,15 +167,16 @@ static int cmp_dbl(const void *a, const void *b)
 }
 
 /* The host links' background load as model m shows it (pr_load_t), into lo (2 world
- * doubles: out, then in) and load. A pair is as slow as the busier of its source's link out and its
- * destination's link in, so a rank's least slow pair out (in) tells its link out (in); a
- * per-source model (Hockney, LogGP) has no destinations' links to show, and a rank's link
- * in comes out as loaded as the least loaded source's link out, mostly 1. An
- * unloaded link's time per byte: the first quartile of the pairs', not their fastest, which
- * noise puts below the rest (17.0 against 17.3-17.9 ns/B on unloaded 500 Mbit/s links;
- * 14.3 against 16 under contention). Pairs between hosts (any two ranks without hosts);
- * each source against at most 16 destinations spread over the world, so that a large run
- * does not price all its pairs. -1 out of memory. */
+ * doubles: out, then in) and load. A pair is as slow as the busier of its source's link
+ * out and its destination's link in, so a rank's least slow pair out (in) tells its link
+ * out (in); a per-source model (Hockney, LogGP) has no destinations' links to show, and a
+ * rank's link in comes out as loaded as the least loaded source's link out, mostly 1
+ * (pred_models_load reads the pairs' instead). An unloaded link's time per byte: the first
+ * quartile of the pairs', not their fastest, which noise puts below the rest (17.0 against
+ * 17.3-17.9 ns/B on unloaded 500 Mbit/s links; 14.3 against 16 under contention). Pairs
+ * between hosts (any two ranks without hosts); each source against at most 16
+ * destinations spread over the world, so that a large run does not price all its pairs.
+ * -1 out of memory. */
 static int link_load(const pred_model_t *m, double *lo, int32_t world, const int32_t *host,
                      pr_load_t *load)
 {
