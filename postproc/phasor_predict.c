@@ -84,6 +84,7 @@ typedef struct pctx {
     uint64_t *aggbig;         /* theirs: the largest single message in each */
     uint8_t *twoway;          /* theirs: data also flows the other way at an end */
     int32_t *snd, *rcv;       /* the step's senders and receivers (pr_link_key), sorted */
+    int32_t world;
     const int32_t *host;      /* per world rank, a host id in [0, nhosts) */
     int32_t nhosts;
     pr_links_t links;         /* per host, between hosts; allocated when ranks share one */
@@ -402,6 +403,47 @@ static const char *method_name(pred_method_t m)
     return m == PRED_STEPS ? "steps" : m == PRED_EXPECTED_MAX ? "expected-max" : "replay";
 }
 
+/* The links' load a model prices with (pr_load_t), on one line: the unloaded time per
+ * byte and the ranks whose link looked slower, the slowest first, at most 8 of them. */
+static void links_text(FILE *o, const pctx_t *c, const pr_load_t *l)
+{
+    if (!(l->per_byte > 0) || !l->out || !l->in) {
+        fprintf(o, "no pair between hosts to read a load from\n");
+        return;
+    }
+    fprintf(o, "unloaded %.2f ns/B (2-4 MiB, first quartile of the pairs between hosts)",
+            l->per_byte);
+    int shown = 0, more = 0;
+    double last = INFINITY;
+    for (;;) { /* the next slowest below last */
+        double best = 0;
+        for (int32_t r = 0; r < c->world; r++)
+            for (int in = 0; in < 2; in++) {
+                double v = (in ? l->in : l->out)[r];
+                if (v > 1 && v < last && v > best)
+                    best = v;
+            }
+        if (best == 0)
+            break;
+        for (int32_t r = 0; r < c->world; r++)
+            for (int in = 0; in < 2; in++)
+                if ((in ? l->in : l->out)[r] == best) {
+                    if (shown < 8)
+                        fprintf(o, "%s rank %d %s %.2fx", shown ? "," : "; slower:", (int)r,
+                                in ? "in" : "out", best);
+                    else
+                        more++;
+                    shown++;
+                }
+        last = best;
+    }
+    if (more)
+        fprintf(o, ", and %d more", more);
+    if (!shown)
+        fprintf(o, "; none slower by %.0f %% or more", (PR_LOAD_NOISE - 1) * 100);
+    fprintf(o, "\n");
+}
+
 static void text_out(FILE *o, pctx_t *c, const char *path, const char *source)
 {
     fprintf(o, "phasor predict: %s\nmodel: %s; method: ", path, source);
@@ -414,6 +456,15 @@ static void text_out(FILE *o, pctx_t *c, const char *path, const char *source)
                    "(%s), eager up to %" PRIu64 " B (%s))\n",
                 c->ropt.gamma, c->gamma_given ? "--gamma" : "measured here", c->ropt.eager,
                 c->eager_what);
+    if (c->nmodels > 0 && c->models[0].load.t) { /* one load for all: the pairs' */
+        fprintf(o, "links (every model): ");
+        links_text(o, c, &c->models[0].load);
+    } else {
+        for (int k = 0; k < c->nmodels; k++) {
+            fprintf(o, "links (%s): ", c->models[k].name);
+            links_text(o, c, &c->models[k].load);
+        }
+    }
     fprintf(o, "%" PRIu64 " collective instances, %" PRIu64 " predicted", c->instances,
             c->predicted);
     if (c->nonblocking)
@@ -464,7 +515,7 @@ static void json_num(FILE *o, double x)
 
 static void json_out(FILE *o, pctx_t *c, const pred_models_t *pm)
 {
-    fprintf(o, "{\"format\": \"phasor-predict\", \"version\": 4, \"model\": \"");
+    fprintf(o, "{\"format\": \"phasor-predict\", \"version\": 5, \"model\": \"");
     for (const char *p = pm->source; *p; p++)
         fprintf(o, *p == '"' || *p == '\\' ? "\\%c" : "%c", *p);
     fprintf(o, "\"");
@@ -498,6 +549,26 @@ static void json_out(FILE *o, pctx_t *c, const pred_models_t *pm)
         fprintf(o, "%s{\"model\": \"%s\", \"predicted_ns\": ", k ? ",\n " : "\n ",
                 c->models[k].name);
         json_num(o, c->sum_pred[k]);
+        const pr_load_t *l = &c->models[k].load;
+        if (l->per_byte > 0 && l->out && l->in) {
+            fprintf(o, ", \"links\": {\"unloaded_ns_per_byte\": ");
+            json_num(o, l->per_byte);
+            fprintf(o, ", \"from\": \"%s\", \"slower\": [", l->t ? "pairs" : "model");
+            int n = 0;
+            for (int32_t r = 0; r < c->world; r++)
+                for (int in = 0; in < 2; in++) {
+                    double v = (in ? l->in : l->out)[r];
+                    if (v > 1) {
+                        fprintf(o, "%s{\"rank\": %d, \"link\": \"%s\", \"slowdown\": ",
+                                n++ ? ", " : "", (int)r, in ? "in" : "out");
+                        json_num(o, v);
+                        fprintf(o, "}");
+                    }
+                }
+            fprintf(o, "]}");
+        } else {
+            fprintf(o, ", \"links\": null");
+        }
         fprintf(o, ", \"groups\": [");
         for (size_t i = 0; i < c->ng; i++) {
             group_t *g = &c->g[i];
@@ -775,6 +846,7 @@ int phasor_cmd_predict(int argc, char **argv)
     c.models = pm.m;
     c.nmodels = pm.n;
     c.method = method;
+    c.world = world;
     c.host = c.ropt.host = hosts;
     c.nhosts = c.ropt.nhosts = nhosts;
     if (method == PRED_REPLAY) {

@@ -3,7 +3,7 @@
  * a rank's several messages of one step are the largest alone plus the rest at the
  * model's bandwidth, per source and per destination; between hosts, the bytes of every
  * rank of a host on its link; a message whose data also flows the other way is two-way;
- * a loaded link's background gives way to several messages. */
+ * a loaded link's background gives way to several messages; the text output's links line. */
 #include <criterion/criterion.h>
 
 #include "phasor_predict.c"
@@ -130,4 +130,50 @@ Test(predict_steps, background_load_on_the_shared_link)
     in[0] = 1;
     out[1] = out[2] = out[3] = 2;
     cr_assert_float_eq(price_by(&m, into, 3, host, 4, 4), 1000 + 3 * mi, 1e-6);
+}
+
+/* The links line of the text output: the unloaded time per byte and the slower links, the
+ * slowest first, at most 8 */
+Test(predict_steps, links_line)
+{
+    double out[10] = {1, 1.95, 1, 1.67, 1, 1, 1, 1, 1, 1};
+    double in[10] = {1.95, 1, 1.69, 1, 1, 1, 1, 1, 1, 1};
+    pctx_t c;
+    memset(&c, 0, sizeof(c));
+    c.world = 4;
+    pr_load_t l = {15.25, out, in, NULL, NULL};
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *o = open_memstream(&buf, &len);
+    cr_assert_not_null(o);
+    links_text(o, &c, &l);
+    fflush(o);
+    cr_assert(strstr(buf, "unloaded 15.25 ns/B") != NULL, "%s", buf);
+    cr_assert(strstr(buf, "slower: rank 0 in 1.95x, rank 1 out 1.95x, rank 2 in 1.69x, "
+                          "rank 3 out 1.67x\n") != NULL, "%s", buf);
+    /* ten ranks all loaded out: 8 shown, the slowest first, and the 2 more counted */
+    c.world = 10;
+    for (int r = 0; r < 10; r++) {
+        out[r] = 1.1 + 0.1 * r;
+        in[r] = 1;
+    }
+    rewind(o);
+    links_text(o, &c, &l);
+    fflush(o);
+    cr_assert(strstr(buf, "slower: rank 9 out 2.00x, rank 8 out 1.90x") != NULL, "%s", buf);
+    cr_assert(strstr(buf, "rank 2 out 1.30x, and 2 more\n") != NULL, "%s", buf);
+    /* nothing slower, and no pairs */
+    for (int r = 0; r < 10; r++)
+        out[r] = in[r] = 1;
+    rewind(o);
+    links_text(o, &c, &l);
+    fflush(o);
+    cr_assert(strstr(buf, "none slower by 10 % or more") != NULL, "%s", buf);
+    l.per_byte = 0;
+    rewind(o);
+    links_text(o, &c, &l);
+    fflush(o);
+    cr_assert(strstr(buf, "no pair between hosts") != NULL, "%s", buf);
+    fclose(o);
+    free(buf);
 }
