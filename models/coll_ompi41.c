@@ -806,3 +806,22 @@ pcs_library_t pcs_library_of(const char *s)
     }
     return PCS_LIB_UNKNOWN;
 }
+
+uint64_t pcs_eager_size(const char *s, const char **what)
+{
+    /* as narrow as what was measured (pcs_library_of's versions; the device for MPICH) */
+    switch (pcs_library_of(s)) {
+    case PCS_LIB_OMPI41:
+        *what = "Open MPI 4.1 over TCP";
+        return PCS_EAGER_OMPI41_TCP;
+    case PCS_LIB_MPICH40:
+        if (strstr(s, "ch4:ucx")) {
+            *what = "MPICH 4.0 ch4:ucx over TCP";
+            return PCS_EAGER_MPICH40_UCX_TCP;
+        }
+        break;
+    default: break;
+    }
+    *what = NULL;
+    return 0;
+}

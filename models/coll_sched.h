@@ -404,6 +404,23 @@ typedef enum pcs_library {
 } pcs_library_t;
 pcs_library_t pcs_library_of(const char *version_string);
 
+/* Open MPI's ob1 sends a message eagerly when it fits in the BTL's eager limit (64 KiB over
+ * TCP) together with its 56-byte PML header: measured between two emulated hosts, 65480 B
+ * had arrived when the receive was posted late, 65481 B and 64 KiB had not. */
+#define PCS_EAGER_OMPI41_TCP (65536u - 56u)
+
+/* MPICH 4.0's ch4:ucx sends eagerly below UCX's rendezvous threshold, which UCX sets from
+ * the transport's speed: over TCP between two emulated hosts (UCX_TLS=tcp,self), 19522 B
+ * went eagerly and 19523 B waited for the receiver (within a host, by shared memory,
+ * 8255 B). */
+#define PCS_EAGER_MPICH40_UCX_TCP 19522u
+
+/* The largest message a library sends eagerly between hosts, from its whole
+ * MPI_Get_library_version string (MPICH names its device on a later line), as measured:
+ * Open MPI 4.1 and MPICH 4.0's ch4:ucx over TCP; *what says whose. 0 (and *what NULL)
+ * for any other library or none. */
+uint64_t pcs_eager_size(const char *version_string, const char **what);
+
 /* Open MPI 4.1.x (coll_tuned_decision_fixed.c, unchanged 4.1.0-4.1.8) on an intracommunicator;
  * a->nonblocking: coll/libnbc's choice (nbc_i<coll>.c, unchanged 4.1.0-4.1.8); Alltoallw:
  * coll/basic. forced may be NULL. Writes out even when it returns an error. */

@@ -820,7 +820,8 @@ int phasor_cmd_predict(int argc, char **argv)
         if (hosts[r] < 0)
             hosts[r] = h++, nhosts = h;
     /* the library's eager size: where LogGP's handshake starts (when measured for it, or
-     * given), and what a rendezvous waits for in the replay */
+     * given, and the ranks are on more than one host), and what a rendezvous waits for in
+     * the replay */
     const char *libstr = NULL, *eager_what = NULL;
     for (int32_t r = 0; r < world && !libstr; r++) { /* the first rank loaded */
         const plog_rank_t *rk = plog_run_rank(run, r);
@@ -831,8 +832,8 @@ int phasor_cmd_predict(int argc, char **argv)
         eager_size = (uint64_t)eager;
         eager_what = "--eager";
     }
-    if (strcmp(eager_what, PRED_EAGER_UNMEASURED) != 0)
-        fit.rndv = eager_size;
+    if (strcmp(eager_what, PRED_EAGER_UNMEASURED) != 0 && nhosts > 1)
+        fit.rndv = eager_size; /* between hosts; on one, shared memory's size is another */
     if (pred_models_load(&pm, run, model_file, kinds, &fit, hosts, nhosts, why,
                          sizeof(why)) != 0) {
         fprintf(stderr, "phasor predict: %s\n", why);

@@ -365,19 +365,9 @@ static double now_ns(void)
 
 uint64_t pr_eager_of(const char *lib, const char **what)
 {
-    /* as narrow as what was measured (pcs_library_of's versions; the device for MPICH) */
-    switch (pcs_library_of(lib)) {
-    case PCS_LIB_OMPI41:
-        *what = "Open MPI 4.1 over TCP";
-        return PRED_EAGER_DEFAULT;
-    case PCS_LIB_MPICH40:
-        if (strstr(lib, "ch4:ucx")) {
-            *what = "MPICH 4.0 ch4:ucx over TCP";
-            return PRED_EAGER_MPICH_UCX;
-        }
-        break;
-    default: break;
-    }
+    uint64_t e = pcs_eager_size(lib, what);
+    if (e)
+        return e;
     *what = PRED_EAGER_UNMEASURED;
     return PRED_EAGER_DEFAULT;
 }

@@ -27,27 +27,20 @@
 #include <stdint.h>
 
 #include "coll_instances.h"
+#include "coll_sched.h"
 
 /* A message's time, ns; twoway: its source also receives, or its destination also sends,
  * in the same step. */
 typedef double (*pr_time_fn)(const void *ctx, int32_t src, int32_t dst, uint64_t bytes,
                              int twoway);
 
-/* Open MPI's ob1 sends a message eagerly when it fits in the BTL's eager limit (64 KiB over
- * TCP) together with its 56-byte PML header: measured between two emulated hosts, 65480 B
- * had arrived when the receive was posted late, 65481 B and 64 KiB had not. */
-#define PRED_EAGER_DEFAULT (65536u - 56u)
-
-/* MPICH 4.0's ch4:ucx sends eagerly below UCX's rendezvous threshold, which UCX sets from
- * the transport's speed: over TCP between two emulated hosts (UCX_TLS=tcp,self), 19522 B
- * went eagerly and 19523 B waited for the receiver (within a host, by shared memory,
- * 8255 B). */
-#define PRED_EAGER_MPICH_UCX 19522u
+/* Open MPI 4.1's eager size over TCP, the default (coll_sched.h) */
+#define PRED_EAGER_DEFAULT PCS_EAGER_OMPI41_TCP
 
 /* The eager size between hosts of the MPI library a run used, from its
  * MPI_Get_library_version string (NULL: not known); *what says whose size it is. Measured
- * for Open MPI 4.1 and MPICH 4.0's ch4:ucx; any other library gets Open MPI's, and *what
- * is PRED_EAGER_UNMEASURED. */
+ * for Open MPI 4.1 and MPICH 4.0's ch4:ucx (pcs_eager_size); any other library gets Open
+ * MPI's, and *what is PRED_EAGER_UNMEASURED. */
 #define PRED_EAGER_UNMEASURED "Open MPI's; not measured for this run's library: give --eager"
 uint64_t pr_eager_of(const char *mpi_library, const char **what);
 

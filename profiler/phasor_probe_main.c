@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "coll_sched.h"
 #include "model_file.h"
 #include "phasor_probe.h"
 
@@ -168,6 +169,14 @@ int main(int argc, char **argv)
         char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";
         int len = 0;
         MPI_Get_library_version(lib, &len);
+        /* LogGP's handshake at the library's eager size between hosts, where it was
+         * measured (the whole string: MPICH names its device on a later line); on one
+         * host the pairs go by shared memory, whose size is another */
+        const char *whose;
+        int one_host = 1;
+        for (int32_t r = 1; res.hosts && r < res.nranks; r++)
+            one_host &= strcmp(res.hosts[r], res.hosts[0]) == 0;
+        fitopts.rndv = one_host ? 0 : pcs_eager_size(lib, &whose);
         lib[strcspn(lib, "\n")] = '\0';
         snprintf(f.library, sizeof(f.library), "%s", lib);
         f.hosts = res.hosts;

@@ -538,6 +538,9 @@ Test(replay, eager_size_of_the_library)
     for (int i = 0; i < 5; i++) {
         cr_assert_eq(pr_eager_of(other[i], &what), 65480);
         cr_assert_str_eq(what, PRED_EAGER_UNMEASURED, "%s", other[i] ? other[i] : "NULL");
+        /* what phasor-probe asks: nothing where nothing was measured */
+        cr_assert_eq(pcs_eager_size(other[i], &what), 0);
+        cr_assert_null(what);
     }
 }
 
