@@ -82,6 +82,7 @@ typedef struct pctx {
     const ci_xfer_t **step;
     ci_xfer_t *agg, **aggp;   /* one step's aggregated transfers */
     uint64_t *aggbig;         /* theirs: the largest single message in each */
+    double *aggshift;         /* expected-max: each one's time past its largest message's */
     uint8_t *twoway;          /* theirs: data also flows the other way at an end */
     int32_t *snd, *rcv;       /* the step's senders and receivers (pr_link_key), sorted */
     int32_t world;
@@ -236,9 +237,26 @@ static int step_time(pctx_t *c, const pred_model_t *m, const ci_xfer_t **x, size
                     ee = t;
             }
             qq = ee;
-        } else if (m->max_of(m->ctx, (const ci_xfer_t *const *)c->aggp, c->twoway, na, &ee,
-                             &qq) != 0) {
-            return -1;
+        } else {
+            /* a combined message: the largest one's distribution, and the rest as the
+             * steps method prices it, past the largest's own time */
+            for (size_t k = 0; k < na; k++) {
+                c->aggshift[k] = 0;
+                if (c->agg[k].bytes <= c->aggbig[k])
+                    continue;
+                double t = pr_aggregate_time(m->time, m->ctx, c->agg[k].src, c->agg[k].dst,
+                                             c->agg[k].bytes, c->aggbig[k], c->twoway[k], 0,
+                                             &m->load,
+                                             pr_load_slow(&m->load, c->host, c->agg[k].src,
+                                                          c->agg[k].dst, pass));
+                c->agg[k].bytes = c->aggbig[k];
+                c->aggshift[k] =
+                    fmax(0, t - m->time(m->ctx, c->agg[k].src, c->agg[k].dst, c->aggbig[k],
+                                        c->twoway[k]));
+            }
+            if (m->max_of(m->ctx, (const ci_xfer_t *const *)c->aggp, c->twoway, c->aggshift,
+                          na, &ee, &qq) != 0)
+                return -1;
         }
         if (ee > *e)
             *e = ee;
@@ -260,6 +278,7 @@ static int predict_one(pctx_t *c, const ci_inst_t *in, const pred_model_t *m, do
         ci_xfer_t *ag = realloc(c->agg, in->nx * sizeof(*ag));
         ci_xfer_t **ap = realloc(c->aggp, in->nx * sizeof(*ap));
         uint64_t *ab = realloc(c->aggbig, in->nx * sizeof(*ab));
+        double *ash = realloc(c->aggshift, in->nx * sizeof(*ash));
         uint8_t *tw = realloc(c->twoway, in->nx * sizeof(*tw));
         int32_t *sn = realloc(c->snd, in->nx * sizeof(*sn));
         int32_t *rc = realloc(c->rcv, in->nx * sizeof(*rc));
@@ -271,13 +290,15 @@ static int predict_one(pctx_t *c, const ci_inst_t *in, const pred_model_t *m, do
             c->aggp = ap;
         if (ab)
             c->aggbig = ab;
+        if (ash)
+            c->aggshift = ash;
         if (tw)
             c->twoway = tw;
         if (sn)
             c->snd = sn;
         if (rc)
             c->rcv = rc;
-        if (!ns || !ag || !ap || !ab || !tw || !sn || !rc)
+        if (!ns || !ag || !ap || !ab || !ash || !tw || !sn || !rc)
             return -1;
         c->stepcap = in->nx;
     }
@@ -951,6 +972,7 @@ done:
     free(c.agg);
     free(c.aggp);
     free(c.aggbig);
+    free(c.aggshift);
     free(c.twoway);
     free(hosts);
     free(c.snd);

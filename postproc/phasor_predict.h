@@ -23,9 +23,10 @@ typedef struct pred_model {
     double (*time)(const void *ctx, int32_t src, int32_t dst, uint64_t bytes, int twoway);
     /* the expected value and the 90th percentile of the maximum of n messages' times taken
      * as independent (order statistics of their distributions); twoway[i] as above for
-     * x[i]; 0, or -1 out of memory */
-    int (*max_of)(const void *ctx, const ci_xfer_t *const *x, const uint8_t *twoway, size_t n,
-                  double *mean, double *p90);
+     * x[i]; shift[i] ns added to x[i]'s distribution (NULL: none); 0, or -1 out of
+     * memory */
+    int (*max_of)(const void *ctx, const ci_xfer_t *const *x, const uint8_t *twoway,
+                  const double *shift, size_t n, double *mean, double *p90);
     /* the host links' background load as this model shows it (pred_models_load) */
     pr_load_t load;
 } pred_model_t;

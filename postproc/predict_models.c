@@ -59,8 +59,8 @@ static double time_of(const void *ctx, int32_t src, int32_t dst, uint64_t bytes,
     return pnm_time(pnm_way(&sl->fit, twoway), src, dst, bytes);
 }
 
-static int max_of(const void *ctx, const ci_xfer_t *const *x, const uint8_t *twoway, size_t n,
-                  double *mean, double *p90)
+static int max_of(const void *ctx, const ci_xfer_t *const *x, const uint8_t *twoway,
+                  const double *shift, size_t n, double *mean, double *p90)
 {
     const slot_t *sl = ctx;
     scratch_t *p = sl->scratch;
@@ -71,10 +71,15 @@ static int max_of(const void *ctx, const ci_xfer_t *const *x, const uint8_t *two
         p->dist = d;
         p->dcap = n;
     }
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         if (!own_pair(sl, x[i]->src, x[i]->dst, x[i]->bytes, twoway[i], &p->dist[i]))
             pnm_dist(pnm_way(&sl->fit, twoway[i]), x[i]->src, x[i]->dst, x[i]->bytes,
                      &p->dist[i]);
+        for (int k = 0; shift && k < PNM_NQ; k++)
+            p->dist[i].v[k] += shift[i];
+        if (shift)
+            p->dist[i].mean += shift[i];
+    }
     return pnm_max_of(p->dist, n, mean, p90);
 }
 

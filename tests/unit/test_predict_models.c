@@ -123,7 +123,7 @@ Test(predict_models, within_a_host_the_pairs_own_samples)
         const ci_xfer_t *xs[1] = {&x};
         uint8_t tw[1] = {1};
         double mean, p90;
-        cr_assert_eq(pm.m[0].max_of(pm.m[0].ctx, xs, tw, 1, &mean, &p90), 0);
+        cr_assert_eq(pm.m[0].max_of(pm.m[0].ctx, xs, tw, NULL, 1, &mean, &p90), 0);
         cr_assert_float_eq(mean, 1000 + 0.1 * 65536, 1e-6);
         pred_models_free(&pm);
 

@@ -20,26 +20,40 @@ static double fake_time(const void *ctx, int32_t src, int32_t dst, uint64_t n, i
     return twoway ? 2 * t : t;
 }
 
-static const pred_model_t fake = {"fake", NULL, fake_time, NULL, {0, NULL, NULL, NULL, NULL}};
+/* the distributions of fake_time are points: the max is the largest shifted time */
+static int fake_max_of(const void *ctx, const ci_xfer_t *const *x, const uint8_t *twoway,
+                       const double *shift, size_t n, double *mean, double *p90)
+{
+    double m = 0;
+    for (size_t i = 0; i < n; i++)
+        m = fmax(m, fake_time(ctx, x[i]->src, x[i]->dst, x[i]->bytes, twoway[i]) +
+                        (shift ? shift[i] : 0));
+    *mean = *p90 = m;
+    return 0;
+}
+
+static const pred_model_t fake = {"fake", NULL, fake_time, fake_max_of,
+                                  {0, NULL, NULL, NULL, NULL}};
 
 /* The steps method's price of one step of the n transfers x, ranks on host[] (nhosts),
  * by model m */
-static double price_by(const pred_model_t *m, const ci_xfer_t *x, size_t n,
-                       const int32_t *host, int32_t nhosts, int32_t world)
+static double price_method(pred_method_t method, const pred_model_t *m, const ci_xfer_t *x,
+                           size_t n, const int32_t *host, int32_t nhosts, int32_t world)
 {
     pctx_t c;
     memset(&c, 0, sizeof(c));
-    c.method = PRED_STEPS;
+    c.method = method;
     c.host = host;
     c.nhosts = nhosts;
     c.agg = calloc(n, sizeof(*c.agg));
     c.aggp = calloc(n, sizeof(*c.aggp));
     c.aggbig = calloc(n, sizeof(*c.aggbig));
+    c.aggshift = calloc(n, sizeof(*c.aggshift));
     c.twoway = calloc(n, sizeof(*c.twoway));
     c.snd = calloc(n, sizeof(*c.snd));
     c.rcv = calloc(n, sizeof(*c.rcv));
     const ci_xfer_t **p = calloc(n, sizeof(*p));
-    cr_assert(c.agg && c.aggp && c.aggbig && c.twoway && c.snd && c.rcv && p);
+    cr_assert(c.agg && c.aggp && c.aggbig && c.aggshift && c.twoway && c.snd && c.rcv && p);
     if (nhosts < world) /* as phasor predict does: host links when ranks share hosts */
         cr_assert_eq(pr_links_reserve(&c.links, (size_t)nhosts), 0);
     for (size_t i = 0; i < n; i++)
@@ -55,11 +69,18 @@ static double price_by(const pred_model_t *m, const ci_xfer_t *x, size_t n,
     free(c.agg);
     free(c.aggp);
     free(c.aggbig);
+    free(c.aggshift);
     free(c.twoway);
     free(c.snd);
     free(c.rcv);
     free(p);
     return e;
+}
+
+static double price_by(const pred_model_t *m, const ci_xfer_t *x, size_t n,
+                       const int32_t *host, int32_t nhosts, int32_t world)
+{
+    return price_method(PRED_STEPS, m, x, n, host, nhosts, world);
 }
 
 static double price(const ci_xfer_t *x, size_t n, const int32_t *host, int32_t nhosts,
@@ -176,4 +197,23 @@ Test(predict_steps, links_line)
     cr_assert(strstr(buf, "no pair between hosts") != NULL, "%s", buf);
     fclose(o);
     free(buf);
+}
+
+/* expected-max prices a combined message by its largest message's distribution, shifted by
+ * what the steps method adds for the rest: with point distributions, the same price */
+Test(predict_steps, expected_max_shifts_the_largest)
+{
+    const ci_xfer_t fan[3] = {{0, 1, 0, 1000}, {0, 2, 0, 2000}, {0, 3, 0, 4000}};
+    const int32_t host[4] = {0, 1, 2, 3};
+    /* 9000 + 1500, not the 15000 of the summed 7000 B */
+    cr_assert_float_eq(price_method(PRED_EXPECTED_MAX, &fake, fan, 3, host, 4, 4), 10500, 1e-6);
+    /* with a load, as the steps method prices it too */
+    const uint64_t mi = 1u << 20;
+    double out[4] = {2, 1, 1, 1}, in[4] = {1, 1, 1, 1};
+    pred_model_t m = fake;
+    m.load = (pr_load_t){0.25, out, in, NULL, NULL};
+    const ci_xfer_t big[3] = {{0, 1, 0, 2 * mi}, {0, 2, 0, 2 * mi}, {0, 3, 0, 2 * mi}};
+    cr_assert_float_eq(price_method(PRED_EXPECTED_MAX, &m, big, 3, host, 4, 4),
+                       price_by(&m, big, 3, host, 4, 4), 1e-6);
+    cr_assert_float_eq(price_by(&m, big, 3, host, 4, 4), 1000 + 3.5 * mi, 1e-6);
 }
