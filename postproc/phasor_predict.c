@@ -424,6 +424,23 @@ static const char *method_name(pred_method_t m)
     return m == PRED_STEPS ? "steps" : m == PRED_EXPECTED_MAX ? "expected-max" : "replay";
 }
 
+/* A link that looked slower: its rank, in (1) or out (0), and by how much. */
+typedef struct slow_link {
+    double v;
+    int32_t rank;
+    int in;
+} slow_link_t;
+
+static int cmp_slow(const void *a, const void *b)
+{
+    const slow_link_t *x = a, *y = b;
+    if (x->v != y->v)
+        return x->v < y->v ? 1 : -1; /* the slowest first */
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    return x->in - y->in;
+}
+
 /* The links' load a model prices with (pr_load_t), on one line: the unloaded time per
  * byte and the ranks whose link looked slower, the slowest first, at most 8 of them. */
 static void links_text(FILE *o, const pctx_t *c, const pr_load_t *l)
@@ -434,35 +451,30 @@ static void links_text(FILE *o, const pctx_t *c, const pr_load_t *l)
     }
     fprintf(o, "unloaded %.2f ns/B (2-4 MiB, first quartile of the pairs between hosts)",
             l->per_byte);
-    int shown = 0, more = 0;
-    double last = INFINITY;
-    for (;;) { /* the next slowest below last */
-        double best = 0;
-        for (int32_t r = 0; r < c->world; r++)
-            for (int in = 0; in < 2; in++) {
-                double v = (in ? l->in : l->out)[r];
-                if (v > 1 && v < last && v > best)
-                    best = v;
-            }
-        if (best == 0)
-            break;
-        for (int32_t r = 0; r < c->world; r++)
-            for (int in = 0; in < 2; in++)
-                if ((in ? l->in : l->out)[r] == best) {
-                    if (shown < 8)
-                        fprintf(o, "%s rank %d %s %.2fx", shown ? "," : "; slower:", (int)r,
-                                in ? "in" : "out", best);
-                    else
-                        more++;
-                    shown++;
-                }
-        last = best;
+    size_t n = 0;
+    for (int32_t r = 0; r < c->world; r++)
+        n += (l->out[r] > 1) + (l->in[r] > 1);
+    slow_link_t *v = n ? malloc(n * sizeof(*v)) : NULL;
+    if (n && !v) { /* no memory: the count alone */
+        fprintf(o, "; %zu links slower\n", n);
+        return;
     }
-    if (more)
-        fprintf(o, ", and %d more", more);
-    if (!shown)
+    size_t k = 0;
+    for (int32_t r = 0; r < c->world; r++)
+        for (int in = 0; in < 2; in++)
+            if ((in ? l->in : l->out)[r] > 1)
+                v[k++] = (slow_link_t){(in ? l->in : l->out)[r], r, in};
+    if (n)
+        qsort(v, n, sizeof(*v), cmp_slow);
+    for (size_t i = 0; i < n && i < 8; i++)
+        fprintf(o, "%s rank %d %s %.2fx", i ? "," : "; slower:", (int)v[i].rank,
+                v[i].in ? "in" : "out", v[i].v);
+    if (n > 8)
+        fprintf(o, ", and %zu more", n - 8);
+    if (!n)
         fprintf(o, "; none slower by %.0f %% or more", (PR_LOAD_NOISE - 1) * 100);
     fprintf(o, "\n");
+    free(v);
 }
 
 static void text_out(FILE *o, pctx_t *c, const char *path, const char *source)
