@@ -163,16 +163,26 @@ out:
     return rc;
 }
 
-/* quick: dst slot = the round's index in the chosen rounds (a partner per round); sets:
- * exchanges, starts: when each exchange was posted (ns since t_begin), ow: one-way times as
- * sent (ping-pong included), rtt: per slot, the 0-byte round trips taken before them;
- * theta: per slot k, the partner's clock offset before (theta[k]) and after (theta[nr + k])
- * the repetitions, taken at tsync[0] and tsync[1] (pair_offsets) */
+/* What run_quick measured, per slot (the round's index among the chosen rounds, a partner
+ * per round): the exchanges and the one-way messages per (slot, size), and how to put the
+ * partners' clocks on this rank's. */
+typedef struct quick {
+    int rounds, reps;    /* slots, and repetitions of every size in each */
+    int *partner;        /* per slot: the partner (-1: none in that round) */
+    sampleset_t *sets;   /* per (slot, size): the exchanges' durations */
+    sampleset_t *starts; /* per (slot, size): when each exchange was posted, ns since the
+                          * probe began */
+    sampleset_t *ow;     /* per (slot, size): one-way times as sent (ping-pong included) */
+    sampleset_t *rtt;    /* per slot: the 0-byte round trips taken before them */
+    double *theta;       /* per slot k: the partner's clock offset before (theta[k]) and
+                          * after (theta[rounds + k]) the repetitions (pair_offsets) */
+    double tsync[2];     /* when those were taken, ns since the probe began */
+} quick_t;
+
 static int run_quick(MPI_Comm c, int me, int p, const pprobe_opts_t *o, uint64_t seed,
-                     char *buf, int *rounds_out, int *reps_out, int **partner_out,
-                     sampleset_t **sets_out, sampleset_t **starts_out, sampleset_t **ow_out,
-                     sampleset_t **rtt_out, double **theta_out, double *tsync)
+                     char *buf, quick_t *out_q)
 {
+    double *tsync = out_q->tsync;
     int rc = MPI_SUCCESS;
     const int ns = (int)(sizeof(quick_sizes) / sizeof(quick_sizes[0]));
     int nrounds_all = p % 2 ? p : p - 1;
@@ -250,8 +260,8 @@ static int run_quick(MPI_Comm c, int me, int p, const pprobe_opts_t *o, uint64_t
     }
     CHECK(pair_offsets(c, me, partner, nr, t_begin, theta + nr));
     tsync[1] = (double)(now_ns() - t_begin);
-    *rounds_out = nr;
-    *reps_out = reps;
+    out_q->rounds = nr;
+    out_q->reps = reps;
 out:
     free(rounds);
     free(order2);
@@ -264,12 +274,12 @@ out:
         free(theta);
         return rc;
     }
-    *partner_out = partner;
-    *sets_out = sets;
-    *starts_out = starts;
-    *ow_out = ow;
-    *rtt_out = rtt;
-    *theta_out = theta;
+    out_q->partner = partner;
+    out_q->sets = sets;
+    out_q->starts = starts;
+    out_q->ow = ow;
+    out_q->rtt = rtt;
+    out_q->theta = theta;
     return MPI_SUCCESS;
 }
 
@@ -342,11 +352,13 @@ out:
  * sizes and repetitions in the same order, so their samples line up: reps per size, the
  * same count on every rank); the lower rank works it out and sends it back, so both
  * entries of the pair hold the same samples. */
-static int pair_join(MPI_Comm c, int me, const int *partner, int nslots, int ns, int reps,
-                     sampleset_t *sets, const sampleset_t *starts, const double *theta,
-                     const double *tsync)
+static int pair_join(MPI_Comm c, int me, const quick_t *qk, int ns)
 {
-    int rc = MPI_SUCCESS;
+    int rc = MPI_SUCCESS, nslots = qk->rounds, reps = qk->reps;
+    const int *partner = qk->partner;
+    sampleset_t *sets = qk->sets;
+    const sampleset_t *starts = qk->starts;
+    const double *theta = qk->theta, *tsync = qk->tsync;
     size_t n = (size_t)ns * (size_t)reps;
     double *mine = malloc((n ? 2 * n : 1) * sizeof(double));
     double *theirs = malloc((n ? 2 * n : 1) * sizeof(double));
@@ -466,9 +478,9 @@ int pprobe_run(MPI_Comm comm, int root, const pprobe_opts_t *o, pprobe_result_t 
     int rc = MPI_SUCCESS, me, p;
     MPI_Comm c = MPI_COMM_NULL;
     char *buf = NULL;
-    sampleset_t *sets = NULL, *starts = NULL, *ow = NULL, *rtt = NULL;
-    double *theta = NULL, tsync[2] = {0, 0};
-    int *partner = NULL;
+    quick_t qk;
+    memset(&qk, 0, sizeof(qk));
+    sampleset_t *sets = NULL; /* the exchanges (quick) or the messages (full) */
     plog_probe_entry_t *mine = NULL, *all = NULL;
     int *counts = NULL, *displs = NULL;
     char(*hosts)[64] = NULL;
@@ -492,10 +504,11 @@ int pprobe_run(MPI_Comm comm, int root, const pprobe_opts_t *o, pprobe_result_t 
             goto out;
         }
         if (p > 1) {
-            CHECK(run_quick(c, me, p, o, seed, buf, &rounds, &reps, &partner, &sets, &starts,
-                            &ow, &rtt, &theta, tsync));
-            nslots = rounds; /* before anything can fail: out frees nslots sets */
-            CHECK(pair_join(c, me, partner, rounds, ns, reps, sets, starts, theta, tsync));
+            CHECK(run_quick(c, me, p, o, seed, buf, &qk));
+            rounds = nslots = qk.rounds; /* before anything can fail: out frees nslots sets */
+            reps = qk.reps;
+            sets = qk.sets;
+            CHECK(pair_join(c, me, &qk, ns));
         }
     } else {
         ns = FULL_NSIZES + 1;
@@ -525,9 +538,9 @@ int pprobe_run(MPI_Comm comm, int root, const pprobe_opts_t *o, pprobe_result_t 
     if (o->mode == PPROBE_QUICK) {
         for (int k = 0; k < nslots; k++) /* one way: minus half the 0-byte round trip */
             for (int z = 0; z < ns; z++)
-                minus_half_rtt0(&ow[(size_t)k * ns + z], &rtt[k]);
-        if (summarise(mine, &nmine, me, sets, nslots, ns, 0, partner, PLOG_PROBE_EXCHANGE) ||
-            summarise(mine, &nmine, me, ow, nslots, ns, 0, partner, PLOG_PROBE_ONEWAY)) {
+                minus_half_rtt0(&qk.ow[(size_t)k * ns + z], &qk.rtt[k]);
+        if (summarise(mine, &nmine, me, sets, nslots, ns, 0, qk.partner, PLOG_PROBE_EXCHANGE) ||
+            summarise(mine, &nmine, me, qk.ow, nslots, ns, 0, qk.partner, PLOG_PROBE_ONEWAY)) {
             rc = MPI_ERR_NO_MEM;
             goto out;
         }
@@ -614,12 +627,12 @@ int pprobe_run(MPI_Comm comm, int root, const pprobe_opts_t *o, pprobe_result_t 
         fill_info(res, o, sizes, ns, reps, rounds, el_max, seed);
     }
 out:
-    free_sets(sets, (size_t)nslots * (size_t)ns);
-    free_sets(starts, (size_t)nslots * (size_t)ns);
-    free_sets(ow, (size_t)nslots * (size_t)ns);
-    free_sets(rtt, (size_t)nslots);
-    free(theta);
-    free(partner);
+    free_sets(sets, (size_t)nslots * (size_t)ns); /* qk.sets when quick */
+    free_sets(qk.starts, (size_t)qk.rounds * (size_t)ns);
+    free_sets(qk.ow, (size_t)qk.rounds * (size_t)ns);
+    free_sets(qk.rtt, (size_t)qk.rounds);
+    free(qk.theta);
+    free(qk.partner);
     free(buf);
     free(mine);
     free(all);
