@@ -338,6 +338,23 @@ static void band_line(const curve_t *c, size_t i, size_t j, const double *anchor
         lsq(c, i, j, a, b, rms);
 }
 
+/* Band b of g ends at rndv, on the line (a0, b0); the sizes above get a band of their own,
+ * the line (a1, b1) less the handshake that loggp_eval adds above rndv, so that the slope
+ * above (often the bandwidth limit) does not price the eager sizes. */
+static void split_band(pnm_loggp_t *g, int b, uint64_t rndv, double a0, double b0,
+                       double a1, double b1, double handshake)
+{
+    g->rndv = rndv;
+    g->handshake = handshake;
+    g->L2o[b] = a0;
+    g->G[b] = b0;
+    g->band_hi[b] = rndv;
+    g->band_hi[b + 1] = UINT64_MAX;
+    g->L2o[b + 1] = a1 - handshake;
+    g->G[b + 1] = b1;
+    g->nband++;
+}
+
 /* Bands are one continuous line broken at the band edges: each band's line starts where the
  * band below ends when that band was measured (fitted through that point), so a message just above an edge costs what
  * one just below does, however few sizes the band has. Fitted freely, the last band of a
@@ -393,17 +410,10 @@ static int fit_loggp(const curve_t *c, const pnm_opts_t *o, pnm_loggp_t *g)
             double a0, b0, r0, a1, b1, r1;
             band_line(&d, i, k_r, an, &a0, &b0, &r0);
             lsq(&d, k_r, j, &a1, &b1, &r1);
-            g->rndv = o->rndv;
-            g->L2o[b] = a0;
-            g->G[b] = b0;
             /* the jump where the lines meet the eager size: what the handshake adds */
             double x_r = (double)(o->rndv - 1);
-            g->handshake = fmax(0, (a1 + b1 * x_r) - (a0 + b0 * x_r));
-            g->band_hi[b] = g->rndv;
-            g->band_hi[b + 1] = UINT64_MAX;
-            g->G[b + 1] = b1;
-            g->L2o[b + 1] = a1 - g->handshake;
-            g->nband++;
+            split_band(g, b, o->rndv, a0, b0, a1, b1,
+                       fmax(0, (a1 + b1 * x_r) - (a0 + b0 * x_r)));
             split = 1;
         }
         /* the rendezvous handshake: in the last band, the first point that jumps above
@@ -420,24 +430,17 @@ static int fit_loggp(const curve_t *c, const pnm_opts_t *o, pnm_loggp_t *g)
                     g->rndv = c->x[k - 1];
                     g->L2o[b] = a0;
                     g->G[b] = b0;
+                    g->handshake = jump;
                     if (j - k >= 2) { /* the line above, with the handshake as its offset */
                         double a1, b1, r1;
                         lsq(&d, k, j, &a1, &b1, &r1);
                         g->handshake = fmax(0, a1 - a0);
                         if (g->nband < PNM_MAXBAND) {
-                            /* a band of its own from rndv up, so that the slope above
-                             * (often the bandwidth limit) does not price the eager sizes */
-                            g->band_hi[b] = g->rndv;
-                            g->band_hi[b + 1] = UINT64_MAX;
-                            g->L2o[b + 1] = a1 - g->handshake;
-                            g->G[b + 1] = b1;
-                            g->nband++;
+                            split_band(g, b, g->rndv, a0, b0, a1, b1, g->handshake);
                             split = 1;
                         } else {
                             g->G[b] = b1;
                         }
-                    } else {
-                        g->handshake = jump;
                     }
                     break;
                 }
