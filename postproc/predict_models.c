@@ -9,6 +9,7 @@
 #include "net_model.h"
 #include "phasor_predict.h"
 #include "plog_probeset.h"
+#include "pstat.h"
 
 /* The scratch of max_of is shared by the models: predict evaluates one step at a time. */
 typedef struct scratch {
@@ -158,19 +159,6 @@ static int within_hosts(priv_t *p, const plog_run_t *run, const int32_t *host,
     return 0;
 }
 
-/* A message's time per byte one-way at 2-4 MiB. */
-static double per_byte(const pred_model_t *m, int32_t s, int32_t d)
-{
-    return (m->time(m->ctx, s, d, 4u << 20, 0) - m->time(m->ctx, s, d, 2u << 20, 0)) /
-           (double)(2u << 20);
-}
-
-static int cmp_dbl(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* The host links' background load as model m shows it (pr_load_t), into lo (2 world
  * doubles: out, then in) and load. A pair is as slow as the busier of its source's link
  * out and its destination's link in, so a rank's least slow pair out (in) tells its link
@@ -198,7 +186,7 @@ static int link_load(const pred_model_t *m, double *lo, int32_t world, const int
             int32_t d = (s + j) % world;
             if (host && host[s] == host[d])
                 continue;
-            double pb = per_byte(m, s, d);
+            double pb = pr_per_byte(m->time, m->ctx, s, d, 0);
             if (!(pb > 0) || !isfinite(pb))
                 continue;
             all[n++] = pb;
@@ -207,7 +195,7 @@ static int link_load(const pred_model_t *m, double *lo, int32_t world, const int
         }
     double free_pb = 0;
     if (n) {
-        qsort(all, n, sizeof(*all), cmp_dbl);
+        qsort(all, n, sizeof(*all), pstat_cmp_double);
         free_pb = all[(n - 1) / 4];
     }
     free(all);
@@ -368,29 +356,26 @@ int pred_models_load(pred_models_t *pm, const plog_run_t *run, const char *file,
     if (!pairs && p->pairs.fit.kind == PNM_LOOKUP)
         pairs = &own;
     /* per-source models pool their partners' loads: the pairs tell a link from another,
-     * and the load is the links', so every model takes the pairs' */
+     * and the load is the links', so every model takes the pairs'; without pairs, each
+     * model its own */
     int32_t w = plog_run_world_size(run);
-    size_t nl = pairs ? 1 : (size_t)pm->n;
-    p->load = malloc(nl * 2 * (size_t)(w > 0 ? w : 1) * sizeof(double));
-    if (!p->load) {
+    size_t per = 2 * (size_t)(w > 0 ? w : 1);
+    p->load = malloc((pairs ? 1 : (size_t)pm->n) * per * sizeof(double));
+    pr_load_t shared;
+    int bad = !p->load || (pairs && link_load(pairs, p->load, w, host, &shared) != 0);
+    for (int i = 0; i < pm->n && !bad; i++) {
+        if (pairs) {
+            pm->m[i].load = shared;
+            pm->m[i].load.t = pairs->time;
+            pm->m[i].load.ctx = pairs->ctx;
+        } else {
+            bad = link_load(&pm->m[i], p->load + (size_t)i * per, w, host, &pm->m[i].load);
+        }
+    }
+    if (bad) {
         snprintf(why, cap, "out of memory");
         pred_models_free(pm);
         return -1;
-    }
-    for (int i = 0; i < pm->n; i++) {
-        const pred_model_t *v = pairs ? pairs : &pm->m[i];
-        if ((!pairs || i == 0) &&
-            link_load(v, p->load + (pairs ? 0 : (size_t)i * 2 * (size_t)w), w, host,
-                      &pm->m[i].load) != 0) {
-            snprintf(why, cap, "out of memory");
-            pred_models_free(pm);
-            return -1;
-        }
-        if (pairs) {
-            pm->m[i].load = pm->m[0].load;
-            pm->m[i].load.t = v->time;
-            pm->m[i].load.ctx = v->ctx;
-        }
     }
     return 0;
 }

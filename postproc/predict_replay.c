@@ -167,13 +167,6 @@ static void join(pr_t *p, size_t k, uint32_t tag, size_t *np)
     p->part[(*np)++] = k;
 }
 
-/* A message's time per byte at 2-4 MiB. */
-static double slope(pr_time_fn t, const void *ctx, int32_t src, int32_t dst, int way)
-{
-    return (t(ctx, src, dst, 4u << 20, way) - t(ctx, src, dst, 2u << 20, way)) /
-           (double)(2u << 20);
-}
-
 /* pr_aggregate_time: see predict_replay.h for why */
 double pr_aggregate_time(pr_time_fn t, const void *ctx, int32_t src, int32_t dst,
                          uint64_t bytes, uint64_t big, int two, uint64_t eager,
@@ -183,7 +176,7 @@ double pr_aggregate_time(pr_time_fn t, const void *ctx, int32_t src, int32_t dst
         return t(ctx, src, dst, bytes, two);
     int way = two && big > eager; /* 1: priced as two-way; eager both ways: one way */
     double agg = t(ctx, src, dst, bytes, way);
-    double per_byte = slope(t, ctx, src, dst, way);
+    double per_byte = pr_per_byte(t, ctx, src, dst, way);
     if (per_byte > 0) { /* not NaN either */
         double extra = (double)(bytes - big) * per_byte;
         double link_pb = load ? load->per_byte : 0;
@@ -191,8 +184,8 @@ double pr_aggregate_time(pr_time_fn t, const void *ctx, int32_t src, int32_t dst
             /* the pair's own slowdown, one-way both ways for a two-way price */
             pr_time_fn lt = load->t ? load->t : t;
             const void *lc = load->t ? load->ctx : ctx;
-            double one = way ? fmax(slope(lt, lc, src, dst, 0), slope(lt, lc, dst, src, 0))
-                             : slope(lt, lc, src, dst, 0);
+            double one = way ? fmax(pr_per_byte(lt, lc, src, dst, 0), pr_per_byte(lt, lc, dst, src, 0))
+                             : pr_per_byte(lt, lc, src, dst, 0);
             double clean =
                 one >= PR_LOAD_NOISE * link_pb ? per_byte * link_pb / one : per_byte;
             double k = (double)bytes / (double)big; /* flows, were they all as large */

@@ -57,6 +57,15 @@ typedef struct pr_load {
     const void *ctx;
 } pr_load_t;
 
+/* A message's time per byte at 2-4 MiB, by t: the bandwidth the models show, past any
+ * handshake a full probe's 2 MiB could still show. */
+static inline double pr_per_byte(pr_time_fn t, const void *ctx, int32_t src, int32_t dst,
+                                 int way)
+{
+    return (t(ctx, src, dst, 4u << 20, way) - t(ctx, src, dst, 2u << 20, way)) /
+           (double)(2u << 20);
+}
+
 /* A link or pair less than this much slower than an unloaded link counts as unloaded: the
  * pairs of unloaded links differ by that much from noise alone (one-way at 2-4 MiB, 500
  * Mbit/s links: 16.5-17.5 ns/B by source, 15.3-19.1 by pair; doc/models.md). */
