@@ -224,40 +224,29 @@ static int step_time(pctx_t *c, const pred_model_t *m, const ci_xfer_t **x, size
         for (size_t k = 0; k < na; k++)
             c->aggp[k] = &c->agg[k];
         double ee = 0, qq = 0;
-        if (c->method == PRED_STEPS) {
-            for (size_t k = 0; k < na; k++) {
-                /* several messages: the largest alone plus the rest at the bandwidth, as
-                 * the replay prices them (no eager size here: all priced as sent) */
-                double t = pr_aggregate_time(m->time, m->ctx, c->agg[k].src, c->agg[k].dst,
-                                             c->agg[k].bytes, c->aggbig[k], c->twoway[k], 0,
-                                             &m->load,
-                                             pr_load_slow(&m->load, c->host, c->agg[k].src,
-                                                          c->agg[k].dst, pass));
-                if (t > ee)
-                    ee = t;
-            }
-            qq = ee;
-        } else {
-            /* a combined message: the largest one's distribution, and the rest as the
-             * steps method prices it, past the largest's own time */
-            for (size_t k = 0; k < na; k++) {
-                c->aggshift[k] = 0;
-                if (c->agg[k].bytes <= c->aggbig[k])
-                    continue;
-                double t = pr_aggregate_time(m->time, m->ctx, c->agg[k].src, c->agg[k].dst,
-                                             c->agg[k].bytes, c->aggbig[k], c->twoway[k], 0,
-                                             &m->load,
-                                             pr_load_slow(&m->load, c->host, c->agg[k].src,
-                                                          c->agg[k].dst, pass));
-                c->agg[k].bytes = c->aggbig[k];
+        for (size_t k = 0; k < na; k++) {
+            /* several messages: the largest alone plus the rest at the bandwidth and under
+             * the links' load, as the replay prices them (no eager size here: all priced as
+             * sent) */
+            double t = pr_aggregate_time(m->time, m->ctx, c->agg[k].src, c->agg[k].dst,
+                                         c->agg[k].bytes, c->aggbig[k], c->twoway[k], 0,
+                                         &m->load,
+                                         pr_load_slow(&m->load, c->host, c->agg[k].src,
+                                                      c->agg[k].dst, pass));
+            ee = fmax(ee, t);
+            if (c->method == PRED_EXPECTED_MAX) {
+                /* the largest one's distribution, shifted by what the rest add to it */
                 c->aggshift[k] =
                     fmax(0, t - m->time(m->ctx, c->agg[k].src, c->agg[k].dst, c->aggbig[k],
                                         c->twoway[k]));
+                c->agg[k].bytes = c->aggbig[k];
             }
-            if (m->max_of(m->ctx, (const ci_xfer_t *const *)c->aggp, c->twoway, c->aggshift,
-                          na, &ee, &qq) != 0)
-                return -1;
         }
+        qq = ee;
+        if (c->method == PRED_EXPECTED_MAX &&
+            m->max_of(m->ctx, (const ci_xfer_t *const *)c->aggp, c->twoway, c->aggshift, na,
+                      &ee, &qq) != 0)
+            return -1;
         if (ee > *e)
             *e = ee;
         if (qq > *q)
