@@ -179,23 +179,36 @@ typedef struct quick {
     double tsync[2];     /* when those were taken, ns since the probe began */
 } quick_t;
 
-static int run_quick(MPI_Comm c, int me, int p, const pprobe_opts_t *o, uint64_t seed,
-                     char *buf, quick_t *out_q)
+static void quick_free(quick_t *q, int ns)
 {
-    double *tsync = out_q->tsync;
+    free_sets(q->sets, (size_t)q->rounds * (size_t)ns);
+    free_sets(q->starts, (size_t)q->rounds * (size_t)ns);
+    free_sets(q->ow, (size_t)q->rounds * (size_t)ns);
+    free_sets(q->rtt, (size_t)q->rounds);
+    free(q->theta);
+    free(q->partner);
+    memset(q, 0, sizeof(*q));
+}
+
+/* Fills *qk (zeroed); on failure frees what it took and leaves it zeroed. */
+static int run_quick(MPI_Comm c, int me, int p, const pprobe_opts_t *o, uint64_t seed,
+                     char *buf, quick_t *qk)
+{
+    double *tsync = qk->tsync;
     int rc = MPI_SUCCESS;
     const int ns = (int)(sizeof(quick_sizes) / sizeof(quick_sizes[0]));
     int nrounds_all = p % 2 ? p : p - 1;
     int *rounds = malloc((size_t)nrounds_all * sizeof(int));
     int order[sizeof(quick_sizes) / sizeof(quick_sizes[0])]; /* the sizes, shuffled */
-    int nr = nrounds_all < o->max_rounds ? nrounds_all : o->max_rounds;
-    int *partner = malloc((size_t)(nr ? nr : 1) * sizeof(int));
+    int nr = qk->rounds = nrounds_all < o->max_rounds ? nrounds_all : o->max_rounds;
+    int *partner = qk->partner = malloc((size_t)(nr ? nr : 1) * sizeof(int));
     int *order2 = malloc((size_t)(nr ? nr : 1) * sizeof(int));
-    sampleset_t *sets = calloc((size_t)(nr ? nr : 1) * (size_t)ns, sizeof(*sets));
-    sampleset_t *ow = calloc((size_t)(nr ? nr : 1) * (size_t)ns, sizeof(*ow));
-    sampleset_t *rtt = calloc((size_t)(nr ? nr : 1), sizeof(*rtt));
-    sampleset_t *starts = calloc((size_t)(nr ? nr : 1) * (size_t)ns, sizeof(*starts));
-    double *theta = calloc(2 * (size_t)(nr ? nr : 1), sizeof(*theta));
+    sampleset_t *sets = qk->sets = calloc((size_t)(nr ? nr : 1) * (size_t)ns, sizeof(*sets));
+    sampleset_t *ow = qk->ow = calloc((size_t)(nr ? nr : 1) * (size_t)ns, sizeof(*ow));
+    sampleset_t *rtt = qk->rtt = calloc((size_t)(nr ? nr : 1), sizeof(*rtt));
+    sampleset_t *starts = qk->starts =
+        calloc((size_t)(nr ? nr : 1) * (size_t)ns, sizeof(*starts));
+    double *theta = qk->theta = calloc(2 * (size_t)(nr ? nr : 1), sizeof(*theta));
     if (!rounds || !partner || !order2 || !sets || !ow || !rtt || !starts || !theta) {
         rc = MPI_ERR_NO_MEM;
         goto out;
@@ -260,27 +273,13 @@ static int run_quick(MPI_Comm c, int me, int p, const pprobe_opts_t *o, uint64_t
     }
     CHECK(pair_offsets(c, me, partner, nr, t_begin, theta + nr));
     tsync[1] = (double)(now_ns() - t_begin);
-    out_q->rounds = nr;
-    out_q->reps = reps;
+    qk->reps = reps;
 out:
     free(rounds);
     free(order2);
-    if (rc != MPI_SUCCESS) {
-        free(partner);
-        free_sets(sets, (size_t)nr * (size_t)ns);
-        free_sets(starts, (size_t)nr * (size_t)ns);
-        free_sets(ow, (size_t)nr * (size_t)ns);
-        free_sets(rtt, (size_t)nr);
-        free(theta);
-        return rc;
-    }
-    out_q->partner = partner;
-    out_q->sets = sets;
-    out_q->starts = starts;
-    out_q->ow = ow;
-    out_q->rtt = rtt;
-    out_q->theta = theta;
-    return MPI_SUCCESS;
+    if (rc != MPI_SUCCESS)
+        quick_free(qk, ns);
+    return rc;
 }
 
 /* full: dst slot = the destination rank; sizes[0] = 0 (the pong-only round trip) */
@@ -505,9 +504,9 @@ int pprobe_run(MPI_Comm comm, int root, const pprobe_opts_t *o, pprobe_result_t 
         }
         if (p > 1) {
             CHECK(run_quick(c, me, p, o, seed, buf, &qk));
-            rounds = nslots = qk.rounds; /* before anything can fail: out frees nslots sets */
+            rounds = nslots = qk.rounds;
             reps = qk.reps;
-            sets = qk.sets;
+            sets = qk.sets; /* qk's: out frees them with qk */
             CHECK(pair_join(c, me, &qk, ns));
         }
     } else {
@@ -627,12 +626,9 @@ int pprobe_run(MPI_Comm comm, int root, const pprobe_opts_t *o, pprobe_result_t 
         fill_info(res, o, sizes, ns, reps, rounds, el_max, seed);
     }
 out:
-    free_sets(sets, (size_t)nslots * (size_t)ns); /* qk.sets when quick */
-    free_sets(qk.starts, (size_t)qk.rounds * (size_t)ns);
-    free_sets(qk.ow, (size_t)qk.rounds * (size_t)ns);
-    free_sets(qk.rtt, (size_t)qk.rounds);
-    free(qk.theta);
-    free(qk.partner);
+    quick_free(&qk, ns); /* quick: sets is qk's */
+    if (o->mode != PPROBE_QUICK)
+        free_sets(sets, (size_t)nslots * (size_t)ns);
     free(buf);
     free(mine);
     free(all);
