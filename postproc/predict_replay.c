@@ -43,6 +43,11 @@ static int reserve(pr_t *p, size_t nm, size_t nx, size_t nr, size_t nh)
 {
     if (pr_links_reserve(&p->links, nh) != 0)
         return -1;
+    if (nh > p->hcap) {
+        if (grow((void **)&p->lhead, 2 * nh, sizeof(size_t)))
+            return -1;
+        p->hcap = nh;
+    }
     if (nm > p->mcap) {
         if (grow((void **)&p->rank, nm, sizeof(int32_t)) || grow((void **)&p->entry, nm, sizeof(double)) ||
             grow((void **)&p->mexit, nm, sizeof(double)) || grow((void **)&p->ready, nm, sizeof(double)) ||
@@ -55,13 +60,18 @@ static int reserve(pr_t *p, size_t nm, size_t nx, size_t nr, size_t nh)
             grow((void **)&p->slowout, nm, sizeof(double)) || grow((void **)&p->slowin, nm, sizeof(double)) ||
             grow((void **)&p->nout, nm, sizeof(uint32_t)) || grow((void **)&p->nin, nm, sizeof(uint32_t)) ||
             grow((void **)&p->mark, nm, sizeof(uint32_t)) || grow((void **)&p->red, nm, sizeof(double)) ||
-            grow((void **)&p->part, nm, sizeof(size_t)) || grow((void **)&p->order, nm, sizeof(size_t)))
+            grow((void **)&p->part, nm, sizeof(size_t)) || grow((void **)&p->order, nm, sizeof(size_t)) ||
+            grow((void **)&p->effo, nm, sizeof(double)))
             return -1;
         p->mcap = nm;
     }
     if (nx > p->xcap) {
         if (grow((void **)&p->x, nx, sizeof(*p->x)) || grow((void **)&p->xi, nx, sizeof(*p->xi)) ||
-            grow((void **)&p->xt, nx, sizeof(*p->xt)))
+            grow((void **)&p->xt, nx, sizeof(*p->xt)) || grow((void **)&p->xfo, nx, sizeof(double)) ||
+            grow((void **)&p->xfi, nx, sizeof(double)) || grow((void **)&p->fl, nx, sizeof(*p->fl)) ||
+            grow((void **)&p->heap, nx, sizeof(size_t)) || grow((void **)&p->tag, nx, sizeof(double)) ||
+            grow((void **)&p->fl2, nx, sizeof(*p->fl2)) || grow((void **)&p->xs, nx, sizeof(double)) ||
+            grow((void **)&p->lnext, nx, sizeof(size_t)))
             return -1;
         p->xcap = nx;
     }
@@ -103,6 +113,16 @@ void pr_free(pr_t *p)
     free(p->xi);
     free(p->xt);
     free(p->r);
+    free(p->xfo);
+    free(p->xfi);
+    free(p->fl);
+    free(p->heap);
+    free(p->tag);
+    free(p->fl2);
+    free(p->xs);
+    free(p->lnext);
+    free(p->lhead);
+    free(p->effo);
     pr_links_free(&p->links);
     memset(p, 0, sizeof(*p));
 }
@@ -167,6 +187,72 @@ static void join(pr_t *p, size_t k, uint32_t tag, size_t *np)
     p->part[(*np)++] = k;
 }
 
+/* ---- host links shared flow by flow over time ---- */
+
+static int cmp_flow(const void *a, const void *b)
+{
+    const pr_flow_t *x = a, *y = b;
+    if (x->host != y->host)
+        return (x->host > y->host) - (x->host < y->host);
+    if (x->start != y->start)
+        return (x->start > y->start) - (x->start < y->start);
+    return (x->x > y->x) - (x->x < y->x);
+}
+
+/* the active flows' heap, by finish tag (tag[] indexed by flow) */
+static void heap_push(size_t *h, size_t *n, const double *tag, size_t f)
+{
+    size_t i = (*n)++;
+    while (i > 0 && tag[h[(i - 1) / 2]] > tag[f]) {
+        h[i] = h[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h[i] = f;
+}
+
+static void heap_pop(size_t *h, size_t *n, const double *tag)
+{
+    size_t last = h[--*n], i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= *n)
+            break;
+        if (c + 1 < *n && tag[h[c + 1]] < tag[h[c]])
+            c++;
+        if (tag[h[c]] >= tag[last])
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    if (*n > 0)
+        h[i] = last;
+}
+
+/* Virtual time v is the bytes each active flow has been served: a flow arriving at v is
+ * through at v + its bytes whatever arrives later, so the next event is the next arrival
+ * or the least such tag. */
+void pr_share_link(const pr_flow_t *fl, size_t n, double per_byte, size_t *heap, double *tag,
+                   double *fin)
+{
+    size_t nh = 0, i = 0;
+    double now = n ? fl[0].start : 0, v = 0;
+    while (i < n || nh > 0) {
+        double k = (double)nh, done = nh ? now + (tag[heap[0]] - v) * k * per_byte : INFINITY;
+        if (i < n && fl[i].start <= done) {
+            if (nh)
+                v += (fl[i].start - now) / (k * per_byte);
+            now = fl[i].start;
+            tag[i] = v + fl[i].bytes;
+            heap_push(heap, &nh, tag, i++);
+        } else {
+            v = tag[heap[0]];
+            now = done;
+            fin[fl[heap[0]].x] = done;
+            heap_pop(heap, &nh, tag);
+        }
+    }
+}
+
 /* pr_aggregate_time: see predict_replay.h for why */
 double pr_aggregate_time(pr_time_fn t, const void *ctx, int32_t src, int32_t dst,
                          uint64_t bytes, uint64_t big, int two, uint64_t eager,
@@ -195,6 +281,68 @@ double pr_aggregate_time(pr_time_fn t, const void *ctx, int32_t src, int32_t dst
         agg = fmin(agg, t(ctx, src, dst, big, way) + extra);
     }
     return two && !way ? fmax(agg, t(ctx, src, dst, big, 1)) : agg;
+}
+
+#define NO_FLOW SIZE_MAX
+
+/* The step's transfers between hosts, x[x0 .. x0 + nxs), as flows on their hosts' links
+ * from their senders' starts, pb ns per byte (xfo out, xfi in: when each is through). The
+ * flows of earlier steps still on a link share it too: a link's flows are kept in a list
+ * per (host, way), lhead/lnext, until one ends before the first new one starts. */
+static void share_links(pr_t *p, const pr_opts_t *o, size_t x0, size_t nxs, double pb)
+{
+    for (int in = 0; in < 2; in++) {
+        double *fin = in ? p->xfi : p->xfo;
+        size_t n = 0;
+        for (size_t q = 0; q < nxs; q++) {
+            const ci_xfer_t *m = p->x[x0 + q];
+            if (!pr_crosses(o->host, m->src, m->dst))
+                continue;
+            p->xs[x0 + q] = p->start[p->xi[x0 + q] >> 32];
+            p->fl[n++] = (pr_flow_t){o->host[in ? m->dst : m->src], p->xs[x0 + q],
+                                     (double)m->bytes, x0 + q};
+        }
+        if (n == 0)
+            continue;
+        qsort(p->fl, n, sizeof(*p->fl), cmp_flow);
+        for (size_t g = 0, e; g < n; g = e) {
+            for (e = g + 1; e < n && p->fl[e].host == p->fl[g].host; e++)
+                ;
+            size_t *link = &p->lhead[2 * (size_t)p->fl[g].host + (size_t)in], m = 0;
+            for (size_t *at = link; *at != NO_FLOW;) {
+                size_t i = *at;
+                if (fin[i] <= p->fl[g].start) {
+                    *at = p->lnext[i]; /* through before any of these starts */
+                    continue;
+                }
+                p->fl2[m++] = (pr_flow_t){p->fl[g].host, p->xs[i], (double)p->x[i]->bytes, i};
+                at = &p->lnext[i];
+            }
+            memcpy(p->fl2 + m, p->fl + g, (e - g) * sizeof(*p->fl));
+            if (m)
+                qsort(p->fl2, m + e - g, sizeof(*p->fl2), cmp_flow);
+            pr_share_link(p->fl2, m + e - g, pb, p->heap, p->tag, fin);
+            for (size_t j = g; j < e; j++) {
+                p->lnext[p->fl[j].x] = *link;
+                *link = p->fl[j].x;
+            }
+        }
+    }
+}
+
+/* The host links' time per byte: the unloaded links' when the load is known, else the first
+ * pair between hosts' by t; 0 if none (no transfer between hosts, or a model with no
+ * bandwidth at 2-4 MiB: the links' byte totals price then). */
+static double links_per_byte(const ci_inst_t *in, pr_time_fn t, const void *ctx,
+                             const pr_opts_t *o)
+{
+    double pb = o->load.per_byte;
+    for (size_t i = 0; !(pb > 0) && i < in->nx; i++)
+        if (pr_crosses(o->host, in->x[i].src, in->x[i].dst)) {
+            pb = pr_per_byte(t, ctx, in->x[i].src, in->x[i].dst, 0);
+            break;
+        }
+    return pb > 0 && isfinite(pb) ? pb : 0;
 }
 
 int pr_replay(pr_t *p, const ci_inst_t *in, pr_time_fn t, const void *ctx,
@@ -234,6 +382,9 @@ int pr_replay(pr_t *p, const ci_inst_t *in, pr_time_fn t, const void *ctx,
     if (in->nred)
         qsort(p->r, in->nred, sizeof(*p->r), cmp_r);
 
+    double pb = hl ? links_per_byte(in, t, ctx, o) : 0;
+    for (size_t l = 0; pb > 0 && l < 2 * (size_t)o->nhosts; l++)
+        p->lhead[l] = NO_FLOW;
     size_t ix = 0, ir = 0;
     while (ix < in->nx || ir < in->nred) {
         uint32_t s = ix < in->nx ? p->x[ix]->step : UINT32_MAX;
@@ -291,12 +442,21 @@ int pr_replay(pr_t *p, const ci_inst_t *in, pr_time_fn t, const void *ctx,
                 p->tw[b] = (uint8_t)((p->tw[b] & 1u) | (two ? 2u : 0u));
             }
         }
+        if (pb > 0)
+            share_links(p, o, x0, nxs, pb);
+        for (size_t q = 0; q < np; q++)
+            p->effo[p->part[q]] = 0;
+        for (size_t q = 0; pb > 0 && q < nxs; q++) {
+            size_t a = (size_t)(p->xi[x0 + q] >> 32);
+            if (pr_crosses(hl, p->x[x0 + q]->src, p->x[x0 + q]->dst))
+                p->effo[a] = fmax(p->effo[a], (p->xfo[x0 + q] - p->start[a]) / pb);
+        }
         for (size_t q = 0; q < np; q++) {
             size_t k = p->part[q];
             int32_t me = p->rank[k];
             uint64_t bo = p->bout[k], bi = p->bin[k], go = p->bigout[k], gi = p->bigin[k];
             if (hl && p->nout[k] && pr_crosses(hl, me, p->pout[k])) {
-                bo = p->links.out[hl[me]];
+                bo = pb > 0 ? (uint64_t)llround(p->effo[k]) : p->links.out[hl[me]];
                 go = p->links.bigout[hl[me]];
             }
             if (hl && p->nin[k] && pr_crosses(hl, p->pin[k], me)) {
@@ -314,12 +474,25 @@ int pr_replay(pr_t *p, const ci_inst_t *in, pr_time_fn t, const void *ctx,
                                                                    p->pin[k], me, 1))
                                   : 0;
         }
-        if (hl)
-            for (size_t q = 0; q < nxs; q++)
-                pr_links_clear(&p->links, hl, p->x[x0 + q]);
         for (size_t q = 0; q < nxs; q++) {
             size_t a = (size_t)(p->xi[x0 + q] >> 32), b = (size_t)(p->xi[x0 + q] & 0xffffffffu);
-            double fin = p->start[a] + fmax(p->tout[a], p->tin[b]);
+            const ci_xfer_t *m = p->x[x0 + q];
+            double tout = p->tout[a], tin = p->tin[b];
+            if (hl && !pr_crosses(hl, m->src, m->dst)) {
+                /* within a host, where its ends' other messages are priced on their host's
+                 * link: that link does not carry it */
+                if (pr_crosses(hl, m->src, p->pout[a]))
+                    tout = p->xt[x0 + q];
+                if (pr_crosses(hl, p->pin[b], m->dst))
+                    tin = p->xt[x0 + q];
+            } else if (pb > 0 && pr_crosses(hl, p->pin[b], m->dst)) {
+                /* into b's host alongside what the others send it meanwhile */
+                uint64_t bi = (uint64_t)llround((p->xfi[x0 + q] - p->start[a]) / pb);
+                tin = pr_aggregate_time(t, ctx, p->pin[b], m->dst, bi, p->links.bigin[hl[m->dst]],
+                                        p->tw[b] & 2u, o->eager, &o->load,
+                                        pr_load_slow(&o->load, o->host, p->pin[b], m->dst, 1));
+            }
+            double fin = p->start[a] + fmax(tout, tin);
             /* rendezvous, the receiver late: this message moves once it is there, alone, as
              * the sender's other messages went out meanwhile */
             if (p->x[x0 + q]->bytes > o->eager && p->start[b] > p->start[a])
@@ -329,6 +502,9 @@ int pr_replay(pr_t *p, const ci_inst_t *in, pr_time_fn t, const void *ctx,
             if (fin > p->done[b])
                 p->done[b] = fin;
         }
+        if (hl)
+            for (size_t q = 0; q < nxs; q++)
+                pr_links_clear(&p->links, hl, p->x[x0 + q]);
         for (size_t q = 0; q < np; q++) {
             size_t k = p->part[q];
             p->ready[k] = p->done[k] + o->gamma * p->red[k];

@@ -5,8 +5,16 @@
  * they are taken in order: a member reaches step s when it has finished its earlier steps;
  * its sends of s leave then (as one message per source, and arrive as one per destination,
  * the link sharing of the steps method, on the path of the slowest of them alone; when that
- * path is between hosts, of the bytes all ranks of its host send (receive) between hosts
- * in the step, which share the host's link; several messages take at most the largest's
+ * path is between hosts (hosts counted), of the bytes its host's link moves while they are
+ * on it: every message between hosts is a flow on its sender's host link out and its
+ * receiver's in from its sender's start, and the flows on a link, of this step and those of
+ * earlier steps still on it, share it equally at the links' time per byte (the unloaded
+ * links' when the load is known, else the model's for the first pair between hosts:
+ * pr_share_link), so a rank that comes late to a step finds the others' bytes gone, and
+ * back-to-back messages find the link still busy; a sender's messages out take the bytes
+ * moved from its start until its last is through, a message in those moved until it is
+ * through; a message within a host whose ends' other messages go by their host's link is
+ * priced alone, as that link does not carry it; several messages take at most the largest's
  * time plus the others' bytes at the model's bandwidth, its time per byte at 2-4 MiB, and
  * less where the link's background load gives way to them: pr_aggregate_time); a
  * message is two-way when data also flows the other way at one of its ends on the same
@@ -138,8 +146,9 @@ static inline int32_t pr_link_key(int32_t rank, int net)
 }
 
 /* A step's traffic between hosts, per host: the bytes leaving (arriving at) it and the
- * largest single message of them, which share the host's link (both step methods price a
- * message between hosts by its host's). Zero-initialise; zero between steps. */
+ * largest single message of them, which share the host's link (the steps method prices a
+ * message between hosts by its host's; the replay takes the largest, and the bytes when
+ * the links' time per byte is not known). Zero-initialise; zero between steps. */
 typedef struct pr_links {
     size_t cap;
     uint64_t *out, *in, *bigout, *bigin;
@@ -170,6 +179,23 @@ static inline void pr_links_clear(pr_links_t *l, const int32_t *host, const ci_x
     l->in[host[m->dst]] = l->bigin[host[m->dst]] = 0;
 }
 
+/* A transfer between hosts as a flow on one host link: the host, when it starts (ns), its
+ * bytes, and the transfer (index in the step). */
+typedef struct pr_flow {
+    int32_t host;
+    double start, bytes;
+    size_t x;
+} pr_flow_t;
+
+/* When each of n flows that share one link is through it, fin[fl[i].x] (ns), the flows
+ * sorted by start: the link moves 1 / per_byte bytes per ns, shared equally by the flows
+ * on it at the time (processor sharing, as TCP shares a bottleneck between connections);
+ * heap, tag: room for n. A flow alone on the link takes bytes * per_byte; k equal flows that
+ * start together all finish after k times as long; a flow that starts after the others are
+ * through has the link to itself. */
+void pr_share_link(const pr_flow_t *fl, size_t n, double per_byte, size_t *heap, double *tag,
+                   double *fin);
+
 /* Scratch reused across instances. Zero-initialise; pr_free at the end. */
 typedef struct pr {
     size_t mcap, xcap, rcap;
@@ -195,6 +221,17 @@ typedef struct pr {
     uint64_t *xi;               /* their (source, destination) members */
     double *xt;                 /* and their times alone, two-way or not */
     const ci_red_t **r;         /* its reductions by step */
+    /* per transfer of a step, between hosts: when it is through its host's link out
+     * (in), ns, under fair sharing from its sender's start (pr_share_link) */
+    double *xfo, *xfi;
+    double *xs;                 /* when it starts, ns */
+    size_t *lnext;              /* the next flow on its link (a list per link) */
+    pr_flow_t *fl, *fl2;        /* a step's flows on one way's links; one link's */
+    size_t *heap;               /* pr_share_link's active flows */
+    double *tag;                /* and their finish tags */
+    size_t hcap;                /* hosts lhead has room for */
+    size_t *lhead;              /* per (host, way out 0 / in 1): its flows' list */
+    double *effo;               /* per member: bytes its messages out shared its link with */
 } pr_t;
 
 /* Predicted span of the instance in ns (*span) and, if exit_err is not NULL, the median
