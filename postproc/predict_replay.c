@@ -70,7 +70,7 @@ static int reserve(pr_t *p, size_t nm, size_t nx, size_t nr, size_t nh)
             grow((void **)&p->xt, nx, sizeof(*p->xt)) || grow((void **)&p->xfo, nx, sizeof(double)) ||
             grow((void **)&p->xfi, nx, sizeof(double)) || grow((void **)&p->fl, nx, sizeof(*p->fl)) ||
             grow((void **)&p->heap, nx, sizeof(size_t)) || grow((void **)&p->tag, nx, sizeof(double)) ||
-            grow((void **)&p->fl2, nx, sizeof(*p->fl2)) || grow((void **)&p->xs, nx, sizeof(double)) ||
+            grow((void **)&p->fl2, nx, sizeof(*p->fl2)) || grow((void **)&p->xs, nx, sizeof(double)) || grow((void **)&p->xpb, nx, sizeof(double)) ||
             grow((void **)&p->lnext, nx, sizeof(size_t)))
             return -1;
         p->xcap = nx;
@@ -120,6 +120,7 @@ void pr_free(pr_t *p)
     free(p->tag);
     free(p->fl2);
     free(p->xs);
+    free(p->xpb);
     free(p->lnext);
     free(p->lhead);
     free(p->effo);
@@ -286,10 +287,12 @@ double pr_aggregate_time(pr_time_fn t, const void *ctx, int32_t src, int32_t dst
 #define NO_FLOW SIZE_MAX
 
 /* The step's transfers between hosts, x[x0 .. x0 + nxs), as flows on their hosts' links
- * from their senders' starts, pb ns per byte (xfo out, xfi in: when each is through). The
- * flows of earlier steps still on a link share it too: a link's flows are kept in a list
- * per (host, way), lhead/lnext, until one ends before the first new one starts. */
-static void share_links(pr_t *p, const pr_opts_t *o, size_t x0, size_t nxs, double pb)
+ * from their senders' starts (xfo out, xfi in: when each is through). A flow's work is the
+ * time its bytes take alone at its own time per byte (xpb: an exchange's rendezvous moves
+ * slower than a message one way), and the link gives its flows equal shares of its time.
+ * The flows of earlier steps still on a link share it too: a link's flows are kept in a
+ * list per (host, way), lhead/lnext, until one ends before the first new one starts. */
+static void share_links(pr_t *p, const pr_opts_t *o, size_t x0, size_t nxs)
 {
     for (int in = 0; in < 2; in++) {
         double *fin = in ? p->xfi : p->xfo;
@@ -300,7 +303,7 @@ static void share_links(pr_t *p, const pr_opts_t *o, size_t x0, size_t nxs, doub
                 continue;
             p->xs[x0 + q] = p->start[p->xi[x0 + q] >> 32];
             p->fl[n++] = (pr_flow_t){o->host[in ? m->dst : m->src], p->xs[x0 + q],
-                                     (double)m->bytes, x0 + q};
+                                     (double)m->bytes * p->xpb[x0 + q], x0 + q};
         }
         if (n == 0)
             continue;
@@ -315,13 +318,14 @@ static void share_links(pr_t *p, const pr_opts_t *o, size_t x0, size_t nxs, doub
                     *at = p->lnext[i]; /* through before any of these starts */
                     continue;
                 }
-                p->fl2[m++] = (pr_flow_t){p->fl[g].host, p->xs[i], (double)p->x[i]->bytes, i};
+                p->fl2[m++] = (pr_flow_t){p->fl[g].host, p->xs[i],
+                                          (double)p->x[i]->bytes * p->xpb[i], i};
                 at = &p->lnext[i];
             }
             memcpy(p->fl2 + m, p->fl + g, (e - g) * sizeof(*p->fl));
             if (m)
                 qsort(p->fl2, m + e - g, sizeof(*p->fl2), cmp_flow);
-            pr_share_link(p->fl2, m + e - g, pb, p->heap, p->tag, fin);
+            pr_share_link(p->fl2, m + e - g, 1, p->heap, p->tag, fin);
             for (size_t j = g; j < e; j++) {
                 p->lnext[p->fl[j].x] = *link;
                 *link = p->fl[j].x;
@@ -330,9 +334,10 @@ static void share_links(pr_t *p, const pr_opts_t *o, size_t x0, size_t nxs, doub
     }
 }
 
-/* The host links' time per byte: the unloaded links' when the load is known, else the first
- * pair between hosts' by t; 0 if none (no transfer between hosts, or a model with no
- * bandwidth at 2-4 MiB: the links' byte totals price then). */
+/* The host links' time per byte, for a flow whose own path shows none: the unloaded
+ * links' when the load is known, else the first pair between hosts' by t; 0 if none (no
+ * transfer between hosts, or a model with no bandwidth at 2-4 MiB: the links' byte totals
+ * price then). */
 static double links_per_byte(const ci_inst_t *in, pr_time_fn t, const void *ctx,
                              const pr_opts_t *o)
 {
@@ -431,6 +436,10 @@ int pr_replay(pr_t *p, const ci_inst_t *in, pr_time_fn t, const void *ctx,
             int net = pr_crosses(o->host, m->src, m->dst);
             int two = (p->paths[a] & (4u << net)) || (p->paths[b] & (1u << net));
             double tm = p->xt[x0 + q] = t(ctx, m->src, m->dst, m->bytes, two);
+            if (pb > 0 && net) { /* its time per byte on its own path, as it is priced */
+                double r = pr_per_byte(t, ctx, m->src, m->dst, two && m->bytes > o->eager);
+                p->xpb[x0 + q] = r > 0 && isfinite(r) ? r : pb;
+            }
             if (tm > p->slowout[a]) {
                 p->slowout[a] = tm;
                 p->pout[a] = m->dst;
@@ -443,13 +452,13 @@ int pr_replay(pr_t *p, const ci_inst_t *in, pr_time_fn t, const void *ctx,
             }
         }
         if (pb > 0)
-            share_links(p, o, x0, nxs, pb);
+            share_links(p, o, x0, nxs);
         for (size_t q = 0; q < np; q++)
             p->effo[p->part[q]] = 0;
         for (size_t q = 0; pb > 0 && q < nxs; q++) {
             size_t a = (size_t)(p->xi[x0 + q] >> 32);
             if (pr_crosses(hl, p->x[x0 + q]->src, p->x[x0 + q]->dst))
-                p->effo[a] = fmax(p->effo[a], (p->xfo[x0 + q] - p->start[a]) / pb);
+                p->effo[a] = fmax(p->effo[a], (p->xfo[x0 + q] - p->start[a]) / p->xpb[x0 + q]);
         }
         for (size_t q = 0; q < np; q++) {
             size_t k = p->part[q];
@@ -487,7 +496,7 @@ int pr_replay(pr_t *p, const ci_inst_t *in, pr_time_fn t, const void *ctx,
                     tin = p->xt[x0 + q];
             } else if (pb > 0 && pr_crosses(hl, p->pin[b], m->dst)) {
                 /* into b's host alongside what the others send it meanwhile */
-                uint64_t bi = (uint64_t)llround((p->xfi[x0 + q] - p->start[a]) / pb);
+                uint64_t bi = (uint64_t)llround((p->xfi[x0 + q] - p->start[a]) / p->xpb[x0 + q]);
                 tin = pr_aggregate_time(t, ctx, p->pin[b], m->dst, bi, p->links.bigin[hl[m->dst]],
                                         p->tw[b] & 2u, o->eager, &o->load,
                                         pr_load_slow(&o->load, o->host, p->pin[b], m->dst, 1));

@@ -8,12 +8,13 @@
  * path is between hosts (hosts counted), of the bytes its host's link moves while they are
  * on it: every message between hosts is a flow on its sender's host link out and its
  * receiver's in from its sender's start, and the flows on a link, of this step and those of
- * earlier steps still on it, share it equally at the links' time per byte (the unloaded
- * links' when the load is known, else the model's for the first pair between hosts:
- * pr_share_link), so a rank that comes late to a step finds the others' bytes gone, and
- * back-to-back messages find the link still busy; a sender's messages out take the bytes
- * moved from its start until its last is through, a message in those moved until it is
- * through; a message within a host whose ends' other messages go by their host's link is
+ * earlier steps still on it, share its time equally, each flow's bytes taking the time per
+ * byte of its own path and way (pr_share_link), so a rank that comes late to a step finds
+ * the others' bytes gone, and back-to-back messages find the link still busy; a sender's
+ * messages out take as many bytes as it could have moved alone from its start until its
+ * last is through, a message in likewise until it is through (when the model shows no
+ * bandwidth at 2-4 MiB, the bytes of the step's host link instead); a message within a
+ * host whose ends' other messages go by their host's link is
  * priced alone, as that link does not carry it; several messages take at most the largest's
  * time plus the others' bytes at the model's bandwidth, its time per byte at 2-4 MiB, and
  * less where the link's background load gives way to them: pr_aggregate_time); a
@@ -225,6 +226,7 @@ typedef struct pr {
      * (in), ns, under fair sharing from its sender's start (pr_share_link) */
     double *xfo, *xfi;
     double *xs;                 /* when it starts, ns */
+    double *xpb;                /* its time per byte on its path, ns (its flow's rate) */
     size_t *lnext;              /* the next flow on its link (a list per link) */
     pr_flow_t *fl, *fl2;        /* a step's flows on one way's links; one link's */
     size_t *heap;               /* pr_share_link's active flows */
