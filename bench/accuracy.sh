@@ -5,7 +5,10 @@
 # under the shim with the quick probe at MPI_Init, without and with background traffic on
 # two links; for each model and method (steps, expected-max, replay), the median and 90th
 # percentile over instances of |predicted / measured - 1|. Targets: median <= 10% (P90 <= 25%) without contention, <= 20%
-# (P90 <= 40%) with. A measurement, not a test. Needs root (network namespaces).
+# (P90 <= 40%) with. After each configuration's replay, a "spread" line: the same figures
+# for the measured instances against their own collective and size's median, what a
+# prediction exact to each median would score (doc/models.md, "Repeatability").
+# A measurement, not a test. Needs root (network namespaces).
 # Usage: bench/accuracy.sh [RATE (500mbit)] [REPS (5)]
 # OUT=DIR keeps the logs and predictions (default: a temporary directory, removed);
 # BURST=B passes --burst B to bench/cluster/up.sh (tbf bucket; default one MTU-sized frame
@@ -52,6 +55,20 @@ for m in models:
           ">=64K %5.1f%%/%6.1f%%  (%s)" %
           (label, m, len(err), 100 * st.median(err), 100 * q(err, 0.9), st.median(ratio),
            100 * st.median(big), 100 * q(big, 0.9), per))
+if models and sys.argv[3:] == ["spread"]:
+    # how far the instances of one collective and size are from their own median: the error
+    # of a prediction that knew each one's median exactly (and the same without each
+    # collective's first call, which sets up what later calls reuse)
+    cell = {}
+    for r in rows:
+        if float(r["measured_ns"]) > 0:
+            cell.setdefault((r["collective"], r["bytes"]), []).append(float(r["measured_ns"]))
+    err = [abs(st.median(v) / y - 1) for v in cell.values() for y in v]
+    warm = [abs(st.median(v[1:]) / y - 1) for v in cell.values() if len(v) > 1 for y in v[1:]]
+    print("%-34s %-8s %5d  median|r-1| %6.1f%%  P90|r-1| %7.1f%%  without first calls "
+          "%.1f%%/%.1f%%" % (label.rsplit(" ", 1)[0] + " spread", "measured", len(err),
+                             100 * st.median(err), 100 * q(err, 0.9),
+                             100 * st.median(warm) if warm else 0, 100 * q(warm, 0.9) if warm else 0))
 PY
 }
 
@@ -70,7 +87,8 @@ for slots in 1 2; do
     [ "$cont" = yes ] && "$cl/contend.sh" --name "$name" stop >/dev/null
     for method in steps expected-max replay; do
       "$phasor" predict --method "$method" --csv "$log" >"$log.$method.csv" 2>"$log.$method.err"
-      summary "$log.$method.csv" "$tag contention=$cont $method"
+      summary "$log.$method.csv" "$tag contention=$cont $method" \
+        $([ "$method" = replay ] && echo spread)
     done
   done
 done
