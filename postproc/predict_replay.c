@@ -44,8 +44,13 @@ static int reserve(pr_t *p, size_t nm, size_t nx, size_t nr, size_t nh)
     if (pr_links_reserve(&p->links, nh) != 0)
         return -1;
     if (nh > p->hcap) {
-        if (grow((void **)&p->lhead, 2 * nh, sizeof(size_t)))
+        if (grow((void **)&p->lhead, 2 * nh, sizeof(size_t)) ||
+            grow((void **)&p->lstamp, 2 * nh, sizeof(uint32_t)) ||
+            grow((void **)&p->hcnt, nh, sizeof(uint32_t)) ||
+            grow((void **)&p->touched, nh, sizeof(int32_t)))
             return -1;
+        memset(p->lstamp + 2 * p->hcap, 0, 2 * (nh - p->hcap) * sizeof(uint32_t));
+        memset(p->hcnt + p->hcap, 0, (nh - p->hcap) * sizeof(uint32_t));
         p->hcap = nh;
     }
     if (nm > p->mcap) {
@@ -61,17 +66,14 @@ static int reserve(pr_t *p, size_t nm, size_t nx, size_t nr, size_t nh)
             grow((void **)&p->nout, nm, sizeof(uint32_t)) || grow((void **)&p->nin, nm, sizeof(uint32_t)) ||
             grow((void **)&p->mark, nm, sizeof(uint32_t)) || grow((void **)&p->red, nm, sizeof(double)) ||
             grow((void **)&p->part, nm, sizeof(size_t)) || grow((void **)&p->order, nm, sizeof(size_t)) ||
-            grow((void **)&p->effo, nm, sizeof(double)))
+            grow((void **)&p->effo, nm, sizeof(double)) || grow((void **)&p->xfirst, nm, sizeof(size_t)) ||
+            grow((void **)&p->sorder, nm, sizeof(*p->sorder)))
             return -1;
         p->mcap = nm;
     }
     if (nx > p->xcap) {
         if (grow((void **)&p->x, nx, sizeof(*p->x)) || grow((void **)&p->xi, nx, sizeof(*p->xi)) ||
-            grow((void **)&p->xt, nx, sizeof(*p->xt)) || grow((void **)&p->xfo, nx, sizeof(double)) ||
-            grow((void **)&p->xfi, nx, sizeof(double)) || grow((void **)&p->fl, nx, sizeof(*p->fl)) ||
-            grow((void **)&p->heap, nx, sizeof(size_t)) || grow((void **)&p->tag, nx, sizeof(double)) ||
-            grow((void **)&p->fl2, nx, sizeof(*p->fl2)) || grow((void **)&p->xs, nx, sizeof(double)) || grow((void **)&p->xpb, nx, sizeof(double)) ||
-            grow((void **)&p->lnext, nx, sizeof(size_t)))
+            grow((void **)&p->xt, nx, sizeof(*p->xt)))
             return -1;
         p->xcap = nx;
     }
@@ -113,16 +115,21 @@ void pr_free(pr_t *p)
     free(p->xi);
     free(p->xt);
     free(p->r);
-    free(p->xfo);
-    free(p->xfi);
+    free(p->sfo);
+    free(p->sfi);
+    free(p->spb);
+    free(p->nf);
+    free(p->xfirst);
+    free(p->sorder);
     free(p->fl);
     free(p->heap);
     free(p->tag);
-    free(p->fl2);
-    free(p->xs);
-    free(p->xpb);
-    free(p->lnext);
+    free(p->ffin);
+    free(p->hcnt);
+    free(p->touched);
     free(p->lhead);
+    free(p->lstamp);
+    free(p->pool);
     free(p->effo);
     pr_links_free(&p->links);
     memset(p, 0, sizeof(*p));
@@ -248,7 +255,7 @@ void pr_share_link(const pr_flow_t *fl, size_t n, double per_byte, size_t *heap,
         } else {
             v = tag[heap[0]];
             now = done;
-            fin[fl[heap[0]].x] = done;
+            fin[heap[0]] = done;
             heap_pop(heap, &nh, tag);
         }
     }
@@ -284,54 +291,150 @@ double pr_aggregate_time(pr_time_fn t, const void *ctx, int32_t src, int32_t dst
     return two && !way ? fmax(agg, t(ctx, src, dst, big, 1)) : agg;
 }
 
-#define NO_FLOW SIZE_MAX
+static int cmp_sk(const void *a, const void *b)
+{
+    const pr_sk_t *x = a, *y = b;
+    if (x->start != y->start)
+        return (x->start > y->start) - (x->start < y->start);
+    return (x->k > y->k) - (x->k < y->k);
+}
+
+/* room for a step of n transfers (per-step arrays), or one link of n flows (link arrays) */
+static int reserve_step(pr_t *p, size_t n)
+{
+    if (n <= p->scap)
+        return 0;
+    if (grow((void **)&p->sfo, n, sizeof(double)) || grow((void **)&p->sfi, n, sizeof(double)) ||
+        grow((void **)&p->spb, n, sizeof(double)) || grow((void **)&p->nf, n, sizeof(*p->nf)))
+        return -1;
+    p->scap = n;
+    return 0;
+}
+
+static int reserve_link(pr_t *p, size_t n)
+{
+    if (n <= p->fcap)
+        return 0;
+    size_t c = n > 2 * p->fcap ? n : 2 * p->fcap;
+    if (grow((void **)&p->fl, c, sizeof(*p->fl)) || grow((void **)&p->heap, c, sizeof(size_t)) ||
+        grow((void **)&p->tag, c, sizeof(double)) || grow((void **)&p->ffin, c, sizeof(double)))
+        return -1;
+    p->fcap = c;
+    return 0;
+}
+
+/* A pool entry for a flow, reusing those of flows through; PR_NO_FLOW out of memory. */
+static size_t pool_new(pr_t *p)
+{
+    if (p->pfree != PR_NO_FLOW) {
+        size_t i = p->pfree;
+        p->pfree = p->pool[i].next;
+        return i;
+    }
+    if (p->pn == p->pcap) {
+        size_t c = p->pcap ? 2 * p->pcap : 64;
+        if (grow((void **)&p->pool, c, sizeof(*p->pool)))
+            return PR_NO_FLOW;
+        p->pcap = c;
+    }
+    return p->pn++;
+}
 
 /* The step's transfers between hosts, x[x0 .. x0 + nxs), as flows on their hosts' links
- * from their senders' starts (xfo out, xfi in: when each is through). A flow's work is the
- * time its bytes take alone at its own time per byte (xpb: an exchange's rendezvous moves
+ * from their senders' starts (sfo out, sfi in: when each is through). A flow's work is the
+ * time its bytes take alone at its own time per byte (spb: an exchange's rendezvous moves
  * slower than a message one way), and the link gives its flows equal shares of its time.
- * The flows of earlier steps still on a link share it too: a link's flows are kept in a
- * list per (host, way), lhead/lnext, until one ends before the first new one starts. */
-static void share_links(pr_t *p, const pr_opts_t *o, size_t x0, size_t nxs)
+ * The flows of earlier steps still on a link share it too: they are kept per (host, way)
+ * in pool until one is through before the step's first on its link starts. The step's
+ * senders are taken by start, so a counting sort by host leaves each host's flows in
+ * order. Memory goes with the step and the flows still on the links, not the instance.
+ * 0, or -1 out of memory. */
+static int share_links(pr_t *p, const pr_opts_t *o, size_t x0, size_t nxs, size_t np)
 {
+    size_t ns = 0;
+    for (size_t q = 0; q < np; q++) {
+        size_t k = p->part[q];
+        if (p->nout[k])
+            p->sorder[ns++] = (pr_sk_t){p->start[k], k};
+    }
+    qsort(p->sorder, ns, sizeof(*p->sorder), cmp_sk);
     for (int in = 0; in < 2; in++) {
-        double *fin = in ? p->xfi : p->xfo;
-        size_t n = 0;
-        for (size_t q = 0; q < nxs; q++) {
-            const ci_xfer_t *m = p->x[x0 + q];
-            if (!pr_crosses(o->host, m->src, m->dst))
-                continue;
-            p->xs[x0 + q] = p->start[p->xi[x0 + q] >> 32];
-            p->fl[n++] = (pr_flow_t){o->host[in ? m->dst : m->src], p->xs[x0 + q],
-                                     (double)m->bytes * p->xpb[x0 + q], x0 + q};
+        double *fin = in ? p->sfi : p->sfo;
+        size_t nt = 0;
+        for (int place = 0; place < 2; place++) { /* count per host, then place */
+            for (size_t j = 0; j < ns; j++) {
+                size_t k = p->sorder[j].k, q0 = p->xfirst[k];
+                for (size_t q = q0; q < q0 + p->nout[k]; q++) {
+                    const ci_xfer_t *m = p->x[x0 + q];
+                    if (!pr_crosses(o->host, m->src, m->dst))
+                        continue;
+                    int32_t h = o->host[in ? m->dst : m->src];
+                    if (!place) {
+                        if (p->hcnt[h]++ == 0)
+                            p->touched[nt++] = h;
+                    } else {
+                        p->nf[p->hcnt[h]++] = (pr_flow_t){h, p->sorder[j].start,
+                                                          (double)m->bytes * p->spb[q], q};
+                    }
+                }
+            }
+            if (!place) /* each host's first place */
+                for (size_t t = 0, at = 0; t < nt; t++) {
+                    uint32_t c = p->hcnt[p->touched[t]];
+                    p->hcnt[p->touched[t]] = (uint32_t)at;
+                    at += c;
+                }
         }
-        if (n == 0)
-            continue;
-        qsort(p->fl, n, sizeof(*p->fl), cmp_flow);
-        for (size_t g = 0, e; g < n; g = e) {
-            for (e = g + 1; e < n && p->fl[e].host == p->fl[g].host; e++)
-                ;
-            size_t *link = &p->lhead[2 * (size_t)p->fl[g].host + (size_t)in], m = 0;
-            for (size_t *at = link; *at != NO_FLOW;) {
+        for (size_t t = 0, g = 0; t < nt; t++) { /* hcnt[h] is now the end of h's flows */
+            int32_t h = p->touched[t];
+            size_t e = p->hcnt[h], L = 2 * (size_t)h + (size_t)in, m = 0;
+            p->hcnt[h] = 0;
+            if (p->lstamp[L] != p->epoch) {
+                p->lstamp[L] = p->epoch;
+                p->lhead[L] = PR_NO_FLOW;
+            }
+            for (size_t *at = &p->lhead[L]; *at != PR_NO_FLOW;) {
                 size_t i = *at;
-                if (fin[i] <= p->fl[g].start) {
-                    *at = p->lnext[i]; /* through before any of these starts */
+                pr_live_t *f = &p->pool[i];
+                if (f->fin <= p->nf[g].start) { /* through before any of these starts */
+                    *at = f->next;
+                    f->next = p->pfree;
+                    p->pfree = i;
                     continue;
                 }
-                p->fl2[m++] = (pr_flow_t){p->fl[g].host, p->xs[i],
-                                          (double)p->x[i]->bytes * p->xpb[i], i};
-                at = &p->lnext[i];
+                if (reserve_link(p, m + 1) != 0)
+                    return -1;
+                p->fl[m++] = (pr_flow_t){h, f->start, f->work, nxs + i};
+                at = &f->next;
             }
-            memcpy(p->fl2 + m, p->fl + g, (e - g) * sizeof(*p->fl));
-            if (m)
-                qsort(p->fl2, m + e - g, sizeof(*p->fl2), cmp_flow);
-            pr_share_link(p->fl2, m + e - g, 1, p->heap, p->tag, fin);
-            for (size_t j = g; j < e; j++) {
-                p->lnext[p->fl[j].x] = *link;
-                *link = p->fl[j].x;
+            if (reserve_link(p, m + e - g) != 0)
+                return -1;
+            if (m > 1)
+                qsort(p->fl, m, sizeof(*p->fl), cmp_flow);
+            memcpy(p->fl + m, p->nf + g, (e - g) * sizeof(*p->fl));
+            if (m && p->fl[m - 1].start > p->nf[g].start) /* an earlier step's flow started
+                                                             later: rare */
+                qsort(p->fl, m + e - g, sizeof(*p->fl), cmp_flow);
+            pr_share_link(p->fl, m + e - g, 1, p->heap, p->tag, p->ffin);
+            for (size_t i = 0; i < m + e - g; i++) {
+                size_t x = p->fl[i].x;
+                if (x >= nxs)
+                    p->pool[x - nxs].fin = p->ffin[i];
+                else
+                    fin[x] = p->ffin[i];
             }
+            for (size_t j = g; j < e; j++) { /* on the link for the steps after */
+                size_t i = pool_new(p);
+                if (i == PR_NO_FLOW)
+                    return -1;
+                p->pool[i] = (pr_live_t){p->nf[j].start, p->nf[j].bytes, fin[p->nf[j].x],
+                                         p->lhead[L]};
+                p->lhead[L] = i;
+            }
+            g = e;
         }
     }
+    return 0;
 }
 
 /* The host links' time per byte, for a flow whose own path shows none: the unloaded
@@ -388,8 +491,14 @@ int pr_replay(pr_t *p, const ci_inst_t *in, pr_time_fn t, const void *ctx,
         qsort(p->r, in->nred, sizeof(*p->r), cmp_r);
 
     double pb = hl ? links_per_byte(in, t, ctx, o) : 0;
-    for (size_t l = 0; pb > 0 && l < 2 * (size_t)o->nhosts; l++)
-        p->lhead[l] = NO_FLOW;
+    if (pb > 0) { /* the links start empty: a new epoch makes every list stale */
+        if (++p->epoch == 0) {
+            memset(p->lstamp, 0, 2 * p->hcap * sizeof(*p->lstamp));
+            p->epoch = 1;
+        }
+        p->pn = 0;
+        p->pfree = PR_NO_FLOW;
+    }
     size_t ix = 0, ir = 0;
     while (ix < in->nx || ir < in->nred) {
         uint32_t s = ix < in->nx ? p->x[ix]->step : UINT32_MAX;
@@ -407,6 +516,8 @@ int pr_replay(pr_t *p, const ci_inst_t *in, pr_time_fn t, const void *ctx,
             int net = pr_crosses(o->host, m->src, m->dst);
             p->paths[a] |= (uint8_t)(1u << net);
             p->paths[b] |= (uint8_t)(4u << net);
+            if (p->nout[a] == 0) /* a's transfers are together: sorted by source */
+                p->xfirst[a] = nxs;
             p->nout[a]++;
             p->nin[b]++;
             p->bout[a] += m->bytes;
@@ -420,6 +531,8 @@ int pr_replay(pr_t *p, const ci_inst_t *in, pr_time_fn t, const void *ctx,
             p->xi[x0 + nxs++] = (uint64_t)a << 32 | (uint64_t)b; /* nm < 2^31 */
             p->x[x0 + nxs - 1] = m; /* compacted: member transfers only */
         }
+        if (pb > 0 && reserve_step(p, nxs) != 0)
+            return -1;
         for (; ir < in->nred && p->r[ir]->step == s; ir++) {
             long a = member_of(p, nm, p->r[ir]->rank);
             if (a < 0)
@@ -438,7 +551,7 @@ int pr_replay(pr_t *p, const ci_inst_t *in, pr_time_fn t, const void *ctx,
             double tm = p->xt[x0 + q] = t(ctx, m->src, m->dst, m->bytes, two);
             if (pb > 0 && net) { /* its time per byte on its own path, as it is priced */
                 double r = pr_per_byte(t, ctx, m->src, m->dst, two && m->bytes > o->eager);
-                p->xpb[x0 + q] = r > 0 && isfinite(r) ? r : pb;
+                p->spb[q] = r > 0 && isfinite(r) ? r : pb;
             }
             if (tm > p->slowout[a]) {
                 p->slowout[a] = tm;
@@ -451,14 +564,14 @@ int pr_replay(pr_t *p, const ci_inst_t *in, pr_time_fn t, const void *ctx,
                 p->tw[b] = (uint8_t)((p->tw[b] & 1u) | (two ? 2u : 0u));
             }
         }
-        if (pb > 0)
-            share_links(p, o, x0, nxs);
+        if (pb > 0 && share_links(p, o, x0, nxs, np) != 0)
+            return -1;
         for (size_t q = 0; q < np; q++)
             p->effo[p->part[q]] = 0;
         for (size_t q = 0; pb > 0 && q < nxs; q++) {
             size_t a = (size_t)(p->xi[x0 + q] >> 32);
             if (pr_crosses(hl, p->x[x0 + q]->src, p->x[x0 + q]->dst))
-                p->effo[a] = fmax(p->effo[a], (p->xfo[x0 + q] - p->start[a]) / p->xpb[x0 + q]);
+                p->effo[a] = fmax(p->effo[a], (p->sfo[q] - p->start[a]) / p->spb[q]);
         }
         for (size_t q = 0; q < np; q++) {
             size_t k = p->part[q];
@@ -496,7 +609,7 @@ int pr_replay(pr_t *p, const ci_inst_t *in, pr_time_fn t, const void *ctx,
                     tin = p->xt[x0 + q];
             } else if (pb > 0 && pr_crosses(hl, p->pin[b], m->dst)) {
                 /* into b's host alongside what the others send it meanwhile */
-                uint64_t bi = (uint64_t)llround((p->xfi[x0 + q] - p->start[a]) / p->xpb[x0 + q]);
+                uint64_t bi = (uint64_t)llround((p->sfi[q] - p->start[a]) / p->spb[q]);
                 tin = pr_aggregate_time(t, ctx, p->pin[b], m->dst, bi, p->links.bigin[hl[m->dst]],
                                         p->tw[b] & 2u, o->eager, &o->load,
                                         pr_load_slow(&o->load, o->host, p->pin[b], m->dst, 1));

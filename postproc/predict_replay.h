@@ -181,14 +181,28 @@ static inline void pr_links_clear(pr_links_t *l, const int32_t *host, const ci_x
 }
 
 /* A transfer between hosts as a flow on one host link: the host, when it starts (ns), its
- * bytes, and the transfer (index in the step). */
+ * bytes, and what the caller knows it by. */
 typedef struct pr_flow {
     int32_t host;
     double start, bytes;
     size_t x;
 } pr_flow_t;
 
-/* When each of n flows that share one link is through it, fin[fl[i].x] (ns), the flows
+/* a flow still on its link after its step: its work in ns of the link alone, and when
+ * it was last seen through; next on its link, or PR_NO_FLOW */
+typedef struct pr_live {
+    double start, work, fin;
+    size_t next;
+} pr_live_t;
+#define PR_NO_FLOW SIZE_MAX
+
+/* a sender of a step and its start */
+typedef struct pr_sk {
+    double start;
+    size_t k;
+} pr_sk_t;
+
+/* When each of n flows that share one link is through it, fin[i] for fl[i] (ns), the flows
  * sorted by start: the link moves 1 / per_byte bytes per ns, shared equally by the flows
  * on it at the time (processor sharing, as TCP shares a bottleneck between connections);
  * heap, tag: room for n. A flow alone on the link takes bytes * per_byte; k equal flows that
@@ -222,18 +236,29 @@ typedef struct pr {
     uint64_t *xi;               /* their (source, destination) members */
     double *xt;                 /* and their times alone, two-way or not */
     const ci_red_t **r;         /* its reductions by step */
-    /* per transfer of a step, between hosts: when it is through its host's link out
-     * (in), ns, under fair sharing from its sender's start (pr_share_link) */
-    double *xfo, *xfi;
-    double *xs;                 /* when it starts, ns */
-    double *xpb;                /* its time per byte on its path, ns (its flow's rate) */
-    size_t *lnext;              /* the next flow on its link (a list per link) */
-    pr_flow_t *fl, *fl2;        /* a step's flows on one way's links; one link's */
-    size_t *heap;               /* pr_share_link's active flows */
-    double *tag;                /* and their finish tags */
-    size_t hcap;                /* hosts lhead has room for */
-    size_t *lhead;              /* per (host, way out 0 / in 1): its flows' list */
-    double *effo;               /* per member: bytes its messages out shared its link with */
+    /* host links shared over time (pr_share_link); per step, sized by the largest step: */
+    size_t scap;
+    double *sfo, *sfi, *spb;    /* per transfer between hosts: when it is through its host's
+                                 * link out, in (ns); its time per byte on its path */
+    pr_flow_t *nf;              /* the step's flows on one way's links, by host, each
+                                 * host's by start */
+    size_t *xfirst;             /* per member: its first transfer of the step */
+    pr_sk_t *sorder;            /* the step's senders by start */
+    size_t fcap;                /* one link's flows, the earlier steps' still on it first: */
+    pr_flow_t *fl;
+    size_t *heap;               /* pr_share_link's scratch */
+    double *tag, *ffin;
+    /* per host: */
+    size_t hcap;
+    uint32_t *hcnt;             /* zero between uses */
+    int32_t *touched;           /* the hosts a step's flows use */
+    size_t *lhead;              /* per (host, way out 0 / in 1): its flows still on it, a
+                                 * list in pool, valid when lstamp is the instance's epoch */
+    uint32_t *lstamp, epoch;
+    pr_live_t *pool;            /* flows still on their links after their step */
+    size_t pcap, pn, pfree;
+    double *effo;               /* per member: bytes its messages out could have moved alone
+                                 * while they were on its host's link */
 } pr_t;
 
 /* Predicted span of the instance in ns (*span) and, if exit_err is not NULL, the median

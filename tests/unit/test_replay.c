@@ -527,7 +527,7 @@ Test(replay, ranks_of_a_host_share_its_link)
 
 Test(replay, flows_share_a_link_equally)
 {
-    /* 1 ns per byte; fin[] by the flows' x */
+    /* 1 ns per byte; fin[i] for the i-th flow */
     size_t heap[4];
     double tag[4], fin[4];
     pr_flow_t one[1] = {{0, 5, 1000, 0}};
@@ -535,11 +535,11 @@ Test(replay, flows_share_a_link_equally)
     cr_assert_float_eq(fin[0], 1005, 1e-9); /* alone */
     /* 1000 and 3000 B together: the small one after 2000 B of the link, the other after
      * all 4000; equal flows finish together */
-    pr_flow_t two[3] = {{0, 0, 1000, 2}, {0, 0, 3000, 0}, {0, 0, 3000, 1}};
+    pr_flow_t two[3] = {{0, 0, 1000, 0}, {0, 0, 3000, 0}, {0, 0, 3000, 0}};
     pr_share_link(two, 3, 1, heap, tag, fin);
-    cr_assert_float_eq(fin[2], 3000, 1e-9);
-    cr_assert_float_eq(fin[0], 7000, 1e-9);
+    cr_assert_float_eq(fin[0], 3000, 1e-9);
     cr_assert_float_eq(fin[1], 7000, 1e-9);
+    cr_assert_float_eq(fin[2], 7000, 1e-9);
     /* 1000 B at 0, 1000 B at 500: the first has the link alone for 500 B, then half of it
      * for its other 500 (until 1500); the second, 500 B through by then, has it alone
      * again for its last 500; a flow after both, on an idle link, alone */
@@ -633,6 +633,29 @@ Test(replay, back_to_back_messages_find_the_link_busy)
     o.nhosts = 0;
     cr_assert_eq(pr_replay(&p, &in, t_burst, NULL, &o, &span, NULL), 0);
     cr_assert_float_eq(span, 400, 1e-9);
+    pr_free(&p);
+}
+
+Test(replay, a_flow_stays_on_its_own_links)
+{
+    /* hosts of their own; step 0: 0 -> 2 5000 B and 1 -> 2 1000 B share 2's link in (1 -> 2
+     * through at 2000, 0 -> 2 at 6000); step 1: 1 -> 3 1000 B from 2000, alone on 1's link
+     * out (0 -> 2 never was on it): through at 3000; step 2: 3 -> 1 10000 B, to 13000. The
+     * flow 0 -> 2, on 0's link out and 2's link in, must not turn up on 1's link out, which
+     * would hold 1 -> 3 back to 4000 */
+    static const int32_t host[4] = {0, 1, 2, 3};
+    ci_member_t mem[4];
+    ci_xfer_t x[4] = {{0, 2, 0, 5000}, {1, 2, 0, 1000}, {1, 3, 1, 1000}, {3, 1, 2, 10000}};
+    int64_t e[4] = {0, 0, 0, 0};
+    ci_inst_t in = inst_x(4, e, NULL, mem, x, 4);
+    pr_opts_t o = {.gamma = 0, .eager = UINT64_MAX, .host = host, .nhosts = 4};
+    double span;
+    pr_t p;
+    memset(&p, 0, sizeof(p));
+    for (int i = 0; i < 2; i++) { /* and again: the links start empty for each instance */
+        cr_assert_eq(pr_replay(&p, &in, t_bytes, NULL, &o, &span, NULL), 0);
+        cr_assert_float_eq(span, 13000, 1e-9);
+    }
     pr_free(&p);
 }
 
