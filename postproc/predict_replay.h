@@ -14,8 +14,8 @@
  * messages out take as many bytes as it could have moved alone from its start until its
  * last is through, a message in likewise until it is through (when the model shows no
  * bandwidth at 2-4 MiB, the bytes of the step's host link instead); a message within a
- * host whose ends' other messages go by their host's link is
- * priced alone, as that link does not carry it; several messages take at most the largest's
+ * host whose ends' other messages go by their host's link is priced alone, as that link
+ * does not carry it; several messages take at most the largest's
  * time plus the others' bytes at the model's bandwidth, its time per byte at 2-4 MiB, and
  * less where the link's background load gives way to them: pr_aggregate_time); a
  * message is two-way when data also flows the other way at one of its ends on the same
