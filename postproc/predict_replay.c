@@ -66,7 +66,7 @@ static int reserve(pr_t *p, size_t nm, size_t nx, size_t nr, size_t nh)
             grow((void **)&p->nout, nm, sizeof(uint32_t)) || grow((void **)&p->nin, nm, sizeof(uint32_t)) ||
             grow((void **)&p->mark, nm, sizeof(uint32_t)) || grow((void **)&p->red, nm, sizeof(double)) ||
             grow((void **)&p->part, nm, sizeof(size_t)) || grow((void **)&p->order, nm, sizeof(size_t)) ||
-            grow((void **)&p->effo, nm, sizeof(double)) || grow((void **)&p->xfirst, nm, sizeof(size_t)) ||
+            grow((void **)&p->xfirst, nm, sizeof(size_t)) ||
             grow((void **)&p->sorder, nm, sizeof(*p->sorder)))
             return -1;
         p->mcap = nm;
@@ -130,7 +130,6 @@ void pr_free(pr_t *p)
     free(p->lhead);
     free(p->lstamp);
     free(p->pool);
-    free(p->effo);
     pr_links_free(&p->links);
     memset(p, 0, sizeof(*p));
 }
@@ -299,7 +298,7 @@ static int cmp_sk(const void *a, const void *b)
     return (x->k > y->k) - (x->k < y->k);
 }
 
-/* room for a step of n transfers (per-step arrays), or one link of n flows (link arrays) */
+/* room in the per-step arrays for a step of n transfers */
 static int reserve_step(pr_t *p, size_t n)
 {
     if (n <= p->scap)
@@ -311,6 +310,7 @@ static int reserve_step(pr_t *p, size_t n)
     return 0;
 }
 
+/* room in the link arrays for one link's n flows */
 static int reserve_link(pr_t *p, size_t n)
 {
     if (n <= p->fcap)
@@ -566,22 +566,24 @@ int pr_replay(pr_t *p, const ci_inst_t *in, pr_time_fn t, const void *ctx,
         }
         if (pb > 0 && share_links(p, o, x0, nxs, np) != 0)
             return -1;
-        for (size_t q = 0; q < np; q++)
-            p->effo[p->part[q]] = 0;
-        for (size_t q = 0; pb > 0 && q < nxs; q++) {
-            size_t a = (size_t)(p->xi[x0 + q] >> 32);
-            if (pr_crosses(hl, p->x[x0 + q]->src, p->x[x0 + q]->dst))
-                p->effo[a] = fmax(p->effo[a], (p->sfo[q] - p->start[a]) / p->spb[q]);
-        }
         for (size_t q = 0; q < np; q++) {
             size_t k = p->part[q];
             int32_t me = p->rank[k];
             uint64_t bo = p->bout[k], bi = p->bin[k], go = p->bigout[k], gi = p->bigin[k];
             if (hl && p->nout[k] && pr_crosses(hl, me, p->pout[k])) {
-                bo = pb > 0 ? (uint64_t)llround(p->effo[k]) : p->links.out[hl[me]];
+                bo = p->links.out[hl[me]];
                 go = p->links.bigout[hl[me]];
+                if (pb > 0) { /* the bytes it could have moved alone while its flows were
+                               * on the link (its transfers are xfirst[k] on) */
+                    double eff = 0;
+                    for (size_t j = p->xfirst[k]; j < p->xfirst[k] + p->nout[k]; j++)
+                        if (pr_crosses(hl, me, p->x[x0 + j]->dst))
+                            eff = fmax(eff, (p->sfo[j] - p->start[k]) / p->spb[j]);
+                    bo = (uint64_t)llround(eff);
+                }
             }
-            if (hl && p->nin[k] && pr_crosses(hl, p->pin[k], me)) {
+            int in_net = hl && p->nin[k] && pr_crosses(hl, p->pin[k], me);
+            if (in_net) {
                 bi = p->links.in[hl[me]];
                 gi = p->links.bigin[hl[me]];
             }
@@ -590,11 +592,13 @@ int pr_replay(pr_t *p, const ci_inst_t *in, pr_time_fn t, const void *ctx,
                                                         pr_load_slow(&o->load, o->host,
                                                                      me, p->pout[k], 0))
                                     : 0;
-            p->tin[k] = p->nin[k] ? pr_aggregate_time(t, ctx, p->pin[k], me, bi, gi,
-                                                      p->tw[k] & 2u, o->eager, &o->load,
-                                                      pr_load_slow(&o->load, o->host,
-                                                                   p->pin[k], me, 1))
-                                  : 0;
+            /* between hosts with the links shared, each message in is priced on its own
+             * below */
+            p->tin[k] = p->nin[k] && !(in_net && pb > 0)
+                            ? pr_aggregate_time(t, ctx, p->pin[k], me, bi, gi, p->tw[k] & 2u,
+                                                o->eager, &o->load,
+                                                pr_load_slow(&o->load, o->host, p->pin[k], me, 1))
+                            : 0;
         }
         for (size_t q = 0; q < nxs; q++) {
             size_t a = (size_t)(p->xi[x0 + q] >> 32), b = (size_t)(p->xi[x0 + q] & 0xffffffffu);

@@ -257,8 +257,6 @@ typedef struct pr {
     uint32_t *lstamp, epoch;
     pr_live_t *pool;            /* flows still on their links after their step */
     size_t pcap, pn, pfree;
-    double *effo;               /* per member: bytes its messages out could have moved alone
-                                 * while they were on its host's link */
 } pr_t;
 
 /* Predicted span of the instance in ns (*span) and, if exit_err is not NULL, the median
