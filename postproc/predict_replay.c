@@ -349,6 +349,36 @@ static size_t pool_new(pr_t *p)
  * senders are taken by start, so a counting sort by host leaves each host's flows in
  * order. Memory goes with the step and the flows still on the links, not the instance.
  * 0, or -1 out of memory. */
+/* The step's flows between hosts into nf, grouped by the host of their link out (in: in),
+ * the groups in touched[0 .. returned) order and each in the order of sorder[0 .. ns), the
+ * senders by start (a counting sort); hcnt[h] is left at the end of h's group. */
+static size_t bucket_flows(pr_t *p, const pr_opts_t *o, size_t x0, size_t ns, int in)
+{
+    size_t nt = 0;
+    for (int place = 0; place < 2; place++) { /* count per host, then place */
+        for (size_t j = 0; j < ns; j++) {
+            size_t k = p->sorder[j].k, q0 = p->xfirst[k];
+            for (size_t q = q0; q < q0 + p->nout[k]; q++) {
+                const ci_xfer_t *m = p->x[x0 + q];
+                if (!pr_crosses(o->host, m->src, m->dst))
+                    continue;
+                int32_t h = o->host[in ? m->dst : m->src];
+                if (!place && p->hcnt[h]++ == 0)
+                    p->touched[nt++] = h;
+                else if (place)
+                    p->nf[p->hcnt[h]++] =
+                        (pr_flow_t){h, p->sorder[j].start, (double)m->bytes * p->spb[q], q};
+            }
+        }
+        for (size_t t = 0, at = 0; !place && t < nt; t++) { /* each host's first place */
+            uint32_t c = p->hcnt[p->touched[t]];
+            p->hcnt[p->touched[t]] = (uint32_t)at;
+            at += c;
+        }
+    }
+    return nt;
+}
+
 static int share_links(pr_t *p, const pr_opts_t *o, size_t x0, size_t nxs, size_t np)
 {
     size_t ns = 0;
@@ -360,31 +390,7 @@ static int share_links(pr_t *p, const pr_opts_t *o, size_t x0, size_t nxs, size_
     qsort(p->sorder, ns, sizeof(*p->sorder), cmp_sk);
     for (int in = 0; in < 2; in++) {
         double *fin = in ? p->sfi : p->sfo;
-        size_t nt = 0;
-        for (int place = 0; place < 2; place++) { /* count per host, then place */
-            for (size_t j = 0; j < ns; j++) {
-                size_t k = p->sorder[j].k, q0 = p->xfirst[k];
-                for (size_t q = q0; q < q0 + p->nout[k]; q++) {
-                    const ci_xfer_t *m = p->x[x0 + q];
-                    if (!pr_crosses(o->host, m->src, m->dst))
-                        continue;
-                    int32_t h = o->host[in ? m->dst : m->src];
-                    if (!place) {
-                        if (p->hcnt[h]++ == 0)
-                            p->touched[nt++] = h;
-                    } else {
-                        p->nf[p->hcnt[h]++] = (pr_flow_t){h, p->sorder[j].start,
-                                                          (double)m->bytes * p->spb[q], q};
-                    }
-                }
-            }
-            if (!place) /* each host's first place */
-                for (size_t t = 0, at = 0; t < nt; t++) {
-                    uint32_t c = p->hcnt[p->touched[t]];
-                    p->hcnt[p->touched[t]] = (uint32_t)at;
-                    at += c;
-                }
-        }
+        size_t nt = bucket_flows(p, o, x0, ns, in);
         for (size_t t = 0, g = 0; t < nt; t++) { /* hcnt[h] is now the end of h's flows */
             int32_t h = p->touched[t];
             size_t e = p->hcnt[h], L = 2 * (size_t)h + (size_t)in, m = 0;
