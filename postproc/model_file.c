@@ -402,6 +402,15 @@ static double median_se2(const pnm_q_t *q)
     return se * se / (q->n ? q->n : 1);
 }
 
+/* A single sample shows no spread, yet it is the noisiest median of all: it varies as one
+ * sample does, sigma^2 = (IQR / 1.349)^2, here averaged over the group's members that show
+ * their spread (one: that average, 0 if none does). Two or more samples with equal
+ * quartiles did vary that little, and keep their 0. */
+static double group_se2(const pnm_q_t *q, double one)
+{
+    return q->n <= 1 ? one : median_se2(q);
+}
+
 /* The members k[0..m) of one group: each median moved toward the members' mean by the
  * share of its sampling variance in the variance it shows (Morris's empirical Bayes:
  * between-member variance tau^2 = the medians' variance less their mean sampling
@@ -410,15 +419,24 @@ static size_t shrink_group(pnm_sample_t *s, const shrink_key_t *k, size_t m)
 {
     if (m < 3) /* fewer than 3 members: the mean does not improve on them */
         return 0;
-    double mean = 0, msev = 0, var = 0;
-    for (size_t a = 0; a < m; a++)
-        mean += s[k[a].idx].q.v[PNM_Q50];
+    double mean = 0, msev = 0, var = 0, one = 0;
+    size_t spread = 0;
+    for (size_t a = 0; a < m; a++) {
+        const pnm_q_t *q = &s[k[a].idx].q;
+        mean += q->v[PNM_Q50];
+        double iqr = (q->v[PNM_Q75] - q->v[PNM_Q25]) / 1.349;
+        if (q->n > 1 && iqr > 0) {
+            one += iqr * iqr;
+            spread++;
+        }
+    }
     mean /= (double)m;
+    one = spread ? one / (double)spread : 0;
     for (size_t a = 0; a < m; a++) {
         const pnm_q_t *q = &s[k[a].idx].q;
         double d = q->v[PNM_Q50] - mean;
         var += d * d;
-        msev += median_se2(q);
+        msev += group_se2(q, one);
     }
     var /= (double)(m - 1);
     msev /= (double)m;
@@ -428,7 +446,7 @@ static size_t shrink_group(pnm_sample_t *s, const shrink_key_t *k, size_t m)
     size_t changed = 0;
     for (size_t a = 0; a < m; a++) {
         pnm_q_t *q = &s[k[a].idx].q;
-        double se2 = median_se2(q);
+        double se2 = group_se2(q, one);
         if (se2 == 0)
             continue; /* no spread to weigh it by */
         double w = tau2 / (tau2 + se2), d = (1 - w) * (mean - q->v[PNM_Q50]);

@@ -336,6 +336,34 @@ Test(shrink, spread_within_noise_pools_fully)
     cr_assert_eq(s[3].q.v[PNM_Q50], 130);
 }
 
+Test(shrink, one_sample_as_noisy_as_its_group)
+{
+    /* a single sample (n = 1, no spread of its own) among two of 9 whose IQR gives sigma
+     * 30 (sampling variance of their medians pi 900 / 18 = 157.1): it varies as one sample
+     * of theirs, 900, so it moves toward the mean; two equal samples keep theirs */
+    double iqr = 30 * 1.349, se2 = 0.929 * iqr * 0.929 * iqr / 9;
+    pnm_sample_t s[3] = {{0, -1, 4096, noisy(100, se2), PNM_ONEWAY},
+                         {1, -1, 4096, noisy(100, se2), PNM_ONEWAY},
+                         {2, -1, 4096, {.n = 1, .v = {190, 190, 190, 190, 190, 190, 190},
+                                        .mean = 190}, PNM_ONEWAY}};
+    size_t moved;
+    cr_assert_eq(pmf_shrink(s, 3, NULL, &moved), 0);
+    cr_assert_eq(moved, 3);
+    double mean = 130, var = (900 + 900 + 3600) / 2.0, msev = (2 * se2 + 900) / 3;
+    double tau2 = var - msev, w1 = tau2 / (tau2 + 900), w9 = tau2 / (tau2 + se2);
+    cr_assert_float_eq(s[2].q.v[PNM_Q50], mean + w1 * 60, 1e-9);
+    cr_assert_float_eq(s[2].q.v[0], mean + w1 * 60, 1e-9, "moved whole");
+    cr_assert_float_eq(s[0].q.v[PNM_Q50], mean - w9 * 30, 1e-9);
+    cr_assert_lt(w1, w9, "the single sample is pulled in further than the others");
+
+    pnm_sample_t t[3] = {s[0], s[1], s[2]};
+    t[0] = (pnm_sample_t){0, -1, 4096, noisy(100, se2), PNM_ONEWAY};
+    t[1] = (pnm_sample_t){1, -1, 4096, noisy(100, se2), PNM_ONEWAY};
+    t[2].q = (pnm_q_t){.n = 2, .v = {190, 190, 190, 190, 190, 190, 190}, .mean = 190};
+    cr_assert_eq(pmf_shrink(t, 3, NULL, &moved), 0);
+    cr_assert_eq(t[2].q.v[PNM_Q50], 190, "two equal samples: no spread, kept");
+}
+
 Test(shrink, not_finite_left_alone)
 {
     /* the readers refuse such times; a direct caller gets its group back as given */
