@@ -66,8 +66,9 @@ size_t pmf_unshare(pnm_sample_t *s, size_t n, int32_t nranks, const int32_t *hos
  * size and path, within a host or between hosts by host[], NULL: one path) as far as its
  * own sampling noise, from its quartiles and n, explains its distance from it (empirical
  * Bayes); each moved sample's quantiles and mean move by as much (not below 0), so its
- * spread is kept: scaled, a wide one would grow a tail. Groups of fewer than 3 and
- * samples without spread stay (they still count in their group's mean and spread).
+ * spread is kept: scaled, a wide one would grow a tail. Groups of fewer than 3 stay; a
+ * single sample counts as noisy as one sample of its group's members with spread; two or
+ * more equal samples stay (they still count in their group's mean and spread).
  * *moved: the samples moved. 0, or -1 without memory (s unchanged). doc/models.md, "Few
  * samples". */
 int pmf_shrink(pnm_sample_t *s, size_t n, const int32_t *host, size_t *moved);
