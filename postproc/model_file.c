@@ -2,12 +2,14 @@
  * doc/model-format.md) with jansson. */
 #include "model_file.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int bad(char *why, size_t cap, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -579,10 +581,26 @@ int pmf_write(const char *path, const pmf_t *f, char *why, size_t cap)
         json_object_set_new(models, pnm_kind_name((pnm_kind_t)k), mj);
     }
     json_object_set_new(root, "models", models);
-    int rc = json_dump_file(root, path, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
+    /* beside it, then renamed over it: a failed write leaves a file already there whole */
+    char tmp[4096];
+    int n = snprintf(tmp, sizeof(tmp), "%s.tmp%ld", path, (long)getpid());
+    if (n < 0 || (size_t)n >= sizeof(tmp)) {
+        json_decref(root);
+        return bad(why, cap, path, "the path is too long");
+    }
+    errno = 0;
+    int rc = json_dump_file(root, tmp, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
+    int e = errno;
     json_decref(root);
-    if (rc != 0)
-        return bad(why, cap, path, "cannot write the file");
+    if (rc == 0 && rename(tmp, path) != 0) {
+        rc = -1;
+        e = errno;
+    }
+    if (rc != 0) {
+        unlink(tmp);
+        return bad(why, cap, path, "cannot write the file%s%s", e ? ": " : "",
+                   e ? strerror(e) : "");
+    }
     return 0;
 }
 

@@ -1,6 +1,6 @@
 /* model_file.h: the network model file (JSON, doc/model-format.md): the probe's quantiles
- * and the parameters of the models fitted to them. Written by phasor-probe, read by
- * `phasor predict --model`. */
+ * and the parameters of the models fitted to them. Written by phasor-probe and `phasor
+ * predict --save-model`, read by `phasor predict --model`. */
 #ifndef MODEL_FILE_H
 #define MODEL_FILE_H
 

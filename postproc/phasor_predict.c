@@ -690,7 +690,7 @@ static void usage(FILE *o)
             "Usage: phasor predict <log-dir> [--model FILE] [--kind K[,K...]]\n"
             "                      [--method steps|expected-max|replay] [--csv | --json]\n"
             "                      [-o DIR] [--library auto|ompi41|mpich40] [--breaks SPEC]\n"
-            "                      [--gamma NS_PER_BYTE] [--eager BYTES]\n"
+            "                      [--gamma NS_PER_BYTE] [--eager BYTES] [--save-model FILE]\n"
             "Replays every collective instance of the log against network models and compares\n"
             "the prediction with the time the instance took (last member's exit - first\n"
             "member's entry, clocks aligned).\n"
@@ -720,6 +720,9 @@ static void usage(FILE *o)
             "  --breaks SPEC   Hockney segments when fitting the run's probe: study (8 KiB and\n"
             "                  128 KiB, the default), detect (where the fit's residual doubles)\n"
             "                  or sizes in bytes, e.g. 16384,65536\n"
+            "  --save-model FILE  also write the models fitted to the run's probe as a model\n"
+            "                  file, with its samples (for --model with another run, or to\n"
+            "                  read the fitted parameters); not with --model\n"
             "Exit status: 0 ok, 1 bad input (a one-line reason naming the file), 2 bad usage.\n");
 }
 
@@ -731,8 +734,9 @@ int phasor_cmd_predict(int argc, char **argv)
         {"json", no_argument, NULL, 'j'}, {"library", required_argument, NULL, 'l'},
         {"breaks", required_argument, NULL, 'B'},
         {"gamma", required_argument, NULL, 'g'}, {"eager", required_argument, NULL, 'e'},
+        {"save-model", required_argument, NULL, 'S'},
         {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-    const char *model_file = NULL, *kinds = NULL, *outdir = NULL;
+    const char *model_file = NULL, *kinds = NULL, *outdir = NULL, *save_model = NULL;
     pred_method_t method = PRED_STEPS;
     double gamma = NAN;
     long long eager = -1;
@@ -746,6 +750,7 @@ int phasor_cmd_predict(int argc, char **argv)
     while ((ch = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
         switch (ch) {
         case 'm': model_file = optarg; break;
+        case 'S': save_model = optarg; break;
         case 'k': kinds = optarg; break;
         case 'M':
             if (!strcmp(optarg, "steps"))
@@ -803,6 +808,9 @@ int phasor_cmd_predict(int argc, char **argv)
         return phasor_usage_error("predict", "%s", "--csv and --json: choose one");
     if (method != PRED_REPLAY && !isnan(gamma))
         return phasor_usage_error("predict", "%s", "--gamma applies to --method replay");
+    if (model_file && save_model)
+        return phasor_usage_error("predict", "%s", "--save-model writes the run's probe; "
+                                  "with --model there is no fit to save");
     if (optind >= argc)
         return phasor_usage_error("predict", "%s", "which log? give a log directory");
     if (optind + 1 < argc)
@@ -859,6 +867,14 @@ int phasor_cmd_predict(int argc, char **argv)
     if (pred_models_load(&pm, run, model_file, kinds, &fit, hosts, nhosts, why,
                          sizeof(why)) != 0) {
         fprintf(stderr, "phasor predict: %s\n", why);
+        ci_free(ci);
+        free(hosts);
+        plog_run_close(run);
+        return PHASOR_EXIT_INPUT;
+    }
+    if (save_model && pred_models_save(run, &fit, save_model, why, sizeof(why)) != 0) {
+        fprintf(stderr, "phasor predict: %s\n", why);
+        pred_models_free(&pm);
         ci_free(ci);
         free(hosts);
         plog_run_close(run);

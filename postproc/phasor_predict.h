@@ -50,4 +50,10 @@ int pred_models_load(pred_models_t *pm, const plog_run_t *run, const char *file,
                      int32_t nhosts, char *why, size_t cap);
 void pred_models_free(pred_models_t *pm);
 
+/* The run's probe as a model file at path (doc/model-format.md), as phasor-probe would have
+ * written it then: its samples as taken, the models fitted to them with fit, and the run's
+ * host names and MPI library. -1 with a one-line reason naming the file in why. */
+int pred_models_save(const plog_run_t *run, const pnm_opts_t *fit, const char *path,
+                     char *why, size_t cap);
+
 #endif
