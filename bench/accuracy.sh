@@ -15,10 +15,14 @@
 # plus 1 KiB, or 100 us of RATE if more).
 # LATENCY=T passes --latency T to bench/cluster/up.sh (tbf queue; default 20ms).
 # MTU=M passes --mtu M to bench/cluster/up.sh (default 9000).
+# PROBE=full records with the full probe at MPI_Init instead of the quick one (every ordered
+# pair one at a time: the lookup table's own probe; slower, and one way only).
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 rate=${1:-500mbit}
 reps=${2:-5}
+probe=${PROBE:-quick}
+case "$probe" in quick|full) ;; *) echo "accuracy.sh: PROBE must be quick or full, not '$probe'" >&2; exit 2 ;; esac
 cl=$top/bench/cluster
 name=phacc
 make -C "$bdir" -s examples/collsweep >/dev/null
@@ -26,7 +30,7 @@ if [ -n "${OUT:-}" ]; then out=$OUT; mkdir -p "$out"; else out=$(mktemp -d); fi
 cleanup() { "$cl/down.sh" --name "$name" >/dev/null 2>&1 || true; [ -n "${OUT:-}" ] || rm -rf "$out"; }
 trap cleanup EXIT
 "$cl/up.sh" 4 --rate "$rate" ${BURST:+--burst "$BURST"} ${LATENCY:+--latency "$LATENCY"} ${MTU:+--mtu "$MTU"} --name "$name" --force | tail -1
-echo "4 emulated hosts at $rate each way; logs in $out"
+echo "4 emulated hosts at $rate each way; $probe probe at MPI_Init; logs in $out"
 
 summary() { # CSV label: per model, median and P90 of |ratio - 1| over instances
   python3 - "$@" <<'PY'
@@ -82,7 +86,7 @@ for slots in 1 2; do
       "$cl/contend.sh" --name "$name" start 1 2 >/dev/null
     fi
     "$cl/mpirun.sh" --name "$name" --slots "$slots" -x LD_PRELOAD="$shim" -x PHASOR_DIR="$log" \
-      -x PHASOR_PROBE=quick -x PHASOR_QUIET=1 -- "$bdir/examples/collsweep" --reps "$reps" \
+      -x PHASOR_PROBE="$probe" -x PHASOR_QUIET=1 -- "$bdir/examples/collsweep" --reps "$reps" \
       >"$log.out" 2>&1 || { echo "run $tag failed:"; tail -5 "$log.out"; exit 1; }
     [ "$cont" = yes ] && "$cl/contend.sh" --name "$name" stop >/dev/null
     for method in steps expected-max replay; do
