@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static int bad(char *why, size_t cap, const char *path, const char *fmt, ...)
@@ -47,6 +48,32 @@ void pmf_samples_from_probe(pnm_sample_t *s, const plog_probe_entry_t *e, size_t
         s[i].q.mean = e[i].q.mean;
         s[i].way = e[i].way == PLOG_PROBE_ONEWAY ? PNM_ONEWAY : PNM_EXCHANGE;
     }
+}
+
+int pmf_from_probe(pmf_t *f, const plog_probe_info_t *info, int32_t nranks,
+                   const plog_probe_entry_t *e, size_t n)
+{
+    memset(f, 0, sizeof(*f));
+    f->s = calloc(n ? n : 1, sizeof(*f->s));
+    if (!f->s)
+        return -1;
+    f->mode = (int)info->mode;
+    f->nranks = nranks;
+    f->reps = info->reps;
+    f->elapsed_s = info->elapsed_s;
+    f->seed = info->seed;
+    time_t now = time(NULL);
+    struct tm tm;
+    if (gmtime_r(&now, &tm))
+        strftime(f->created, sizeof(f->created), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    f->n = n;
+    pmf_samples_from_probe(f->s, e, n, info->sizes);
+    return 0;
+}
+
+void pmf_set_library(pmf_t *f, const char *lib)
+{
+    snprintf(f->library, sizeof(f->library), "%.*s", (int)strcspn(lib, "\n"), lib);
 }
 
 int pmf_fit_samples(pnm_sample_t *s, size_t n, int mode, int32_t nranks, const int32_t *host,

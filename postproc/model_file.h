@@ -39,6 +39,15 @@ typedef struct pmf {
  * a rank without a name has its own), into id[f->nranks]. f->hosts must not be NULL. */
 int32_t pmf_host_ids(const pmf_t *f, int32_t *id);
 
+/* f, zeroed, as a probe with info over nranks ranks, created now (UTC), its entries e[0..n)
+ * as samples (pmf_samples_from_probe); library and hosts are the caller's to set (pmf_free
+ * frees hosts). 0, or -1 out of memory (f then holds nothing to free). */
+int pmf_from_probe(pmf_t *f, const plog_probe_info_t *info, int32_t nranks,
+                   const plog_probe_entry_t *e, size_t n);
+/* f->library: lib's first line (MPI_Get_library_version's; MPICH names its device on a
+ * later one). */
+void pmf_set_library(pmf_t *f, const char *lib);
+
 /* The probe's entries as model samples: s[i] from e[i], whose size_idx indexes sizes. */
 void pmf_samples_from_probe(pnm_sample_t *s, const plog_probe_entry_t *e, size_t n,
                             const uint64_t *sizes);

@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "model_file.h"
 #include "net_model.h"
@@ -392,21 +391,9 @@ int pred_models_save(const plog_run_t *run, const pnm_opts_t *fit, const char *p
         return -1;
     }
     pmf_t f;
-    memset(&f, 0, sizeof(f));
-    f.mode = (int)ps.info.mode;
-    f.nranks = ps.world;
-    f.reps = ps.info.reps;
-    f.elapsed_s = ps.info.elapsed_s;
-    f.seed = ps.info.seed;
-    time_t now = time(NULL);
-    struct tm tm;
-    if (gmtime_r(&now, &tm))
-        strftime(f.created, sizeof(f.created), "%Y-%m-%dT%H:%M:%SZ", &tm);
     int rc = -1;
-    f.n = ps.n;
-    f.s = calloc(ps.n ? ps.n : 1, sizeof(*f.s));
-    f.hosts = calloc((size_t)(ps.world > 0 ? ps.world : 1), sizeof(*f.hosts));
-    if (!f.s || !f.hosts) {
+    if (pmf_from_probe(&f, &ps.info, ps.world, ps.e, ps.n) != 0 ||
+        !(f.hosts = calloc((size_t)(ps.world > 0 ? ps.world : 1), sizeof(*f.hosts)))) {
         snprintf(why, cap, "out of memory");
         goto out;
     }
@@ -414,8 +401,8 @@ int pred_models_save(const plog_run_t *run, const pnm_opts_t *fit, const char *p
         const plog_rank_t *rk = plog_run_rank(run, r);
         const char *h = rk ? plog_rank_kv(rk, "hostname") : NULL;
         const char *lib = rk && !f.library[0] ? plog_rank_kv(rk, "mpi_library") : NULL;
-        if (lib) /* its first line, as phasor-probe keeps it */
-            snprintf(f.library, sizeof(f.library), "%.*s", (int)strcspn(lib, "\n"), lib);
+        if (lib)
+            pmf_set_library(&f, lib);
         if (h && strlen(h) >= sizeof(f.hosts[r])) {
             /* cut short, two hosts could become one */
             snprintf(why, cap, "%s: rank %d's host name is longer than a model file holds "
@@ -424,7 +411,6 @@ int pred_models_save(const plog_run_t *run, const pnm_opts_t *fit, const char *p
         }
         snprintf(f.hosts[r], sizeof(f.hosts[r]), "%s", h ? h : "");
     }
-    pmf_samples_from_probe(f.s, ps.e, ps.n, ps.info.sizes);
     char w[512];
     if (pmf_fit_all(&f, fit, w, sizeof(w)) != 0) {
         snprintf(why, cap, "%s: %s", plog_run_path(run), w);

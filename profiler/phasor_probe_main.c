@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "coll_sched.h"
 #include "model_file.h"
@@ -156,16 +155,6 @@ int main(int argc, char **argv)
         status = 1;
     } else if (me == 0) {
         pmf_t f;
-        memset(&f, 0, sizeof(f));
-        f.mode = (int)res.info.mode;
-        f.nranks = res.nranks;
-        f.reps = res.info.reps;
-        f.elapsed_s = res.info.elapsed_s;
-        f.seed = res.info.seed;
-        time_t now = time(NULL);
-        struct tm tm;
-        gmtime_r(&now, &tm);
-        strftime(f.created, sizeof(f.created), "%Y-%m-%dT%H:%M:%SZ", &tm);
         char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";
         int len = 0;
         MPI_Get_library_version(lib, &len);
@@ -177,16 +166,12 @@ int main(int argc, char **argv)
         for (int32_t r = 1; res.hosts && r < res.nranks; r++)
             one_host &= strcmp(res.hosts[r], res.hosts[0]) == 0;
         fitopts.rndv = one_host ? 0 : pcs_eager_size(lib, &whose);
-        lib[strcspn(lib, "\n")] = '\0';
-        snprintf(f.library, sizeof(f.library), "%s", lib);
-        f.hosts = res.hosts;
-        f.n = res.n_entries;
-        f.s = calloc(f.n ? f.n : 1, sizeof(*f.s));
-        if (!f.s) {
+        if (pmf_from_probe(&f, &res.info, res.nranks, res.entries, res.n_entries) != 0) {
             fprintf(stderr, "phasor-probe: out of memory\n");
             status = 1;
         } else {
-            pmf_samples_from_probe(f.s, res.entries, f.n, res.info.sizes);
+            pmf_set_library(&f, lib);
+            f.hosts = res.hosts;
             if (pmf_fit_all(&f, &fitopts, why, sizeof(why)) != 0) {
                 fprintf(stderr, "phasor-probe: %s\n", why);
                 status = 1;
