@@ -57,13 +57,13 @@ static int reserve(pr_t *p, size_t nm, size_t nx, size_t nr, size_t nh)
         if (grow((void **)&p->rank, nm, sizeof(int32_t)) || grow((void **)&p->entry, nm, sizeof(double)) ||
             grow((void **)&p->mexit, nm, sizeof(double)) || grow((void **)&p->ready, nm, sizeof(double)) ||
             grow((void **)&p->start, nm, sizeof(double)) || grow((void **)&p->done, nm, sizeof(double)) ||
-            grow((void **)&p->tout, nm, sizeof(double)) || grow((void **)&p->tin, nm, sizeof(double)) ||
-            grow((void **)&p->bout, nm, sizeof(uint64_t)) || grow((void **)&p->bin, nm, sizeof(uint64_t)) ||
-            grow((void **)&p->bigout, nm, sizeof(uint64_t)) || grow((void **)&p->bigin, nm, sizeof(uint64_t)) ||
-            grow((void **)&p->pout, nm, sizeof(int32_t)) || grow((void **)&p->pin, nm, sizeof(int32_t)) ||
-            grow((void **)&p->paths, nm, 1) || grow((void **)&p->tw, nm, 1) ||
-            grow((void **)&p->slowout, nm, sizeof(double)) || grow((void **)&p->slowin, nm, sizeof(double)) ||
-            grow((void **)&p->nout, nm, sizeof(uint32_t)) || grow((void **)&p->nin, nm, sizeof(uint32_t)) ||
+            grow((void **)&p->tout, 2 * nm, sizeof(double)) || grow((void **)&p->tin, 2 * nm, sizeof(double)) ||
+            grow((void **)&p->bout, 2 * nm, sizeof(uint64_t)) || grow((void **)&p->bin, 2 * nm, sizeof(uint64_t)) ||
+            grow((void **)&p->bigout, 2 * nm, sizeof(uint64_t)) || grow((void **)&p->bigin, 2 * nm, sizeof(uint64_t)) ||
+            grow((void **)&p->pout, 2 * nm, sizeof(int32_t)) || grow((void **)&p->pin, 2 * nm, sizeof(int32_t)) ||
+            grow((void **)&p->paths, nm, 1) || grow((void **)&p->tw, 2 * nm, 1) ||
+            grow((void **)&p->slowout, 2 * nm, sizeof(double)) || grow((void **)&p->slowin, 2 * nm, sizeof(double)) ||
+            grow((void **)&p->nout, 2 * nm, sizeof(uint32_t)) || grow((void **)&p->nin, 2 * nm, sizeof(uint32_t)) ||
             grow((void **)&p->mark, nm, sizeof(uint32_t)) || grow((void **)&p->red, nm, sizeof(double)) ||
             grow((void **)&p->part, nm, sizeof(size_t)) || grow((void **)&p->order, nm, sizeof(size_t)) ||
             grow((void **)&p->xfirst, nm, sizeof(size_t)) ||
@@ -178,6 +178,19 @@ static long member_of(const pr_t *p, size_t nm, int32_t rank)
     return lo < nm && p->rank[lo] == rank ? (long)lo : -1;
 }
 
+/* The slot of member k's messages of one kind of path in the per-member arrays: between
+ * hosts (net) and within one apart when the host links are counted (hl), else together. */
+static inline size_t pr_slot(const int32_t *hl, size_t k, int net)
+{
+    return 2 * k + (hl && net ? 1u : 0u);
+}
+
+/* member k's messages out in the step, on both kinds of path */
+static inline size_t nout_of(const pr_t *p, size_t k)
+{
+    return (size_t)p->nout[2 * k] + p->nout[2 * k + 1];
+}
+
 /* member k takes part in the step being replayed (tag = step + 1) */
 static void join(pr_t *p, size_t k, uint32_t tag, size_t *np)
 {
@@ -185,11 +198,14 @@ static void join(pr_t *p, size_t k, uint32_t tag, size_t *np)
         return;
     p->mark[k] = tag;
     p->start[k] = p->done[k] = p->ready[k];
-    p->bout[k] = p->bin[k] = 0;
-    p->bigout[k] = p->bigin[k] = 0;
-    p->nout[k] = p->nin[k] = 0;
-    p->paths[k] = p->tw[k] = 0;
-    p->slowout[k] = p->slowin[k] = -1;
+    for (size_t s = 2 * k; s < 2 * k + 2; s++) {
+        p->bout[s] = p->bin[s] = 0;
+        p->bigout[s] = p->bigin[s] = 0;
+        p->nout[s] = p->nin[s] = 0;
+        p->tw[s] = 0;
+        p->slowout[s] = p->slowin[s] = -1;
+    }
+    p->paths[k] = 0;
     p->red[k] = 0;
     p->part[(*np)++] = k;
 }
@@ -358,7 +374,7 @@ static size_t bucket_flows(pr_t *p, const pr_opts_t *o, size_t x0, size_t ns, in
     for (int place = 0; place < 2; place++) { /* count per host, then place */
         for (size_t j = 0; j < ns; j++) {
             size_t k = p->sorder[j].k, q0 = p->xfirst[k];
-            for (size_t q = q0; q < q0 + p->nout[k]; q++) {
+            for (size_t q = q0; q < q0 + nout_of(p, k); q++) {
                 const ci_xfer_t *m = p->x[x0 + q];
                 if (!pr_crosses(o->host, m->src, m->dst))
                     continue;
@@ -384,7 +400,7 @@ static int share_links(pr_t *p, const pr_opts_t *o, size_t x0, size_t nxs, size_
     size_t ns = 0;
     for (size_t q = 0; q < np; q++) {
         size_t k = p->part[q];
-        if (p->nout[k])
+        if (nout_of(p, k))
             p->sorder[ns++] = (pr_sk_t){p->start[k], k};
     }
     qsort(p->sorder, ns, sizeof(*p->sorder), cmp_sk);
@@ -522,16 +538,17 @@ int pr_replay(pr_t *p, const ci_inst_t *in, pr_time_fn t, const void *ctx,
             int net = pr_crosses(o->host, m->src, m->dst);
             p->paths[a] |= (uint8_t)(1u << net);
             p->paths[b] |= (uint8_t)(4u << net);
-            if (p->nout[a] == 0) /* a's transfers are together: sorted by source */
+            if (nout_of(p, (size_t)a) == 0) /* a's transfers are together: sorted by source */
                 p->xfirst[a] = nxs;
-            p->nout[a]++;
-            p->nin[b]++;
-            p->bout[a] += m->bytes;
-            p->bin[b] += m->bytes;
-            if (m->bytes > p->bigout[a])
-                p->bigout[a] = m->bytes;
-            if (m->bytes > p->bigin[b])
-                p->bigin[b] = m->bytes;
+            size_t sa = pr_slot(hl, (size_t)a, net), sb = pr_slot(hl, (size_t)b, net);
+            p->nout[sa]++;
+            p->nin[sb]++;
+            p->bout[sa] += m->bytes;
+            p->bin[sb] += m->bytes;
+            if (m->bytes > p->bigout[sa])
+                p->bigout[sa] = m->bytes;
+            if (m->bytes > p->bigin[sb])
+                p->bigin[sb] = m->bytes;
             if (hl)
                 pr_links_add(&p->links, hl, m);
             p->xi[x0 + nxs++] = (uint64_t)a << 32 | (uint64_t)b; /* nm < 2^31 */
@@ -546,28 +563,29 @@ int pr_replay(pr_t *p, const ci_inst_t *in, pr_time_fn t, const void *ctx,
             join(p, (size_t)a, tag, &np);
             p->red[a] += (double)p->r[ir]->bytes;
         }
-        /* a rank's messages of the step share its link: one message out, one in, on the
-         * path of the slowest alone; two-way when data also flows the other way at either
-         * end on the same kind of path */
+        /* a rank's messages of the step of one kind of path share it: one message out, one
+         * in, on the path of the slowest alone; two-way when data also flows the other way
+         * at either end on the same kind of path */
         for (size_t q = 0; q < nxs; q++) {
             const ci_xfer_t *m = p->x[x0 + q];
             size_t a = (size_t)(p->xi[x0 + q] >> 32), b = (size_t)(p->xi[x0 + q] & 0xffffffffu);
             int net = pr_crosses(o->host, m->src, m->dst);
+            size_t sa = pr_slot(hl, a, net), sb = pr_slot(hl, b, net);
             int two = (p->paths[a] & (4u << net)) || (p->paths[b] & (1u << net));
             double tm = p->xt[x0 + q] = t(ctx, m->src, m->dst, m->bytes, two);
             if (pb > 0 && net) { /* its time per byte on its own path, as it is priced */
                 double r = pr_per_byte(t, ctx, m->src, m->dst, two && m->bytes > o->eager);
                 p->spb[q] = r > 0 && isfinite(r) ? r : pb;
             }
-            if (tm > p->slowout[a]) {
-                p->slowout[a] = tm;
-                p->pout[a] = m->dst;
-                p->tw[a] = (uint8_t)((p->tw[a] & 2u) | (two ? 1u : 0u));
+            if (tm > p->slowout[sa]) {
+                p->slowout[sa] = tm;
+                p->pout[sa] = m->dst;
+                p->tw[sa] = (uint8_t)((p->tw[sa] & 2u) | (two ? 1u : 0u));
             }
-            if (tm > p->slowin[b]) {
-                p->slowin[b] = tm;
-                p->pin[b] = m->src;
-                p->tw[b] = (uint8_t)((p->tw[b] & 1u) | (two ? 2u : 0u));
+            if (tm > p->slowin[sb]) {
+                p->slowin[sb] = tm;
+                p->pin[sb] = m->src;
+                p->tw[sb] = (uint8_t)((p->tw[sb] & 1u) | (two ? 2u : 0u));
             }
         }
         if (pb > 0 && share_links(p, o, x0, nxs, np) != 0)
@@ -575,54 +593,54 @@ int pr_replay(pr_t *p, const ci_inst_t *in, pr_time_fn t, const void *ctx,
         for (size_t q = 0; q < np; q++) {
             size_t k = p->part[q];
             int32_t me = p->rank[k];
-            uint64_t bo = p->bout[k], bi = p->bin[k], go = p->bigout[k], gi = p->bigin[k];
-            if (hl && p->nout[k] && pr_crosses(hl, me, p->pout[k])) {
-                bo = p->links.out[hl[me]];
-                go = p->links.bigout[hl[me]];
-                if (pb > 0) { /* the bytes it could have moved alone while its flows were
-                               * on the link (its transfers are xfirst[k] on) */
-                    double eff = 0;
-                    for (size_t j = p->xfirst[k]; j < p->xfirst[k] + p->nout[k]; j++)
-                        if (pr_crosses(hl, me, p->x[x0 + j]->dst))
-                            eff = fmax(eff, (p->sfo[j] - p->start[k]) / p->spb[j]);
-                    bo = (uint64_t)llround(eff);
+            for (int net = 0; net < (hl ? 2 : 1); net++) {
+                size_t sl = pr_slot(hl, k, net);
+                uint64_t bo = p->bout[sl], bi = p->bin[sl], go = p->bigout[sl], gi = p->bigin[sl];
+                int link = hl && net; /* its host's link carries them */
+                if (link && p->nout[sl]) {
+                    bo = p->links.out[hl[me]];
+                    go = p->links.bigout[hl[me]];
+                    if (pb > 0) { /* the bytes it could have moved alone while its flows were
+                                   * on the link (its transfers are xfirst[k] on) */
+                        double eff = 0;
+                        for (size_t j = p->xfirst[k]; j < p->xfirst[k] + nout_of(p, k); j++)
+                            if (pr_crosses(hl, me, p->x[x0 + j]->dst))
+                                eff = fmax(eff, (p->sfo[j] - p->start[k]) / p->spb[j]);
+                        bo = (uint64_t)llround(eff);
+                    }
                 }
+                if (link && p->nin[sl]) {
+                    bi = p->links.in[hl[me]];
+                    gi = p->links.bigin[hl[me]];
+                }
+                p->tout[sl] = p->nout[sl]
+                                  ? pr_aggregate_time(t, ctx, me, p->pout[sl], bo, go,
+                                                      p->tw[sl] & 1u, o->eager, &o->load,
+                                                      pr_load_slow(&o->load, o->host, me,
+                                                                   p->pout[sl], 0))
+                                  : 0;
+                /* between hosts with the links shared, each message in is priced on its own
+                 * below */
+                p->tin[sl] = p->nin[sl] && !(link && pb > 0)
+                                 ? pr_aggregate_time(t, ctx, p->pin[sl], me, bi, gi,
+                                                     p->tw[sl] & 2u, o->eager, &o->load,
+                                                     pr_load_slow(&o->load, o->host,
+                                                                  p->pin[sl], me, 1))
+                                 : 0;
             }
-            int in_net = hl && p->nin[k] && pr_crosses(hl, p->pin[k], me);
-            if (in_net) {
-                bi = p->links.in[hl[me]];
-                gi = p->links.bigin[hl[me]];
-            }
-            p->tout[k] = p->nout[k] ? pr_aggregate_time(t, ctx, me, p->pout[k], bo, go,
-                                                        p->tw[k] & 1u, o->eager, &o->load,
-                                                        pr_load_slow(&o->load, o->host,
-                                                                     me, p->pout[k], 0))
-                                    : 0;
-            /* between hosts with the links shared, each message in is priced on its own
-             * below */
-            p->tin[k] = p->nin[k] && !(in_net && pb > 0)
-                            ? pr_aggregate_time(t, ctx, p->pin[k], me, bi, gi, p->tw[k] & 2u,
-                                                o->eager, &o->load,
-                                                pr_load_slow(&o->load, o->host, p->pin[k], me, 1))
-                            : 0;
         }
         for (size_t q = 0; q < nxs; q++) {
             size_t a = (size_t)(p->xi[x0 + q] >> 32), b = (size_t)(p->xi[x0 + q] & 0xffffffffu);
             const ci_xfer_t *m = p->x[x0 + q];
-            double tout = p->tout[a], tin = p->tin[b];
-            if (hl && !pr_crosses(hl, m->src, m->dst)) {
-                /* within a host, where its ends' other messages are priced on their host's
-                 * link: that link does not carry it */
-                if (pr_crosses(hl, m->src, p->pout[a]))
-                    tout = p->xt[x0 + q];
-                if (pr_crosses(hl, p->pin[b], m->dst))
-                    tin = p->xt[x0 + q];
-            } else if (pb > 0 && pr_crosses(hl, p->pin[b], m->dst)) {
+            int net = pr_crosses(o->host, m->src, m->dst);
+            size_t sa = pr_slot(hl, a, net), sb = pr_slot(hl, b, net);
+            double tout = p->tout[sa], tin = p->tin[sb];
+            if (pb > 0 && net) {
                 /* into b's host alongside what the others send it meanwhile */
                 uint64_t bi = (uint64_t)llround((p->sfi[q] - p->start[a]) / p->spb[q]);
-                tin = pr_aggregate_time(t, ctx, p->pin[b], m->dst, bi, p->links.bigin[hl[m->dst]],
-                                        p->tw[b] & 2u, o->eager, &o->load,
-                                        pr_load_slow(&o->load, o->host, p->pin[b], m->dst, 1));
+                tin = pr_aggregate_time(t, ctx, p->pin[sb], m->dst, bi, p->links.bigin[hl[m->dst]],
+                                        p->tw[sb] & 2u, o->eager, &o->load,
+                                        pr_load_slow(&o->load, o->host, p->pin[sb], m->dst, 1));
             }
             double fin = p->start[a] + fmax(tout, tin);
             /* rendezvous, the receiver late: this message moves once it is there, alone, as

@@ -4,7 +4,9 @@
  * Every member starts at its own measured entry. Steps are global rounds (coll_sched.h), so
  * they are taken in order: a member reaches step s when it has finished its earlier steps;
  * its sends of s leave then (as one message per source, and arrive as one per destination,
- * the link sharing of the steps method, on the path of the slowest of them alone; when that
+ * the link sharing of the steps method, on the path of the slowest of them alone; with the
+ * host links counted, a member's messages between hosts and those within its host are two
+ * such messages, as the host's link carries only the former; when that
  * path is between hosts (hosts counted), of the bytes its host's link moves while they are
  * on it: every message between hosts is a flow on its sender's host link out and its
  * receiver's in from its sender's start, and the flows on a link, of this step and those of
@@ -13,9 +15,8 @@
  * the others' bytes gone, and back-to-back messages find the link still busy; a sender's
  * messages out take as many bytes as it could have moved alone from its start until its
  * last is through, a message in likewise until it is through (when the model shows no
- * bandwidth at 2-4 MiB, the bytes of the step's host link instead); a message within a
- * host whose ends' other messages go by their host's link is priced alone, as that link
- * does not carry it; several messages take at most the largest's
+ * bandwidth at 2-4 MiB, the bytes of the step's host link instead); several messages take
+ * at most the largest's
  * time plus the others' bytes at the model's bandwidth, its time per byte at 2-4 MiB, and
  * less where the link's background load gives way to them: pr_aggregate_time); a
  * message is two-way when data also flows the other way at one of its ends on the same
@@ -218,15 +219,17 @@ typedef struct pr {
     int32_t *rank;
     double *entry, *mexit;      /* measured entry and exit */
     double *ready, *start, *done;
+    /* per (member, kind of path), slot pr_slot (predict_replay.c): */
     double *tout, *tin;         /* the step's aggregated out (in) message's time */
     uint64_t *bout, *bin;       /* its bytes */
     uint64_t *bigout, *bigin;   /* the largest single message out (in) */
     int32_t *pout, *pin;        /* peer of the slowest message out (in), world ranks */
     uint32_t *nout, *nin;       /* messages out (in) in the step */
-    uint8_t *paths;             /* bits: 1 sends within the host, 2 between hosts; 4, 8
-                                   receives within, between */
     double *slowout, *slowin;   /* the slowest single message's time, choosing pout/pin */
     uint8_t *tw;                /* bits: 1 the out message is two-way, 2 the in message */
+    /* per member: */
+    uint8_t *paths;             /* bits: 1 sends within the host, 2 between hosts; 4, 8
+                                   receives within, between */
     uint32_t *mark;             /* step + 1 the member last took part in */
     pr_links_t links;           /* per host, between hosts */
     double *red;                /* reduced bytes in the step */

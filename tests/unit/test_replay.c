@@ -678,6 +678,33 @@ Test(replay, a_message_within_a_host_is_not_on_its_link)
     pr_free(&p);
 }
 
+Test(replay, each_kind_of_path_priced_apart)
+{
+    /* hosts {0,1,2} {3}, links counted. Step 0: 0 sends 1000 B to 1 and to 2 within its
+     * host (15 ns each alone, 25 together by t_hosts) and 100 B to 3 between hosts (51);
+     * step 1: 1 sends 1000 B to 3 (60). The two messages within host 0 share their path
+     * with each other, not with the link: 1 has its data at 25, and the span is 85 */
+    static const int32_t host[4] = {0, 0, 0, 1};
+    ci_member_t mem[4];
+    ci_xfer_t x[4] = {{0, 1, 0, 1000}, {0, 2, 0, 1000}, {0, 3, 0, 100}, {1, 3, 1, 1000}};
+    int64_t e[4] = {0, 0, 0, 0};
+    ci_inst_t in = inst_x(4, e, NULL, mem, x, 4);
+    pr_opts_t o = {.gamma = 0, .eager = UINT64_MAX, .host = host, .nhosts = 2};
+    double span;
+    pr_t p;
+    memset(&p, 0, sizeof(p));
+    cr_assert_eq(pr_replay(&p, &in, t_hosts, host, &o, &span, NULL), 0);
+    cr_assert_float_eq(span, 85, 1e-9);
+    /* the slowest message out of 0 within its host (100000 B to 1: 1005 ns), 100 B to 3
+     * between hosts (51), then 3 sends 100 B to 2 (51): the message between hosts does
+     * not wait for the one within, so 3 is done at 102 and the span is 1005 */
+    ci_xfer_t y[3] = {{0, 1, 0, 100000}, {0, 3, 0, 100}, {3, 2, 1, 100}};
+    in = inst_x(4, e, NULL, mem, y, 3);
+    cr_assert_eq(pr_replay(&p, &in, t_hosts, host, &o, &span, NULL), 0);
+    cr_assert_float_eq(span, 1005, 1e-9);
+    pr_free(&p);
+}
+
 Test(replay, eager_size_of_the_library)
 {
     const char *what;
