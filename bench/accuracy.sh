@@ -18,11 +18,11 @@
 # PROBE=full records with the full probe at MPI_Init instead of the quick one (every ordered
 # pair one at a time: the lookup table's own probe; slower, and one way only).
 set -euo pipefail
+probe=${PROBE:-quick}
+case "$probe" in quick|full) ;; *) echo "accuracy.sh: PROBE must be quick or full, not '$probe'" >&2; exit 2 ;; esac
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 rate=${1:-500mbit}
 reps=${2:-5}
-probe=${PROBE:-quick}
-case "$probe" in quick|full) ;; *) echo "accuracy.sh: PROBE must be quick or full, not '$probe'" >&2; exit 2 ;; esac
 cl=$top/bench/cluster
 name=phacc
 make -C "$bdir" -s examples/collsweep >/dev/null
