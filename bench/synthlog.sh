@@ -21,7 +21,7 @@ synth_log() {
   local what=$1; shift
   if [ -f "$log/rank-000000.plog" ]; then
     local cur have
-    cur=$(sed -n 's/^#define PLOG_VERSION \([0-9]*\)u.*/\1/p' "$top/profiler/plog_format.h")
+    cur=$(sed -n 's/^#define PLOG_VERSION \([0-9]*\)u.*/\1/p' "$top/format/plog_format.h")
     have=$(od -An -tu4 -j8 -N4 "$log/rank-000000.plog" | tr -d ' ')
     [ "$have" = "$cur" ] && return 0
     echo "$log holds logs of format version $have, not $cur: writing them anew"

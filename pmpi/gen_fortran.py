@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""gen_fortran.py: turn pmpi/mpi_spec.txt into gen/pmpi_fwrappers.c, the Fortran wrappers.
+"""gen_fortran.py: turn pmpi/mpi_spec.txt into gen/pmpi/pmpi_fwrappers.c, the Fortran wrappers.
 
     python3 pmpi/gen_fortran.py --spec pmpi/mpi_spec.txt --outdir gen
 
@@ -34,7 +34,7 @@ FWRAPPERS_C = string.Template('''\
 #include "fwrappers.h"
 #include "pmpi_measure.h"
 
-/* ---- the C wrappers' helpers (same text as gen/pmpi_wrappers.c) ---- */
+/* ---- the C wrappers' helpers (same text as gen/pmpi/pmpi_wrappers.c) ---- */
 $helpers
 /* ---- wrappers ---- */
 $wrappers''')
@@ -217,15 +217,15 @@ def gen_fwrappers_c(calls):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--spec', required=True, help='pmpi/mpi_spec.txt')
-    ap.add_argument('--outdir', required=True, help='where to write pmpi_fwrappers.c')
+    ap.add_argument('--outdir', required=True, help='writes pmpi/pmpi_fwrappers.c there')
     opts = ap.parse_args(argv)
     try:
         text = gen_fwrappers_c(gw.parse_spec(opts.spec))
     except (gw.SpecError, OSError) as e:
         print(f'gen_fortran.py: {e}', file=sys.stderr)
         return 1
-    os.makedirs(opts.outdir, exist_ok=True)
-    gw.write_if_changed(os.path.join(opts.outdir, 'pmpi_fwrappers.c'), text)
+    os.makedirs(os.path.join(opts.outdir, 'pmpi'), exist_ok=True)
+    gw.write_if_changed(os.path.join(opts.outdir, 'pmpi', 'pmpi_fwrappers.c'), text)
     return 0
 
 

@@ -3,8 +3,9 @@
 
     python3 pmpi/gen_wrappers.py --spec pmpi/mpi_spec.txt --outdir gen
 
-writes gen/plog_calls.h, gen/plog_calls.c (ids, names, classes; no mpi.h, the offline reader
-uses them too) and gen/pmpi_wrappers.c (one wrapper per spec line not marked `special`).
+writes gen/format/plog_calls.h, gen/format/plog_calls.c (ids, names, classes; no mpi.h, the
+offline reader uses them too) and gen/pmpi/pmpi_wrappers.c (one wrapper per spec line not
+marked `special`).
 The spec's header documents the line syntax. Stdlib only. parse_spec() is importable so that
 a Fortran generator can be driven from the same spec.
 """
@@ -200,7 +201,7 @@ def parse_spec(path):
 
 
 # ---------------------------------------------------------------------------------------------
-# gen/plog_calls.h and gen/plog_calls.c
+# gen/format/plog_calls.h and gen/format/plog_calls.c
 # ---------------------------------------------------------------------------------------------
 
 CALLS_H = string.Template('''\
@@ -285,7 +286,7 @@ def gen_calls_c(calls):
 
 
 # ---------------------------------------------------------------------------------------------
-# gen/pmpi_wrappers.c
+# gen/pmpi/pmpi_wrappers.c
 # ---------------------------------------------------------------------------------------------
 
 WRAPPERS_C = string.Template('''\
@@ -780,15 +781,18 @@ def main(argv=None):
     opts = ap.parse_args(argv)
     try:
         calls = parse_spec(opts.spec)
-        outputs = {'plog_calls.h': gen_calls_h(calls), 'plog_calls.c': gen_calls_c(calls),
-                   'pmpi_wrappers.c': gen_wrappers_c(calls),
-                   'pmpi_measure.h': gen_measure_h(calls)}
+        # the call table belongs to the log format (writer and readers); the wrappers to the shim
+        outputs = {'format/plog_calls.h': gen_calls_h(calls),
+                   'format/plog_calls.c': gen_calls_c(calls),
+                   'pmpi/pmpi_wrappers.c': gen_wrappers_c(calls),
+                   'pmpi/pmpi_measure.h': gen_measure_h(calls)}
     except (SpecError, OSError) as e:
         print(f'gen_wrappers.py: {e}', file=sys.stderr)
         return 1
-    os.makedirs(opts.outdir, exist_ok=True)
     for name, text in outputs.items():
-        write_if_changed(os.path.join(opts.outdir, name), text)
+        path = os.path.join(opts.outdir, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        write_if_changed(path, text)
     if not opts.quiet:
         special = [c for c in calls if c.special and c.name.startswith('MPI_')]
         found = hand_written(opts.spec, calls)

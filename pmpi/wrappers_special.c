@@ -4,7 +4,7 @@
  * Same pattern and rules as the generated ones (profiler/phasor_rt.h); ids and classes come
  * from pmpi/mpi_spec.txt, where these calls are marked `special`.
  *
- * What they record (extras layout: profiler/plog_format.h):
+ * What they record (extras layout: format/plog_format.h):
  *   Wait, Test             request = the input handle; one STATUS entry if it completed
  *   Waitany/all/some       HANDLES = the whole input array as passed (MPI_REQUEST_NULL as 0, so
  *                          positions are the indices); STATUS entry per completed request

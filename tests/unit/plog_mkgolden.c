@@ -3,7 +3,7 @@
  * Not built by make (the logs are committed so that a reader change is checked against
  * bytes it did not write). To regenerate, from the top of the tree after a build:
  *   gcc -std=gnu11 -Iprofiler -I<build>/gen -Itests/unit tests/unit/plog_mkgolden.c \
- *       tests/unit/plog_testgen.c profiler/plog_codec.c profiler/plog_write.c -lzstd -lz \
+ *       tests/unit/plog_testgen.c format/plog_codec.c format/plog_write.c -lzstd -lz \
  *       -o /tmp/mkgolden && /tmp/mkgolden tests/data
  * then refresh tests/data/golden.csv and golden.json with `phasor dump` (see
  * tests/unit/cli_dump.sh) and check the difference by eye. */

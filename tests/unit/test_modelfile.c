@@ -1,4 +1,4 @@
-/* test_modelfile.c: the model file (postproc/model_file.c): write, read back the same
+/* test_modelfile.c: the model file (format/model_file.c): write, read back the same
  * models, exchange and one-way; version 1 files still read; each kind of damage refused
  * with the file and the field named. */
 #include <criterion/criterion.h>

@@ -1,4 +1,4 @@
-/* test_phases.c: the metrics of postproc/phases.c against the exact checks of science.md
+/* test_phases.c: the metrics of analysis/phases.c against the exact checks of science.md
  * section 4, and phases rebuilt from synthetic logs with known iteration times. */
 #include <criterion/criterion.h>
 #include <math.h>

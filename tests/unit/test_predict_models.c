@@ -1,5 +1,5 @@
 /* test_predict_models.c: the models `phasor predict` fits to a run's own probe
- * (postproc/predict_models.c), on a synthetic 3-rank run whose ranks 0 and 1 share a host:
+ * (analysis/predict_models.c), on a synthetic 3-rank run whose ranks 0 and 1 share a host:
  * a message within a host from a source that has pairs between hosts is priced by that
  * pair's own samples; every other message by the source's fit; the host links' load as
  * the fits show it. */

@@ -1,4 +1,4 @@
-/* test_probe.c: the PROBE payload (profiler/plog_probe.c): round trip, every truncation and
+/* test_probe.c: the PROBE payload (format/plog_probe.c): round trip, every truncation and
  * every kind of bad value rejected, payloads of logs before version 5 (no way per entry),
  * quantiles against hand-computed values. */
 #include <criterion/criterion.h>

@@ -1,4 +1,4 @@
-/* test_replay.c: `phasor predict --method replay` (postproc/predict_replay.c) on instances
+/* test_replay.c: `phasor predict --method replay` (analysis/predict_replay.c) on instances
  * small enough to replay by hand: a ping between two ranks, Open MPI's binomial bcast on
  * four ranks with staggered entries (eager and rendezvous), link sharing at a gather root,
  * a reduction's cost, members outside the schedule, background load shared flow by flow,

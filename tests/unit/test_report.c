@@ -1,4 +1,4 @@
-/* test_report.c: the numbers of `phasor report` (postproc/phasor_report.c) on synthetic logs
+/* test_report.c: the numbers of `phasor report` (cli/phasor_report.c) on synthetic logs
  * whose answers are worked out by hand: MPI/app time per rank (union of call intervals,
  * threads overlapping), imbalance, per-function counts/times/bytes, histogram buckets,
  * collectives by communicator size, the sender-side matrix, call sites, early endings. */

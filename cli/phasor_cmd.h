@@ -15,12 +15,12 @@ int phasor_usage_error(const char *cmd, const char *fmt, ...) __attribute__((for
 struct plog_run;
 void phasor_print_warnings(const char *cmd, const struct plog_run *run);
 
-int phasor_cmd_run(int argc, char **argv);  /* postproc/phasor_run.c */
-int phasor_cmd_dump(int argc, char **argv); /* postproc/phasor_dump.c */
-int phasor_cmd_report(int argc, char **argv); /* postproc/phasor_report.c */
-int phasor_cmd_steps(int argc, char **argv); /* postproc/phasor_steps.c */
-int phasor_cmd_predict(int argc, char **argv); /* postproc/phasor_predict.c */
-int phasor_cmd_phases(int argc, char **argv); /* postproc/phasor_phases.c */
-int phasor_cmd_export(int argc, char **argv); /* postproc/phasor_export.c */
+int phasor_cmd_run(int argc, char **argv);  /* cli/phasor_run.c */
+int phasor_cmd_dump(int argc, char **argv); /* cli/phasor_dump.c */
+int phasor_cmd_report(int argc, char **argv); /* cli/phasor_report.c */
+int phasor_cmd_steps(int argc, char **argv); /* cli/phasor_steps.c */
+int phasor_cmd_predict(int argc, char **argv); /* cli/phasor_predict.c */
+int phasor_cmd_phases(int argc, char **argv); /* cli/phasor_phases.c */
+int phasor_cmd_export(int argc, char **argv); /* cli/phasor_export.c */
 
 #endif

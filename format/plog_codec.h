@@ -1,6 +1,6 @@
 /* plog_codec.h: pure encode/decode of .plog payloads (no I/O, no MPI, no allocation).
  *
- * Shared by the writer (profiler/) and the reader (postproc/) so that both sides of the
+ * Shared by the writer (profiler/) and the reader (reader/) so that both sides of the
  * format live in one place. Every decoder checks every length against its input and
  * returns a plog_err code instead of reading past the end. */
 #ifndef PLOG_CODEC_H

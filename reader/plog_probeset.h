@@ -1,5 +1,5 @@
 /* plog_probeset.h: the network-probe results of a run (PROBE frames, one per rank that took
- * part; see profiler/plog_probe.h), gathered and checked. */
+ * part; see format/plog_probe.h), gathered and checked. */
 #ifndef PLOG_PROBESET_H
 #define PLOG_PROBESET_H
 

@@ -1,4 +1,4 @@
-/* phasor_export.h: the OTF2 writer of `phasor export` (postproc/phasor_export_otf2.c). */
+/* phasor_export.h: the OTF2 writer of `phasor export` (cli/phasor_export_otf2.c). */
 #ifndef PHASOR_EXPORT_H
 #define PHASOR_EXPORT_H
 
