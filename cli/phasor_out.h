@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "jsonw.h"
+
 typedef struct out {
     FILE *f;
     size_t n;
@@ -64,41 +66,10 @@ static inline void o_i64(out_t *o, int64_t v)
     }
 }
 
-/* A JSON string: escapes quotes, backslashes and control characters; bytes that are not
- * UTF-8 become U+FFFD so that strict parsers accept the document. */
-static inline void o_jstr(out_t *o, const char *s)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    o_chr(o, '"');
-    while (*p) {
-        unsigned c = *p;
-        if (c == '"' || c == '\\') {
-            o_chr(o, '\\');
-            o_chr(o, (char)c);
-            p++;
-        } else if (c < 0x20) {
-            char tmp[8];
-            snprintf(tmp, sizeof(tmp), "\\u%04x", c);
-            o_str(o, tmp);
-            p++;
-        } else if (c < 0x80) {
-            o_chr(o, (char)c);
-            p++;
-        } else {
-            size_t len = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
-            size_t k = 1;
-            while (len && k < len && (p[k] & 0xc0) == 0x80)
-                k++;
-            if (len == 0 || k != len) {
-                o_str(o, "\\ufffd");
-                p++;
-            } else {
-                o_mem(o, (const char *)p, len);
-                p += len;
-            }
-        }
-    }
-    o_chr(o, '"');
-}
+static inline void o_put(void *o, const char *s, size_t len) { o_mem((out_t *)o, s, len); }
+
+/* JSON values, by the one JSON writer (jsonw.h). */
+static inline void o_jstr(out_t *o, const char *s) { jsonw_str(o_put, o, s); }
+static inline void o_jnum(out_t *o, double v, int digits) { jsonw_num(o_put, o, v, digits); }
 
 #endif

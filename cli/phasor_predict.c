@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 
 #include "coll_instances.h"
+#include "jsonw.h"
 #include "phasor_cmd.h"
 #include "phasor_predict.h"
 #include "plog_reader.h"
@@ -537,10 +538,8 @@ static void json_num(FILE *o, double x)
 
 static void json_out(FILE *o, pctx_t *c, const pred_models_t *pm)
 {
-    fprintf(o, "{\"format\": \"phasor-predict\", \"version\": 5, \"model\": \"");
-    for (const char *p = pm->source; *p; p++)
-        fprintf(o, *p == '"' || *p == '\\' ? "\\%c" : "%c", *p);
-    fprintf(o, "\"");
+    fprintf(o, "{\"format\": \"phasor-predict\", \"version\": 5, \"model\": ");
+    jsonw_fstr(o, pm->source);
     if (pm->probe_samples >= 0)
         fprintf(o, ", \"probe\": {\"samples\": %ld, \"pooled\": %ld, \"unshared\": %ld}",
                 pm->probe_samples, pm->probe_pooled, pm->probe_unshared);

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "jsonw.h"
 #include "phasor_cmd.h"
 #include "phasor_report.h"
 #include "pstat.h"
@@ -904,28 +905,6 @@ static void text_report(FILE *o, ctx_t *c)
 
 /* ---- JSON ---- */
 
-static void jstr(FILE *o, const char *s)
-{
-    fputc('"', o);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(o, "\\%c", *p);
-        else if (*p < 0x20 || *p >= 0x7f)
-            fprintf(o, "\\u%04x", *p < 0x20 ? *p : 0xfffd); /* paths: keep the document ASCII */
-        else
-            fputc(*p, o);
-    }
-    fputc('"', o);
-}
-
-static void jstr_or_null(FILE *o, const char *s)
-{
-    if (s)
-        jstr(o, s);
-    else
-        fputs("null", o);
-}
-
 static void jint_or_null(FILE *o, int v) /* 0 means unknown (line numbers start at 1) */
 {
     if (v)
@@ -950,10 +929,10 @@ static void json_pairs(FILE *o, const ctx_t *c, const pairs_t *pm)
     if (c->wrote_files) {
         char p[4200];
         snprintf(p, sizeof(p), "%s/%s.csv", c->outdir, pm->name);
-        jstr(o, p);
+        jsonw_fstr(o, p);
         fprintf(o, ", \"svg\": ");
         snprintf(p, sizeof(p), "%s/%s.svg", c->outdir, pm->name);
-        jstr(o, p);
+        jsonw_fstr(o, p);
     } else {
         fprintf(o, "null, \"svg\": null");
     }
@@ -1005,7 +984,7 @@ static void json_report(FILE *o, ctx_t *c)
 {
     const rep_t *rep = c->rep;
     fprintf(o, "{\"format\": \"phasor-report\", \"version\": %d, \"path\": ", REPORT_JSON_VERSION);
-    jstr(o, c->path);
+    jsonw_fstr(o, c->path);
     fprintf(o, ", \"world_size\": %d, \"events\": %" PRIu64 ",\n", (int)rep->world_size,
             rep->events);
     fprintf(o, "\"totals\": {\"app_ns\": %" PRIu64 ", \"mpi_ns\": %" PRIu64 ", \"mpi_pct\": %.4f},\n",
@@ -1030,7 +1009,7 @@ static void json_report(FILE *o, ctx_t *c)
             fprintf(o, "%" PRIu64, rk->end_offset);
         const char *host = plog_rank_kv(rk, "hostname");
         fprintf(o, ", \"host\": ");
-        jstr_or_null(o, host);
+        jsonw_fstr(o, host);
         fprintf(o, "}");
         first = 0;
     }
@@ -1104,11 +1083,11 @@ static void json_report(FILE *o, ctx_t *c)
         uint32_t nf = site_stack(c, id, st);
         const phasor_sym_t *in = nf ? &st[0] : NULL;
         fprintf(o, "%s{\"site\": %u, \"file\": ", i ? ",\n  " : "\n  ", (unsigned)id);
-        jstr_or_null(o, in ? in->file : NULL);
+        jsonw_fstr(o, in ? in->file : NULL);
         fprintf(o, ", \"line\": ");
         jint_or_null(o, in ? in->line : 0);
         fprintf(o, ", \"caller\": ");
-        jstr_or_null(o, in ? in->function : NULL);
+        jsonw_fstr(o, in ? in->function : NULL);
         fprintf(o, ", \"function\": \"%s\", ", fname((unsigned)(c->sites[i].key & 0xffff)));
         jstat(o, &c->sites[i]);
         fprintf(o, ", \"stack\": [");
@@ -1116,13 +1095,13 @@ static void json_report(FILE *o, ctx_t *c)
             const phasor_sym_t *f = &st[k];
             fprintf(o, "%s{\"status\": \"%s\", \"function\": ", k ? ", " : "",
                     phasor_sym_status_name(f->status));
-            jstr_or_null(o, f->function);
+            jsonw_fstr(o, f->function);
             fprintf(o, ", \"file\": ");
-            jstr_or_null(o, f->file);
+            jsonw_fstr(o, f->file);
             fprintf(o, ", \"line\": ");
             jint_or_null(o, f->line);
             fprintf(o, ", \"module\": ");
-            jstr_or_null(o, f->module);
+            jsonw_fstr(o, f->module);
             fprintf(o, ", \"offset\": %" PRIu64 "}", f->offset);
         }
         fprintf(o, "]}");
@@ -1132,7 +1111,7 @@ static void json_report(FILE *o, ctx_t *c)
     fprintf(o, ",\n\"warnings\": [");
     for (size_t i = 0; i < nwarnings(c); i++) {
         fprintf(o, "%s", i ? ",\n  " : "\n  ");
-        jstr(o, warning_at(c, i));
+        jsonw_fstr(o, warning_at(c, i));
     }
     fprintf(o, "%s]}\n", nwarnings(c) ? "\n" : "");
 }

@@ -9,29 +9,6 @@
 #include <immintrin.h>
 #endif
 
-static const char *const plog_err_text[PLOG_E__COUNT] = {
-    [PLOG_OK] = "no error",
-    [PLOG_E_TRUNCATED] = "data ends early",
-    [PLOG_E_BADMAGIC] = "not a phasor log (bad magic)",
-    [PLOG_E_VERSION] = "unsupported format version",
-    [PLOG_E_CRC] = "checksum mismatch",
-    [PLOG_E_CORRUPT] = "corrupt data",
-    [PLOG_E_TOOBIG] = "length over the format's limit",
-    [PLOG_E_NOSPACE] = "output buffer too small",
-    [PLOG_E_ZSTD] = "compressed payload is damaged",
-    [PLOG_E_IO] = "I/O error",
-    [PLOG_E_NOMEM] = "out of memory",
-    [PLOG_E_MISSING] = "missing file",
-    [PLOG_E_USAGE] = "bad argument",
-};
-
-const char *plog_strerror(plog_err_t e)
-{
-    if ((unsigned)e >= PLOG_E__COUNT)
-        return "unknown error";
-    return plog_err_text[e];
-}
-
 uint32_t plog_crc32(const void *data, size_t len)
 {
     uLong c = crc32(0L, Z_NULL, 0);

@@ -9,27 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "plog_error.h"
 #include "plog_format.h"
 
-/* Error codes are stable; plog_strerror() has their one-line texts. */
-typedef enum plog_err {
-    PLOG_OK = 0,
-    PLOG_E_TRUNCATED,     /* input ends inside a field */
-    PLOG_E_BADMAGIC,      /* not a phasor log / frame */
-    PLOG_E_VERSION,       /* a format version this reader does not know */
-    PLOG_E_CRC,           /* header checksum mismatch */
-    PLOG_E_CORRUPT,       /* a value out of its range */
-    PLOG_E_TOOBIG,        /* a length over the documented limit */
-    PLOG_E_NOSPACE,       /* output buffer too small (encoder side) */
-    PLOG_E_ZSTD,          /* zstd refused the payload */
-    PLOG_E_IO,            /* read/write failure (set by callers) */
-    PLOG_E_NOMEM,         /* allocation failure (set by callers) */
-    PLOG_E_MISSING,       /* a file or rank is missing (set by callers) */
-    PLOG_E_USAGE,         /* bad argument (set by callers) */
-    PLOG_E__COUNT
-} plog_err_t;
-
-const char *plog_strerror(plog_err_t e);
 
 uint32_t plog_crc32(const void *data, size_t len);
 

@@ -27,33 +27,6 @@
 #define MAX_WARNINGS 200       /* run warnings kept; the rest are counted */
 #define COMM_TOPO_CAP 256      /* topology words accepted per communicator */
 
-/* ==== errors ============================================================================= */
-
-static plog_err_t __attribute__((format(printf, 5, 6)))
-fail(plog_error_t *err, plog_err_t code, const char *file, int64_t offset, const char *fmt, ...)
-{
-    if (err == NULL)
-        return code;
-    err->code = code;
-    err->offset = offset < 0 ? 0 : (uint64_t)offset;
-    char detail[512] = "";
-    if (fmt != NULL) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(detail, sizeof(detail), fmt, ap);
-        va_end(ap);
-    }
-    int n;
-    if (offset >= 0)
-        n = snprintf(err->msg, sizeof(err->msg), "%s: offset %lld: %s", file, (long long)offset,
-                     plog_strerror(code));
-    else
-        n = snprintf(err->msg, sizeof(err->msg), "%s: %s", file, plog_strerror(code));
-    if (detail[0] != '\0' && n >= 0 && (size_t)n < sizeof(err->msg))
-        snprintf(err->msg + n, sizeof(err->msg) - (size_t)n, " (%s)", detail);
-    return code;
-}
-
 /* ==== names ============================================================================== */
 
 const char *plog_class_name(int cls)
@@ -729,59 +702,59 @@ static plog_err_t frame_decompress(int fd, const char *path, uint32_t version,
 {
     int64_t off = (int64_t)fx->offset;
     if (z->dctx == NULL && (z->dctx = ZSTD_createDCtx()) == NULL)
-        return fail(err, PLOG_E_NOMEM, path, off, "zstd context");
+        return plog_fail(err, PLOG_E_NOMEM, path, off, "zstd context");
     if (GROW(z->cbuf, z->ccap, (size_t)fx->comp_len + 1) != 0 ||
         GROW(*raw, *rawcap, (size_t)fx->raw_len + 1) != 0)
-        return fail(err, PLOG_E_NOMEM, path, off, "frame of %u bytes", fx->raw_len);
+        return plog_fail(err, PLOG_E_NOMEM, path, off, "frame of %u bytes", fx->raw_len);
     size_t got = 0;
     if (read_at(fd, z->cbuf, fx->comp_len, fx->offset + sizeof(plog_frame_header_t), &got) !=
         PLOG_OK)
-        return fail(err, PLOG_E_IO, path, off, "%s", strerror(errno));
+        return plog_fail(err, PLOG_E_IO, path, off, "%s", strerror(errno));
     if (got != fx->comp_len)
-        return fail(err, PLOG_E_IO, path, off, "file shrank while being read");
+        return plog_fail(err, PLOG_E_IO, path, off, "file shrank while being read");
     size_t zframe = fx->comp_len; /* bytes of the zstd frame proper */
     if (version >= 6) {
         /* the trailer: a skippable frame holding the XXH3-64 of the bytes before it */
         plog_hash_trailer_t tr;
         if (zframe < sizeof(tr))
-            return fail(err, PLOG_E_CORRUPT, path, off, "payload of %zu bytes has no hash",
+            return plog_fail(err, PLOG_E_CORRUPT, path, off, "payload of %zu bytes has no hash",
                         zframe);
         zframe -= sizeof(tr);
         memcpy(&tr, z->cbuf + zframe, sizeof(tr));
         plog_hash_trailer_t want = plog_payload_trailer(z->cbuf, zframe);
         if (tr.magic != want.magic || tr.len != want.len)
-            return fail(err, PLOG_E_CORRUPT, path, off, "payload does not end in its hash");
+            return plog_fail(err, PLOG_E_CORRUPT, path, off, "payload does not end in its hash");
         if (tr.hash != want.hash)
-            return fail(err, PLOG_E_CORRUPT, path, off, "payload hash mismatch");
+            return plog_fail(err, PLOG_E_CORRUPT, path, off, "payload hash mismatch");
     }
     unsigned long long fcs = ZSTD_getFrameContentSize(z->cbuf, zframe);
     if (fcs == ZSTD_CONTENTSIZE_ERROR)
-        return fail(err, PLOG_E_ZSTD, path, off, "not a zstd frame");
+        return plog_fail(err, PLOG_E_ZSTD, path, off, "not a zstd frame");
     if (fcs != ZSTD_CONTENTSIZE_UNKNOWN && fcs != fx->raw_len)
-        return fail(err, PLOG_E_CORRUPT, path, off,
+        return plog_fail(err, PLOG_E_CORRUPT, path, off,
                     "zstd frame holds %llu bytes, frame header says %u", fcs, fx->raw_len);
     size_t zlen = ZSTD_findFrameCompressedSize(z->cbuf, zframe);
     if (ZSTD_isError(zlen))
-        return fail(err, PLOG_E_ZSTD, path, off, "%s", ZSTD_getErrorName(zlen));
+        return plog_fail(err, PLOG_E_ZSTD, path, off, "%s", ZSTD_getErrorName(zlen));
     if (zlen != zframe)
-        return fail(err, PLOG_E_CORRUPT, path, off, "payload is not exactly one zstd frame");
+        return plog_fail(err, PLOG_E_CORRUPT, path, off, "payload is not exactly one zstd frame");
     static const uint8_t zmagic[4] = {0x28, 0xb5, 0x2f, 0xfd};
     if (zframe < 5 || memcmp(z->cbuf, zmagic, 4) != 0)
-        return fail(err, PLOG_E_ZSTD, path, off, "not a zstd frame");
+        return plog_fail(err, PLOG_E_ZSTD, path, off, "not a zstd frame");
     /* before version 6 the writer always asked for zstd's content checksum: its absence
      * means damage (byte 4 of a zstd frame is the Frame_Header_Descriptor, bit 2
      * Content_Checksum_flag). From 6 on the hash above checks the bytes. */
     if (version < 6 && !(z->cbuf[4] & 0x04))
-        return fail(err, PLOG_E_CORRUPT, path, off, "zstd frame has no content checksum");
+        return plog_fail(err, PLOG_E_CORRUPT, path, off, "zstd frame has no content checksum");
     size_t n = ZSTD_decompressDCtx(z->dctx, *raw, fx->raw_len, z->cbuf, zframe);
     if (ZSTD_isError(n)) {
         if (ZSTD_getErrorCode(n) == ZSTD_error_dstSize_tooSmall)
-            return fail(err, PLOG_E_CORRUPT, path, off,
+            return plog_fail(err, PLOG_E_CORRUPT, path, off,
                         "decoded payload longer than the frame header's %u bytes", fx->raw_len);
-        return fail(err, PLOG_E_ZSTD, path, off, "%s", ZSTD_getErrorName(n));
+        return plog_fail(err, PLOG_E_ZSTD, path, off, "%s", ZSTD_getErrorName(n));
     }
     if (n != fx->raw_len)
-        return fail(err, PLOG_E_CORRUPT, path, off,
+        return plog_fail(err, PLOG_E_CORRUPT, path, off,
                     "decoded %zu bytes, frame header says %u", n, fx->raw_len);
     return PLOG_OK;
 }
@@ -807,9 +780,9 @@ static plog_err_t kv_append(rank_priv_t *rp, const char *p, size_t len, const ch
     if (len == 0)
         return PLOG_OK;
     if (p[len - 1] != '\0')
-        return fail(err, PLOG_E_CORRUPT, path, off, "%s strings not NUL-terminated", what);
+        return plog_fail(err, PLOG_E_CORRUPT, path, off, "%s strings not NUL-terminated", what);
     if (GROW(rp->kv, rp->kv_cap, rp->pub.kv_len + len) != 0)
-        return fail(err, PLOG_E_NOMEM, path, off, NULL);
+        return plog_fail(err, PLOG_E_NOMEM, path, off, NULL);
     memcpy(rp->kv + rp->pub.kv_len, p, len);
     rp->pub.kv_len += len;
     rp->pub.kv = rp->kv;
@@ -834,13 +807,13 @@ static plog_err_t comm_add(plog_run_t *run, rank_priv_t *rp, const plog_comm_def
 {
     plog_rank_t *rk = &rp->pub;
     if (GROW(rp->comms, rp->comms_cap, rk->n_comms + 1) != 0)
-        return fail(err, PLOG_E_NOMEM, path, off, NULL);
+        return plog_fail(err, PLOG_E_NOMEM, path, off, NULL);
     if ((d->kind == PLOG_COMMK_INTER) != (d->n_remote > 0))
-        return fail(err, PLOG_E_CORRUPT, path, off,
+        return plog_fail(err, PLOG_E_CORRUPT, path, off,
                     "communicator %u: kind %u with %u remote members", d->id, d->kind,
                     d->n_remote);
     if (d->n_local == 0)
-        return fail(err, PLOG_E_CORRUPT, path, off, "communicator %u has no members", d->id);
+        return plog_fail(err, PLOG_E_CORRUPT, path, off, "communicator %u has no members", d->id);
     plog_lcomm_t *c = &rp->comms[rk->n_comms];
     memset(c, 0, sizeof(*c));
     c->local_id = d->id;
@@ -852,7 +825,7 @@ static plog_err_t comm_add(plog_run_t *run, rank_priv_t *rp, const plog_comm_def
     c->local = intern_list(&run->intern, d->local, d->n_local);
     c->remote = intern_list(&run->intern, d->remote, d->n_remote);
     if (c->local == NULL || c->remote == NULL)
-        return fail(err, PLOG_E_NOMEM, path, off, NULL);
+        return plog_fail(err, PLOG_E_NOMEM, path, off, NULL);
     c->my_rank = -1;
     for (uint32_t i = 0; i < d->n_local; i++)
         if (d->local[i] == rk->rank)
@@ -874,7 +847,7 @@ static plog_err_t parse_comms(plog_run_t *run, rank_priv_t *rp, const plog_frame
     int64_t *topo = malloc(cap * sizeof(*topo));
     plog_err_t e = PLOG_OK;
     if (loc == NULL || rem == NULL || topo == NULL) {
-        e = fail(err, PLOG_E_NOMEM, path, off, NULL);
+        e = plog_fail(err, PLOG_E_NOMEM, path, off, NULL);
         goto out;
     }
     plog_rcur_t r = {raw, raw + fx->raw_len, PLOG_OK};
@@ -882,19 +855,19 @@ static plog_err_t parse_comms(plog_run_t *run, rank_priv_t *rp, const plog_frame
         plog_comm_def_t d;
         plog_err_t de = plog_comm_decode(&r, &d, loc, rem, topo, cap, world);
         if (de != PLOG_OK) {
-            e = fail(err, de == PLOG_E_TRUNCATED ? PLOG_E_CORRUPT : de, path, off,
+            e = plog_fail(err, de == PLOG_E_TRUNCATED ? PLOG_E_CORRUPT : de, path, off,
                      "communicator definition %u of %u", i + 1, fx->count);
             goto out;
         }
         if (d.id == PLOG_COMM_UNKNOWN) {
-            e = fail(err, PLOG_E_CORRUPT, path, off, "communicator definition with a reserved id");
+            e = plog_fail(err, PLOG_E_CORRUPT, path, off, "communicator definition with a reserved id");
             goto out;
         }
         if ((e = comm_add(run, rp, &d, path, off, err)) != PLOG_OK)
             goto out;
     }
     if (r.p != r.end)
-        e = fail(err, PLOG_E_CORRUPT, path, off, "%zu bytes after %u communicator definitions",
+        e = plog_fail(err, PLOG_E_CORRUPT, path, off, "%zu bytes after %u communicator definitions",
                  (size_t)(r.end - r.p), fx->count);
 out:
     free(loc);
@@ -910,28 +883,28 @@ static plog_err_t parse_sync(rank_priv_t *rp, const plog_frame_ix_t *fx, const u
     for (uint32_t i = 0; i < fx->count; i++) {
         plog_sync_sample_t s;
         if (plog_sync_decode(&r, &s) != PLOG_OK)
-            return fail(err, PLOG_E_CORRUPT, rp->path, (int64_t)fx->offset,
+            return plog_fail(err, PLOG_E_CORRUPT, rp->path, (int64_t)fx->offset,
                         "clock-sync sample %u of %u", i + 1, fx->count);
         /* times below 2^62 and offsets within +-2^61 ns (73 years between two hosts'
          * uptimes): aligned times and their differences then fit in int64_t */
         if ((s.local_ns | s.rtt_ns) >> 62 || s.offset_ns >= (int64_t)1 << 61 ||
             s.offset_ns <= -((int64_t)1 << 61))
-            return fail(err, PLOG_E_CORRUPT, rp->path, (int64_t)fx->offset,
+            return plog_fail(err, PLOG_E_CORRUPT, rp->path, (int64_t)fx->offset,
                         "clock-sync sample %u of %u: time %llu ns, offset %lld ns or round "
                         "trip %llu ns out of range", i + 1, fx->count,
                         (unsigned long long)s.local_ns, (long long)s.offset_ns,
                         (unsigned long long)s.rtt_ns);
         if (rp->pub.rank == 0 && s.offset_ns != 0) /* the reference clock */
-            return fail(err, PLOG_E_CORRUPT, rp->path, (int64_t)fx->offset,
+            return plog_fail(err, PLOG_E_CORRUPT, rp->path, (int64_t)fx->offset,
                         "clock-sync sample %u of %u: rank 0's offset is %lld ns, not 0", i + 1,
                         fx->count, (long long)s.offset_ns);
         if (GROW(rp->sync, rp->sync_cap, rp->pub.n_sync + 1) != 0)
-            return fail(err, PLOG_E_NOMEM, rp->path, (int64_t)fx->offset, NULL);
+            return plog_fail(err, PLOG_E_NOMEM, rp->path, (int64_t)fx->offset, NULL);
         rp->sync[rp->pub.n_sync++] = s;
     }
     rp->pub.sync = rp->sync;
     if (r.p != r.end)
-        return fail(err, PLOG_E_CORRUPT, rp->path, (int64_t)fx->offset,
+        return plog_fail(err, PLOG_E_CORRUPT, rp->path, (int64_t)fx->offset,
                     "bytes after %u clock-sync samples", fx->count);
     return PLOG_OK;
 }
@@ -958,7 +931,7 @@ static plog_err_t rank_load(plog_run_t *run, const char *path, rank_priv_t **out
     rank_priv_t *rp = calloc(1, sizeof(*rp));
     if (rp == NULL || (rp->path = strdup(path)) == NULL) {
         free(rp);
-        return fail(err, PLOG_E_NOMEM, path, -1, NULL);
+        return plog_fail(err, PLOG_E_NOMEM, path, -1, NULL);
     }
     plog_rank_t *rk = &rp->pub;
     rk->path = rp->path;
@@ -968,13 +941,13 @@ static plog_err_t rank_load(plog_run_t *run, const char *path, rank_priv_t **out
     size_t rawcap = 0;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
-        e = fail(err, errno == ENOENT ? PLOG_E_MISSING : PLOG_E_IO, path, -1, "%s",
+        e = plog_fail(err, errno == ENOENT ? PLOG_E_MISSING : PLOG_E_IO, path, -1, "%s",
                  strerror(errno));
         goto out;
     }
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        e = fail(err, PLOG_E_IO, path, -1, "not a regular file");
+        e = plog_fail(err, PLOG_E_IO, path, -1, "not a regular file");
         goto out;
     }
     rk->file_size = (uint64_t)st.st_size;
@@ -982,11 +955,11 @@ static plog_err_t rank_load(plog_run_t *run, const char *path, rank_priv_t **out
     /* header: the fixed part says how long the whole header is */
     size_t want = sizeof(plog_file_header_t), got = 0;
     if ((hbuf = malloc(want)) == NULL) {
-        e = fail(err, PLOG_E_NOMEM, path, -1, NULL);
+        e = plog_fail(err, PLOG_E_NOMEM, path, -1, NULL);
         goto out;
     }
     if (read_at(fd, hbuf, want, 0, &got) != PLOG_OK) {
-        e = fail(err, PLOG_E_IO, path, 0, "%s", strerror(errno));
+        e = plog_fail(err, PLOG_E_IO, path, 0, "%s", strerror(errno));
         goto out;
     }
     if (got == want) {
@@ -995,12 +968,12 @@ static plog_err_t rank_load(plog_run_t *run, const char *path, rank_priv_t **out
         if (hl > want && hl <= (1u << 20) + 1) { /* larger is refused by the decoder */
             uint8_t *nb = realloc(hbuf, hl);
             if (nb == NULL) {
-                e = fail(err, PLOG_E_NOMEM, path, 0, NULL);
+                e = plog_fail(err, PLOG_E_NOMEM, path, 0, NULL);
                 goto out;
             }
             hbuf = nb;
             if (read_at(fd, hbuf, hl, 0, &got) != PLOG_OK) {
-                e = fail(err, PLOG_E_IO, path, 0, "%s", strerror(errno));
+                e = plog_fail(err, PLOG_E_IO, path, 0, "%s", strerror(errno));
                 goto out;
             }
         }
@@ -1013,18 +986,18 @@ static plog_err_t rank_load(plog_run_t *run, const char *path, rank_priv_t **out
                            : he == PLOG_E_CRC     ? "file header"
                                                   : NULL;
         if (he == PLOG_E_VERSION)
-            e = fail(err, he, path, 8, "version %u, this reader reads %u to %u",
+            e = plog_fail(err, he, path, 8, "version %u, this reader reads %u to %u",
                      got >= 12 ? rk->hdr.version : 0, PLOG_VERSION_MIN, PLOG_VERSION);
         else if (what != NULL)
-            e = fail(err, he, path, 0, "%s", what);
+            e = plog_fail(err, he, path, 0, "%s", what);
         else if (he == PLOG_E_BADMAGIC)
-            e = fail(err, he, path, 0, NULL);
+            e = plog_fail(err, he, path, 0, NULL);
         else
-            e = fail(err, he, path, 0, "file header");
+            e = plog_fail(err, he, path, 0, "file header");
         goto out;
     }
     if (rk->hdr.t_init_ns >> 62) { /* as event times: doc/log-format.md */
-        e = fail(err, PLOG_E_CORRUPT, path, 0, "file header: MPI_Init at %llu ns, past 2^62",
+        e = plog_fail(err, PLOG_E_CORRUPT, path, 0, "file header: MPI_Init at %llu ns, past 2^62",
                  (unsigned long long)rk->hdr.t_init_ns);
         goto out;
     }
@@ -1035,7 +1008,7 @@ static plog_err_t rank_load(plog_run_t *run, const char *path, rank_priv_t **out
     /* frames: walk the headers, seeking past payloads */
     uint64_t off = rk->hdr.header_len;
     if ((thread_seen = calloc(65536 / 64, sizeof(uint64_t))) == NULL) {
-        e = fail(err, PLOG_E_NOMEM, path, -1, NULL);
+        e = plog_fail(err, PLOG_E_NOMEM, path, -1, NULL);
         goto out;
     }
     for (;;) {
@@ -1045,7 +1018,7 @@ static plog_err_t rank_load(plog_run_t *run, const char *path, rank_priv_t **out
         }
         plog_frame_header_t fh;
         if (read_at(fd, &fh, sizeof(fh), off, &got) != PLOG_OK) {
-            e = fail(err, PLOG_E_IO, path, (int64_t)off, "%s", strerror(errno));
+            e = plog_fail(err, PLOG_E_IO, path, (int64_t)off, "%s", strerror(errno));
             goto out;
         }
         if (got < sizeof(fh)) {
@@ -1054,7 +1027,7 @@ static plog_err_t rank_load(plog_run_t *run, const char *path, rank_priv_t **out
         }
         plog_err_t fe = plog_frame_header_check(&fh);
         if (fe != PLOG_OK) {
-            e = fail(err, fe, path, (int64_t)off, "frame header");
+            e = plog_fail(err, fe, path, (int64_t)off, "frame header");
             goto out;
         }
         if (off + sizeof(fh) + fh.comp_len > rk->file_size) {
@@ -1062,7 +1035,7 @@ static plog_err_t rank_load(plog_run_t *run, const char *path, rank_priv_t **out
             break;
         }
         if (GROW(rp->frames, rp->frames_cap, rk->n_frames + 1) != 0) {
-            e = fail(err, PLOG_E_NOMEM, path, (int64_t)off, NULL);
+            e = plog_fail(err, PLOG_E_NOMEM, path, (int64_t)off, NULL);
             goto out;
         }
         plog_frame_ix_t *fx = &rp->frames[rk->n_frames++];
@@ -1094,7 +1067,7 @@ static plog_err_t rank_load(plog_run_t *run, const char *path, rank_priv_t **out
             goto out;
         if (fh.kind == PLOG_FRAME_END) {
             if (off != rk->file_size) {
-                e = fail(err, PLOG_E_CORRUPT, path, (int64_t)off,
+                e = plog_fail(err, PLOG_E_CORRUPT, path, (int64_t)off,
                          "%llu bytes after the end frame",
                          (unsigned long long)(rk->file_size - off));
                 goto out;
@@ -1124,10 +1097,10 @@ plog_err_t plog_rank_read_frame(const plog_rank_t *rk, size_t i, void **raw, siz
     *raw = NULL;
     *raw_len = 0;
     if (i >= rk->n_frames)
-        return fail(err, PLOG_E_USAGE, rk->path, -1, "no frame %zu", i);
+        return plog_fail(err, PLOG_E_USAGE, rk->path, -1, "no frame %zu", i);
     int fd = open(rk->path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return fail(err, PLOG_E_IO, rk->path, -1, "%s", strerror(errno));
+        return plog_fail(err, PLOG_E_IO, rk->path, -1, "%s", strerror(errno));
     zbufs_t z = {0};
     uint8_t *buf = NULL;
     size_t cap = 0;
@@ -1157,7 +1130,7 @@ static plog_err_t rank_comms_finish(plog_run_t *run, rank_priv_t *rp, plog_error
     int32_t *all = NULL;
     if (!have_world) {
         if ((all = malloc((size_t)run->world_size * sizeof(*all))) == NULL)
-            return fail(err, PLOG_E_NOMEM, rp->path, -1, NULL);
+            return plog_fail(err, PLOG_E_NOMEM, rp->path, -1, NULL);
         for (int32_t i = 0; i < run->world_size; i++)
             all[i] = i;
         plog_comm_def_t d = {PLOG_COMM_WORLD, 0, 0, PLOG_COMMK_INTRA, (uint32_t)run->world_size,
@@ -1178,7 +1151,7 @@ static plog_err_t rank_comms_finish(plog_run_t *run, rank_priv_t *rp, plog_error
     rk->comms = rp->comms;
     for (size_t i = 1; i < rk->n_comms; i++)
         if (rp->comms[i].local_id == rp->comms[i - 1].local_id)
-            return fail(err, PLOG_E_CORRUPT, rp->path, -1, "communicator id %u defined twice",
+            return plog_fail(err, PLOG_E_CORRUPT, rp->path, -1, "communicator id %u defined twice",
                         rp->comms[i].local_id);
     for (size_t i = 0; i < rk->n_comms; i++)
         if (rp->comms[i].my_rank < 0)
@@ -1198,7 +1171,7 @@ static plog_err_t rank_comms_finish(plog_run_t *run, rank_priv_t *rp, plog_error
     int32_t *tmp = malloc(maxn * sizeof(*tmp));
     if (rp->set_local == NULL || rp->set_remote == NULL || tmp == NULL) {
         free(tmp);
-        return fail(err, PLOG_E_NOMEM, rp->path, -1, NULL);
+        return plog_fail(err, PLOG_E_NOMEM, rp->path, -1, NULL);
     }
     for (size_t i = 0; i < rk->n_comms; i++) {
         const plog_lcomm_t *c = &rp->comms[i];
@@ -1210,13 +1183,13 @@ static plog_err_t rank_comms_finish(plog_run_t *run, rank_priv_t *rp, plog_error
                 if (tmp[k] == tmp[k - 1]) {
                     int32_t dup = tmp[k];
                     free(tmp);
-                    return fail(err, PLOG_E_CORRUPT, rp->path, -1,
+                    return plog_fail(err, PLOG_E_CORRUPT, rp->path, -1,
                                 "communicator %u lists world rank %d twice", c->local_id, dup);
                 }
             const int32_t *s = intern_list(&run->intern, tmp, n);
             if (s == NULL) {
                 free(tmp);
-                return fail(err, PLOG_E_NOMEM, rp->path, -1, NULL);
+                return plog_fail(err, PLOG_E_NOMEM, rp->path, -1, NULL);
             }
             (side ? rp->set_remote : rp->set_local)[i] = s;
         }
@@ -1273,25 +1246,25 @@ static plog_err_t match_comms(plog_run_t *run, plog_error_t *err)
 
     int32_t *allv = malloc((size_t)run->world_size * sizeof(*allv));
     if (allv == NULL)
-        return fail(err, PLOG_E_NOMEM, run->path, -1, NULL);
+        return plog_fail(err, PLOG_E_NOMEM, run->path, -1, NULL);
     for (int32_t i = 0; i < run->world_size; i++)
         allv[i] = i;
     const int32_t *world_set = intern_list(&run->intern, allv, (uint32_t)run->world_size);
     free(allv);
     run->empty = intern_list(&run->intern, NULL, 0);
     if (world_set == NULL || run->empty == NULL)
-        return fail(err, PLOG_E_NOMEM, run->path, -1, NULL);
+        return plog_fail(err, PLOG_E_NOMEM, run->path, -1, NULL);
     run->n_gcomms = 1; /* gid 1 reserved for MPI_COMM_WORLD */
     if (GROW(run->gcomms, run->gcomms_cap, 2) != 0 || GROW(keys, keys_cap, 2) != 0 ||
         GROW(chain, chain_cap, 2) != 0) {
-        e = fail(err, PLOG_E_NOMEM, run->path, -1, NULL);
+        e = plog_fail(err, PLOG_E_NOMEM, run->path, -1, NULL);
         goto out;
     }
     memset(run->gcomms, 0, 2 * sizeof(*run->gcomms));
     keys[1] = (ckey_t){PLOG_COMMK_INTRA, 0, world_set, run->empty};
     chain[1] = 0;
     if (hm_put(&groups, ckey_hash(PLOG_COMMK_INTRA, world_set, run->empty, 0), 1) != 0) {
-        e = fail(err, PLOG_E_NOMEM, run->path, -1, NULL);
+        e = plog_fail(err, PLOG_E_NOMEM, run->path, -1, NULL);
         goto out;
     }
 
@@ -1318,7 +1291,7 @@ static plog_err_t match_comms(plog_run_t *run, plog_error_t *err)
                 if (GROW(ordk, ordk_cap, n_ord + 1) != 0 || GROW(ordv, ordv_cap, n_ord + 1) != 0 ||
                     GROW(ordchain, ordchain_cap, n_ord + 1) != 0 ||
                     hm_put(&ords, oh, (uint32_t)(n_ord + 1)) != 0) {
-                    e = fail(err, PLOG_E_NOMEM, run->path, -1, NULL);
+                    e = plog_fail(err, PLOG_E_NOMEM, run->path, -1, NULL);
                     goto out;
                 }
                 ordk[n_ord] = (ckey_t){c->kind, 0, a, b};
@@ -1341,7 +1314,7 @@ static plog_err_t match_comms(plog_run_t *run, plog_error_t *err)
                 if (ng > INT32_MAX || GROW(run->gcomms, run->gcomms_cap, ng + 1) != 0 ||
                     GROW(keys, keys_cap, ng + 1) != 0 || GROW(chain, chain_cap, ng + 1) != 0 ||
                     hm_put(&groups, gh, (uint32_t)ng) != 0) {
-                    e = fail(err, PLOG_E_NOMEM, run->path, -1, NULL);
+                    e = plog_fail(err, PLOG_E_NOMEM, run->path, -1, NULL);
                     goto out;
                 }
                 memset(&run->gcomms[ng], 0, sizeof(run->gcomms[ng]));
@@ -1487,7 +1460,7 @@ static plog_err_t open_dir(plog_run_t *run, zbufs_t *z, plog_error_t *err)
 {
     DIR *d = opendir(run->path);
     if (d == NULL)
-        return fail(err, PLOG_E_IO, run->path, -1, "%s", strerror(errno));
+        return plog_fail(err, PLOG_E_IO, run->path, -1, "%s", strerror(errno));
     dirent_rank_t *found = NULL;
     size_t n_found = 0, found_cap = 0;
     plog_err_t e = PLOG_OK;
@@ -1500,7 +1473,7 @@ static plog_err_t open_dir(plog_run_t *run, zbufs_t *z, plog_error_t *err)
         char *name = strdup(de->d_name);
         if (name == NULL || GROW(found, found_cap, n_found + 1) != 0) {
             free(name);
-            e = fail(err, PLOG_E_NOMEM, run->path, -1, NULL);
+            e = plog_fail(err, PLOG_E_NOMEM, run->path, -1, NULL);
             break;
         }
         found[n_found++] = (dirent_rank_t){rank, name};
@@ -1509,21 +1482,21 @@ static plog_err_t open_dir(plog_run_t *run, zbufs_t *z, plog_error_t *err)
     if (e != PLOG_OK)
         goto out;
     if (n_found == 0) {
-        e = fail(err, PLOG_E_MISSING, run->path, -1, "no rank-NNNNNN.plog files");
+        e = plog_fail(err, PLOG_E_MISSING, run->path, -1, "no rank-NNNNNN.plog files");
         goto out;
     }
     qsort(found, n_found, sizeof(*found), cmp_dirent_rank);
     for (size_t i = 1; i < n_found; i++)
         if (found[i].rank == found[i - 1].rank) {
             p = join_path(run->path, found[i].name);
-            e = fail(err, PLOG_E_CORRUPT, p ? p : run->path, -1, "a second file for rank %ld",
+            e = plog_fail(err, PLOG_E_CORRUPT, p ? p : run->path, -1, "a second file for rank %ld",
                      found[i].rank);
             goto out;
         }
     for (size_t i = 0; i < n_found; i++) {
         free(p);
         if ((p = join_path(run->path, found[i].name)) == NULL) {
-            e = fail(err, PLOG_E_NOMEM, run->path, -1, NULL);
+            e = plog_fail(err, PLOG_E_NOMEM, run->path, -1, NULL);
             goto out;
         }
         rank_priv_t *rp = NULL;
@@ -1534,19 +1507,19 @@ static plog_err_t open_dir(plog_run_t *run, zbufs_t *z, plog_error_t *err)
             run->ranks = calloc((size_t)run->world_size, sizeof(*run->ranks));
             if (run->ranks == NULL) {
                 rank_free(rp);
-                e = fail(err, PLOG_E_NOMEM, run->path, -1, NULL);
+                e = plog_fail(err, PLOG_E_NOMEM, run->path, -1, NULL);
                 goto out;
             }
         }
         const char *first = i == 0 ? p : run->ranks[found[0].rank]->path;
         if (rp->pub.hdr.world_size != run->world_size)
-            e = fail(err, PLOG_E_CORRUPT, p, 0, "world size %d, but %s says %d",
+            e = plog_fail(err, PLOG_E_CORRUPT, p, 0, "world size %d, but %s says %d",
                      (int)rp->pub.hdr.world_size, first, (int)run->world_size);
         else if (found[i].rank >= run->world_size)
-            e = fail(err, PLOG_E_CORRUPT, p, -1, "rank %ld beyond the world size %d",
+            e = plog_fail(err, PLOG_E_CORRUPT, p, -1, "rank %ld beyond the world size %d",
                      found[i].rank, (int)run->world_size);
         else if (rp->pub.rank != found[i].rank)
-            e = fail(err, PLOG_E_CORRUPT, p, 0, "header says rank %d", (int)rp->pub.rank);
+            e = plog_fail(err, PLOG_E_CORRUPT, p, 0, "header says rank %d", (int)rp->pub.rank);
         if (e != PLOG_OK) {
             rank_free(rp);
             goto out;
@@ -1561,7 +1534,7 @@ static plog_err_t open_dir(plog_run_t *run, zbufs_t *z, plog_error_t *err)
         snprintf(name, sizeof(name), PLOG_FILE_PATTERN, (int)r);
         free(p);
         p = join_path(run->path, name);
-        e = fail(err, PLOG_E_MISSING, p ? p : run->path, -1,
+        e = plog_fail(err, PLOG_E_MISSING, p ? p : run->path, -1,
                  "rank %d of a world of size %d", (int)r, (int)run->world_size);
         goto out;
     }
@@ -1584,14 +1557,14 @@ plog_err_t plog_run_open(const char *path, plog_run_t **out, plog_error_t *err)
     plog_run_t *run = calloc(1, sizeof(*run));
     if (run == NULL || (run->path = strdup(path)) == NULL) {
         free(run);
-        return fail(err, PLOG_E_NOMEM, path, -1, NULL);
+        return plog_fail(err, PLOG_E_NOMEM, path, -1, NULL);
     }
     calls_init(run);
     zbufs_t z = {0};
     plog_err_t e;
     struct stat st;
     if (stat(path, &st) != 0) {
-        e = fail(err, errno == ENOENT ? PLOG_E_MISSING : PLOG_E_IO, path, -1, "%s",
+        e = plog_fail(err, errno == ENOENT ? PLOG_E_MISSING : PLOG_E_IO, path, -1, "%s",
                  strerror(errno));
         goto out;
     }
@@ -1606,7 +1579,7 @@ plog_err_t plog_run_open(const char *path, plog_run_t **out, plog_error_t *err)
             run->ranks = calloc((size_t)run->world_size, sizeof(*run->ranks));
             if (run->ranks == NULL) {
                 rank_free(rp);
-                e = fail(err, PLOG_E_NOMEM, path, -1, NULL);
+                e = plog_fail(err, PLOG_E_NOMEM, path, -1, NULL);
             } else {
                 run->ranks[rp->pub.rank] = rp;
                 run->n_loaded = 1;
@@ -1782,7 +1755,7 @@ static void rs_warn(rstream_t *s, enum wcat c, const char *fmt, ...)
 static plog_err_t rs_error(rstream_t *s, plog_err_t code, uint64_t off, plog_error_t *err,
                            const char *what)
 {
-    return fail(err, code, s->rp->path, (int64_t)off, "%s", what);
+    return plog_fail(err, code, s->rp->path, (int64_t)off, "%s", what);
 }
 
 #define TS_BX_MIN 1024        /* extras words of a batch; grows for events with long lists */
@@ -1870,7 +1843,7 @@ static plog_err_t ts_advance(rstream_t *s, tstream_t *t, plog_error_t *err)
         t->frame_off = fx->offset;
         int fd = open(s->rp->path, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
-            return fail(err, PLOG_E_IO, s->rp->path, -1, "%s", strerror(errno));
+            return plog_fail(err, PLOG_E_IO, s->rp->path, -1, "%s", strerror(errno));
         plog_err_t e = frame_decompress(fd, s->rp->path, s->rk->hdr.version, fx, s->z, &t->raw,
                                         &t->rawcap, err);
         close(fd);
@@ -2914,16 +2887,16 @@ plog_err_t plog_iter_open_opts(plog_run_t *run, int32_t rank, unsigned opts, plo
 {
     *out = NULL;
     if (opts & ~(unsigned)PLOG_ITER_NOLINK)
-        return fail(err, PLOG_E_USAGE, run->path, -1, "unknown iterator options 0x%x", opts);
+        return plog_fail(err, PLOG_E_USAGE, run->path, -1, "unknown iterator options 0x%x", opts);
     if (rank != PLOG_ALL_RANKS && plog_run_rank(run, rank) == NULL)
-        return fail(err, PLOG_E_USAGE, run->path, -1, "rank %d is not in this log", (int)rank);
+        return plog_fail(err, PLOG_E_USAGE, run->path, -1, "rank %d is not in this log", (int)rank);
     plog_iter_t *it = calloc(1, sizeof(*it));
     size_t n = rank == PLOG_ALL_RANKS ? (size_t)run->n_loaded : 1;
     if (it == NULL || (it->rs = calloc(n, sizeof(*it->rs))) == NULL ||
         (it->cur = calloc(n, sizeof(*it->cur))) == NULL ||
         (it->heap = calloc(n, sizeof(*it->heap))) == NULL) {
         plog_iter_close(it);
-        return fail(err, PLOG_E_NOMEM, run->path, -1, NULL);
+        return plog_fail(err, PLOG_E_NOMEM, run->path, -1, NULL);
     }
     it->run = run;
     it->pending = -1;
@@ -2932,7 +2905,7 @@ plog_err_t plog_iter_open_opts(plog_run_t *run, int32_t rank, unsigned opts, plo
             continue;
         if ((it->rs[it->nrs] = rs_new(run, r, &it->z)) == NULL) {
             plog_iter_close(it);
-            return fail(err, PLOG_E_NOMEM, run->path, -1, NULL);
+            return plog_fail(err, PLOG_E_NOMEM, run->path, -1, NULL);
         }
         it->rs[it->nrs]->nolink = (opts & PLOG_ITER_NOLINK) != 0;
         it->nrs++;

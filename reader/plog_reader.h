@@ -31,15 +31,8 @@
 #include <stdint.h>
 
 #include "plog_codec.h"
+#include "plog_error.h"
 #include "plog_format.h"
-
-/* ---- errors ---- */
-
-typedef struct plog_error {
-    plog_err_t code;
-    uint64_t offset; /* byte offset in the file named by msg, when the error has one */
-    char msg[1024];  /* "<file>: offset N: <plog_strerror text> (<detail>)" */
-} plog_error_t;
 
 /* ---- values the reader adds to the format's specials (PLOG_NONE ... PLOG_ROOT_ROOT) ---- */
 #define PLOG_R_BADRANK (-5)       /* a rank that could not be translated (see the warnings) */

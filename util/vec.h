@@ -1,0 +1,17 @@
+/* vec.h: the one growable array of phasor: a pointer, a capacity and a need. Every layer
+ * grows its arrays with VEC_GROW instead of open-coding realloc, so that the doubling and
+ * the overflow check live in one place. */
+#ifndef VEC_H
+#define VEC_H
+
+#include <stddef.h>
+
+/* Make room for `need` elements of `elem` bytes in *p (capacity *cap, in elements): the
+ * capacity doubles from 8 until it holds need. 0 on success (also when it already held);
+ * -1 when the size would overflow or realloc fails, *p and *cap then unchanged. */
+int vec_grow(void **p, size_t *cap, size_t need, size_t elem);
+
+/* VEC_GROW(arr, cap, need) for an array `arr` of any element type with capacity `cap`. */
+#define VEC_GROW(arr, cap, need) vec_grow((void **)&(arr), &(cap), (need), sizeof(*(arr)))
+
+#endif
