@@ -4,35 +4,7 @@
 #include <math.h>
 #include <stdint.h>
 
-/* Length of the well-formed UTF-8 sequence at p (p[0] >= 0x80), or 0 when it is not one. */
-static size_t utf8_len(const unsigned char *p)
-{
-    unsigned c = p[0];
-    size_t n;
-    unsigned lo = 0x80, hi = 0xbf; /* the range of the second byte */
-    if (c >= 0xc2 && c <= 0xdf)
-        n = 2;
-    else if (c >= 0xe0 && c <= 0xef) {
-        n = 3;
-        if (c == 0xe0)
-            lo = 0xa0; /* overlong */
-        else if (c == 0xed)
-            hi = 0x9f; /* surrogates */
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        n = 4;
-        if (c == 0xf0)
-            lo = 0x90; /* overlong */
-        else if (c == 0xf4)
-            hi = 0x8f; /* above U+10FFFF */
-    } else
-        return 0;
-    if (p[1] < lo || p[1] > hi)
-        return 0;
-    for (size_t k = 2; k < n; k++)
-        if ((p[k] & 0xc0) != 0x80)
-            return 0;
-    return n;
-}
+#include "utf8.h"
 
 void jsonw_str(jsonw_put_fn put, void *sink, const char *s)
 {
@@ -48,7 +20,7 @@ void jsonw_str(jsonw_put_fn put, void *sink, const char *s)
             p++;
             continue;
         }
-        size_t n = c >= 0x80 ? utf8_len(p) : 0;
+        size_t n = c >= 0x80 ? utf8_seq_len(p) : 0;
         if (n > 0) {
             p += n;
             continue;

@@ -1,6 +1,6 @@
 /* test_util.c: the mechanisms of util/ every layer shares: the hash map against a plain
  * array model under random insertions and deletions (backward-shift deletion must keep
- * every key reachable), the heap against sorting, the growable array's overflow check. */
+ * every key reachable), the heap, the growable array's overflow check, UTF-8 repair. */
 #include <criterion/criterion.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -8,6 +8,7 @@
 
 #include "heap.h"
 #include "hmap.h"
+#include "utf8.h"
 #include "vec.h"
 
 static uint64_t rng(uint64_t *s)
@@ -159,4 +160,25 @@ Test(vec, grows_by_doubling_and_refuses_overflow)
     cr_expect_eq(a, keep, "and the array is left as it was");
     cr_expect_eq(cap, 16);
     free(a);
+}
+
+Test(utf8, sanitize_keeps_utf8_and_replaces_every_bad_byte)
+{
+    char out[64];
+    cr_expect_eq(utf8_sanitize(out, sizeof(out), "h\xc3\xb4te"), 5);
+    cr_expect_str_eq(out, "h\xc3\xb4te");
+    /* a lone 0xff, an overlong '/', a surrogate: one U+FFFD per byte */
+    size_t need = utf8_sanitize(out, sizeof(out), "a\xff\xc0\xaf\xed\xa0\x80z");
+    cr_expect_eq(need, 2 + 6 * 3);
+    cr_expect_str_eq(out, "a\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
+                          "\xef\xbf\xbdz");
+    cr_expect_eq(utf8_seq_len((const unsigned char *)"\xe2\x82"), 0, "cut short by the NUL");
+}
+
+Test(utf8, sanitize_cuts_at_a_character_boundary)
+{
+    char out[4];
+    cr_expect_eq(utf8_sanitize(out, sizeof(out), "ab\xc3\xa9"), 4, "the length it needs");
+    cr_expect_str_eq(out, "ab", "not half of the 2-byte character");
+    cr_expect_eq(utf8_sanitize(NULL, 0, "\xff"), 3);
 }
