@@ -16,13 +16,11 @@ prog=contend.sh
 action=""
 args=()
 streams=1
+cluster_args "$@"
+set -- "${args_left[@]}"
 while [ $# -gt 0 ]; do
   case "$1" in
-    -h|--help) usage; exit 0 ;;
-    --name) cluster_name=${2:?--name needs a value}; shift ;;
-    --name=*) cluster_name=${1#*=} ;;
-    --streams) streams=${2:?--streams needs a value}; shift ;;
-    --streams=*) streams=${1#*=} ;;
+    --streams) need_value "$@"; streams=$2; shift ;;
     start|stop|status) [ -z "$action" ] || die "one action only"; action=$1 ;;
     -*) die "unknown option '$1' (see --help)" ;;
     *) args+=("$1") ;;

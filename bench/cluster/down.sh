@@ -8,15 +8,8 @@ set -uo pipefail
 prog=down.sh
 . "$(dirname "$0")/lib.sh"
 
-while [ $# -gt 0 ]; do
-  case "$1" in
-    -h|--help) usage; exit 0 ;;
-    --name) cluster_name=${2:?--name needs a value}; shift ;;
-    --name=*) cluster_name=${1#*=} ;;
-    *) die "unknown argument '$1' (see --help)" ;;
-  esac
-  shift
-done
+cluster_args "$@"
+[ ${#args_left[@]} -eq 0 ] || die "unknown argument '${args_left[0]}' (see --help)"
 check_name
 require_tools
 

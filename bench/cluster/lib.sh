@@ -104,3 +104,25 @@ size_bytes() {
 
 # --help: the comment block at the top of the calling script.
 usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
+
+# The arguments every script shares: "--opt=VALUE" is "--opt VALUE", -h/--help prints the
+# usage, --name NAME names the cluster (name_given=1). What is left, in order, is in
+# args_left for the script's own options; from "--" on nothing is touched (a program's
+# arguments):   cluster_args "$@"; set -- "${args_left[@]}"
+cluster_args() {
+  args_left=()
+  name_given=""
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --) args_left+=("$@"); return ;;
+      --*=*) set -- "${1%%=*}" "${1#*=}" "${@:2}"; continue ;;
+      -h|--help) usage; exit 0 ;;
+      --name) need_value "$@"; cluster_name=$2; name_given=1; shift ;;
+      *) args_left+=("$1") ;;
+    esac
+    shift
+  done
+}
+
+# need_value OPTION ARGS...: dies unless OPTION is followed by a non-empty value.
+need_value() { [ $# -ge 2 ] && [ -n "$2" ] || die "$1 needs a value"; }

@@ -28,21 +28,17 @@ btl=tcp,vader,self
 margs=()
 pargs=()
 seen_dd=0
+cluster_args "$@"
+set -- "${args_left[@]}"
 while [ $# -gt 0 ]; do
   if [ $seen_dd -eq 1 ]; then pargs+=("$1"); shift; continue; fi
   case "$1" in
-    -h|--help) usage; exit 0 ;;
     --version|-V)
       [ -n "$mpirun" ] || die "Open MPI's mpirun not found (Debian: apt-get install openmpi-bin)"
       exec "$mpirun" --version ;;
-    --name) cluster_name=${2:?--name needs a value}; shift ;;
-    --name=*) cluster_name=${1#*=} ;;
-    --slots) slots=${2:?--slots needs a value}; shift ;;
-    --slots=*) slots=${1#*=} ;;
-    --hosts) hostlist=${2:?--hosts needs a value}; shift ;;
-    --hosts=*) hostlist=${1#*=} ;;
-    --btl) btl=${2:?--btl needs a value}; shift ;;
-    --btl=*) btl=${1#*=} ;;
+    --slots) need_value "$@"; slots=$2; shift ;;
+    --hosts) need_value "$@"; hostlist=$2; shift ;;
+    --btl) need_value "$@"; btl=$2; shift ;;
     --) seen_dd=1 ;;
     *) margs+=("$1") ;;
   esac

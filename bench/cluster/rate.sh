@@ -11,13 +11,11 @@ prog=rate.sh
 
 secs=3
 pairs=()
+cluster_args "$@"
+set -- "${args_left[@]}"
 while [ $# -gt 0 ]; do
   case "$1" in
-    -h|--help) usage; exit 0 ;;
-    --name) cluster_name=${2:?--name needs a value}; shift ;;
-    --name=*) cluster_name=${1#*=} ;;
-    --time) secs=${2:?--time needs a value}; shift ;;
-    --time=*) secs=${1#*=} ;;
+    --time) need_value "$@"; secs=$2; shift ;;
     -*) die "unknown option '$1' (see --help)" ;;
     *) pairs+=("$1") ;;
   esac

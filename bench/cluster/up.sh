@@ -24,21 +24,15 @@ latency=20ms
 mtu=9000
 subnet=10.77.0
 force=0
+cluster_args "$@"
+set -- "${args_left[@]}"
 while [ $# -gt 0 ]; do
   case "$1" in
-    -h|--help) usage; exit 0 ;;
-    --rate) rate=${2:?--rate needs a value}; shift ;;
-    --rate=*) rate=${1#*=} ;;
-    --burst) burst=${2:?--burst needs a value}; shift ;;
-    --burst=*) burst=${1#*=} ;;
-    --latency) latency=${2:?--latency needs a value}; shift ;;
-    --latency=*) latency=${1#*=} ;;
-    --mtu) mtu=${2:?--mtu needs a value}; shift ;;
-    --mtu=*) mtu=${1#*=} ;;
-    --subnet) subnet=${2:?--subnet needs a value}; shift ;;
-    --subnet=*) subnet=${1#*=} ;;
-    --name) cluster_name=${2:?--name needs a value}; shift ;;
-    --name=*) cluster_name=${1#*=} ;;
+    --rate) need_value "$@"; rate=$2; shift ;;
+    --burst) need_value "$@"; burst=$2; shift ;;
+    --latency) need_value "$@"; latency=$2; shift ;;
+    --mtu) need_value "$@"; mtu=$2; shift ;;
+    --subnet) need_value "$@"; subnet=$2; shift ;;
     --force) force=1 ;;
     -*) die "unknown option '$1' (see --help)" ;;
     *) [ -z "$n" ] || die "one host count only (got '$n' and '$1')"; n=$1 ;;

@@ -13,11 +13,12 @@ prog=verify.sh
 
 n=4
 rate=1gbit
+cluster_args "$@"
+set -- "${args_left[@]}"
+[ -z "$name_given" ] || die "it brings up a cluster of its own, phcv: no --name"
 while [ $# -gt 0 ]; do
   case "$1" in
-    -h|--help) usage; exit 0 ;;
-    --rate) rate=${2:?--rate needs a value}; shift ;;
-    --rate=*) rate=${1#*=} ;;
+    --rate) need_value "$@"; rate=$2; shift ;;
     -*) die "unknown option '$1' (see --help)" ;;
     *) n=$1 ;;
   esac

@@ -10,7 +10,7 @@ mklog=${2:-${PHASES_MKLOG:-./tests/unit/phases_mklog}}
 chromium=$(command -v chromium || command -v chromium-browser)
 if [ -z "$chromium" ]; then
     echo "SKIP cli_plots_render.sh: chromium is not installed (apt-get install chromium)"
-    echo "0 passed, 0 failed"
+    echo "cli_plots_render.sh: 0 passed, 0 failed, 1 skipped"
     exit 77
 fi
 if [ ! -x "$phasor" ] || [ ! -x "$mklog" ]; then

@@ -1,12 +1,11 @@
-/* plog_mkgolden.c: regenerate the committed logs of tests/data (golden run, corrupt files).
+/* plog_mkgolden.c: write the logs of tests/data (golden run, corrupt files, missing rank).
  *
- * Not built by make (the logs are committed so that a reader change is checked against
- * bytes it did not write). To regenerate, from the top of the tree after a build:
- *   gcc -std=gnu11 -Iprofiler -I<build>/gen -Itests/unit tests/unit/plog_mkgolden.c \
- *       tests/unit/plog_testgen.c format/plog_codec.c format/plog_write.c -lzstd -lz \
- *       -o /tmp/mkgolden && /tmp/mkgolden tests/data
- * then refresh tests/data/golden.csv and golden.json with `phasor dump` (see
- * tests/unit/cli_dump.sh) and check the difference by eye. */
+ * Built by make check; cli_golden.sh runs it into a scratch directory and compares what it
+ * writes with the committed logs. Those stay as they are: they were written at format
+ * version 1, so the reader is checked against bytes the current writer cannot make.
+ * Regenerating them (`<build>/tests/unit/plog_mkgolden tests/data`) writes PLOG_VERSION
+ * instead, and then golden.csv, golden.json (`phasor dump --csv|--json golden` in
+ * tests/data) and the truncation offset cli_report.sh expects must follow. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +22,7 @@
 
 static void die(const char *what)
 {
-    fprintf(stderr, "mkgolden: %s failed\n", what);
+    fprintf(stderr, "plog_mkgolden: %s failed\n", what);
     exit(1);
 }
 
@@ -239,7 +238,7 @@ static void put(const char *dir, const char *name, const uint8_t *b, size_t len)
 int main(int argc, char **argv)
 {
     if (argc != 2) {
-        fprintf(stderr, "usage: mkgolden <tests/data>\n");
+        fprintf(stderr, "usage: plog_mkgolden DIR (writes golden/, corrupt/, missing-rank/)\n");
         return 2;
     }
     char golden[2048], corrupt[2048], missing[2048], path[4096];
