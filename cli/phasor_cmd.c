@@ -1,9 +1,13 @@
-/* phasor_cmd.c: what every phasor subcommand shares: the bad-usage message, the reader's
- * warnings. */
+/* phasor_cmd.c: what every phasor subcommand shares: the bad-usage messages, opening the
+ * run, the reader's warnings, finishing the output. */
+#include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "phasor_cmd.h"
+#include "phasor_out.h"
 #include "plog_reader.h"
 
 int phasor_usage_error(const char *cmd, const char *fmt, ...)
@@ -17,8 +21,55 @@ int phasor_usage_error(const char *cmd, const char *fmt, ...)
     return PHASOR_EXIT_USAGE;
 }
 
+int phasor_getopt_error(const char *cmd, int c, char **argv)
+{
+    /* optind has moved past the option getopt refused (and past its missing value) */
+    if (c == ':')
+        return phasor_usage_error(cmd, "%s needs a value", argv[optind - 1]);
+    return phasor_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+}
+
+int phasor_log_arg(const char *cmd, int argc, char **argv, int dir_only, const char **path)
+{
+    if (optind >= argc)
+        return phasor_usage_error(cmd, "which log? give a log directory%s",
+                                  dir_only ? "" : " or a rank file");
+    if (argc - optind > 1)
+        return phasor_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
+    *path = argv[optind];
+    return PHASOR_EXIT_OK;
+}
+
+int phasor_open_run(const char *cmd, const char *path, long rank, plog_run_t **run)
+{
+    plog_error_t err;
+    *run = NULL;
+    if (plog_run_open(path, run, &err) != PLOG_OK) {
+        fprintf(stderr, "phasor %s: %s\n", cmd, err.msg);
+        return err.code == PLOG_E_USAGE ? PHASOR_EXIT_USAGE : PHASOR_EXIT_INPUT;
+    }
+    if (rank >= 0 && (rank > INT32_MAX || plog_run_rank(*run, (int32_t)rank) == NULL)) {
+        fprintf(stderr, "phasor %s: %s: no rank %ld in this log (world size %d)\n", cmd, path,
+                rank, (int)plog_run_world_size(*run));
+        plog_run_close(*run);
+        *run = NULL;
+        return PHASOR_EXIT_USAGE;
+    }
+    return PHASOR_EXIT_OK;
+}
+
 void phasor_print_warnings(const char *cmd, const plog_run_t *run)
 {
     for (size_t i = 0; i < plog_run_nwarnings(run); i++)
         fprintf(stderr, "phasor %s: warning: %s\n", cmd, plog_run_warning(run, i));
+}
+
+int phasor_finish_out(const char *cmd, out_t *o)
+{
+    o_flush(o);
+    if (fflush(o->f) != 0 || ferror(o->f)) {
+        fprintf(stderr, "phasor %s: writing the output: %s\n", cmd, strerror(errno));
+        return PHASOR_EXIT_INPUT;
+    }
+    return PHASOR_EXIT_OK;
 }
