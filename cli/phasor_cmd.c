@@ -1,9 +1,12 @@
 /* phasor_cmd.c: what every phasor subcommand shares: the bad-usage messages, opening the
  * run, the reader's warnings, finishing the output. */
+#include <assert.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "phasor_cmd.h"
@@ -27,6 +30,26 @@ int phasor_getopt_error(const char *cmd, int c, char **argv)
     if (c == ':')
         return phasor_usage_error(cmd, "%s needs a value", argv[optind - 1]);
     return phasor_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+}
+
+int phasor_rank_arg(const char *cmd, const char *arg, long *rank)
+{
+    char *end;
+    errno = 0;
+    long r = strtol(arg, &end, 10);
+    if (errno != 0 || *end != '\0' || end == arg || r < 0 || r > INT32_MAX)
+        return phasor_usage_error(cmd, "--rank needs a world rank (a number >= 0), not '%s'", arg);
+    *rank = r;
+    return PHASOR_EXIT_OK;
+}
+
+int phasor_fmt_arg(const char *cmd, phasor_fmt_t want, phasor_fmt_t *fmt)
+{
+    assert(want != PHASOR_FMT_TEXT);
+    if (*fmt != PHASOR_FMT_TEXT && *fmt != want)
+        return phasor_usage_error(cmd, "%s", "--csv and --json exclude each other");
+    *fmt = want;
+    return PHASOR_EXIT_OK;
 }
 
 int phasor_log_arg(const char *cmd, int argc, char **argv, int dir_only, const char **path)

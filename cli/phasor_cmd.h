@@ -21,6 +21,16 @@ int phasor_usage_error(const char *cmd, const char *fmt, ...) __attribute__((for
  * an option not known. Returns PHASOR_EXIT_USAGE after the message. */
 int phasor_getopt_error(const char *cmd, int c, char **argv);
 
+/* --rank R: *rank = R, a world rank (0 .. INT32_MAX); else the usage error. Returns
+ * PHASOR_EXIT_OK or PHASOR_EXIT_USAGE. */
+int phasor_rank_arg(const char *cmd, const char *arg, long *rank);
+
+/* The form of a subcommand whose output is one table: text, or --csv / --json (tablew.h). */
+typedef enum phasor_fmt { PHASOR_FMT_TEXT, PHASOR_FMT_CSV, PHASOR_FMT_JSON } phasor_fmt_t;
+/* --csv (want PHASOR_FMT_CSV) or --json given: into *fmt, or the usage error when the other
+ * one came before ("--csv and --json exclude each other"). PHASOR_EXIT_OK or _USAGE. */
+int phasor_fmt_arg(const char *cmd, phasor_fmt_t want, phasor_fmt_t *fmt);
+
 /* After the options: exactly one argument, the log, into *path; else the usage error
  * ("which log? give a log directory[ or a rank file]", "unexpected argument"). dir_only: the
  * subcommand reads whole runs only. Returns PHASOR_EXIT_OK or PHASOR_EXIT_USAGE. */

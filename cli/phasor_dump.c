@@ -20,8 +20,6 @@
 #define DUMP_JSON_VERSION 1
 #define PROBE_JSON_VERSION 1
 
-enum dump_fmt { FMT_TEXT, FMT_CSV, FMT_JSON };
-
 /* bytes of a status: PLOG_BYTES_UNKNOWN prints as -1 */
 static void o_bytes(out_t *o, uint64_t v)
 {
@@ -597,7 +595,7 @@ static void probe_table_row(tablew_t *t, const plog_probeset_t *ps, const plog_p
 
 /* Every entry of the run's probe (pairs first, then each source's pooled ones), rank R's
  * only with --rank. The exit status: 1 when the log has no probe or a damaged one. */
-static int dump_probe(const plog_run_t *run, const char *path, enum dump_fmt fmt, long rank)
+static int dump_probe(const plog_run_t *run, const char *path, phasor_fmt_t fmt, long rank)
 {
     plog_probeset_t ps;
     plog_error_t err;
@@ -609,12 +607,12 @@ static int dump_probe(const plog_run_t *run, const char *path, enum dump_fmt fmt
     o.f = stdout;
     o.n = 0;
     tablew_t t;
-    if (fmt == FMT_TEXT) {
+    if (fmt == PHASOR_FMT_TEXT) {
         probe_text_head(&o, &ps, path);
     } else {
-        tablew_begin(&t, &o, fmt == FMT_CSV ? TABLEW_CSV : TABLEW_JSON, probe_cols, PROBE_NCOLS,
+        tablew_begin(&t, &o, fmt == PHASOR_FMT_CSV ? TABLEW_CSV : TABLEW_JSON, probe_cols, PROBE_NCOLS,
                      "phasor-probe", PROBE_JSON_VERSION);
-        if (fmt == FMT_JSON)
+        if (fmt == PHASOR_FMT_JSON)
             probe_json_head(tablew_out(&t), &ps);
         tablew_rows_key(&t, "entries");
     }
@@ -623,12 +621,12 @@ static int dump_probe(const plog_run_t *run, const char *path, enum dump_fmt fmt
         assert(e->size_idx < ps.info.nsizes);
         if (rank >= 0 && e->src != rank)
             continue;
-        if (fmt == FMT_TEXT)
+        if (fmt == PHASOR_FMT_TEXT)
             probe_text_row(&o, &ps, e);
         else
             probe_table_row(&t, &ps, e);
     }
-    if (fmt != FMT_TEXT)
+    if (fmt != PHASOR_FMT_TEXT)
         tablew_end(&t);
     plog_probeset_free(&ps);
     return phasor_finish_out("dump", &o);
@@ -637,7 +635,7 @@ static int dump_probe(const plog_run_t *run, const char *path, enum dump_fmt fmt
 /* ---- options ---- */
 
 typedef struct dump_opts {
-    enum dump_fmt fmt;
+    phasor_fmt_t fmt;
     long rank; /* -1: every rank */
     int probe;
     const char *path;
@@ -666,8 +664,7 @@ static void dump_usage(FILE *f)
 /* PHASOR_CONTINUE with *op filled, or the exit status (--help, bad usage). */
 static int dump_parse(int argc, char **argv, dump_opts_t *op)
 {
-    *op = (dump_opts_t){.fmt = FMT_TEXT, .rank = -1};
-    int fmt_set = 0;
+    *op = (dump_opts_t){.fmt = PHASOR_FMT_TEXT, .rank = -1};
     static const struct option opts[] = {
         {"rank", required_argument, NULL, 'r'}, {"csv", no_argument, NULL, 'c'},
         {"json", no_argument, NULL, 'j'},       {"help", no_argument, NULL, 'h'},
@@ -680,25 +677,18 @@ static int dump_parse(int argc, char **argv, dump_opts_t *op)
         case 'h':
             dump_usage(stdout);
             return PHASOR_EXIT_OK;
-        case 'r': {
-            char *end;
-            errno = 0;
-            op->rank = strtol(optarg, &end, 10);
-            if (errno != 0 || *end != '\0' || end == optarg || op->rank < 0 ||
-                op->rank > INT32_MAX)
-                return phasor_usage_error("dump", "--rank needs a world rank (a number >= 0), "
-                                          "not '%s'", optarg);
+        case 'r':
+            if (phasor_rank_arg("dump", optarg, &op->rank) != PHASOR_EXIT_OK)
+                return PHASOR_EXIT_USAGE;
             break;
-        }
         case 'p':
             op->probe = 1;
             break;
         case 'c':
         case 'j':
-            if (fmt_set && op->fmt != (c == 'c' ? FMT_CSV : FMT_JSON))
-                return phasor_usage_error("dump", "%s", "--csv and --json exclude each other");
-            op->fmt = c == 'c' ? FMT_CSV : FMT_JSON;
-            fmt_set = 1;
+            if (phasor_fmt_arg("dump", c == 'c' ? PHASOR_FMT_CSV : PHASOR_FMT_JSON, &op->fmt) !=
+                PHASOR_EXIT_OK)
+                return PHASOR_EXIT_USAGE;
             break;
         default:
             return phasor_getopt_error("dump", c, argv);
@@ -710,11 +700,11 @@ static int dump_parse(int argc, char **argv, dump_opts_t *op)
 
 /* ---- the events ---- */
 
-static void dump_head(out_t *o, enum dump_fmt fmt, const char *path, const plog_run_t *run)
+static void dump_head(out_t *o, phasor_fmt_t fmt, const char *path, const plog_run_t *run)
 {
-    if (fmt == FMT_CSV) {
+    if (fmt == PHASOR_FMT_CSV) {
         o_str(o, csv_header);
-    } else if (fmt == FMT_JSON) {
+    } else if (fmt == PHASOR_FMT_JSON) {
         o_str(o, "{\"format\": \"phasor-dump\", \"version\": ");
         o_i64(o, DUMP_JSON_VERSION);
         o_str(o, ", \"world_size\": ");
@@ -744,8 +734,8 @@ static plog_err_t dump_events(out_t *o, const dump_opts_t *op, plog_run_t *run,
         const plog_rec_t *e;
         while ((ie = plog_iter_next(it, &e, err)) == PLOG_OK && e != NULL) {
             switch (op->fmt) {
-            case FMT_CSV: event_csv(o, e); break;
-            case FMT_JSON: event_json(o, e, first); break;
+            case PHASOR_FMT_CSV: event_csv(o, e); break;
+            case PHASOR_FMT_JSON: event_json(o, e, first); break;
             default: event_text(o, e); break;
             }
             first = 0;
@@ -757,12 +747,12 @@ static plog_err_t dump_events(out_t *o, const dump_opts_t *op, plog_run_t *run,
 
 /* What the output has no place for, on stderr: the reader's warnings and, for CSV, each
  * rank that ended early (the text form says both in its tail, JSON in its members). */
-static void dump_notes(enum dump_fmt fmt, const plog_run_t *run)
+static void dump_notes(phasor_fmt_t fmt, const plog_run_t *run)
 {
-    if (fmt == FMT_JSON)
+    if (fmt == PHASOR_FMT_JSON)
         return;
     phasor_print_warnings("dump", run);
-    if (fmt != FMT_CSV)
+    if (fmt != PHASOR_FMT_CSV)
         return;
     for (int32_t r = 0; r < plog_run_world_size(run); r++) {
         const plog_rank_t *rk = plog_run_rank(run, r);
@@ -800,9 +790,9 @@ int phasor_cmd_dump(int argc, char **argv)
         plog_run_close(run);
         return PHASOR_EXIT_INPUT;
     }
-    if (op.fmt == FMT_JSON)
+    if (op.fmt == PHASOR_FMT_JSON)
         json_tail(&o, run);
-    else if (op.fmt == FMT_TEXT)
+    else if (op.fmt == PHASOR_FMT_TEXT)
         text_tail(&o, run);
     status = phasor_finish_out("dump", &o);
     if (status == PHASOR_EXIT_OK)

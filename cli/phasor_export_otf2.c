@@ -15,6 +15,7 @@
 #include "phasor_cmd.h"
 #include "phasor_export.h"
 #include "plog_reader.h"
+#include "vec.h"
 
 #ifdef HAVE_OTF2
 #include <ftw.h>
@@ -124,7 +125,7 @@ typedef struct ox {
     int64_t bias;               /* OTF2 timestamps are unsigned: ns - first start */
     int64_t tmax;
     loc_t *locs;
-    size_t nlocs;
+    size_t nlocs, loccap;
     uint32_t region_of[65536];  /* by call id: region ref + 1, 0 = not defined yet */
     const char *region_name[65537]; /* by region ref; 0 is "step" */
     uint32_t nregions;
@@ -145,10 +146,8 @@ static loc_t *loc_of(ox_t *x, int32_t rank, uint16_t thread)
     for (size_t i = 0; i < x->nlocs; i++)
         if (x->locs[i].rank == rank && x->locs[i].thread == thread)
             return &x->locs[i];
-    loc_t *n = realloc(x->locs, (x->nlocs + 1) * sizeof(*n));
-    if (!n)
+    if (VEC_GROW(x->locs, x->loccap, x->nlocs + 1) != 0)
         return NULL;
-    x->locs = n;
     loc_t *l = &x->locs[x->nlocs];
     memset(l, 0, sizeof(*l));
     l->rank = rank, l->thread = thread, l->last = INT64_MIN;

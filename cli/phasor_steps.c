@@ -20,10 +20,8 @@
 
 /* ---- options ---- */
 
-typedef enum steps_fmt { STEPS_TEXT, STEPS_CSV, STEPS_JSON } steps_fmt_t;
-
 typedef struct steps_opts {
-    steps_fmt_t fmt;
+    phasor_fmt_t fmt;
     long rank; /* -1: every rank */
     recon_lib_t lib;
     const char *path;
@@ -53,7 +51,7 @@ static void usage(FILE *f)
 /* PHASOR_CONTINUE with *op filled, or the exit status (--help, bad usage). */
 static int steps_parse(int argc, char **argv, steps_opts_t *op)
 {
-    *op = (steps_opts_t){.fmt = STEPS_TEXT, .rank = -1, .lib = RECON_LIB_AUTO};
+    *op = (steps_opts_t){.fmt = PHASOR_FMT_TEXT, .rank = -1, .lib = RECON_LIB_AUTO};
     static const struct option opts[] = {
         {"rank", required_argument, NULL, 'r'}, {"csv", no_argument, NULL, 'c'},
         {"json", no_argument, NULL, 'j'},       {"library", required_argument, NULL, 'l'},
@@ -66,23 +64,16 @@ static int steps_parse(int argc, char **argv, steps_opts_t *op)
         case 'h':
             usage(stdout);
             return PHASOR_EXIT_OK;
-        case 'r': {
-            char *end;
-            errno = 0;
-            op->rank = strtol(optarg, &end, 10);
-            if (errno || *end != '\0' || end == optarg || op->rank < 0 || op->rank > INT32_MAX)
-                return phasor_usage_error("steps", "--rank needs a world rank (a number >= 0), "
-                                          "not '%s'", optarg);
+        case 'r':
+            if (phasor_rank_arg("steps", optarg, &op->rank) != PHASOR_EXIT_OK)
+                return PHASOR_EXIT_USAGE;
             break;
-        }
         case 'c':
-        case 'j': {
-            steps_fmt_t f = c == 'c' ? STEPS_CSV : STEPS_JSON;
-            if (op->fmt != STEPS_TEXT && op->fmt != f)
-                return phasor_usage_error("steps", "%s", "--csv and --json exclude each other");
-            op->fmt = f;
+        case 'j':
+            if (phasor_fmt_arg("steps", c == 'c' ? PHASOR_FMT_CSV : PHASOR_FMT_JSON, &op->fmt) !=
+                PHASOR_EXIT_OK)
+                return PHASOR_EXIT_USAGE;
             break;
-        }
         case 'l': {
             int l = recon_lib_parse(optarg);
             if (l < 0)
@@ -280,7 +271,7 @@ static void on_collective(steps_t *st, const plog_rec_t *e, pending_t *pd)
     st->n.with_steps++;
     const mstep_t *ms = measured_of(st, e, pd);
     pd->n = 0;
-    if (st->op->fmt == STEPS_TEXT) {
+    if (st->op->fmt == PHASOR_FMT_TEXT) {
         instance_text(st->o, e, inst, &a, &ch, &st->s, ms);
         return;
     }
@@ -340,7 +331,7 @@ static void steps_summary(const steps_t *st)
     const tally_t *t = &st->n;
     fprintf(stderr, "phasor steps: %" PRIu64 " collective calls, %" PRIu64 " with steps",
             t->instances, t->with_steps);
-    if (st->op->fmt != STEPS_TEXT)
+    if (st->op->fmt != PHASOR_FMT_TEXT)
         fprintf(stderr, " (%" PRIu64 " transfers)", t->rows);
     fprintf(stderr, "\n");
     for (int w = 1; w < RECON__COUNT; w++)
@@ -384,8 +375,8 @@ static int steps_run(const steps_opts_t *op, plog_run_t *run)
         steps_free(&st);
         return PHASOR_EXIT_INPUT;
     }
-    if (op->fmt != STEPS_TEXT)
-        tablew_begin(&st.t, &o, op->fmt == STEPS_CSV ? TABLEW_CSV : TABLEW_JSON, steps_cols,
+    if (op->fmt != PHASOR_FMT_TEXT)
+        tablew_begin(&st.t, &o, op->fmt == PHASOR_FMT_CSV ? TABLEW_CSV : TABLEW_JSON, steps_cols,
                      sizeof(steps_cols) / sizeof(steps_cols[0]), "phasor-steps",
                      STEPS_JSON_VERSION);
     plog_error_t err;
@@ -393,7 +384,7 @@ static int steps_run(const steps_opts_t *op, plog_run_t *run)
     for (int32_t r = 0; r < plog_run_world_size(run) && rc == PLOG_OK; r++)
         if (plog_run_rank(run, r) != NULL && (op->rank < 0 || r == op->rank))
             rc = steps_rank(&st, run, r, &err);
-    if (rc == PLOG_OK && op->fmt != STEPS_TEXT)
+    if (rc == PLOG_OK && op->fmt != PHASOR_FMT_TEXT)
         tablew_end(&st.t);
     int status = phasor_finish_out("steps", &o);
     if (rc != PLOG_OK) {
