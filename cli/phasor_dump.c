@@ -495,12 +495,11 @@ static void text_tail(out_t *o, const plog_run_t *run)
 
 /* The columns of --probe (doc/dump-format.md); the quantiles in ns with one decimal. */
 static const tablew_col_t probe_cols[] = {
-    {"src", TABLEW_INT, 0},    {"dst", TABLEW_INT, 0},    {"way", TABLEW_STR, 0},
+    {"src", TABLEW_INT, 0},    {"dst", TABLEW_INT, 0},    {"way", TABLEW_NAME, 0},
     {"bytes", TABLEW_INT, 0},  {"n", TABLEW_INT, 0},      {"min_ns", TABLEW_FIX, 1},
     {"q10_ns", TABLEW_FIX, 1}, {"q25_ns", TABLEW_FIX, 1}, {"q50_ns", TABLEW_FIX, 1},
     {"q75_ns", TABLEW_FIX, 1}, {"q90_ns", TABLEW_FIX, 1}, {"max_ns", TABLEW_FIX, 1},
     {"mean_ns", TABLEW_FIX, 1}};
-#define PROBE_NCOLS (sizeof(probe_cols) / sizeof(probe_cols[0]))
 #define PROBE_NQ 8 /* the quantile columns, last */
 
 static void probe_quantiles(const plog_probe_q_t *q, double v[PROBE_NQ])
@@ -520,7 +519,7 @@ static void probe_text_head(out_t *o, const plog_probeset_t *ps, const char *pat
     o_str(o, "# phasor dump --probe of ");
     o_str(o, path);
     o_str(o, line);
-    for (size_t i = 0; i < PROBE_NCOLS; i++) {
+    for (size_t i = 0; i < TABLEW_NCOLS(probe_cols); i++) {
         o_str(o, i ? " " : "");
         o_str(o, probe_cols[i].name);
     }
@@ -581,16 +580,17 @@ static void probe_json_head(out_t *o, const plog_probeset_t *ps)
 
 static void probe_table_row(tablew_t *t, const plog_probeset_t *ps, const plog_probe_entry_t *e)
 {
-    tablew_i64(t, e->src);
-    tablew_i64(t, e->dst);
-    tablew_str(t, plog_probe_way_name(e->way));
-    tablew_u64(t, ps->info.sizes[e->size_idx]);
-    tablew_u64(t, e->q.n);
+    tablew_row_t r = TABLEW_ROW(t, probe_cols);
+    tablew_i64(&r, e->src);
+    tablew_i64(&r, e->dst);
+    tablew_name(&r, plog_probe_way_name(e->way));
+    tablew_u64(&r, ps->info.sizes[e->size_idx]);
+    tablew_u64(&r, e->q.n);
     double v[PROBE_NQ];
     probe_quantiles(&e->q, v);
     for (int i = 0; i < PROBE_NQ; i++)
-        tablew_num(t, v[i]);
-    tablew_row_end(t);
+        tablew_num(&r, v[i]);
+    tablew_row_end(&r);
 }
 
 /* Every entry of the run's probe (pairs first, then each source's pooled ones), rank R's
@@ -610,8 +610,8 @@ static int dump_probe(const plog_run_t *run, const char *path, phasor_fmt_t fmt,
     if (fmt == PHASOR_FMT_TEXT) {
         probe_text_head(&o, &ps, path);
     } else {
-        tablew_begin(&t, &o, fmt == PHASOR_FMT_CSV ? TABLEW_CSV : TABLEW_JSON, probe_cols, PROBE_NCOLS,
-                     "phasor-probe", PROBE_JSON_VERSION);
+        tablew_begin(&t, &o, fmt == PHASOR_FMT_CSV ? TABLEW_CSV : TABLEW_JSON, probe_cols,
+                     TABLEW_NCOLS(probe_cols), "phasor-probe", PROBE_JSON_VERSION);
         if (fmt == PHASOR_FMT_JSON)
             probe_json_head(tablew_out(&t), &ps);
         tablew_rows_key(&t, "entries");

@@ -443,16 +443,16 @@ static void msg_row(xctx_t *x, const mkey_t *k, const mend_t *s, const mend_t *r
 {
     if (!x->msg)
         return;
-    tablew_t *t = &x->mcsv;
-    tablew_i64(t, k->src);
-    tablew_i64(t, k->dst);
-    tablew_i64(t, k->tag);
-    tablew_i64(t, k->comm);
-    tablew_u64(t, s->bytes);
-    tablew_i64(t, s->start);
-    tablew_i64(t, s->end);
-    tablew_i64(t, r->end);
-    tablew_row_end(t);
+    tablew_row_t w = TABLEW_ROW(&x->mcsv, msg_cols);
+    tablew_i64(&w, k->src);
+    tablew_i64(&w, k->dst);
+    tablew_i64(&w, k->tag);
+    tablew_i64(&w, k->comm);
+    tablew_u64(&w, s->bytes);
+    tablew_i64(&w, s->start);
+    tablew_i64(&w, s->end);
+    tablew_i64(&w, r->end);
+    tablew_row_end(&w);
 }
 
 /* One side of a message: matched against the oldest waiting other side, else queued.
@@ -537,33 +537,34 @@ static int messages(xctx_t *x, const plog_rec_t *e)
 /* ---- CSV: one row per event ---- */
 
 static const tablew_col_t export_cols[] = {
-    {"rank", TABLEW_INT, 0},  {"thread", TABLEW_INT, 0},  {"call", TABLEW_STR, 0},
+    {"rank", TABLEW_INT, 0},  {"thread", TABLEW_INT, 0},  {"call", TABLEW_NAME, 0},
     {"start_ns", TABLEW_INT, 0}, {"end_ns", TABLEW_INT, 0}, {"comm", TABLEW_INT, 0},
     {"peer", TABLEW_INT, 0},  {"tag", TABLEW_INT, 0},     {"bytes", TABLEW_INT, 0},
     {"root", TABLEW_INT, 0},  {"request", TABLEW_INT, 0}, {"rbytes", TABLEW_INT, 0},
-    {"rc", TABLEW_INT, 0},    {"flags", TABLEW_INT, 0},   {"class", TABLEW_STR, 0},
+    {"rc", TABLEW_INT, 0},    {"flags", TABLEW_INT, 0},   {"class", TABLEW_NAME, 0},
     {"source", TABLEW_INT, 0}, {"callsite", TABLEW_INT, 0}};
 
 static void csv_event(tablew_t *t, const plog_rec_t *e)
 {
-    tablew_i64(t, e->rank);
-    tablew_u64(t, e->thread);
-    tablew_str(t, e->call_name);
-    tablew_i64(t, e->start_ns);
-    tablew_i64(t, e->end_ns);
-    tablew_i64(t, e->comm);
-    tablew_i64(t, e->peer);
-    tablew_i64(t, e->tag);
-    tablew_u64(t, e->bytes);
-    tablew_i64(t, e->root);
-    tablew_u64(t, e->request);
-    tablew_u64(t, e->rbytes);
-    tablew_i64(t, e->rc);
-    tablew_u64(t, e->flags);
-    tablew_str(t, plog_class_name(e->cls));
-    tablew_i64(t, e->n_status > 0 ? e->status[0].source : PLOG_NONE);
-    tablew_u64(t, e->callsite);
-    tablew_row_end(t);
+    tablew_row_t r = TABLEW_ROW(t, export_cols);
+    tablew_i64(&r, e->rank);
+    tablew_u64(&r, e->thread);
+    tablew_name(&r, e->call_name);
+    tablew_i64(&r, e->start_ns);
+    tablew_i64(&r, e->end_ns);
+    tablew_i64(&r, e->comm);
+    tablew_i64(&r, e->peer);
+    tablew_i64(&r, e->tag);
+    tablew_u64(&r, e->bytes);
+    tablew_i64(&r, e->root);
+    tablew_u64(&r, e->request);
+    tablew_u64(&r, e->rbytes);
+    tablew_i64(&r, e->rc);
+    tablew_u64(&r, e->flags);
+    tablew_name(&r, plog_class_name(e->cls));
+    tablew_i64(&r, e->n_status > 0 ? e->status[0].source : PLOG_NONE);
+    tablew_u64(&r, e->callsite);
+    tablew_row_end(&r);
 }
 
 /* ---- options ---- */
@@ -784,10 +785,10 @@ static int export_run(const export_opts_t *op, plog_run_t *run)
     } else {
         if (x.msg)
             tablew_begin(&x.mcsv, x.msg, TABLEW_CSV, msg_cols,
-                         sizeof(msg_cols) / sizeof(msg_cols[0]), NULL, 0);
+                         TABLEW_NCOLS(msg_cols), NULL, 0);
         if (op->fmt == FMT_CSV)
             tablew_begin(&x.csv, &o, TABLEW_CSV, export_cols,
-                         sizeof(export_cols) / sizeof(export_cols[0]), NULL, 0);
+                         TABLEW_NCOLS(export_cols), NULL, 0);
         else
             o_str(&o, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"format\":"
                       "\"phasor-export-chrome\",\"version\":1},\"traceEvents\":[\n");

@@ -140,39 +140,40 @@ static int32_t peer_world(const plog_rec_t *e, const pcs_op_t *op)
 
 /* The columns of --csv and --json (doc/steps-format.md). */
 static const tablew_col_t steps_cols[] = {
-    {"rank", TABLEW_INT, 0},       {"instance", TABLEW_INT, 0},   {"collective", TABLEW_STR, 0},
-    {"algorithm", TABLEW_STR, 0},  {"comm", TABLEW_INT, 0},       {"step", TABLEW_INT, 0},
+    {"rank", TABLEW_INT, 0},       {"instance", TABLEW_INT, 0},   {"collective", TABLEW_NAME, 0},
+    {"algorithm", TABLEW_NAME, 0},  {"comm", TABLEW_INT, 0},       {"step", TABLEW_INT, 0},
     {"peer", TABLEW_INT, 0},       {"bytes_sent", TABLEW_INT, 0}, {"bytes_recv", TABLEW_INT, 0},
-    {"start_ns", TABLEW_INT, 0},   {"end_ns", TABLEW_INT, 0},     {"kind", TABLEW_STR, 0},
-    {"tag", TABLEW_INT, 0},        {"flags", TABLEW_STR, 0}};
+    {"start_ns", TABLEW_INT, 0},   {"end_ns", TABLEW_INT, 0},     {"kind", TABLEW_NAME, 0},
+    {"tag", TABLEW_INT, 0},        {"flags", TABLEW_NAME, 0}};
 
 static void row_table(tablew_t *t, const plog_rec_t *e, uint64_t inst, const pcs_args_t *a,
                       const pcs_sched_t *s, const pcs_op_t *op, const mstep_t *m)
 {
+    tablew_row_t r = TABLEW_ROW(t, steps_cols);
     int send = is_send(op);
-    tablew_i64(t, e->rank);
-    tablew_u64(t, inst);
-    tablew_str(t, pcs_coll_name(a->coll));
-    tablew_str(t, pcs_alg_name(s->alg));
-    tablew_i64(t, e->comm);
-    tablew_u64(t, op->step);
-    tablew_i64(t, peer_world(e, op));
-    tablew_u64(t, send ? op->len : 0);
-    tablew_u64(t, send ? 0 : op->len);
+    tablew_i64(&r, e->rank);
+    tablew_u64(&r, inst);
+    tablew_name(&r, pcs_coll_name(a->coll));
+    tablew_name(&r, pcs_alg_name(s->alg));
+    tablew_i64(&r, e->comm);
+    tablew_u64(&r, op->step);
+    tablew_i64(&r, peer_world(e, op));
+    tablew_u64(&r, send ? op->len : 0);
+    tablew_u64(&r, send ? 0 : op->len);
     if (m) { /* measured: times on the run's aligned axis */
-        tablew_i64(t, m->start);
-        tablew_i64(t, m->end);
+        tablew_i64(&r, m->start);
+        tablew_i64(&r, m->end);
     } else {
-        tablew_null(t);
-        tablew_null(t);
+        tablew_null(&r);
+        tablew_null(&r);
     }
-    tablew_str(t, send ? "send" : "recv");
-    tablew_i64(t, op->tag);
+    tablew_name(&r, send ? "send" : "recv");
+    tablew_i64(&r, op->tag);
     if (op->flags & PCS_F_PERSISTENT)
-        tablew_str(t, (op->flags & PCS_F_SYNC) ? "persistent|sync" : "persistent");
+        tablew_name(&r, (op->flags & PCS_F_SYNC) ? "persistent|sync" : "persistent");
     else
-        tablew_str(t, (op->flags & PCS_F_SYNC) ? "sync" : "");
-    tablew_row_end(t);
+        tablew_name(&r, (op->flags & PCS_F_SYNC) ? "sync" : "");
+    tablew_row_end(&r);
 }
 
 /* IPMPI-style: one header line per instance, one line per transfer. */
@@ -377,7 +378,7 @@ static int steps_run(const steps_opts_t *op, plog_run_t *run)
     }
     if (op->fmt != PHASOR_FMT_TEXT)
         tablew_begin(&st.t, &o, op->fmt == PHASOR_FMT_CSV ? TABLEW_CSV : TABLEW_JSON, steps_cols,
-                     sizeof(steps_cols) / sizeof(steps_cols[0]), "phasor-steps",
+                     TABLEW_NCOLS(steps_cols), "phasor-steps",
                      STEPS_JSON_VERSION);
     plog_error_t err;
     plog_err_t rc = PLOG_OK;

@@ -51,22 +51,22 @@ static void open_rows(tablew_t *t)
     t->in_rows = 1;
 }
 
-void tablew_jkey_(tablew_t *t)
+void tablew_jkey_(tablew_t *t, uint32_t col)
 {
-    if (t->col == 0) {
+    if (col == 0) {
         if (!t->in_rows)
             open_rows(t);
         o_str(t->o, t->rows ? ",\n{\"" : "\n{\"");
     } else {
         o_str(t->o, ", \"");
     }
-    o_str(t->o, t->cols[t->col].name);
+    o_str(t->o, t->cols[col].name);
     o_str(t->o, "\": ");
 }
 
 void tablew_end(tablew_t *t)
 {
-    assert(t->col == 0 && "the last row was not ended");
+    assert(!t->in_row && "the last row was not ended");
     if (t->fmt == TABLEW_CSV)
         return;
     if (!t->in_rows)
@@ -74,13 +74,11 @@ void tablew_end(tablew_t *t)
     o_str(t->o, "\n]}\n");
 }
 
-void tablew_csv_str_(out_t *o, const char *s)
+const unsigned char tablew_csv_stop_[256] = {[0] = 1, [','] = 1, ['"'] = 1, ['\n'] = 1,
+                                             ['\r'] = 1};
+
+void tablew_csv_quoted_(out_t *o, const char *s)
 {
-    size_t n = strlen(s);
-    if (strcspn(s, ",\"\r\n") == n) {
-        o_mem(o, s, n);
-        return;
-    }
     o_chr(o, '"');
     for (; *s; s++) {
         if (*s == '"')
@@ -90,17 +88,13 @@ void tablew_csv_str_(out_t *o, const char *s)
     o_chr(o, '"');
 }
 
-void tablew_num(tablew_t *t, double v)
+void tablew_num_(out_t *o, const tablew_col_t *c, int json, double v)
 {
-    assert(t->col < t->ncols && "more fields than columns");
-    const tablew_col_t *c = &t->cols[t->col];
-    assert((c->kind == TABLEW_GEN || c->kind == TABLEW_FIX) && "a number needs a GEN or FIX column");
-    tablew_field_(t, c->kind);
-    if (t->fmt == TABLEW_JSON && !isfinite(v)) {
-        o_str(t->o, "null");
+    if (json && !isfinite(v)) {
+        o_str(o, "null");
         return;
     }
     char b[400]; /* %.Nf of the largest finite double */
     snprintf(b, sizeof(b), c->kind == TABLEW_FIX ? "%.*f" : "%.*g", c->prec, v);
-    o_str(t->o, b);
+    o_str(o, b);
 }
