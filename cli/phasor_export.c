@@ -182,6 +182,27 @@ static void j_pidtid(out_t *o, int32_t rank, uint16_t thread)
     o_u64(o, thread);
 }
 
+/* The opening of a trace event: {"ph":"<ph>","name":<name> (the caller adds the rest). */
+static void j_event(xctx_t *x, const char *ph, const char *name)
+{
+    j_open(x);
+    o_str(x->o, "{\"ph\":\"");
+    o_str(x->o, ph);
+    o_str(x->o, "\",\"name\":");
+    o_jstr(x->o, name);
+}
+
+/* A metadata event naming process pid. */
+static void chrome_process_name(xctx_t *x, int32_t pid, const char *name)
+{
+    j_event(x, "M", "process_name");
+    o_str(x->o, ",\"pid\":");
+    o_i64(x->o, pid);
+    o_str(x->o, ",\"args\":{\"name\":");
+    o_jstr(x->o, name);
+    o_str(x->o, "}}");
+}
+
 /* A counter track sample ("C" event): one named track per process, one series per name in
  * args. Phase metrics (theta_i per rank, R/S/E on a run-wide process) are further calls. */
 static void chrome_counter(xctx_t *x, int32_t pid, const char *track, int64_t ts_ns,
@@ -189,9 +210,7 @@ static void chrome_counter(xctx_t *x, int32_t pid, const char *track, int64_t ts
 {
     char v[40];
     snprintf(v, sizeof(v), "%.6g", value);
-    j_open(x);
-    o_str(x->o, "{\"ph\":\"C\",\"name\":");
-    o_jstr(x->o, track);
+    j_event(x, "C", track);
     o_str(x->o, ",\"pid\":");
     o_i64(x->o, pid);
     o_str(x->o, ",\"ts\":");
@@ -235,10 +254,7 @@ static void phase_tracks(xctx_t *x, plog_run_t *run, int32_t nr)
     }
     ph_potential_t pot;
     ph_potential_parse("tanh", &pot);
-    j_open(x);
-    o_str(x->o, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":");
-    o_i64(x->o, nr);
-    o_str(x->o, ",\"args\":{\"name\":\"phases\"}}");
+    chrome_process_name(x, nr, "phases");
     for (size_t k = 0; k < g.n; k++) {
         int64_t t = g.t0 + (int64_t)k * g.dt;
         ph_timeline_at(&tl, k, theta);
@@ -265,9 +281,7 @@ out:
 static void chrome_slice(xctx_t *x, const char *name, const char *cat, int32_t rank,
                          uint16_t thread, int64_t s, int64_t e)
 {
-    j_open(x);
-    o_str(x->o, "{\"ph\":\"X\",\"name\":");
-    o_jstr(x->o, name);
+    j_event(x, "X", name);
     o_str(x->o, ",\"cat\":\"");
     o_str(x->o, cat);
     o_str(x->o, "\",");
@@ -347,12 +361,9 @@ static void chrome_names(xctx_t *x, const plog_rec_t *e, rstate_t *r, const tsta
     if (!r->named) {
         char nm[32];
         snprintf(nm, sizeof(nm), "rank %d", (int)e->rank);
-        j_open(x);
-        o_str(o, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":");
-        o_i64(o, e->rank);
-        o_str(o, ",\"args\":{\"name\":");
-        o_jstr(o, nm);
-        o_str(o, "}},\n{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":");
+        chrome_process_name(x, e->rank, nm);
+        j_event(x, "M", "process_sort_index");
+        o_str(o, ",\"pid\":");
         o_i64(o, e->rank);
         o_str(o, ",\"args\":{\"sort_index\":");
         o_i64(o, e->rank);
@@ -362,8 +373,8 @@ static void chrome_names(xctx_t *x, const plog_rec_t *e, rstate_t *r, const tsta
     if (!t->seen && e->cls != PLOG_CLASS_STEP) {
         char nm[32];
         snprintf(nm, sizeof(nm), "thread %u", (unsigned)e->thread);
-        j_open(x);
-        o_str(o, "{\"ph\":\"M\",\"name\":\"thread_name\",");
+        j_event(x, "M", "thread_name");
+        o_chr(o, ',');
         j_pidtid(o, e->rank, e->thread);
         o_str(o, ",\"args\":{\"name\":");
         o_jstr(o, nm);
