@@ -241,7 +241,7 @@ static void phase_tracks(xctx_t *x, plog_run_t *run, int32_t nr)
     double *theta = NULL, *scratch = NULL;
     if (ph_marks_find(run, &spec, &m, &err) != PLOG_OK) {
         fprintf(stderr, "phasor export: no phase tracks: %s\n", err.msg);
-        return;
+        goto out; /* m may hold what the search allocated */
     }
     if (ph_grid_make(&m, 0, PHASE_POINTS, &g) != 0 ||
         ph_marks_compute(run, &m, &topo, &err) != PLOG_OK ||
