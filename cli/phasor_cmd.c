@@ -81,6 +81,31 @@ int phasor_open_run(const char *cmd, const char *path, long rank, plog_run_t **r
     return PHASOR_EXIT_OK;
 }
 
+int phasor_each_event(const char *cmd, plog_run_t *run,
+                      int (*fn)(void *ctx, const plog_rec_t *e), void *ctx)
+{
+    plog_error_t err;
+    plog_iter_t *it = NULL;
+    if (plog_iter_open(run, PLOG_ALL_RANKS, &it, &err) != PLOG_OK) {
+        fprintf(stderr, "phasor %s: %s\n", cmd, err.msg);
+        return PHASOR_EXIT_INPUT;
+    }
+    int status = PHASOR_EXIT_OK;
+    const plog_rec_t *e;
+    plog_err_t ie;
+    while ((ie = plog_iter_next(it, &e, &err)) == PLOG_OK && e != NULL)
+        if (fn(ctx, e) != 0) {
+            status = PHASOR_EXIT_INPUT;
+            break;
+        }
+    if (ie != PLOG_OK) {
+        fprintf(stderr, "phasor %s: %s\n", cmd, err.msg);
+        status = PHASOR_EXIT_INPUT;
+    }
+    plog_iter_close(it);
+    return status;
+}
+
 void phasor_print_warnings(const char *cmd, const plog_run_t *run)
 {
     for (size_t i = 0; i < plog_run_nwarnings(run); i++)

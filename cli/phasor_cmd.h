@@ -41,6 +41,13 @@ int phasor_log_arg(const char *cmd, int argc, char **argv, int dir_only, const c
  * the reader calls bad usage and for a rank the log does not have, else PHASOR_EXIT_INPUT. */
 int phasor_open_run(const char *cmd, const char *path, long rank, struct plog_run **run);
 
+/* Every event of run, all ranks merged by time, to fn(ctx, e) until fn returns nonzero (fn
+ * says why on stderr). PHASOR_EXIT_OK; PHASOR_EXIT_INPUT when fn stopped, or after the
+ * reader's error on stderr ("phasor CMD: <reason>"). The iterator is closed on return. */
+struct plog_rec;
+int phasor_each_event(const char *cmd, struct plog_run *run,
+                      int (*fn)(void *ctx, const struct plog_rec *e), void *ctx);
+
 /* The reader's warnings (plog_run_warning) on stderr, "phasor CMD: warning: ...", for the
  * subcommands whose output has no place of its own for them. */
 void phasor_print_warnings(const char *cmd, const struct plog_run *run);

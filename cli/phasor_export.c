@@ -732,32 +732,24 @@ static int commit_out(const char *path, const char *tmp, int keep)
 
 /* ---- running ---- */
 
-/* Every event of the run, merged by time, into the outputs; the exit status. */
+/* One event into the outputs; 0, or -1 when out of memory (said here). */
+static int export_event(void *ctx, const plog_rec_t *e)
+{
+    xctx_t *x = ctx;
+    if (messages(x, e) != 0 || (x->fmt == FMT_CHROME && chrome_on_event(x, e) != 0)) {
+        fprintf(stderr, "phasor export: out of memory\n");
+        return -1;
+    }
+    if (x->fmt == FMT_CSV)
+        csv_event(&x->csv, e);
+    return 0;
+}
+
+/* Every event of the run, merged by time, into the outputs, then the trace's run-wide
+ * tracks and end; the exit status. */
 static int export_stream(xctx_t *x, plog_run_t *run)
 {
-    plog_error_t err;
-    plog_iter_t *it = NULL;
-    if (plog_iter_open(run, PLOG_ALL_RANKS, &it, &err) != PLOG_OK) {
-        fprintf(stderr, "phasor export: %s\n", err.msg);
-        return PHASOR_EXIT_INPUT;
-    }
-    int status = PHASOR_EXIT_OK;
-    const plog_rec_t *e;
-    plog_err_t ie;
-    while ((ie = plog_iter_next(it, &e, &err)) == PLOG_OK && e != NULL) {
-        if (messages(x, e) != 0 || (x->fmt == FMT_CHROME && chrome_on_event(x, e) != 0)) {
-            fprintf(stderr, "phasor export: out of memory\n");
-            status = PHASOR_EXIT_INPUT;
-            break;
-        }
-        if (x->fmt == FMT_CSV)
-            csv_event(&x->csv, e);
-    }
-    if (ie != PLOG_OK) {
-        fprintf(stderr, "phasor export: %s\n", err.msg);
-        status = PHASOR_EXIT_INPUT;
-    }
-    plog_iter_close(it); /* before the phase tracks read the run again */
+    int status = phasor_each_event("export", run, export_event, x);
     if (x->fmt == FMT_CHROME) {
         for (int32_t i = 0; i < x->nr; i++)
             if (x->rs[i].active)

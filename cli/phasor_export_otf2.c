@@ -123,6 +123,8 @@ typedef struct ox {
     plog_run_t *run;
     OTF2_Archive *ar;
     int64_t bias;               /* OTF2 timestamps are unsigned: ns - first start */
+    int started;                /* bias is set */
+    const char *dir;            /* the archive's, for messages */
     int64_t tmax;
     loc_t *locs;
     size_t nlocs, loccap;
@@ -429,36 +431,20 @@ static int ox_create(ox_t *x, const char *dir, int *made)
     return PHASOR_EXIT_OK;
 }
 
-/* Every event of the run, merged by time, to its location's writer; the exit status. */
-static int ox_events(ox_t *x, plog_run_t *run, const char *dir)
+/* One event to its location's writer; 0, or -1 when the writer cannot be had (said here).
+ * The merged stream starts with the earliest event: its start is the timestamps' zero. */
+static int ox_event(void *ctx, const plog_rec_t *e)
 {
-    plog_error_t err;
-    plog_iter_t *it = NULL;
-    if (plog_iter_open(run, PLOG_ALL_RANKS, &it, &err) != PLOG_OK) {
-        fprintf(stderr, "phasor export: %s\n", err.msg);
-        return PHASOR_EXIT_INPUT;
+    ox_t *x = ctx;
+    if (!x->started)
+        x->bias = e->start_ns, x->started = 1;
+    loc_t *l = loc_of(x, e->rank, e->thread);
+    if (!l) {
+        fprintf(stderr, "phasor export: %s: cannot open an OTF2 event writer\n", x->dir);
+        return -1;
     }
-    int status = PHASOR_EXIT_OK;
-    const plog_rec_t *e;
-    plog_err_t ie;
-    int first = 1;
-    while ((ie = plog_iter_next(it, &e, &err)) == PLOG_OK && e != NULL) {
-        if (first)
-            x->bias = e->start_ns, first = 0; /* the merged stream starts earliest */
-        loc_t *l = loc_of(x, e->rank, e->thread);
-        if (!l) {
-            fprintf(stderr, "phasor export: %s: cannot open an OTF2 event writer\n", dir);
-            status = PHASOR_EXIT_INPUT;
-            break;
-        }
-        event(x, l, e);
-    }
-    if (ie != PLOG_OK) {
-        fprintf(stderr, "phasor export: %s\n", err.msg);
-        status = PHASOR_EXIT_INPUT;
-    }
-    plog_iter_close(it);
-    return status;
+    event(x, l, e);
+    return 0;
 }
 
 /* Close the event writers and files, write the definitions (when status is still
@@ -507,7 +493,8 @@ int phasor_export_otf2(plog_run_t *run, const char *dir)
     int status = ox_create(&x, dir, &made);
     if (status != PHASOR_EXIT_OK)
         return status;
-    status = ox_finish(&x, dir, ox_events(&x, run, dir));
+    x.dir = dir;
+    status = ox_finish(&x, dir, phasor_each_event("export", run, ox_event, &x));
     free(x.locs);
     if (status != PHASOR_EXIT_OK)
         remove_archive(dir, made);
