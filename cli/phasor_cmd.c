@@ -1,5 +1,5 @@
 /* phasor_cmd.c: what every phasor subcommand shares: the bad-usage messages, opening the
- * run, the reader's warnings, finishing the output. */
+ * run, the loop over its merged events, the reader's warnings, finishing the output. */
 #include <assert.h>
 #include <errno.h>
 #include <getopt.h>

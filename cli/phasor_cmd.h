@@ -1,6 +1,7 @@
 /* phasor_cmd.h: the phasor command's subcommands; each takes argv[0] = its own name and
  * returns the process exit status (PHASOR_EXIT_*). Every subcommand answers --help. Also
- * what they share around option parsing, opening the run and finishing the output. */
+ * what they share: option parsing's messages, opening the run, the loop over its events,
+ * finishing the output. */
 #ifndef PHASOR_CMD_H
 #define PHASOR_CMD_H
 
@@ -11,6 +12,7 @@
 #define PHASOR_CONTINUE (-1)
 
 struct plog_run;
+struct plog_rec;
 struct out;
 
 /* "phasor CMD: <message>" and a pointer to --help on stderr; returns PHASOR_EXIT_USAGE. */
@@ -44,7 +46,6 @@ int phasor_open_run(const char *cmd, const char *path, long rank, struct plog_ru
 /* Every event of run, all ranks merged by time, to fn(ctx, e) until fn returns nonzero (fn
  * says why on stderr). PHASOR_EXIT_OK; PHASOR_EXIT_INPUT when fn stopped, or after the
  * reader's error on stderr ("phasor CMD: <reason>"). The iterator is closed on return. */
-struct plog_rec;
 int phasor_each_event(const char *cmd, struct plog_run *run,
                       int (*fn)(void *ctx, const struct plog_rec *e), void *ctx);
 
