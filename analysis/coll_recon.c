@@ -1,13 +1,14 @@
 /* coll_recon.c: logged collective calls -> the library's schedules (coll_recon.h). */
 #include "coll_recon.h"
 
+#include <assert.h>
 #include <math.h>
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "plog_calls.h"
+#include "vec.h"
 
 typedef struct rank_info {
     recon_lib_t lib;
@@ -196,19 +197,15 @@ static size_t args_slot(const pcs_args_t *a, int32_t rank)
          (uint64_t)a->in_place << 62 ^ (uint64_t)a->commutative << 63 ^
          (uint64_t)a->nonblocking << 61) *
         0x9e3779b97f4a7c15ull;
+    _Static_assert(SCHED_CACHE <= 64, "the slot takes the hash's top 6 bits");
     return (size_t)(h >> 58) % SCHED_CACHE;
 }
 
 /* dst = src, operations included; -1 when out of memory (dst is then unusable). */
 static int sched_copy(pcs_sched_t *dst, const pcs_sched_t *src)
 {
-    if (src->n > dst->cap) {
-        pcs_op_t *ops = realloc(dst->ops, src->n * sizeof(*ops));
-        if (!ops)
-            return -1;
-        dst->ops = ops;
-        dst->cap = src->n;
-    }
+    if (VEC_GROW(dst->ops, dst->cap, src->n) != 0)
+        return -1;
     pcs_op_t *ops = dst->ops;
     size_t cap = dst->cap;
     *dst = *src;
@@ -353,23 +350,39 @@ static int list_elems(const uint64_t *v, uint32_t n, int size, uint64_t ts, int6
     return 1;
 }
 
-recon_skip_t recon_event(recon_t *r, const plog_rec_t *e, pcs_args_t *a, pcs_choice_t *ch,
-                         pcs_sched_t *s)
+/* Gather, Scatter: the root's count from its side of the call (root_bytes of root_ts), the
+ * others' from theirs. 0 when the recorded values cannot be the call's. */
+static int rooted_count(pcs_args_t *a, int is_root, uint64_t root_bytes, uint64_t root_ts,
+                        uint64_t own_bytes, uint64_t own_ts)
 {
-    const callmap_t *m = map_call(e->call);
-    if (!m)
-        return RECON_NOT_COLL;
-    if (e->flags & PLOG_F_INTER)
-        return RECON_INTER;
-    if (e->rc != 0)
-        return RECON_FAILED;
-    const plog_lcomm_t *lc = e->lcomm;
-    if (!lc || lc->my_rank < 0 || e->rank < 0 || e->rank >= r->world)
-        return RECON_NO_COMM;
-    const rank_info_t *ri = &r->ranks[e->rank];
-    if (ri->lib != RECON_LIB_OMPI41 && ri->lib != RECON_LIB_MPICH40)
-        return RECON_LIBRARY;
+    a->type_size = is_root ? root_ts : own_ts;
+    return is_root ? elems(root_bytes, root_ts, &a->count) : elems(own_bytes, own_ts, &a->count);
+}
 
+/* Gatherv, Scatterv: the root's per-rank list (of list_ts elements) and everyone's own block
+ * (own_bytes of own_ts; the root's own entry of the list when in place). */
+static int rooted_v(recon_t *r, pcs_args_t *a, int is_root, const uint64_t *list, uint32_t n,
+                    uint64_t list_ts, uint64_t own_bytes, uint64_t own_ts)
+{
+    a->type_size = is_root ? list_ts : own_ts;
+    if (!is_root)
+        return elems(own_bytes, own_ts, &a->own_count);
+    a->counts = r->counts;
+    if (!list_elems(list, n, a->size, list_ts, r->counts))
+        return 0;
+    if (a->in_place) {
+        a->own_count = r->counts[a->rank];
+        return 1;
+    }
+    return elems(own_bytes, own_ts, &a->own_count);
+}
+
+/* The collective's arguments from record e (call m) on rank e->rank of its communicator lc:
+ * counts from the recorded bytes and type sizes, the root as a communicator rank.
+ * RECON_OK or RECON_BAD_ARGS. */
+static recon_skip_t args_of(recon_t *r, const plog_rec_t *e, const callmap_t *m,
+                            const plog_lcomm_t *lc, pcs_args_t *a)
+{
     memset(a, 0, sizeof(*a));
     a->coll = (pcs_coll_t)m->coll;
     a->size = (int)lc->n_local;
@@ -405,12 +418,10 @@ recon_skip_t recon_event(recon_t *r, const plog_rec_t *e, pcs_args_t *a, pcs_cho
         ok = elems(e->rbytes, rts, &a->count);
         break;
     case PCS_GATHER:
-        a->type_size = is_root ? rts : sts;
-        ok = is_root ? elems(e->rbytes, rts, &a->count) : elems(e->bytes, sts, &a->count);
+        ok = rooted_count(a, is_root, e->rbytes, rts, e->bytes, sts);
         break;
     case PCS_SCATTER:
-        a->type_size = is_root ? sts : rts;
-        ok = is_root ? elems(e->bytes, sts, &a->count) : elems(e->rbytes, rts, &a->count);
+        ok = rooted_count(a, is_root, e->bytes, sts, e->rbytes, rts);
         break;
     case PCS_REDUCE_SCATTER_BLOCK:
         a->type_size = sts ? sts : rts;
@@ -427,28 +438,10 @@ recon_skip_t recon_event(recon_t *r, const plog_rec_t *e, pcs_args_t *a, pcs_cho
         a->counts = r->counts;
         break;
     case PCS_GATHERV:
-        a->type_size = is_root ? rts : sts;
-        if (is_root) {
-            ok = list_elems(e->vrecv, e->n_vrecv, a->size, rts, r->counts);
-            a->counts = r->counts;
-            a->own_count = a->in_place ? r->counts[a->rank] : 0;
-            if (!a->in_place && ok)
-                ok = elems(e->bytes, sts, &a->own_count);
-        } else {
-            ok = elems(e->bytes, sts, &a->own_count);
-        }
+        ok = rooted_v(r, a, is_root, e->vrecv, e->n_vrecv, rts, e->bytes, sts);
         break;
     case PCS_SCATTERV:
-        a->type_size = is_root ? sts : rts;
-        if (is_root) {
-            ok = list_elems(e->vsend, e->n_vsend, a->size, sts, r->counts);
-            a->counts = r->counts;
-            a->own_count = a->in_place ? r->counts[a->rank] : 0;
-            if (!a->in_place && ok)
-                ok = elems(e->rbytes, rts, &a->own_count);
-        } else {
-            ok = elems(e->rbytes, rts, &a->own_count);
-        }
+        ok = rooted_v(r, a, is_root, e->vsend, e->n_vsend, sts, e->rbytes, rts);
         break;
     case PCS_ALLTOALLV:
         a->type_size = rts;
@@ -465,23 +458,18 @@ recon_skip_t recon_event(recon_t *r, const plog_rec_t *e, pcs_args_t *a, pcs_cho
         a->scounts = r->scounts;
         break;
     default:
-        return RECON_NOT_COLL;
-    }
-    if (!ok || !args_in_range(a))
+        assert(!"a collective of the call table without arguments here");
         return RECON_BAD_ARGS;
-
-    /* MPICH's rules also look at the node layout (the communicator) and built-in ops */
-    const bool user_op = (e->flags & PLOG_F_COLLINFO) && e->op == PLOG_OP_USER;
-    sched_ent_t *ce = NULL;
-    if (!a->counts && !a->displs && !a->scounts && !a->sdispls) {
-        ce = &r->cache[args_slot(a, e->rank)];
-        if (ce->valid && ce->rank == e->rank && ce->comm == e->comm &&
-            ce->user_op == user_op && args_eq(&ce->a, a) &&
-            sched_copy(s, &ce->s) == 0) {
-            *ch = ce->ch;
-            return ce->why;
-        }
     }
+    return ok && args_in_range(a) ? RECON_OK : RECON_BAD_ARGS;
+}
+
+/* The library's choice and schedule for arguments a on rank ri (communicator lc), into ch
+ * and s. MPICH's rules also look at the node layout of the communicator and built-in ops. */
+static recon_skip_t schedule_of(recon_t *r, const rank_info_t *ri, const plog_lcomm_t *lc,
+                                const pcs_args_t *a, bool user_op, pcs_choice_t *ch,
+                                pcs_sched_t *s)
+{
     pcs_sched_reset(s);
     pcs_err_t pe;
     if (ri->lib == RECON_LIB_MPICH40) {
@@ -494,22 +482,76 @@ recon_skip_t recon_event(recon_t *r, const plog_rec_t *e, pcs_args_t *a, pcs_cho
         if (pe == PCS_OK)
             pe = pcs_mpich40_generate(a, &t, &ri->menv, ch, s);
     } else {
+        assert(ri->lib == RECON_LIB_OMPI41);
         pe = pcs_ompi41_select(a, &ri->forced, ch);
         if (pe == PCS_OK)
             pe = pcs_generate(a, ch, s);
     }
-    recon_skip_t why = pe == PCS_OK                 ? RECON_OK
-                       : pe != PCS_E_UNSUPPORTED ? RECON_BAD_ARGS
-                       : a->nonblocking          ? RECON_NONBLOCKING
-                                                 : RECON_UNSUPPORTED;
-    if (ce && s->n <= SCHED_CACHE_OPS) {
-        ce->valid = sched_copy(&ce->s, s) == 0;
-        ce->rank = e->rank;
-        ce->comm = e->comm;
-        ce->user_op = user_op;
-        ce->a = *a;
-        ce->why = why;
-        ce->ch = *ch;
+    return pe == PCS_OK                 ? RECON_OK
+           : pe != PCS_E_UNSUPPORTED ? RECON_BAD_ARGS
+           : a->nonblocking          ? RECON_NONBLOCKING
+                                     : RECON_UNSUPPORTED;
+}
+
+/* The cache entry for a call of rank `rank` on communicator comm with arguments a, or NULL
+ * for calls with per-rank lists (never cached). */
+static sched_ent_t *cache_slot(recon_t *r, const pcs_args_t *a, int32_t rank)
+{
+    if (a->counts || a->displs || a->scounts || a->sdispls)
+        return NULL;
+    size_t i = args_slot(a, rank);
+    assert(i < SCHED_CACHE);
+    return &r->cache[i];
+}
+
+static int cache_hit(const sched_ent_t *ce, const plog_rec_t *e, const pcs_args_t *a,
+                     bool user_op)
+{
+    return ce->valid && ce->rank == e->rank && ce->comm == e->comm && ce->user_op == user_op &&
+           args_eq(&ce->a, a);
+}
+
+static void cache_put(sched_ent_t *ce, const plog_rec_t *e, const pcs_args_t *a, bool user_op,
+                      recon_skip_t why, const pcs_choice_t *ch, const pcs_sched_t *s)
+{
+    if (s->n > SCHED_CACHE_OPS)
+        return;
+    ce->valid = sched_copy(&ce->s, s) == 0;
+    ce->rank = e->rank;
+    ce->comm = e->comm;
+    ce->user_op = user_op;
+    ce->a = *a;
+    ce->why = why;
+    ce->ch = *ch;
+}
+
+recon_skip_t recon_event(recon_t *r, const plog_rec_t *e, pcs_args_t *a, pcs_choice_t *ch,
+                         pcs_sched_t *s)
+{
+    const callmap_t *m = map_call(e->call);
+    if (!m)
+        return RECON_NOT_COLL;
+    if (e->flags & PLOG_F_INTER)
+        return RECON_INTER;
+    if (e->rc != 0)
+        return RECON_FAILED;
+    const plog_lcomm_t *lc = e->lcomm;
+    if (!lc || lc->my_rank < 0 || e->rank < 0 || e->rank >= r->world)
+        return RECON_NO_COMM;
+    const rank_info_t *ri = &r->ranks[e->rank];
+    if (ri->lib != RECON_LIB_OMPI41 && ri->lib != RECON_LIB_MPICH40)
+        return RECON_LIBRARY;
+    recon_skip_t why = args_of(r, e, m, lc, a);
+    if (why != RECON_OK)
+        return why;
+    const bool user_op = (e->flags & PLOG_F_COLLINFO) && e->op == PLOG_OP_USER;
+    sched_ent_t *ce = cache_slot(r, a, e->rank);
+    if (ce && cache_hit(ce, e, a, user_op) && sched_copy(s, &ce->s) == 0) {
+        *ch = ce->ch;
+        return ce->why;
     }
+    why = schedule_of(r, ri, lc, a, user_op, ch, s);
+    if (ce)
+        cache_put(ce, e, a, user_op, why, ch, s);
     return why;
 }

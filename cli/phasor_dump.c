@@ -1,6 +1,7 @@
 /* phasor_dump.c: `phasor dump`: every decoded event of a log as text, CSV or JSON
  * (formats: doc/dump-format.md). Output is streamed: one event in memory at a time. */
 #define _GNU_SOURCE
+#include <assert.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -14,11 +15,10 @@
 #include "plog_calls.h"
 #include "plog_probeset.h"
 #include "plog_reader.h"
+#include "tablew.h"
 
 #define DUMP_JSON_VERSION 1
 #define PROBE_JSON_VERSION 1
-
-enum dump_fmt { FMT_TEXT, FMT_CSV, FMT_JSON };
 
 /* bytes of a status: PLOG_BYTES_UNKNOWN prints as -1 */
 static void o_bytes(out_t *o, uint64_t v)
@@ -493,44 +493,109 @@ static void text_tail(out_t *o, const plog_run_t *run)
 
 /* ---- --probe: the network probe's samples, as the log holds them ---- */
 
-static void o_ns(out_t *o, double v)
+/* The columns of --probe (doc/dump-format.md); the quantiles in ns with one decimal. */
+static const tablew_col_t probe_cols[] = {
+    {"src", TABLEW_INT, 0},    {"dst", TABLEW_INT, 0},    {"way", TABLEW_NAME, 0},
+    {"bytes", TABLEW_INT, 0},  {"n", TABLEW_INT, 0},      {"min_ns", TABLEW_FIX, 1},
+    {"q10_ns", TABLEW_FIX, 1}, {"q25_ns", TABLEW_FIX, 1}, {"q50_ns", TABLEW_FIX, 1},
+    {"q75_ns", TABLEW_FIX, 1}, {"q90_ns", TABLEW_FIX, 1}, {"max_ns", TABLEW_FIX, 1},
+    {"mean_ns", TABLEW_FIX, 1}};
+#define PROBE_NQ 8 /* the quantile columns, last */
+
+static void probe_quantiles(const plog_probe_q_t *q, double v[PROBE_NQ])
 {
-    char b[400]; /* %.1f of the largest finite double */
-    snprintf(b, sizeof(b), "%.1f", v);
+    const double x[PROBE_NQ] = {q->min, q->q10, q->q25, q->q50, q->q75, q->q90, q->max, q->mean};
+    memcpy(v, x, sizeof(x));
+}
+
+/* The text form's two # lines. */
+static void probe_text_head(out_t *o, const plog_probeset_t *ps, const char *path)
+{
+    char line[800];
+    snprintf(line, sizeof(line), ": %s probe, %d of %d ranks, %u sizes, %u repetitions, "
+             "%u rounds, %.3f s\n# ",
+             plog_probe_mode_name(ps->info.mode), (int)ps->ranks, (int)ps->world,
+             ps->info.nsizes, ps->info.reps, ps->info.rounds, ps->info.elapsed_s);
+    o_str(o, "# phasor dump --probe of ");
+    o_str(o, path);
+    o_str(o, line);
+    for (size_t i = 0; i < TABLEW_NCOLS(probe_cols); i++) {
+        o_str(o, i ? " " : "");
+        o_str(o, probe_cols[i].name);
+    }
+    o_str(o, " (dst *: every destination of src pooled)\n");
+}
+
+static void probe_text_row(out_t *o, const plog_probeset_t *ps, const plog_probe_entry_t *e)
+{
+    o_i64(o, e->src);
+    o_chr(o, ' ');
+    if (e->dst < 0)
+        o_chr(o, '*');
+    else
+        o_i64(o, e->dst);
+    o_chr(o, ' ');
+    o_str(o, plog_probe_way_name(e->way));
+    o_chr(o, ' ');
+    o_u64(o, ps->info.sizes[e->size_idx]);
+    o_chr(o, ' ');
+    o_u64(o, e->q.n);
+    double v[PROBE_NQ];
+    probe_quantiles(&e->q, v);
+    for (int i = 0; i < PROBE_NQ; i++) {
+        char b[400]; /* %.1f of the largest finite double */
+        snprintf(b, sizeof(b), " %.1f", v[i]);
+        o_str(o, b);
+    }
+    o_chr(o, '\n');
+}
+
+/* The JSON document's members before the entries: the probe's description. */
+static void probe_json_head(out_t *o, const plog_probeset_t *ps)
+{
+    o_str(o, ", \"mode\": ");
+    o_jstr(o, plog_probe_mode_name(ps->info.mode));
+    o_str(o, ", \"world_size\": ");
+    o_i64(o, ps->world);
+    o_str(o, ", \"ranks\": ");
+    o_i64(o, ps->ranks);
+    o_str(o, ", \"sizes\": [");
+    for (unsigned i = 0; i < ps->info.nsizes; i++) {
+        o_str(o, i ? ", " : "");
+        o_u64(o, ps->info.sizes[i]);
+    }
+    o_str(o, "], \"repetitions\": ");
+    o_u64(o, ps->info.reps);
+    o_str(o, ", \"rounds\": ");
+    o_u64(o, ps->info.rounds);
+    char b[400];
+    snprintf(b, sizeof(b), "%.6f", ps->info.elapsed_s);
+    o_str(o, ", \"elapsed_s\": ");
     o_str(o, b);
+    o_str(o, ", \"seed\": ");
+    o_u64(o, ps->info.seed);
+    o_str(o, ", \"log_version\": ");
+    o_u64(o, ps->info.version);
 }
 
-static const char *const probe_cols[] = {"src",    "dst",    "way",    "bytes",  "n",
-                                         "min_ns", "q10_ns", "q25_ns", "q50_ns", "q75_ns",
-                                         "q90_ns", "max_ns", "mean_ns"};
-enum { PROBE_Q0 = 5, PROBE_NCOLS = sizeof(probe_cols) / sizeof(probe_cols[0]) };
-
-/* the column names, CSV's header row or the text's second # line */
-static void probe_header(out_t *o, const char *sep)
+static void probe_table_row(tablew_t *t, const plog_probeset_t *ps, const plog_probe_entry_t *e)
 {
-    for (int i = 0; i < PROBE_NCOLS; i++) {
-        o_str(o, i ? sep : "");
-        o_str(o, probe_cols[i]);
-    }
-}
-
-static void probe_q(out_t *o, const plog_probe_q_t *q, const char *sep, int json)
-{
-    const double v[PROBE_NCOLS - PROBE_Q0] = {q->min, q->q10, q->q25, q->q50,
-                                              q->q75, q->q90, q->max, q->mean};
-    for (int i = 0; i < PROBE_NCOLS - PROBE_Q0; i++) {
-        o_str(o, sep);
-        if (json) {
-            o_jstr(o, probe_cols[PROBE_Q0 + i]);
-            o_str(o, ": ");
-        }
-        o_ns(o, v[i]);
-    }
+    tablew_row_t r = TABLEW_ROW(t, probe_cols);
+    tablew_i64(&r, e->src);
+    tablew_i64(&r, e->dst);
+    tablew_name(&r, plog_probe_way_name(e->way));
+    tablew_u64(&r, ps->info.sizes[e->size_idx]);
+    tablew_u64(&r, e->q.n);
+    double v[PROBE_NQ];
+    probe_quantiles(&e->q, v);
+    for (int i = 0; i < PROBE_NQ; i++)
+        tablew_num(&r, v[i]);
+    tablew_row_end(&r);
 }
 
 /* Every entry of the run's probe (pairs first, then each source's pooled ones), rank R's
- * only with --rank. 0, or exit status 1 when the log has no probe or a damaged one. */
-static int dump_probe(const plog_run_t *run, const char *path, enum dump_fmt fmt, long rank)
+ * only with --rank. The exit status: 1 when the log has no probe or a damaged one. */
+static int dump_probe(const plog_run_t *run, const char *path, phasor_fmt_t fmt, long rank)
 {
     plog_probeset_t ps;
     plog_error_t err;
@@ -541,100 +606,40 @@ static int dump_probe(const plog_run_t *run, const char *path, enum dump_fmt fmt
     static out_t o;
     o.f = stdout;
     o.n = 0;
-    const char *mode = plog_probe_mode_name(ps.info.mode);
-    if (fmt == FMT_CSV) {
-        probe_header(&o, ",");
-        o_chr(&o, '\n');
-    } else if (fmt == FMT_JSON) {
-        o_str(&o, "{\"format\": \"phasor-probe\", \"version\": ");
-        o_i64(&o, PROBE_JSON_VERSION);
-        o_str(&o, ", \"mode\": ");
-        o_jstr(&o, mode);
-        o_str(&o, ", \"world_size\": ");
-        o_i64(&o, ps.world);
-        o_str(&o, ", \"ranks\": ");
-        o_i64(&o, ps.ranks);
-        o_str(&o, ", \"sizes\": [");
-        for (unsigned i = 0; i < ps.info.nsizes; i++) {
-            o_str(&o, i ? ", " : "");
-            o_u64(&o, ps.info.sizes[i]);
-        }
-        o_str(&o, "], \"repetitions\": ");
-        o_u64(&o, ps.info.reps);
-        o_str(&o, ", \"rounds\": ");
-        o_u64(&o, ps.info.rounds);
-        char b[400];
-        snprintf(b, sizeof(b), "%.6f", ps.info.elapsed_s);
-        o_str(&o, ", \"elapsed_s\": ");
-        o_str(&o, b);
-        o_str(&o, ", \"seed\": ");
-        o_u64(&o, ps.info.seed);
-        o_str(&o, ", \"log_version\": ");
-        o_u64(&o, ps.info.version);
-        o_str(&o, ",\n\"entries\": [");
+    tablew_t t;
+    if (fmt == PHASOR_FMT_TEXT) {
+        probe_text_head(&o, &ps, path);
     } else {
-        char line[800];
-        snprintf(line, sizeof(line), ": %s probe, %d of %d ranks, %u sizes, %u repetitions, "
-                 "%u rounds, %.3f s\n# ",
-                 mode, (int)ps.ranks, (int)ps.world, ps.info.nsizes, ps.info.reps,
-                 ps.info.rounds, ps.info.elapsed_s);
-        o_str(&o, "# phasor dump --probe of ");
-        o_str(&o, path);
-        o_str(&o, line);
-        probe_header(&o, " ");
-        o_str(&o, " (dst *: every destination of src pooled)\n");
+        tablew_begin(&t, &o, fmt == PHASOR_FMT_CSV ? TABLEW_CSV : TABLEW_JSON, probe_cols,
+                     TABLEW_NCOLS(probe_cols), "phasor-probe", PROBE_JSON_VERSION);
+        if (fmt == PHASOR_FMT_JSON)
+            probe_json_head(tablew_out(&t), &ps);
+        tablew_rows_key(&t, "entries");
     }
-    int first = 1;
     for (size_t i = 0; i < ps.n; i++) {
         const plog_probe_entry_t *e = &ps.e[i];
+        assert(e->size_idx < ps.info.nsizes);
         if (rank >= 0 && e->src != rank)
             continue;
-        const char *way = plog_probe_way_name(e->way);
-        uint64_t bytes = ps.info.sizes[e->size_idx];
-        if (fmt == FMT_JSON) {
-            o_str(&o, first ? "\n{\"src\": " : ",\n{\"src\": ");
-            o_i64(&o, e->src);
-            o_str(&o, ", \"dst\": ");
-            o_i64(&o, e->dst);
-            o_str(&o, ", \"way\": ");
-            o_jstr(&o, way);
-            o_str(&o, ", \"bytes\": ");
-            o_u64(&o, bytes);
-            o_str(&o, ", \"n\": ");
-            o_u64(&o, e->q.n);
-            probe_q(&o, &e->q, ", ", 1);
-            o_chr(&o, '}');
-        } else {
-            const char *sep = fmt == FMT_CSV ? "," : " ";
-            o_i64(&o, e->src);
-            o_str(&o, sep);
-            if (e->dst < 0 && fmt == FMT_TEXT)
-                o_chr(&o, '*');
-            else
-                o_i64(&o, e->dst);
-            o_str(&o, sep);
-            o_str(&o, way);
-            o_str(&o, sep);
-            o_u64(&o, bytes);
-            o_str(&o, sep);
-            o_u64(&o, e->q.n);
-            probe_q(&o, &e->q, sep, 0);
-            o_chr(&o, '\n');
-        }
-        first = 0;
+        if (fmt == PHASOR_FMT_TEXT)
+            probe_text_row(&o, &ps, e);
+        else
+            probe_table_row(&t, &ps, e);
     }
-    if (fmt == FMT_JSON)
-        o_str(&o, "\n]}\n");
-    o_flush(&o);
+    if (fmt != PHASOR_FMT_TEXT)
+        tablew_end(&t);
     plog_probeset_free(&ps);
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        fprintf(stderr, "phasor dump: writing the output: %s\n", strerror(errno));
-        return PHASOR_EXIT_INPUT;
-    }
-    return PHASOR_EXIT_OK;
+    return phasor_finish_out("dump", &o);
 }
 
-/* ---- the command ---- */
+/* ---- options ---- */
+
+typedef struct dump_opts {
+    phasor_fmt_t fmt;
+    long rank; /* -1: every rank */
+    int probe;
+    const char *path;
+} dump_opts_t;
 
 static void dump_usage(FILE *f)
 {
@@ -656,12 +661,10 @@ static void dump_usage(FILE *f)
             DUMP_JSON_VERSION);
 }
 
-int phasor_cmd_dump(int argc, char **argv)
+/* PHASOR_CONTINUE with *op filled, or the exit status (--help, bad usage). */
+static int dump_parse(int argc, char **argv, dump_opts_t *op)
 {
-    enum dump_fmt fmt = FMT_TEXT;
-    int fmt_set = 0;
-    long rank = -1;
-    int probe = 0;
+    *op = (dump_opts_t){.fmt = PHASOR_FMT_TEXT, .rank = -1};
     static const struct option opts[] = {
         {"rank", required_argument, NULL, 'r'}, {"csv", no_argument, NULL, 'c'},
         {"json", no_argument, NULL, 'j'},       {"help", no_argument, NULL, 'h'},
@@ -669,130 +672,131 @@ int phasor_cmd_dump(int argc, char **argv)
     optind = 0; /* full reinitialisation: main may have run getopt already */
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "hr:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":hr:", opts, NULL)) != -1) {
         switch (c) {
         case 'h':
             dump_usage(stdout);
             return PHASOR_EXIT_OK;
-        case 'r': {
-            char *end;
-            errno = 0;
-            rank = strtol(optarg, &end, 10);
-            if (errno != 0 || *end != '\0' || end == optarg || rank < 0 || rank > INT32_MAX)
-                return phasor_usage_error("dump", "--rank needs a world rank (a number >= 0), not '%s'",
-                                   optarg);
+        case 'r':
+            if (phasor_rank_arg("dump", optarg, &op->rank) != PHASOR_EXIT_OK)
+                return PHASOR_EXIT_USAGE;
             break;
-        }
         case 'p':
-            probe = 1;
+            op->probe = 1;
             break;
         case 'c':
         case 'j':
-            if (fmt_set && fmt != (c == 'c' ? FMT_CSV : FMT_JSON))
-                return phasor_usage_error("dump", "%s", "--csv and --json exclude each other");
-            fmt = c == 'c' ? FMT_CSV : FMT_JSON;
-            fmt_set = 1;
+            if (phasor_fmt_arg("dump", c == 'c' ? PHASOR_FMT_CSV : PHASOR_FMT_JSON, &op->fmt) !=
+                PHASOR_EXIT_OK)
+                return PHASOR_EXIT_USAGE;
             break;
         default:
-            if (optopt == 'r')
-                return phasor_usage_error("dump", "%s", "--rank needs a value");
-            return phasor_usage_error("dump", "unknown option '%s'", argv[optind - 1]);
+            return phasor_getopt_error("dump", c, argv);
         }
     }
-    if (optind >= argc)
-        return phasor_usage_error("dump", "%s", "which log? give a log directory or a rank file");
-    if (argc - optind > 1)
-        return phasor_usage_error("dump", "unexpected argument '%s'", argv[optind + 1]);
-    const char *path = argv[optind];
+    int st = phasor_log_arg("dump", argc, argv, 0, &op->path);
+    return st == PHASOR_EXIT_OK ? PHASOR_CONTINUE : st;
+}
 
-    plog_error_t err;
-    plog_run_t *run = NULL;
-    if (plog_run_open(path, &run, &err) != PLOG_OK) {
-        fprintf(stderr, "phasor dump: %s\n", err.msg);
-        return err.code == PLOG_E_USAGE ? PHASOR_EXIT_USAGE : PHASOR_EXIT_INPUT;
-    }
-    if (rank >= 0 && plog_run_rank(run, (int32_t)rank) == NULL) {
-        fprintf(stderr, "phasor dump: %s: no rank %ld in this log (world size %d)\n", path, rank,
-                (int)plog_run_world_size(run));
-        plog_run_close(run);
-        return PHASOR_EXIT_USAGE;
-    }
+/* ---- the events ---- */
 
-    if (probe) {
-        int st = dump_probe(run, path, fmt, rank);
-        plog_run_close(run);
-        return st;
-    }
-
-    static out_t o;
-    o.f = stdout;
-    o.n = 0;
-    if (fmt == FMT_CSV) {
-        o_str(&o, csv_header);
-    } else if (fmt == FMT_JSON) {
-        o_str(&o, "{\"format\": \"phasor-dump\", \"version\": ");
-        o_i64(&o, DUMP_JSON_VERSION);
-        o_str(&o, ", \"world_size\": ");
-        o_i64(&o, plog_run_world_size(run));
-        o_str(&o, ",\n\"events\": [");
+static void dump_head(out_t *o, phasor_fmt_t fmt, const char *path, const plog_run_t *run)
+{
+    if (fmt == PHASOR_FMT_CSV) {
+        o_str(o, csv_header);
+    } else if (fmt == PHASOR_FMT_JSON) {
+        o_str(o, "{\"format\": \"phasor-dump\", \"version\": ");
+        o_i64(o, DUMP_JSON_VERSION);
+        o_str(o, ", \"world_size\": ");
+        o_i64(o, plog_run_world_size(run));
+        o_str(o, ",\n\"events\": [");
     } else {
         char line[4200];
         snprintf(line, sizeof(line), "# phasor dump of %s: world size %d\n"
                  "# rank thread start_ns end_ns call fields...\n", path,
                  (int)plog_run_world_size(run));
-        o_str(&o, line);
+        o_str(o, line);
     }
+}
 
-    int status = PHASOR_EXIT_OK, first = 1;
-    for (int32_t r = 0; r < plog_run_world_size(run) && status == PHASOR_EXIT_OK; r++) {
-        if (plog_run_rank(run, r) == NULL || (rank >= 0 && r != rank))
+/* Every event of the ranks asked for, rank by rank. PLOG_OK, or the reader's error. */
+static plog_err_t dump_events(out_t *o, const dump_opts_t *op, plog_run_t *run,
+                              plog_error_t *err)
+{
+    plog_err_t ie = PLOG_OK;
+    int first = 1;
+    for (int32_t r = 0; r < plog_run_world_size(run) && ie == PLOG_OK; r++) {
+        if (plog_run_rank(run, r) == NULL || (op->rank >= 0 && r != op->rank))
             continue;
         plog_iter_t *it = NULL;
-        if (plog_iter_open(run, r, &it, &err) != PLOG_OK) {
-            status = PHASOR_EXIT_INPUT;
+        if ((ie = plog_iter_open(run, r, &it, err)) != PLOG_OK)
             break;
-        }
         const plog_rec_t *e;
-        plog_err_t ie;
-        while ((ie = plog_iter_next(it, &e, &err)) == PLOG_OK && e != NULL) {
-            switch (fmt) {
-            case FMT_CSV: event_csv(&o, e); break;
-            case FMT_JSON: event_json(&o, e, first); break;
-            default: event_text(&o, e); break;
+        while ((ie = plog_iter_next(it, &e, err)) == PLOG_OK && e != NULL) {
+            switch (op->fmt) {
+            case PHASOR_FMT_CSV: event_csv(o, e); break;
+            case PHASOR_FMT_JSON: event_json(o, e, first); break;
+            default: event_text(o, e); break;
             }
             first = 0;
         }
-        if (ie != PLOG_OK)
-            status = PHASOR_EXIT_INPUT;
         plog_iter_close(it);
     }
-    if (status != PHASOR_EXIT_OK) {
+    return ie;
+}
+
+/* What the output has no place for, on stderr: the reader's warnings and, for CSV, each
+ * rank that ended early (the text form says both in its tail, JSON in its members). */
+static void dump_notes(phasor_fmt_t fmt, const plog_run_t *run)
+{
+    if (fmt == PHASOR_FMT_JSON)
+        return;
+    phasor_print_warnings("dump", run);
+    if (fmt != PHASOR_FMT_CSV)
+        return;
+    for (int32_t r = 0; r < plog_run_world_size(run); r++) {
+        const plog_rank_t *rk = plog_run_rank(run, r);
+        if (rk != NULL && !rk->complete)
+            fprintf(stderr, "phasor dump: note: %s ended early at offset %" PRIu64
+                    "; its complete frames were read\n", rk->path, rk->end_offset);
+    }
+}
+
+int phasor_cmd_dump(int argc, char **argv)
+{
+    dump_opts_t op;
+    int status = dump_parse(argc, argv, &op);
+    if (status != PHASOR_CONTINUE)
+        return status;
+    plog_run_t *run;
+    status = phasor_open_run("dump", op.path, op.rank, &run);
+    if (status != PHASOR_EXIT_OK)
+        return status;
+    if (op.probe) {
+        status = dump_probe(run, op.path, op.fmt, op.rank);
+        plog_run_close(run);
+        return status;
+    }
+
+    static out_t o;
+    o.f = stdout;
+    o.n = 0;
+    dump_head(&o, op.fmt, op.path, run);
+    plog_error_t err;
+    if (dump_events(&o, &op, run, &err) != PLOG_OK) {
         o_flush(&o);
         fflush(stdout);
         fprintf(stderr, "phasor dump: %s\n", err.msg);
         plog_run_close(run);
-        return status;
-    }
-    if (fmt == FMT_JSON)
-        json_tail(&o, run);
-    else if (fmt == FMT_TEXT)
-        text_tail(&o, run);
-    o_flush(&o);
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        fprintf(stderr, "phasor dump: writing the output: %s\n", strerror(errno));
-        plog_run_close(run);
         return PHASOR_EXIT_INPUT;
     }
-    if (fmt != FMT_JSON) {
-        phasor_print_warnings("dump", run);
-        if (fmt == FMT_CSV)
-            for (int32_t r = 0; r < plog_run_world_size(run); r++) {
-                const plog_rank_t *rk = plog_run_rank(run, r);
-                if (rk != NULL && !rk->complete)
-                    fprintf(stderr, "phasor dump: note: %s ended early at offset %" PRIu64
-                            "; its complete frames were read\n", rk->path, rk->end_offset);
-            }
-    }
+    if (op.fmt == PHASOR_FMT_JSON)
+        json_tail(&o, run);
+    else if (op.fmt == PHASOR_FMT_TEXT)
+        text_tail(&o, run);
+    status = phasor_finish_out("dump", &o);
+    if (status == PHASOR_EXIT_OK)
+        dump_notes(op.fmt, run);
     plog_run_close(run);
-    return PHASOR_EXIT_OK;
+    return status;
 }

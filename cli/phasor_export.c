@@ -2,6 +2,7 @@
  * JSON) or as CSV (doc/export-format.md). Streams the merged iterator: memory holds one event,
  * per-thread state, and the point-to-point messages still in flight (sends not yet matched to
  * a receive completion or the reverse), never the whole log. */
+#include <assert.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -13,71 +14,146 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hmap.h"
 #include "phasor_cmd.h"
 #include "phasor_export.h"
 #include "phasor_out.h"
 #include "phases.h"
 #include "plog_reader.h"
-
-#define EXPORT_CSV_HEADER                                                                     \
-    "rank,thread,call,start_ns,end_ns,comm,peer,tag,bytes,root,request,rbytes,rc,flags,class," \
-    "source,callsite\n"
-#define EXPORT_MSG_HEADER "src,dst,tag,comm,bytes,send_start_ns,send_end_ns,recv_end_ns\n"
+#include "tablew.h"
+#include "vec.h"
 
 enum { FMT_CHROME, FMT_CSV, FMT_OTF2 };
 
 /* ---- message matching: FIFO per (comm, src, dst, tag), MPI's non-overtaking order ---- */
-typedef struct mend { /* one side of a message not yet matched */
-    struct mend *next;
+
+#define M_NONE UINT32_MAX /* no entry: the end of a queue or of a chain */
+
+typedef struct mend { /* one side of a message not yet matched, in the matcher's pool */
     int64_t start, end; /* the slice it belongs to */
+    uint64_t bytes;
     int32_t rank;
     uint16_t thread;
-    uint64_t bytes;
+    uint32_t next; /* the next end in its queue, or in the pool's free list */
 } mend_t;
 
 typedef struct mkey {
-    struct mkey *next;
     int32_t comm, src, dst, tag;
-    mend_t *sh, *st, *rh, *rt; /* sends and receives waiting, head/tail */
+    uint32_t chain;          /* the next key of the same hash */
+    uint32_t sh, st, rh, rt; /* sends and receives waiting, head/tail in the pool */
 } mkey_t;
 
 typedef struct matcher {
-    mkey_t **tab;
-    size_t nb;
+    hmap_t first;    /* hash of the four fields -> the first key of its chain */
+    mkey_t *keys;    /* every key seen, never removed */
+    size_t nkeys, kcap;
+    mend_t *pool;    /* the waiting ends, and the free entries linked from free_end */
+    size_t npool, pcap;
+    uint32_t free_end;
     uint64_t flows, in_flight, peak;
 } matcher_t;
 
-static size_t mhash(int32_t c, int32_t s, int32_t d, int32_t t, size_t nb)
+/* The four fields hashed to a nonzero key (0 marks hmap's empty slots). */
+static uint64_t mkey_hash(int32_t c, int32_t s, int32_t d, int32_t t)
 {
-    uint64_t h = (uint32_t)c;
-    h = h * 0x9E3779B97F4A7C15ull ^ (uint32_t)s;
-    h = h * 0x9E3779B97F4A7C15ull ^ (uint32_t)d;
-    h = h * 0x9E3779B97F4A7C15ull ^ (uint32_t)t;
-    return (size_t)((h * 0x9E3779B97F4A7C15ull) >> 20) % nb;
+    uint64_t h = hmap_mix(((uint64_t)(uint32_t)c << 32 | (uint32_t)s) ^
+                          hmap_mix((uint64_t)(uint32_t)d << 32 | (uint32_t)t));
+    return h ? h : 1;
 }
 
+/* The key of (c, s, d, t), added when new; NULL when out of memory. */
 static mkey_t *mkey_get(matcher_t *m, int32_t c, int32_t s, int32_t d, int32_t t)
 {
-    size_t b = mhash(c, s, d, t, m->nb);
-    for (mkey_t *k = m->tab[b]; k; k = k->next)
+    uint64_t h = mkey_hash(c, s, d, t);
+    int found;
+    size_t slot = hmap_probe(&m->first, h, &found);
+    uint32_t head = found ? (uint32_t)m->first.vals[slot] : M_NONE;
+    for (uint32_t i = head; i != M_NONE; i = m->keys[i].chain) {
+        mkey_t *k = &m->keys[i];
         if (k->comm == c && k->src == s && k->dst == d && k->tag == t)
             return k;
-    mkey_t *k = calloc(1, sizeof(*k));
-    if (!k)
+    }
+    if (m->nkeys >= M_NONE || VEC_GROW(m->keys, m->kcap, m->nkeys + 1) != 0)
         return NULL;
-    k->comm = c, k->src = s, k->dst = d, k->tag = t;
-    k->next = m->tab[b];
-    m->tab[b] = k;
-    return k;
+    uint32_t i = (uint32_t)m->nkeys;
+    if (found)
+        m->first.vals[slot] = i;
+    else if (hmap_put_at(&m->first, slot, h, i) != 0)
+        return NULL;
+    m->keys[m->nkeys++] = (mkey_t){c, s, d, t, head, M_NONE, M_NONE, M_NONE, M_NONE};
+    return &m->keys[i];
+}
+
+/* A pool entry holding me, from the free list or new; M_NONE when out of memory. */
+static uint32_t mend_new(matcher_t *m, const mend_t *me)
+{
+    uint32_t i = m->free_end;
+    if (i != M_NONE) {
+        m->free_end = m->pool[i].next;
+    } else {
+        if (m->npool >= M_NONE || VEC_GROW(m->pool, m->pcap, m->npool + 1) != 0)
+            return M_NONE;
+        i = (uint32_t)m->npool++;
+    }
+    m->pool[i] = *me;
+    m->pool[i].next = M_NONE;
+    return i;
+}
+
+static void mend_free(matcher_t *m, uint32_t i)
+{
+    m->pool[i].next = m->free_end;
+    m->free_end = i;
+}
+
+static void matcher_free(matcher_t *m)
+{
+    hmap_free(&m->first);
+    free(m->keys);
+    free(m->pool);
+}
+
+/* ---- per-thread state: where the last MPI call ended (compute = the gap) ---- */
+typedef struct tstate {
+    int32_t rank;
+    uint16_t thread;
+    int64_t last_end;
+    int seen;
+} tstate_t;
+
+typedef struct rstate { /* per rank: MPI-time fraction counter window */
+    int64_t win;        /* current window index */
+    int64_t acc;        /* MPI ns in it */
+    int named, active;
+    tstate_t *t;
+    size_t nt, cap;
+} rstate_t;
+
+static tstate_t *thread_of(rstate_t *r, int32_t rank, uint16_t thread)
+{
+    for (size_t i = 0; i < r->nt; i++)
+        if (r->t[i].thread == thread)
+            return &r->t[i];
+    if (VEC_GROW(r->t, r->cap, r->nt + 1) != 0)
+        return NULL;
+    r->t[r->nt] = (tstate_t){rank, thread, 0, 0};
+    return &r->t[r->nt++];
 }
 
 typedef struct xctx {
     out_t *o;      /* events / trace */
     out_t *msg;    /* messages CSV, or NULL */
+    tablew_t csv;  /* --format csv: the events, on o */
+    tablew_t mcsv; /* the messages, on msg */
     int fmt;
     int first;     /* JSON: no comma before the next element */
+    int64_t W;     /* window of the MPI-time fraction */
+    int32_t nr;    /* world size */
+    rstate_t *rs;  /* by world rank */
     matcher_t m;
 } xctx_t;
+
+/* ---- Chrome / Perfetto: Trace Event Format JSON ---- */
 
 /* Microseconds with ns precision, as the Trace Event Format expects. */
 static void o_us(out_t *o, int64_t ns)
@@ -106,6 +182,27 @@ static void j_pidtid(out_t *o, int32_t rank, uint16_t thread)
     o_u64(o, thread);
 }
 
+/* The opening of a trace event: {"ph":"<ph>","name":<name> (the caller adds the rest). */
+static void j_event(xctx_t *x, const char *ph, const char *name)
+{
+    j_open(x);
+    o_str(x->o, "{\"ph\":\"");
+    o_str(x->o, ph);
+    o_str(x->o, "\",\"name\":");
+    o_jstr(x->o, name);
+}
+
+/* A metadata event naming process pid. */
+static void chrome_process_name(xctx_t *x, int32_t pid, const char *name)
+{
+    j_event(x, "M", "process_name");
+    o_str(x->o, ",\"pid\":");
+    o_i64(x->o, pid);
+    o_str(x->o, ",\"args\":{\"name\":");
+    o_jstr(x->o, name);
+    o_str(x->o, "}}");
+}
+
 /* A counter track sample ("C" event): one named track per process, one series per name in
  * args. Phase metrics (theta_i per rank, R/S/E on a run-wide process) are further calls. */
 static void chrome_counter(xctx_t *x, int32_t pid, const char *track, int64_t ts_ns,
@@ -113,9 +210,7 @@ static void chrome_counter(xctx_t *x, int32_t pid, const char *track, int64_t ts
 {
     char v[40];
     snprintf(v, sizeof(v), "%.6g", value);
-    j_open(x);
-    o_str(x->o, "{\"ph\":\"C\",\"name\":");
-    o_jstr(x->o, track);
+    j_event(x, "C", track);
     o_str(x->o, ",\"pid\":");
     o_i64(x->o, pid);
     o_str(x->o, ",\"ts\":");
@@ -146,7 +241,7 @@ static void phase_tracks(xctx_t *x, plog_run_t *run, int32_t nr)
     double *theta = NULL, *scratch = NULL;
     if (ph_marks_find(run, &spec, &m, &err) != PLOG_OK) {
         fprintf(stderr, "phasor export: no phase tracks: %s\n", err.msg);
-        return;
+        goto out; /* m may hold what the search allocated */
     }
     if (ph_grid_make(&m, 0, PHASE_POINTS, &g) != 0 ||
         ph_marks_compute(run, &m, &topo, &err) != PLOG_OK ||
@@ -159,10 +254,7 @@ static void phase_tracks(xctx_t *x, plog_run_t *run, int32_t nr)
     }
     ph_potential_t pot;
     ph_potential_parse("tanh", &pot);
-    j_open(x);
-    o_str(x->o, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":");
-    o_i64(x->o, nr);
-    o_str(x->o, ",\"args\":{\"name\":\"phases\"}}");
+    chrome_process_name(x, nr, "phases");
     for (size_t k = 0; k < g.n; k++) {
         int64_t t = g.t0 + (int64_t)k * g.dt;
         ph_timeline_at(&tl, k, theta);
@@ -186,141 +278,39 @@ out:
     ph_marks_free(&m);
 }
 
-static void flow_pair(xctx_t *x, const mend_t *s, const mend_t *r)
+static void chrome_slice(xctx_t *x, const char *name, const char *cat, int32_t rank,
+                         uint16_t thread, int64_t s, int64_t e)
 {
-    uint64_t id = ++x->m.flows;
-    if (x->fmt == FMT_CHROME) {
-        j_open(x);
-        o_str(x->o, "{\"ph\":\"s\",\"name\":\"message\",\"cat\":\"p2p\",\"id\":");
-        o_u64(x->o, id);
-        o_chr(x->o, ',');
-        j_pidtid(x->o, s->rank, s->thread);
-        o_str(x->o, ",\"ts\":");
-        o_us(x->o, s->start);
-        o_str(x->o, "},\n{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"message\",\"cat\":\"p2p\",\"id\":");
-        o_u64(x->o, id);
-        o_chr(x->o, ',');
-        j_pidtid(x->o, r->rank, r->thread);
-        o_str(x->o, ",\"ts\":");
-        o_us(x->o, r->end);
-        o_chr(x->o, '}');
-    }
+    j_event(x, "X", name);
+    o_str(x->o, ",\"cat\":\"");
+    o_str(x->o, cat);
+    o_str(x->o, "\",");
+    j_pidtid(x->o, rank, thread);
+    o_str(x->o, ",\"ts\":");
+    o_us(x->o, s);
+    o_str(x->o, ",\"dur\":");
+    o_us(x->o, e - s);
 }
 
-static void msg_row(xctx_t *x, const mkey_t *k, const mend_t *s, const mend_t *r)
+static void chrome_event(xctx_t *x, const plog_rec_t *e, int64_t s, int64_t end)
 {
-    out_t *o = x->msg;
-    if (!o)
-        return;
-    o_i64(o, k->src), o_chr(o, ','), o_i64(o, k->dst), o_chr(o, ','), o_i64(o, k->tag);
-    o_chr(o, ','), o_i64(o, k->comm), o_chr(o, ','), o_u64(o, s->bytes), o_chr(o, ',');
-    o_i64(o, s->start), o_chr(o, ','), o_i64(o, s->end), o_chr(o, ','), o_i64(o, r->end);
-    o_chr(o, '\n');
-}
-
-/* One side of a message: matched against the oldest waiting other side, else queued. */
-static int msg_side(xctx_t *x, int is_send, int32_t comm, int32_t src, int32_t dst, int32_t tag,
-                    const plog_rec_t *e, uint64_t bytes)
-{
-    if (src < 0 || dst < 0 || tag < 0)
-        return 0; /* PROC_NULL, unresolved source: no message */
-    mkey_t *k = mkey_get(&x->m, comm, src, dst, tag);
-    if (!k)
-        return -1;
-    mend_t me = {NULL, e->start_ns, e->end_ns, e->rank, e->thread, bytes};
-    mend_t **oh = is_send ? &k->rh : &k->sh, **ot = is_send ? &k->rt : &k->st;
-    if (*oh) {
-        mend_t *other = *oh;
-        *oh = other->next;
-        if (!*oh)
-            *ot = NULL;
-        const mend_t *s = is_send ? &me : other, *r = is_send ? other : &me;
-        flow_pair(x, s, r);
-        msg_row(x, k, s, r);
-        free(other);
-        x->m.in_flight--;
-        return 0;
-    }
-    mend_t *n = malloc(sizeof(*n));
-    if (!n)
-        return -1;
-    *n = me;
-    mend_t **h = is_send ? &k->sh : &k->rh, **t = is_send ? &k->st : &k->rt;
-    if (*t)
-        (*t)->next = n;
-    else
-        *h = n;
-    *t = n;
-    if (++x->m.in_flight > x->m.peak)
-        x->m.peak = x->m.in_flight;
-    return 0;
-}
-
-static int messages(xctx_t *x, const plog_rec_t *e)
-{
-    int rc = 0;
-    switch (e->cls) {
-    case PLOG_CLASS_SEND:
-    case PLOG_CLASS_ISEND:
-        rc = msg_side(x, 1, e->comm, e->rank, e->peer, e->tag, e, e->bytes);
-        break;
-    case PLOG_CLASS_SENDRECV:
-        rc = msg_side(x, 1, e->comm, e->rank, e->peer, e->tag, e, e->bytes);
-        if (rc == 0 && e->n_status > 0)
-            rc = msg_side(x, 0, e->comm, e->status[0].source, e->rank, e->status[0].tag, e,
-                          e->status[0].bytes);
-        break;
-    case PLOG_CLASS_RECV: {
-        int32_t src = e->peer, tag = e->tag;
-        if (e->n_status > 0 && e->status[0].source >= 0)
-            src = e->status[0].source, tag = e->status[0].tag;
-        rc = msg_side(x, 0, e->comm, src, e->rank, tag, e, e->rbytes);
-        break;
-    }
-    case PLOG_CLASS_COMPLETE:
-        /* a nonblocking receive completes here; the status holds its real source */
-        for (uint32_t i = 0; i < e->n_status && rc == 0; i++) {
-            const plog_rstatus_t *st = &e->status[i];
-            if (!st->start || st->start->cls != PLOG_CLASS_IRECV || st->cancelled)
-                continue;
-            int32_t src = st->source >= 0 ? st->source : st->start->peer;
-            int32_t tag = st->tag >= 0 ? st->tag : st->start->tag;
-            rc = msg_side(x, 0, st->start->comm, src, e->rank, tag, e, st->bytes);
-        }
-        break;
-    default:
-        break;
-    }
-    return rc;
-}
-
-/* ---- per-thread state: where the last MPI call ended (compute = the gap) ---- */
-typedef struct tstate {
-    int32_t rank;
-    uint16_t thread;
-    int64_t last_end;
-    int seen;
-} tstate_t;
-
-typedef struct rstate { /* per rank: MPI-time fraction counter window */
-    int64_t win;        /* current window index */
-    int64_t acc;        /* MPI ns in it */
-    int named, active;
-    tstate_t *t;
-    size_t nt;
-} rstate_t;
-
-static tstate_t *thread_of(rstate_t *r, int32_t rank, uint16_t thread)
-{
-    for (size_t i = 0; i < r->nt; i++)
-        if (r->t[i].thread == thread)
-            return &r->t[i];
-    tstate_t *nt = realloc(r->t, (r->nt + 1) * sizeof(*nt));
-    if (!nt)
-        return NULL;
-    r->t = nt;
-    r->t[r->nt] = (tstate_t){rank, thread, 0, 0};
-    return &r->t[r->nt++];
+    out_t *o = x->o;
+    chrome_slice(x, e->call_name, e->cls == PLOG_CLASS_STEP ? "step" : plog_class_name(e->cls),
+                 e->rank, e->thread, s, end);
+    o_str(o, ",\"args\":{\"comm\":");
+    o_i64(o, e->comm);
+    if (e->peer != PLOG_NONE)
+        o_str(o, ",\"peer\":"), o_i64(o, e->peer);
+    if (e->root != PLOG_NONE)
+        o_str(o, ",\"root\":"), o_i64(o, e->root);
+    if (e->tag != PLOG_NONE)
+        o_str(o, ",\"tag\":"), o_i64(o, e->tag);
+    o_str(o, ",\"bytes\":"), o_u64(o, e->bytes);
+    o_str(o, ",\"rbytes\":"), o_u64(o, e->rbytes);
+    o_str(o, ",\"callsite\":"), o_u64(o, e->callsite);
+    if (e->n_status > 0 && e->status[0].source >= 0)
+        o_str(o, ",\"source\":"), o_i64(o, e->status[0].source);
+    o_str(o, "}}");
 }
 
 static int64_t fdiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
@@ -364,56 +354,238 @@ static void frac_add(xctx_t *x, int32_t rank, rstate_t *r, int64_t s, int64_t e,
     }
 }
 
-static void chrome_slice(xctx_t *x, const char *name, const char *cat, int32_t rank,
-                         uint16_t thread, int64_t s, int64_t e)
-{
-    j_open(x);
-    o_str(x->o, "{\"ph\":\"X\",\"name\":");
-    o_jstr(x->o, name);
-    o_str(x->o, ",\"cat\":\"");
-    o_str(x->o, cat);
-    o_str(x->o, "\",");
-    j_pidtid(x->o, rank, thread);
-    o_str(x->o, ",\"ts\":");
-    o_us(x->o, s);
-    o_str(x->o, ",\"dur\":");
-    o_us(x->o, e - s);
-}
-
-static void chrome_event(xctx_t *x, const plog_rec_t *e, int64_t s, int64_t end)
+/* Name a rank's process (on its first event) and a thread (on its first call). */
+static void chrome_names(xctx_t *x, const plog_rec_t *e, rstate_t *r, const tstate_t *t)
 {
     out_t *o = x->o;
-    chrome_slice(x, e->call_name, e->cls == PLOG_CLASS_STEP ? "step" : plog_class_name(e->cls),
-                 e->rank, e->thread, s, end);
-    o_str(o, ",\"args\":{\"comm\":");
-    o_i64(o, e->comm);
-    if (e->peer != PLOG_NONE)
-        o_str(o, ",\"peer\":"), o_i64(o, e->peer);
-    if (e->root != PLOG_NONE)
-        o_str(o, ",\"root\":"), o_i64(o, e->root);
-    if (e->tag != PLOG_NONE)
-        o_str(o, ",\"tag\":"), o_i64(o, e->tag);
-    o_str(o, ",\"bytes\":"), o_u64(o, e->bytes);
-    o_str(o, ",\"rbytes\":"), o_u64(o, e->rbytes);
-    o_str(o, ",\"callsite\":"), o_u64(o, e->callsite);
-    if (e->n_status > 0 && e->status[0].source >= 0)
-        o_str(o, ",\"source\":"), o_i64(o, e->status[0].source);
-    o_str(o, "}}");
+    if (!r->named) {
+        char nm[32];
+        snprintf(nm, sizeof(nm), "rank %d", (int)e->rank);
+        chrome_process_name(x, e->rank, nm);
+        j_event(x, "M", "process_sort_index");
+        o_str(o, ",\"pid\":");
+        o_i64(o, e->rank);
+        o_str(o, ",\"args\":{\"sort_index\":");
+        o_i64(o, e->rank);
+        o_str(o, "}}");
+        r->named = 1;
+    }
+    if (!t->seen && e->cls != PLOG_CLASS_STEP) {
+        char nm[32];
+        snprintf(nm, sizeof(nm), "thread %u", (unsigned)e->thread);
+        j_event(x, "M", "thread_name");
+        o_chr(o, ',');
+        j_pidtid(o, e->rank, e->thread);
+        o_str(o, ",\"args\":{\"name\":");
+        o_jstr(o, nm);
+        o_str(o, "}}");
+    }
 }
 
-static void csv_event(out_t *o, const plog_rec_t *e)
+/* One event into the trace: its slice, the compute gap before it, the MPI-time fraction.
+ * 0, or -1 when out of memory. */
+static int chrome_on_event(xctx_t *x, const plog_rec_t *e)
 {
-    int32_t src = e->n_status > 0 ? e->status[0].source : PLOG_NONE;
-    o_i64(o, e->rank), o_chr(o, ','), o_u64(o, e->thread), o_chr(o, ',');
-    o_str(o, e->call_name), o_chr(o, ',');
-    o_i64(o, e->start_ns), o_chr(o, ','), o_i64(o, e->end_ns), o_chr(o, ',');
-    o_i64(o, e->comm), o_chr(o, ','), o_i64(o, e->peer), o_chr(o, ','), o_i64(o, e->tag);
-    o_chr(o, ','), o_u64(o, e->bytes), o_chr(o, ','), o_i64(o, e->root), o_chr(o, ',');
-    o_u64(o, e->request), o_chr(o, ','), o_u64(o, e->rbytes), o_chr(o, ',');
-    o_i64(o, e->rc), o_chr(o, ','), o_u64(o, e->flags), o_chr(o, ',');
-    o_str(o, plog_class_name(e->cls)), o_chr(o, ','), o_i64(o, src), o_chr(o, ',');
-    o_u64(o, e->callsite), o_chr(o, '\n');
+    if (e->rank < 0 || e->rank >= x->nr)
+        return 0;
+    rstate_t *r = &x->rs[e->rank];
+    tstate_t *t = thread_of(r, e->rank, e->thread);
+    if (!t)
+        return -1;
+    chrome_names(x, e, r, t);
+    if (e->cls == PLOG_CLASS_STEP) {
+        /* a transfer inside the collective being recorded: nests in its slice */
+        chrome_event(x, e, e->start_ns, e->end_ns > e->start_ns ? e->end_ns : e->start_ns);
+        return 0;
+    }
+    /* clock alignment rounds: a call may begin a ns before its predecessor ended; clamp so
+     * that siblings never overlap */
+    int64_t s = e->start_ns, end = e->end_ns;
+    if (t->seen && s < t->last_end)
+        s = t->last_end;
+    if (end < s)
+        end = s;
+    if (t->seen && s > t->last_end) {
+        chrome_slice(x, "compute", "compute", e->rank, e->thread, t->last_end, s);
+        o_chr(x->o, '}');
+    }
+    chrome_event(x, e, s, end);
+    frac_add(x, e->rank, r, s, end, x->W);
+    t->seen = 1;
+    t->last_end = end;
+    return 0;
 }
+
+/* ---- messages: matched ends become flows (Chrome) and rows (-m) ---- */
+
+/* One end of a flow event: head (its "ph" and the fields before "id"), then id, the
+ * slice's process and thread, and the time. */
+static void flow_end(out_t *o, const char *head, uint64_t id, const mend_t *m, int64_t ts)
+{
+    o_str(o, head);
+    o_u64(o, id);
+    o_chr(o, ',');
+    j_pidtid(o, m->rank, m->thread);
+    o_str(o, ",\"ts\":");
+    o_us(o, ts);
+    o_chr(o, '}');
+}
+
+/* A matched message as a flow from the send's start to the receive's completion. */
+static void flow_pair(xctx_t *x, const mend_t *s, const mend_t *r)
+{
+    uint64_t id = ++x->m.flows;
+    if (x->fmt != FMT_CHROME)
+        return;
+    j_open(x);
+    flow_end(x->o, "{\"ph\":\"s\",\"name\":\"message\",\"cat\":\"p2p\",\"id\":", id, s,
+             s->start);
+    o_str(x->o, ",\n");
+    flow_end(x->o, "{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"message\",\"cat\":\"p2p\",\"id\":",
+             id, r, r->end);
+}
+
+static const tablew_col_t msg_cols[] = {
+    {"src", TABLEW_INT, 0},  {"dst", TABLEW_INT, 0},           {"tag", TABLEW_INT, 0},
+    {"comm", TABLEW_INT, 0}, {"bytes", TABLEW_INT, 0},         {"send_start_ns", TABLEW_INT, 0},
+    {"send_end_ns", TABLEW_INT, 0}, {"recv_end_ns", TABLEW_INT, 0}};
+
+static void msg_row(xctx_t *x, const mkey_t *k, const mend_t *s, const mend_t *r)
+{
+    if (!x->msg)
+        return;
+    tablew_row_t w = TABLEW_ROW(&x->mcsv, msg_cols);
+    tablew_i64(&w, k->src);
+    tablew_i64(&w, k->dst);
+    tablew_i64(&w, k->tag);
+    tablew_i64(&w, k->comm);
+    tablew_u64(&w, s->bytes);
+    tablew_i64(&w, s->start);
+    tablew_i64(&w, s->end);
+    tablew_i64(&w, r->end);
+    tablew_row_end(&w);
+}
+
+/* One side of a message: matched against the oldest waiting other side, else queued.
+ * 0, or -1 when out of memory. */
+static int msg_side(xctx_t *x, int is_send, int32_t comm, int32_t src, int32_t dst, int32_t tag,
+                    const plog_rec_t *e, uint64_t bytes)
+{
+    if (src < 0 || dst < 0 || tag < 0)
+        return 0; /* PROC_NULL, unresolved source: no message */
+    matcher_t *m = &x->m;
+    mkey_t *k = mkey_get(m, comm, src, dst, tag);
+    if (!k)
+        return -1;
+    mend_t me = {e->start_ns, e->end_ns, bytes, e->rank, e->thread, M_NONE};
+    uint32_t *oh = is_send ? &k->rh : &k->sh, *ot = is_send ? &k->rt : &k->st;
+    if (*oh != M_NONE) {
+        uint32_t oi = *oh;
+        const mend_t *other = &m->pool[oi];
+        *oh = other->next;
+        if (*oh == M_NONE)
+            *ot = M_NONE;
+        const mend_t *s = is_send ? &me : other, *r = is_send ? other : &me;
+        flow_pair(x, s, r);
+        msg_row(x, k, s, r);
+        mend_free(m, oi);
+        assert(m->in_flight > 0);
+        m->in_flight--;
+        return 0;
+    }
+    uint32_t n = mend_new(m, &me); /* the pool may move; k stays (another array) */
+    if (n == M_NONE)
+        return -1;
+    uint32_t *h = is_send ? &k->sh : &k->rh, *t = is_send ? &k->st : &k->rt;
+    if (*t != M_NONE)
+        m->pool[*t].next = n;
+    else
+        *h = n;
+    *t = n;
+    if (++m->in_flight > m->peak)
+        m->peak = m->in_flight;
+    return 0;
+}
+
+static int messages(xctx_t *x, const plog_rec_t *e)
+{
+    int rc = 0;
+    switch (e->cls) {
+    case PLOG_CLASS_SEND:
+    case PLOG_CLASS_ISEND:
+        rc = msg_side(x, 1, e->comm, e->rank, e->peer, e->tag, e, e->bytes);
+        break;
+    case PLOG_CLASS_SENDRECV:
+        rc = msg_side(x, 1, e->comm, e->rank, e->peer, e->tag, e, e->bytes);
+        if (rc == 0 && e->n_status > 0)
+            rc = msg_side(x, 0, e->comm, e->status[0].source, e->rank, e->status[0].tag, e,
+                          e->status[0].bytes);
+        break;
+    case PLOG_CLASS_RECV: {
+        int32_t src = e->peer, tag = e->tag;
+        if (e->n_status > 0 && e->status[0].source >= 0)
+            src = e->status[0].source, tag = e->status[0].tag;
+        rc = msg_side(x, 0, e->comm, src, e->rank, tag, e, e->rbytes);
+        break;
+    }
+    case PLOG_CLASS_COMPLETE:
+        /* a nonblocking receive completes here; the status holds its real source */
+        for (uint32_t i = 0; i < e->n_status && rc == 0; i++) {
+            const plog_rstatus_t *st = &e->status[i];
+            if (!st->start || st->start->cls != PLOG_CLASS_IRECV || st->cancelled)
+                continue;
+            int32_t src = st->source >= 0 ? st->source : st->start->peer;
+            int32_t tag = st->tag >= 0 ? st->tag : st->start->tag;
+            rc = msg_side(x, 0, st->start->comm, src, e->rank, tag, e, st->bytes);
+        }
+        break;
+    default:
+        break;
+    }
+    return rc;
+}
+
+/* ---- CSV: one row per event ---- */
+
+static const tablew_col_t export_cols[] = {
+    {"rank", TABLEW_INT, 0},  {"thread", TABLEW_INT, 0},  {"call", TABLEW_NAME, 0},
+    {"start_ns", TABLEW_INT, 0}, {"end_ns", TABLEW_INT, 0}, {"comm", TABLEW_INT, 0},
+    {"peer", TABLEW_INT, 0},  {"tag", TABLEW_INT, 0},     {"bytes", TABLEW_INT, 0},
+    {"root", TABLEW_INT, 0},  {"request", TABLEW_INT, 0}, {"rbytes", TABLEW_INT, 0},
+    {"rc", TABLEW_INT, 0},    {"flags", TABLEW_INT, 0},   {"class", TABLEW_NAME, 0},
+    {"source", TABLEW_INT, 0}, {"callsite", TABLEW_INT, 0}};
+
+static void csv_event(tablew_t *t, const plog_rec_t *e)
+{
+    tablew_row_t r = TABLEW_ROW(t, export_cols);
+    tablew_i64(&r, e->rank);
+    tablew_u64(&r, e->thread);
+    tablew_name(&r, e->call_name);
+    tablew_i64(&r, e->start_ns);
+    tablew_i64(&r, e->end_ns);
+    tablew_i64(&r, e->comm);
+    tablew_i64(&r, e->peer);
+    tablew_i64(&r, e->tag);
+    tablew_u64(&r, e->bytes);
+    tablew_i64(&r, e->root);
+    tablew_u64(&r, e->request);
+    tablew_u64(&r, e->rbytes);
+    tablew_i64(&r, e->rc);
+    tablew_u64(&r, e->flags);
+    tablew_name(&r, plog_class_name(e->cls));
+    tablew_i64(&r, e->n_status > 0 ? e->status[0].source : PLOG_NONE);
+    tablew_u64(&r, e->callsite);
+    tablew_row_end(&r);
+}
+
+/* ---- options ---- */
+
+typedef struct export_opts {
+    int fmt;
+    const char *opath, *mpath; /* -o, -m (NULL: none) */
+    int64_t window;
+    const char *path;
+} export_opts_t;
 
 static void usage(FILE *f)
 {
@@ -431,6 +603,67 @@ static void usage(FILE *f)
             "  -h, --help            this text\n\n"
             "Exit status: 0 success, 1 unreadable or damaged log or unwritable output, 2 bad usage.\n");
 }
+
+/* PHASOR_CONTINUE with *op filled, or the exit status (--help, bad usage). */
+static int export_parse(int argc, char **argv, export_opts_t *op)
+{
+    static const struct option opts[] = {{"help", no_argument, NULL, 'h'},
+                                         {"format", required_argument, NULL, 'f'},
+                                         {"output", required_argument, NULL, 'o'},
+                                         {"messages", required_argument, NULL, 'm'},
+                                         {"window", required_argument, NULL, 'w'},
+                                         {NULL, 0, NULL, 0}};
+    *op = (export_opts_t){.fmt = -1, .window = 1000000};
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":hf:o:m:w:", opts, NULL)) != -1) {
+        switch (c) {
+        case 'h':
+            usage(stdout);
+            return PHASOR_EXIT_OK;
+        case 'f':
+            if (strcmp(optarg, "chrome") == 0 || strcmp(optarg, "perfetto") == 0)
+                op->fmt = FMT_CHROME;
+            else if (strcmp(optarg, "csv") == 0)
+                op->fmt = FMT_CSV;
+            else if (strcmp(optarg, "otf2") == 0)
+                op->fmt = FMT_OTF2;
+            else
+                return phasor_usage_error("export", "unknown format '%s' (otf2, chrome, csv)",
+                                          optarg);
+            break;
+        case 'o':
+            op->opath = optarg;
+            break;
+        case 'm':
+            op->mpath = optarg;
+            break;
+        case 'w': {
+            char *end;
+            long long v = strtoll(optarg, &end, 10);
+            if (*optarg == '\0' || *end != '\0' || v <= 0)
+                return phasor_usage_error("export", "--window needs a positive number of ns, "
+                                                    "not '%s'", optarg);
+            op->window = v;
+            break;
+        }
+        default:
+            return phasor_getopt_error("export", c, argv);
+        }
+    }
+    if (op->fmt < 0)
+        return phasor_usage_error("export", "%s", "which format? give --format otf2, chrome or csv");
+    int st = phasor_log_arg("export", argc, argv, 1, &op->path);
+    if (st != PHASOR_EXIT_OK)
+        return st;
+    if (op->fmt == FMT_OTF2 && (!op->opath || op->mpath))
+        return phasor_usage_error("export", "%s", "--format otf2 needs -o DIR (a new directory) "
+                                                  "and takes no -m");
+    return PHASOR_CONTINUE;
+}
+
+/* ---- outputs ---- */
 
 /* A regular file is written beside its name (PATH.partXXXXXX) and renamed over it only
  * when the whole export succeeded: a failed export leaves no partial file, and a file
@@ -497,230 +730,104 @@ static int commit_out(const char *path, const char *tmp, int keep)
     return 0;
 }
 
-int phasor_cmd_export(int argc, char **argv)
-{
-    static const struct option opts[] = {{"help", no_argument, NULL, 'h'},
-                                         {"format", required_argument, NULL, 'f'},
-                                         {"output", required_argument, NULL, 'o'},
-                                         {"messages", required_argument, NULL, 'm'},
-                                         {"window", required_argument, NULL, 'w'},
-                                         {NULL, 0, NULL, 0}};
-    int fmt = -1, c;
-    const char *opath = NULL, *mpath = NULL;
-    int64_t W = 1000000;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":hf:o:m:w:", opts, NULL)) != -1) {
-        switch (c) {
-        case 'h':
-            usage(stdout);
-            return PHASOR_EXIT_OK;
-        case 'f':
-            if (strcmp(optarg, "chrome") == 0 || strcmp(optarg, "perfetto") == 0)
-                fmt = FMT_CHROME;
-            else if (strcmp(optarg, "csv") == 0)
-                fmt = FMT_CSV;
-            else if (strcmp(optarg, "otf2") == 0)
-                fmt = FMT_OTF2;
-            else
-                return phasor_usage_error("export", "unknown format '%s' (otf2, chrome, csv)",
-                                          optarg);
-            break;
-        case 'o':
-            opath = optarg;
-            break;
-        case 'm':
-            mpath = optarg;
-            break;
-        case 'w': {
-            char *end;
-            long long v = strtoll(optarg, &end, 10);
-            if (*optarg == '\0' || *end != '\0' || v <= 0)
-                return phasor_usage_error("export", "--window needs a positive number of ns, "
-                                                    "not '%s'", optarg);
-            W = v;
-            break;
-        }
-        case ':':
-            return phasor_usage_error("export", "%s needs a value", argv[optind - 1]);
-        default:
-            return phasor_usage_error("export", "unknown option '%s'", argv[optind - 1]);
-        }
-    }
-    if (fmt < 0)
-        return phasor_usage_error("export", "%s", "which format? give --format otf2, chrome or csv");
-    if (optind >= argc)
-        return phasor_usage_error("export", "%s", "which log? give a log directory");
-    if (argc - optind > 1)
-        return phasor_usage_error("export", "unexpected argument '%s'", argv[optind + 1]);
-    const char *path = argv[optind];
+/* ---- running ---- */
 
-    if (fmt == FMT_OTF2 && (!opath || mpath))
-        return phasor_usage_error("export", "%s", "--format otf2 needs -o DIR (a new directory) "
-                                                  "and takes no -m");
-    plog_error_t err;
-    plog_run_t *run = NULL;
-    if (plog_run_open(path, &run, &err) != PLOG_OK) {
-        fprintf(stderr, "phasor export: %s\n", err.msg);
-        return err.code == PLOG_E_USAGE ? PHASOR_EXIT_USAGE : PHASOR_EXIT_INPUT;
+/* One event into the outputs; 0, or -1 when out of memory (said here). */
+static int export_event(void *ctx, const plog_rec_t *e)
+{
+    xctx_t *x = ctx;
+    if (messages(x, e) != 0 || (x->fmt == FMT_CHROME && chrome_on_event(x, e) != 0)) {
+        fprintf(stderr, "phasor export: out of memory\n");
+        return -1;
     }
-    if (fmt == FMT_OTF2) {
-        int st = phasor_export_otf2(run, opath);
-        plog_run_close(run);
-        return st;
+    if (x->fmt == FMT_CSV)
+        csv_event(&x->csv, e);
+    return 0;
+}
+
+/* Every event of the run, merged by time, into the outputs, then the trace's run-wide
+ * tracks and end; the exit status. */
+static int export_stream(xctx_t *x, plog_run_t *run)
+{
+    int status = phasor_each_event("export", run, export_event, x);
+    if (x->fmt == FMT_CHROME) {
+        for (int32_t i = 0; i < x->nr; i++)
+            if (x->rs[i].active)
+                frac_flush(x, i, &x->rs[i], x->W);
+        if (status == PHASOR_EXIT_OK)
+            phase_tracks(x, run, x->nr);
+        o_str(x->o, "\n]}\n");
     }
+    return status;
+}
+
+/* The Chrome or CSV export of the opened run, with its messages; the exit status. Both
+ * outputs or neither: the trace and its messages come from one pass. */
+static int export_run(const export_opts_t *op, plog_run_t *run)
+{
     static out_t o, mo;
     static char otmp[PATH_MAX + 16], mtmp[PATH_MAX + 16];
     FILE *of = NULL, *mf = NULL;
-    if (open_out(opath, &of, otmp, sizeof(otmp)) != 0) {
-        plog_run_close(run);
+    if (open_out(op->opath, &of, otmp, sizeof(otmp)) != 0)
         return PHASOR_EXIT_INPUT;
-    }
-    if (mpath && open_out(mpath, &mf, mtmp, sizeof(mtmp)) != 0) {
-        o.f = of, o.n = 0;
-        finish_out(&o, opath);
-        commit_out(opath, otmp, 0);
-        plog_run_close(run);
-        return PHASOR_EXIT_INPUT;
-    }
     o.f = of, o.n = 0;
+    if (op->mpath && open_out(op->mpath, &mf, mtmp, sizeof(mtmp)) != 0) {
+        finish_out(&o, op->opath);
+        commit_out(op->opath, otmp, 0);
+        return PHASOR_EXIT_INPUT;
+    }
     mo.f = mf, mo.n = 0;
     int32_t nr = plog_run_world_size(run);
-    xctx_t x = {&o, mpath ? &mo : NULL, fmt, 1, {NULL, 4096, 0, 0, 0}};
-    x.m.tab = calloc(x.m.nb, sizeof(*x.m.tab));
-    rstate_t *rs = calloc((size_t)(nr > 0 ? nr : 1), sizeof(*rs));
+    xctx_t x = {.o = &o, .msg = op->mpath ? &mo : NULL, .fmt = op->fmt, .first = 1,
+                .W = op->window, .nr = nr, .m = {.free_end = M_NONE}};
+    x.rs = calloc((size_t)(nr > 0 ? nr : 1), sizeof(*x.rs));
     int status = PHASOR_EXIT_OK;
-    plog_iter_t *it = NULL;
-    if (!x.m.tab || !rs) {
+    if (!x.rs) {
         fprintf(stderr, "phasor export: out of memory\n");
         status = PHASOR_EXIT_INPUT;
-        goto done;
+    } else {
+        if (x.msg)
+            tablew_begin(&x.mcsv, x.msg, TABLEW_CSV, msg_cols,
+                         TABLEW_NCOLS(msg_cols), NULL, 0);
+        if (op->fmt == FMT_CSV)
+            tablew_begin(&x.csv, &o, TABLEW_CSV, export_cols,
+                         TABLEW_NCOLS(export_cols), NULL, 0);
+        else
+            o_str(&o, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"format\":"
+                      "\"phasor-export-chrome\",\"version\":1},\"traceEvents\":[\n");
+        status = export_stream(&x, run);
     }
-    if (x.msg)
-        o_str(x.msg, EXPORT_MSG_HEADER);
-    if (fmt == FMT_CSV)
-        o_str(&o, EXPORT_CSV_HEADER);
-    else
-        o_str(&o, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"format\":\"phasor-export-chrome\","
-                  "\"version\":1},\"traceEvents\":[\n");
-    if (plog_iter_open(run, PLOG_ALL_RANKS, &it, &err) != PLOG_OK) {
-        fprintf(stderr, "phasor export: %s\n", err.msg);
+    if (finish_out(&o, op->opath) != 0)
         status = PHASOR_EXIT_INPUT;
-        goto done;
-    }
-    const plog_rec_t *e;
-    plog_err_t ie;
-    while ((ie = plog_iter_next(it, &e, &err)) == PLOG_OK && e != NULL) {
-        if (messages(&x, e) != 0) {
-            fprintf(stderr, "phasor export: out of memory\n");
-            status = PHASOR_EXIT_INPUT;
-            break;
-        }
-        if (fmt == FMT_CSV) {
-            csv_event(&o, e);
-            continue;
-        }
-        if (e->rank < 0 || e->rank >= nr)
-            continue;
-        rstate_t *r = &rs[e->rank];
-        if (!r->named) {
-            char nm[32];
-            snprintf(nm, sizeof(nm), "rank %d", (int)e->rank);
-            j_open(&x);
-            o_str(&o, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":");
-            o_i64(&o, e->rank);
-            o_str(&o, ",\"args\":{\"name\":");
-            o_jstr(&o, nm);
-            o_str(&o, "}},\n{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":");
-            o_i64(&o, e->rank);
-            o_str(&o, ",\"args\":{\"sort_index\":");
-            o_i64(&o, e->rank);
-            o_str(&o, "}}");
-            r->named = 1;
-        }
-        tstate_t *t = thread_of(r, e->rank, e->thread);
-        if (!t) {
-            fprintf(stderr, "phasor export: out of memory\n");
-            status = PHASOR_EXIT_INPUT;
-            break;
-        }
-        if (e->cls == PLOG_CLASS_STEP) {
-            /* a transfer inside the collective being recorded: nests in its slice */
-            chrome_event(&x, e, e->start_ns, e->end_ns > e->start_ns ? e->end_ns : e->start_ns);
-            continue;
-        }
-        if (!t->seen) {
-            char nm[32];
-            snprintf(nm, sizeof(nm), "thread %u", (unsigned)e->thread);
-            j_open(&x);
-            o_str(&o, "{\"ph\":\"M\",\"name\":\"thread_name\",");
-            j_pidtid(&o, e->rank, e->thread);
-            o_str(&o, ",\"args\":{\"name\":");
-            o_jstr(&o, nm);
-            o_str(&o, "}}");
-        }
-        /* clock alignment rounds: a call may begin a ns before its predecessor ended; clamp so
-         * that siblings never overlap */
-        int64_t s = e->start_ns, end = e->end_ns;
-        if (t->seen && s < t->last_end)
-            s = t->last_end;
-        if (end < s)
-            end = s;
-        if (t->seen && s > t->last_end)
-            chrome_slice(&x, "compute", "compute", e->rank, e->thread, t->last_end, s),
-                o_chr(&o, '}');
-        chrome_event(&x, e, s, end);
-        frac_add(&x, e->rank, r, s, end, W);
-        t->seen = 1;
-        t->last_end = end;
-    }
-    if (ie != PLOG_OK) {
-        fprintf(stderr, "phasor export: %s\n", err.msg);
+    if (mf && finish_out(&mo, op->mpath) != 0)
         status = PHASOR_EXIT_INPUT;
-    }
-    if (fmt == FMT_CHROME) {
-        for (int32_t i = 0; i < nr; i++)
-            if (rs[i].active)
-                frac_flush(&x, i, &rs[i], W);
-        if (status == PHASOR_EXIT_OK) {
-            plog_iter_close(it);
-            it = NULL;
-            phase_tracks(&x, run, nr);
-        }
-        o_str(&o, "\n]}\n");
-    }
-done:
-    if (it)
-        plog_iter_close(it);
-    if (finish_out(&o, opath) != 0)
+    if (commit_out(op->opath, otmp, status == PHASOR_EXIT_OK) != 0)
         status = PHASOR_EXIT_INPUT;
-    if (mf && finish_out(&mo, mpath) != 0)
-        status = PHASOR_EXIT_INPUT;
-    /* both outputs or neither: the trace and its messages come from one pass */
-    if (commit_out(opath, otmp, status == PHASOR_EXIT_OK) != 0)
-        status = PHASOR_EXIT_INPUT;
-    if (mf && commit_out(mpath, mtmp, status == PHASOR_EXIT_OK) != 0)
+    if (mf && commit_out(op->mpath, mtmp, status == PHASOR_EXIT_OK) != 0)
         status = PHASOR_EXIT_INPUT;
     if (status == PHASOR_EXIT_OK && x.m.in_flight > 0)
         fprintf(stderr, "phasor export: %" PRIu64 " message ends left unmatched (peak %" PRIu64
                         " in flight)\n", x.m.in_flight, x.m.peak);
-    if (x.m.tab) {
-        for (size_t b = 0; b < x.m.nb; b++)
-            for (mkey_t *k = x.m.tab[b], *kn; k; k = kn) {
-                kn = k->next;
-                for (mend_t *p = k->sh, *pn; p; p = pn)
-                    pn = p->next, free(p);
-                for (mend_t *p = k->rh, *pn; p; p = pn)
-                    pn = p->next, free(p);
-                free(k);
-            }
-        free(x.m.tab);
-    }
-    if (rs)
+    matcher_free(&x.m);
+    if (x.rs)
         for (int32_t i = 0; i < nr; i++)
-            free(rs[i].t);
-    free(rs);
-    if (status == PHASOR_EXIT_OK)
+            free(x.rs[i].t);
+    free(x.rs);
+    return status;
+}
+
+int phasor_cmd_export(int argc, char **argv)
+{
+    export_opts_t op;
+    int status = export_parse(argc, argv, &op);
+    if (status != PHASOR_CONTINUE)
+        return status;
+    plog_run_t *run;
+    status = phasor_open_run("export", op.path, -1, &run);
+    if (status != PHASOR_EXIT_OK)
+        return status;
+    status = op.fmt == FMT_OTF2 ? phasor_export_otf2(run, op.opath) : export_run(&op, run);
+    if (status == PHASOR_EXIT_OK && op.fmt != FMT_OTF2)
         phasor_print_warnings("export", run);
     plog_run_close(run);
     return status;

@@ -15,6 +15,7 @@
 #include "phasor_cmd.h"
 #include "phasor_export.h"
 #include "plog_reader.h"
+#include "vec.h"
 
 #ifdef HAVE_OTF2
 #include <ftw.h>
@@ -122,9 +123,11 @@ typedef struct ox {
     plog_run_t *run;
     OTF2_Archive *ar;
     int64_t bias;               /* OTF2 timestamps are unsigned: ns - first start */
+    int started;                /* bias is set */
+    const char *dir;            /* the archive's, for messages */
     int64_t tmax;
     loc_t *locs;
-    size_t nlocs;
+    size_t nlocs, loccap;
     uint32_t region_of[65536];  /* by call id: region ref + 1, 0 = not defined yet */
     const char *region_name[65537]; /* by region ref; 0 is "step" */
     uint32_t nregions;
@@ -145,10 +148,8 @@ static loc_t *loc_of(ox_t *x, int32_t rank, uint16_t thread)
     for (size_t i = 0; i < x->nlocs; i++)
         if (x->locs[i].rank == rank && x->locs[i].thread == thread)
             return &x->locs[i];
-    loc_t *n = realloc(x->locs, (x->nlocs + 1) * sizeof(*n));
-    if (!n)
+    if (VEC_GROW(x->locs, x->loccap, x->nlocs + 1) != 0)
         return NULL;
-    x->locs = n;
     loc_t *l = &x->locs[x->nlocs];
     memset(l, 0, sizeof(*l));
     l->rank = rank, l->thread = thread, l->last = INT64_MIN;
@@ -394,13 +395,10 @@ static int write_defs(ox_t *x)
     return 0;
 }
 
-int phasor_export_otf2(plog_run_t *run, const char *dir)
+/* The archive in dir, opened for its events: refused where one is already (libotf2 would
+ * half-write into it). *made: dir was created here. PHASOR_EXIT_OK or the exit status. */
+static int ox_create(ox_t *x, const char *dir, int *made)
 {
-    static ox_t x;
-    memset(&x, 0, sizeof(x));
-    x.run = run;
-    x.tmax = INT64_MIN;
-    /* libotf2 would half-write into an existing archive; refuse it and name the directory */
     char probe[4096];
     struct stat sb;
     snprintf(probe, sizeof(probe), "%s/traces.otf2", dir);
@@ -409,82 +407,94 @@ int phasor_export_otf2(plog_run_t *run, const char *dir)
                         "directory\n", dir);
         return PHASOR_EXIT_INPUT;
     }
-    int made = mkdir(dir, 0777) == 0;
-    if (!made && errno != EEXIST) {
+    *made = mkdir(dir, 0777) == 0;
+    if (!*made && errno != EEXIST) {
         fprintf(stderr, "phasor export: %s: cannot create: %s\n", dir, strerror(errno));
         return PHASOR_EXIT_INPUT;
     }
-    x.ar = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
-                             OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
-    if (!x.ar) {
+    x->ar = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
+                              OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+    if (!x->ar) {
         fprintf(stderr, "phasor export: %s: cannot create the OTF2 archive (does it exist "
                         "already, or is its directory unwritable?)\n", dir);
         return PHASOR_EXIT_INPUT;
     }
-    OTF2_Archive_SetFlushCallbacks(x.ar, &flush_cbs, NULL);
-    OTF2_Archive_SetMemoryCallbacks(x.ar, &mem_cbs, NULL);
-    OTF2_Archive_SetSerialCollectiveCallbacks(x.ar);
-    OTF2_Archive_SetCreator(x.ar, "phasor export");
-    int status = PHASOR_EXIT_OK;
-    if (OTF2_Archive_OpenEvtFiles(x.ar) != OTF2_SUCCESS) {
+    OTF2_Archive_SetFlushCallbacks(x->ar, &flush_cbs, NULL);
+    OTF2_Archive_SetMemoryCallbacks(x->ar, &mem_cbs, NULL);
+    OTF2_Archive_SetSerialCollectiveCallbacks(x->ar);
+    OTF2_Archive_SetCreator(x->ar, "phasor export");
+    if (OTF2_Archive_OpenEvtFiles(x->ar) != OTF2_SUCCESS) {
         fprintf(stderr, "phasor export: %s: cannot create the OTF2 event files\n", dir);
-        OTF2_Archive_Close(x.ar);
+        OTF2_Archive_Close(x->ar);
         return PHASOR_EXIT_INPUT;
     }
-    plog_error_t err;
-    plog_iter_t *it = NULL;
-    if (plog_iter_open(run, PLOG_ALL_RANKS, &it, &err) != PLOG_OK) {
-        fprintf(stderr, "phasor export: %s\n", err.msg);
-        status = PHASOR_EXIT_INPUT;
-    } else {
-        const plog_rec_t *e;
-        plog_err_t ie;
-        int first = 1;
-        while ((ie = plog_iter_next(it, &e, &err)) == PLOG_OK && e != NULL) {
-            if (first)
-                x.bias = e->start_ns, first = 0; /* the merged stream starts earliest */
-            loc_t *l = loc_of(&x, e->rank, e->thread);
-            if (!l) {
-                fprintf(stderr, "phasor export: %s: cannot open an OTF2 event writer\n", dir);
-                status = PHASOR_EXIT_INPUT;
-                break;
-            }
-            event(&x, l, e);
-        }
-        if (ie != PLOG_OK) {
-            fprintf(stderr, "phasor export: %s\n", err.msg);
-            status = PHASOR_EXIT_INPUT;
-        }
-        plog_iter_close(it);
+    return PHASOR_EXIT_OK;
+}
+
+/* One event to its location's writer; 0, or -1 when the writer cannot be had (said here).
+ * The merged stream starts with the earliest event: its start is the timestamps' zero. */
+static int ox_event(void *ctx, const plog_rec_t *e)
+{
+    ox_t *x = ctx;
+    if (!x->started)
+        x->bias = e->start_ns, x->started = 1;
+    loc_t *l = loc_of(x, e->rank, e->thread);
+    if (!l) {
+        fprintf(stderr, "phasor export: %s: cannot open an OTF2 event writer\n", x->dir);
+        return -1;
     }
-    for (size_t i = 0; i < x.nlocs; i++) {
-        flush_pending(&x, &x.locs[i]);
-        if (OTF2_Archive_CloseEvtWriter(x.ar, x.locs[i].w) != OTF2_SUCCESS)
-            status = status == PHASOR_EXIT_OK ? -1 : status;
+    event(x, l, e);
+    return 0;
+}
+
+/* Close the event writers and files, write the definitions (when status is still
+ * PHASOR_EXIT_OK) and close the archive; the exit status. */
+static int ox_finish(ox_t *x, const char *dir, int status)
+{
+    int failed = 0;
+    for (size_t i = 0; i < x->nlocs; i++) {
+        flush_pending(x, &x->locs[i]);
+        if (OTF2_Archive_CloseEvtWriter(x->ar, x->locs[i].w) != OTF2_SUCCESS)
+            failed = 1;
     }
-    if (OTF2_Archive_CloseEvtFiles(x.ar) != OTF2_SUCCESS)
-        status = status == PHASOR_EXIT_OK ? -1 : status;
-    if (status == -1) {
+    if (OTF2_Archive_CloseEvtFiles(x->ar) != OTF2_SUCCESS)
+        failed = 1;
+    if (failed && status == PHASOR_EXIT_OK) {
         fprintf(stderr, "phasor export: %s: writing the OTF2 events failed\n", dir);
         status = PHASOR_EXIT_INPUT;
     }
     /* readers expect a (here empty) local definition file per location */
-    OTF2_Archive_OpenDefFiles(x.ar);
-    for (size_t i = 0; i < x.nlocs; i++) {
+    OTF2_Archive_OpenDefFiles(x->ar);
+    for (size_t i = 0; i < x->nlocs; i++) {
         OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(
-            x.ar, ((uint64_t)(uint32_t)x.locs[i].rank << 16) | x.locs[i].thread);
+            x->ar, ((uint64_t)(uint32_t)x->locs[i].rank << 16) | x->locs[i].thread);
         if (dw)
-            OTF2_Archive_CloseDefWriter(x.ar, dw);
+            OTF2_Archive_CloseDefWriter(x->ar, dw);
     }
-    OTF2_Archive_CloseDefFiles(x.ar);
-    if (status == PHASOR_EXIT_OK && write_defs(&x) != 0) {
+    OTF2_Archive_CloseDefFiles(x->ar);
+    if (status == PHASOR_EXIT_OK && write_defs(x) != 0) {
         fprintf(stderr, "phasor export: %s: writing the OTF2 definitions failed\n", dir);
         status = PHASOR_EXIT_INPUT;
     }
-    if (OTF2_Archive_Close(x.ar) != OTF2_SUCCESS && status == PHASOR_EXIT_OK) {
+    if (OTF2_Archive_Close(x->ar) != OTF2_SUCCESS && status == PHASOR_EXIT_OK) {
         fprintf(stderr, "phasor export: %s: closing the OTF2 archive failed\n", dir);
         status = PHASOR_EXIT_INPUT;
     }
+    return status;
+}
+
+int phasor_export_otf2(plog_run_t *run, const char *dir)
+{
+    static ox_t x;
+    memset(&x, 0, sizeof(x));
+    x.run = run;
+    x.tmax = INT64_MIN;
+    int made = 0;
+    int status = ox_create(&x, dir, &made);
+    if (status != PHASOR_EXIT_OK)
+        return status;
+    x.dir = dir;
+    status = ox_finish(&x, dir, phasor_each_event("export", run, ox_event, &x));
     free(x.locs);
     if (status != PHASOR_EXIT_OK)
         remove_archive(dir, made);

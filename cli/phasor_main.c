@@ -21,7 +21,8 @@ static const struct subcommand {
     {"run", phasor_cmd_run, "run an MPI program under the profiler (phasor run -- mpirun ...)"},
     {"dump", phasor_cmd_dump, "print every decoded event of a log (--rank, --csv, --json)"},
     {"report", phasor_cmd_report, "profile of a log: time per rank/function, imbalance, matrix"},
-    {"steps", phasor_cmd_steps, "the point-to-point steps inside every collective call (--csv)"},
+    {"steps", phasor_cmd_steps,
+     "the point-to-point steps inside every collective call (--csv, --json)"},
     {"predict", phasor_cmd_predict, "collective times predicted by network models vs measured"},
     {"phases", phasor_cmd_phases, "phases of the ranks and coupled-oscillator metrics (-o DIR)"},
     {"export", phasor_cmd_export, "a log as OTF2, Chrome/Perfetto JSON or CSV (--format, -o)"},
@@ -40,11 +41,13 @@ static void usage(FILE *f)
                "2 bad usage.\n");
 }
 
+/* The subcommand called name; NULL after the message when there is none. */
 static const struct subcommand *find(const char *name)
 {
     for (size_t i = 0; i < N_SUBCOMMANDS; i++)
         if (strcmp(subcommands[i].name, name) == 0)
             return &subcommands[i];
+    fprintf(stderr, "phasor: unknown subcommand '%s'; try 'phasor --help'\n", name);
     return NULL;
 }
 
@@ -55,7 +58,8 @@ int main(int argc, char **argv)
         return PHASOR_EXIT_USAGE;
     }
     const char *cmd = argv[1];
-    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 ||
+        (strcmp(cmd, "help") == 0 && argc < 3)) {
         usage(stdout);
         return PHASOR_EXIT_OK;
     }
@@ -63,24 +67,14 @@ int main(int argc, char **argv)
         printf("phasor %s (log format %u)\n", PACKAGE_VERSION, PLOG_VERSION);
         return PHASOR_EXIT_OK;
     }
-    if (strcmp(cmd, "help") == 0) {
-        if (argc < 3) {
-            usage(stdout);
-            return PHASOR_EXIT_OK;
-        }
-        const struct subcommand *sc = find(argv[2]);
-        if (sc == NULL) {
-            fprintf(stderr, "phasor: unknown subcommand '%s'; try 'phasor --help'\n", argv[2]);
-            return PHASOR_EXIT_USAGE;
-        }
-        char help[] = "--help";
-        char *hargv[] = {argv[2], help, NULL};
-        return sc->fn(2, hargv);
-    }
-    const struct subcommand *sc = find(cmd);
-    if (sc == NULL) {
-        fprintf(stderr, "phasor: unknown subcommand '%s'; try 'phasor --help'\n", cmd);
+    int help = strcmp(cmd, "help") == 0; /* phasor help SUBCOMMAND = its --help */
+    const struct subcommand *sc = find(help ? argv[2] : cmd);
+    if (sc == NULL)
         return PHASOR_EXIT_USAGE;
+    if (help) {
+        char opt[] = "--help";
+        char *hargv[] = {argv[2], opt, NULL};
+        return sc->fn(2, hargv);
     }
     return sc->fn(argc - 1, argv + 1);
 }

@@ -5,6 +5,7 @@
  * launcher's own forwarding options right after its name, and sets the variables in its own
  * environment too (for launchers it does not know, and for local ranks), then execs. */
 #define _GNU_SOURCE
+#include <assert.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -103,10 +104,19 @@ static enum launcher detect_launcher(const char *prog)
 
 extern char **environ;
 
-int phasor_cmd_run(int argc, char **argv)
+typedef struct run_opts {
+    const char *outdir, *lib; /* -o, --lib (NULL: the defaults) */
+    int dry;
+    char **cmd; /* the launcher and its arguments */
+    int ncmd;
+} run_opts_t;
+
+/* PHASOR_CONTINUE with *op filled, or the exit status (--help, bad usage). Options end at
+ * "--" or at the first word that is not one (the launcher). */
+static int run_parse(int argc, char **argv, run_opts_t *op)
 {
-    const char *outdir = NULL, *lib_arg = NULL;
-    int dry = 0, i;
+    *op = (run_opts_t){0};
+    int i;
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--") == 0) {
@@ -114,17 +124,17 @@ int phasor_cmd_run(int argc, char **argv)
             break;
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             run_usage(stdout);
-            return 0;
+            return PHASOR_EXIT_OK;
         } else if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && i + 1 < argc) {
-            outdir = argv[++i];
+            op->outdir = argv[++i];
         } else if (strcmp(a, "--lib") == 0 && i + 1 < argc) {
-            lib_arg = argv[++i];
+            op->lib = argv[++i];
         } else if (strcmp(a, "--dry-run") == 0) {
-            dry = 1;
+            op->dry = 1;
         } else if (a[0] == '-') {
             fprintf(stderr, "phasor run: unknown option '%s'\n", a);
             run_usage(stderr);
-            return 2;
+            return PHASOR_EXIT_USAGE;
         } else {
             break; /* the launcher, without a -- before it */
         }
@@ -132,68 +142,69 @@ int phasor_cmd_run(int argc, char **argv)
     if (i >= argc) {
         fprintf(stderr, "phasor run: no launcher command given\n");
         run_usage(stderr);
-        return 2;
+        return PHASOR_EXIT_USAGE;
     }
+    op->cmd = argv + i;
+    op->ncmd = argc - i;
+    return PHASOR_CONTINUE;
+}
 
-    char lib[PATH_MAX];
-    if (lib_arg) {
-        if (!realpath(lib_arg, lib) || !file_exists(lib)) {
-            fprintf(stderr, "phasor run: %s: no such library\n", lib_arg);
-            return 1;
+/* The shim to preload, as an absolute path, into lib; PHASOR_EXIT_OK or the exit status. */
+static int run_lib(const run_opts_t *op, char lib[PATH_MAX])
+{
+    if (op->lib) {
+        if (!realpath(op->lib, lib) || !file_exists(lib)) {
+            fprintf(stderr, "phasor run: %s: no such library\n", op->lib);
+            return PHASOR_EXIT_INPUT;
         }
-    } else if (!find_lib(lib, sizeof(lib))) {
+    } else if (!find_lib(lib, PATH_MAX)) {
         fprintf(stderr, "phasor run: cannot find libphasor.so (looked next to this program "
                         "and in %s); give --lib PATH or set PHASOR_LIB\n", PHASOR_LIBDIR);
-        return 1;
+        return PHASOR_EXIT_INPUT;
     }
+    return PHASOR_EXIT_OK;
+}
 
-    char dir[PATH_MAX];
-    if (outdir) {
-        snprintf(dir, sizeof(dir), "%s", outdir);
+/* The log directory, absolute (ranks may start in another working directory): -o, or
+ * phasor-DATE-TIME-PID here. PHASOR_EXIT_OK or the exit status. */
+static int run_dir(const run_opts_t *op, char dir[PATH_MAX])
+{
+    if (op->outdir) {
+        snprintf(dir, PATH_MAX, "%s", op->outdir);
     } else {
         time_t now = time(NULL);
         struct tm tm;
         localtime_r(&now, &tm);
         char stamp[32];
         strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-        snprintf(dir, sizeof(dir), "phasor-%s-%ld", stamp, (long)getpid());
+        snprintf(dir, PATH_MAX, "phasor-%s-%ld", stamp, (long)getpid());
     }
-    /* Ranks may start in another working directory: hand them an absolute path. */
-    if (dir[0] != '/') {
-        char cwd[PATH_MAX], tmp[PATH_MAX];
-        if (!getcwd(cwd, sizeof(cwd))) {
-            fprintf(stderr, "phasor run: cannot read the working directory: %s\n",
-                    strerror(errno));
-            return 1;
-        }
-        if ((size_t)snprintf(tmp, sizeof(tmp), "%s/%s", cwd, dir) >= sizeof(tmp)) {
-            fprintf(stderr, "phasor run: output path too long\n");
-            return 2;
-        }
-        memcpy(dir, tmp, sizeof(dir));
+    if (dir[0] == '/')
+        return PHASOR_EXIT_OK;
+    char cwd[PATH_MAX], tmp[PATH_MAX];
+    if (!getcwd(cwd, sizeof(cwd))) {
+        fprintf(stderr, "phasor run: cannot read the working directory: %s\n", strerror(errno));
+        return PHASOR_EXIT_INPUT;
     }
+    if ((size_t)snprintf(tmp, sizeof(tmp), "%s/%s", cwd, dir) >= sizeof(tmp)) {
+        fprintf(stderr, "phasor run: output path too long\n");
+        return PHASOR_EXIT_USAGE;
+    }
+    memcpy(dir, tmp, PATH_MAX);
+    return PHASOR_EXIT_OK;
+}
 
-    const char *old = getenv("LD_PRELOAD");
-    char preload[2 * PATH_MAX + 2];
-    if (old && *old)
-        snprintf(preload, sizeof(preload), "%s:%s", lib, old);
-    else
-        snprintf(preload, sizeof(preload), "%s", lib);
-    setenv("PHASOR_DIR", dir, 1);
-
-    char **cmd = argv + i;
-    int ncmd = argc - i;
-    enum launcher l = detect_launcher(cmd[0]);
-
-    /* new argv: launcher, forwarding options, the rest */
+/* The launcher's new argv: its name, its options forwarding the preload and every PHASOR_*
+ * variable to all ranks (Open MPI -x, Hydra -genv), then its own arguments; NULL when out of
+ * memory. An unknown launcher gets the preload in the environment it inherits instead. */
+static char **run_argv(enum launcher l, char **cmd, int ncmd, const char *preload)
+{
     int nvars = 0;
     for (char **e = environ; *e; e++)
         nvars++;
     char **nv = calloc((size_t)(ncmd + 3 * nvars + 8), sizeof(char *));
-    if (!nv) {
-        fprintf(stderr, "phasor run: out of memory\n");
-        return 1;
-    }
+    if (!nv)
+        return NULL;
     int k = 0;
     nv[k++] = cmd[0];
     if (l == L_OPENMPI) {
@@ -210,7 +221,7 @@ int phasor_cmd_run(int argc, char **argv)
     } else if (l == L_MPICH) {
         nv[k++] = "-genv";
         nv[k++] = "LD_PRELOAD";
-        nv[k++] = preload;
+        nv[k++] = (char *)preload;
         for (char **e = environ; *e; e++) {
             if (strncmp(*e, "PHASOR_", 7) != 0)
                 continue;
@@ -220,21 +231,47 @@ int phasor_cmd_run(int argc, char **argv)
             nv[k++] = (char *)(eq + 1);
         }
     } else {
-        /* Unknown launcher: it and everything it starts inherit the preload. */
         setenv("LD_PRELOAD", preload, 1);
     }
     for (int j = 1; j < ncmd; j++)
         nv[k++] = cmd[j];
+    assert(k < ncmd + 3 * nvars + 8);
     nv[k] = NULL;
+    return nv;
+}
 
-    if (dry) {
+int phasor_cmd_run(int argc, char **argv)
+{
+    run_opts_t op;
+    int status = run_parse(argc, argv, &op);
+    if (status != PHASOR_CONTINUE)
+        return status;
+    char lib[PATH_MAX], dir[PATH_MAX];
+    if ((status = run_lib(&op, lib)) != PHASOR_EXIT_OK ||
+        (status = run_dir(&op, dir)) != PHASOR_EXIT_OK)
+        return status;
+
+    const char *old = getenv("LD_PRELOAD");
+    static char preload[2 * PATH_MAX + 2];
+    if (old && *old)
+        snprintf(preload, sizeof(preload), "%s:%s", lib, old);
+    else
+        snprintf(preload, sizeof(preload), "%s", lib);
+    setenv("PHASOR_DIR", dir, 1);
+    enum launcher l = detect_launcher(op.cmd[0]);
+    char **nv = run_argv(l, op.cmd, op.ncmd, preload);
+    if (!nv) {
+        fprintf(stderr, "phasor run: out of memory\n");
+        return PHASOR_EXIT_INPUT;
+    }
+    if (op.dry) {
         printf("PHASOR_DIR=%s", dir);
         if (l == L_UNKNOWN)
             printf(" LD_PRELOAD=%s", preload);
-        for (int j = 0; j < k; j++)
+        for (int j = 0; nv[j]; j++)
             printf(" %s", nv[j]);
         printf("\n");
-        return 0;
+        return PHASOR_EXIT_OK;
     }
     fflush(NULL);
     execvp(nv[0], nv);
