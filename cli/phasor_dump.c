@@ -168,7 +168,7 @@ static void event_csv(out_t *o, const plog_rec_t *e)
             o_chr(o, ',');
         }
     } else {
-        o_str(o, ",,,");
+        o_str(o, ",,,,"); /* stype_size, rtype_size, op, commutative: empty */
     }
     o_chr(o, '\n');
 }
