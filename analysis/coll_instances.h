@@ -24,6 +24,15 @@ typedef struct ci_xfer {
     uint64_t bytes;
 } ci_xfer_t;
 
+/* qsort order of pointers to transfers (const ci_xfer_t *): by step, then by source. */
+static inline int ci_cmp_step_src(const void *a, const void *b)
+{
+    const ci_xfer_t *x = *(const ci_xfer_t *const *)a, *y = *(const ci_xfer_t *const *)b;
+    if (x->step != y->step)
+        return (x->step > y->step) - (x->step < y->step);
+    return (x->src > y->src) - (x->src < y->src);
+}
+
 /* One member's call: its own entry and exit (aligned ns). */
 typedef struct ci_member {
     int32_t rank; /* world rank */
