@@ -20,7 +20,7 @@
 #include "coll_instances.h"
 #include "jsonw.h"
 #include "phasor_cmd.h"
-#include "phasor_predict.h"
+#include "predict_models.h"
 #include "plog_reader.h"
 #include "pstat.h"
 #include "predict_replay.h"
@@ -823,7 +823,6 @@ int phasor_cmd_predict(int argc, char **argv)
         return PHASOR_EXIT_INPUT;
     }
     pred_models_t pm;
-    char why[1024];
     if (model_file && (fit.detect || fit.nbreak)) {
         plog_run_close(run);
         return phasor_usage_error("predict", "%s", "--breaks applies to fitting the run's probe; "
@@ -863,16 +862,15 @@ int phasor_cmd_predict(int argc, char **argv)
     }
     if (strcmp(eager_what, PRED_EAGER_UNMEASURED) != 0 && nhosts > 1)
         fit.rndv = eager_size; /* between hosts; on one, shared memory's size is another */
-    if (pred_models_load(&pm, run, model_file, kinds, &fit, hosts, nhosts, why,
-                         sizeof(why)) != 0) {
-        fprintf(stderr, "phasor predict: %s\n", why);
+    if (pred_models_load(&pm, run, model_file, kinds, &fit, hosts, nhosts, &err) != PLOG_OK) {
+        fprintf(stderr, "phasor predict: %s\n", err.msg);
         ci_free(ci);
         free(hosts);
         plog_run_close(run);
         return PHASOR_EXIT_INPUT;
     }
-    if (save_model && pred_models_save(run, &fit, save_model, why, sizeof(why)) != 0) {
-        fprintf(stderr, "phasor predict: %s\n", why);
+    if (save_model && pred_models_save(run, &fit, save_model, &err) != PLOG_OK) {
+        fprintf(stderr, "phasor predict: %s\n", err.msg);
         pred_models_free(&pm);
         ci_free(ci);
         free(hosts);
