@@ -14,8 +14,6 @@
 
 #define PRED_MAXMODELS 3
 
-typedef enum pred_method { PRED_STEPS = 0, PRED_EXPECTED_MAX = 1, PRED_REPLAY = 2 } pred_method_t;
-
 typedef struct pred_model {
     const char *name; /* "lookup", "hockney", "loggp" */
     const void *ctx;
