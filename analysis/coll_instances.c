@@ -115,6 +115,38 @@ static int add_reductions(open_t *o, const plog_rec_t *e, const pcs_sched_t *s)
     return 0;
 }
 
+/* The open instance of key, opened by its first member's event e (the call's ordinal on
+ * its communicator ord); NULL out of memory. */
+static open_t *open_at(ci_t *c, uint64_t key, const plog_rec_t *e, uint64_t ord,
+                       pcs_coll_t coll, bool nb)
+{
+    uint64_t *slot = hmap_put(&c->open, key);
+    if (!slot)
+        return NULL;
+    open_t *o = (open_t *)(uintptr_t)*slot;
+    if (o)
+        return o;
+    o = calloc(1, sizeof(*o));
+    if (!o) {
+        hmap_del(&c->open, key);
+        return NULL;
+    }
+    *slot = (uint64_t)(uintptr_t)o;
+    ci_inst_t *in = &o->in;
+    in->comm = e->comm;
+    in->ordinal = ord;
+    in->call = e->call;
+    in->coll = coll;
+    in->nonblocking = nb;
+    in->size = (int32_t)(e->lcomm->n_local + e->lcomm->n_remote);
+    in->first_start = e->start_ns;
+    in->last_end = e->end_ns;
+    in->first_rank = in->last_rank = e->rank;
+    in->alg = PCS_ALG_NONE;
+    in->why = RECON__COUNT; /* none rebuilt yet */
+    return o;
+}
+
 int ci_feed(ci_t *c, const plog_rec_t *e, ci_done_fn done, void *arg)
 {
     if (e->cls != PLOG_CLASS_COLL && e->cls != PLOG_CLASS_ICOLL)
@@ -132,30 +164,9 @@ int ci_feed(ci_t *c, const plog_rec_t *e, ci_done_fn done, void *arg)
         return 0; /* neighbourhood collectives and the like, or no communicator table */
     uint64_t key = (uint64_t)(uint32_t)e->comm << 40 | (ord & ((1ull << 40) - 1));
     key += 1; /* never 0 */
-    uint64_t *slot = hmap_put(&c->open, key);
-    if (!slot)
+    open_t *o = open_at(c, key, e, ord, coll, nb);
+    if (!o)
         return -1;
-    open_t *o = (open_t *)(uintptr_t)*slot;
-    if (!o) {
-        o = calloc(1, sizeof(*o));
-        if (!o) {
-            hmap_del(&c->open, key);
-            return -1;
-        }
-        *slot = (uint64_t)(uintptr_t)o;
-        ci_inst_t *in = &o->in;
-        in->comm = e->comm;
-        in->ordinal = ord;
-        in->call = e->call;
-        in->coll = coll;
-        in->nonblocking = nb;
-        in->size = (int32_t)(e->lcomm->n_local + e->lcomm->n_remote);
-        in->first_start = e->start_ns;
-        in->last_end = e->end_ns;
-        in->first_rank = in->last_rank = e->rank;
-        in->alg = PCS_ALG_NONE;
-        in->why = RECON__COUNT; /* none rebuilt yet */
-    }
     ci_inst_t *in = &o->in;
     in->seen++;
     if (!in->mem) { /* once: the members are known */

@@ -183,6 +183,30 @@ static void json_field(FILE *o, const char *name, double x)
     jsonw_fnum(o, x, 6);
 }
 
+/* , "links": the links' load a model prices with (pr_load_t), or null */
+static void json_links(FILE *o, int32_t world, const pr_load_t *l)
+{
+    if (l->per_byte > 0 && l->out && l->in) {
+        fprintf(o, ", \"links\": {\"unloaded_ns_per_byte\": ");
+        jsonw_fnum(o, l->per_byte, 6);
+        fprintf(o, ", \"from\": \"%s\", \"slower\": [", l->t ? "pairs" : "model");
+        int n = 0;
+        for (int32_t r = 0; r < world; r++)
+            for (int in = 0; in < 2; in++) {
+                double v = (in ? l->in : l->out)[r];
+                if (v > 1) {
+                    fprintf(o, "%s{\"rank\": %d, \"link\": \"%s\", \"slowdown\": ",
+                            n++ ? ", " : "", (int)r, in ? "in" : "out");
+                    jsonw_fnum(o, v, 6);
+                    fprintf(o, "}");
+                }
+            }
+        fprintf(o, "]}");
+    } else {
+        fprintf(o, ", \"links\": null");
+    }
+}
+
 static void json_out(FILE *o, const pred_t *p)
 {
     const pred_models_t *pm = &p->models;
@@ -217,26 +241,7 @@ static void json_out(FILE *o, const pred_t *p)
         fprintf(o, "%s{\"model\": \"%s\", \"predicted_ns\": ", k ? ",\n " : "\n ",
                 pm->m[k].name);
         jsonw_fnum(o, p->sum_pred[k], 6);
-        const pr_load_t *l = &pm->m[k].load;
-        if (l->per_byte > 0 && l->out && l->in) {
-            fprintf(o, ", \"links\": {\"unloaded_ns_per_byte\": ");
-            jsonw_fnum(o, l->per_byte, 6);
-            fprintf(o, ", \"from\": \"%s\", \"slower\": [", l->t ? "pairs" : "model");
-            int n = 0;
-            for (int32_t r = 0; r < p->world; r++)
-                for (int in = 0; in < 2; in++) {
-                    double v = (in ? l->in : l->out)[r];
-                    if (v > 1) {
-                        fprintf(o, "%s{\"rank\": %d, \"link\": \"%s\", \"slowdown\": ",
-                                n++ ? ", " : "", (int)r, in ? "in" : "out");
-                        jsonw_fnum(o, v, 6);
-                        fprintf(o, "}");
-                    }
-                }
-            fprintf(o, "]}");
-        } else {
-            fprintf(o, ", \"links\": null");
-        }
+        json_links(o, p->world, &pm->m[k].load);
         fprintf(o, ", \"groups\": [");
         for (size_t i = 0; i < p->ng; i++) {
             const pred_group_t *g = &p->g[i];
@@ -376,6 +381,24 @@ typedef struct predict_args {
     int csv, json;
 } predict_args_t;
 
+/* The options that go together, and the one log directory (argv[optind]); -1 when right,
+ * else the exit status. */
+static int check_args(int argc, char **argv, const predict_args_t *a)
+{
+    if (a->csv && a->json)
+        return phasor_usage_error("predict", "%s", "--csv and --json: choose one");
+    if (a->o.method != PRED_REPLAY && !isnan(a->o.gamma))
+        return phasor_usage_error("predict", "%s", "--gamma applies to --method replay");
+    if (a->o.model_file && a->o.save_model)
+        return phasor_usage_error("predict", "%s", "--save-model writes the run's probe; "
+                                  "with --model there is no fit to save");
+    if (optind >= argc)
+        return phasor_usage_error("predict", "%s", "which log? give a log directory");
+    if (optind + 1 < argc)
+        return phasor_usage_error("predict", "unexpected argument '%s'", argv[optind + 1]);
+    return -1;
+}
+
 /* The command line into a; -1 to go on, else the exit status (--help, bad usage). */
 static int parse_args(int argc, char **argv, predict_args_t *a)
 {
@@ -453,17 +476,9 @@ static int parse_args(int argc, char **argv, predict_args_t *a)
             return phasor_usage_error("predict", "unknown option '%s'", argv[optind - 1]);
         }
     }
-    if (a->csv && a->json)
-        return phasor_usage_error("predict", "%s", "--csv and --json: choose one");
-    if (o->method != PRED_REPLAY && !isnan(o->gamma))
-        return phasor_usage_error("predict", "%s", "--gamma applies to --method replay");
-    if (o->model_file && o->save_model)
-        return phasor_usage_error("predict", "%s", "--save-model writes the run's probe; "
-                                  "with --model there is no fit to save");
-    if (optind >= argc)
-        return phasor_usage_error("predict", "%s", "which log? give a log directory");
-    if (optind + 1 < argc)
-        return phasor_usage_error("predict", "unexpected argument '%s'", argv[optind + 1]);
+    int status = check_args(argc, argv, a);
+    if (status >= 0)
+        return status;
     a->path = argv[optind];
     return -1;
 }
