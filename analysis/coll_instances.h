@@ -24,13 +24,18 @@ typedef struct ci_xfer {
     uint64_t bytes;
 } ci_xfer_t;
 
-/* qsort order of pointers to transfers (const ci_xfer_t *): by step, then by source. */
-static inline int ci_cmp_step_src(const void *a, const void *b)
+/* The order of transfers by step, then by source: <0, 0 or >0. */
+static inline int ci_xfer_order(const ci_xfer_t *x, const ci_xfer_t *y)
 {
-    const ci_xfer_t *x = *(const ci_xfer_t *const *)a, *y = *(const ci_xfer_t *const *)b;
     if (x->step != y->step)
         return (x->step > y->step) - (x->step < y->step);
     return (x->src > y->src) - (x->src < y->src);
+}
+
+/* ci_xfer_order as a qsort comparator of pointers to transfers (const ci_xfer_t *) */
+static inline int ci_cmp_step_src(const void *a, const void *b)
+{
+    return ci_xfer_order(*(const ci_xfer_t *const *)a, *(const ci_xfer_t *const *)b);
 }
 
 /* One member's call: its own entry and exit (aligned ns). */

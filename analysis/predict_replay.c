@@ -143,10 +143,9 @@ void pr_free(pr_t *p)
 /* by step, source, then destination */
 static int cmp_x(const void *a, const void *b)
 {
-    int c = ci_cmp_step_src(a, b);
-    if (c != 0)
-        return c;
     const ci_xfer_t *x = *(const ci_xfer_t *const *)a, *y = *(const ci_xfer_t *const *)b;
+    if (x->step != y->step || x->src != y->src)
+        return ci_xfer_order(x, y);
     return (x->dst > y->dst) - (x->dst < y->dst);
 }
 
@@ -246,10 +245,12 @@ void pr_share_link(const pr_flow_t *fl, size_t n, double per_byte, uint32_t *hea
             now = fl[i].start;
             tag[i] = v + fl[i].bytes;
             heap_push(heap, &nh, (uint32_t)i++, tag_less, tag);
-        } else {
+        } else { /* the top is through (nh > 0: done is finite) */
             v = tag[heap[0]];
             now = done;
-            fin[heap_pop(heap, &nh, tag_less, tag)] = done;
+            fin[heap[0]] = done;
+            heap[0] = heap[--nh]; /* a new top, put in order */
+            heap_sift_down(heap, nh, tag_less, tag);
         }
     }
 }
@@ -495,19 +496,19 @@ typedef struct step {
 static void gather_sends(pr_t *p, const ci_inst_t *in, const pr_opts_t *o, const int32_t *hl,
                          uint32_t s, size_t *ix, step_t *st)
 {
-    size_t nm = in->nmem;
-    for (; *ix < in->nx && p->x[*ix]->step == s; (*ix)++) {
-        const ci_xfer_t *m = p->x[*ix];
+    size_t nm = in->nmem, i = *ix, np = st->np, nxs = 0; /* locals: the arrays are size_t too */
+    for (; i < in->nx && p->x[i]->step == s; i++) {
+        const ci_xfer_t *m = p->x[i];
         long a = member_of(p, nm, m->src), b = member_of(p, nm, m->dst);
         if (a < 0 || b < 0)
             continue;
-        join(p, (size_t)a, st->tag, &st->np);
-        join(p, (size_t)b, st->tag, &st->np);
+        join(p, (size_t)a, st->tag, &np);
+        join(p, (size_t)b, st->tag, &np);
         int net = pr_crosses(o->host, m->src, m->dst);
         p->paths[a] |= (uint8_t)(1u << net);
         p->paths[b] |= (uint8_t)(4u << net);
         if (nout_of(p, (size_t)a) == 0) /* a's transfers are together: sorted by source */
-            p->xfirst[a] = st->nxs;
+            p->xfirst[a] = nxs;
         size_t sa = pr_slot(hl, (size_t)a, net), sb = pr_slot(hl, (size_t)b, net);
         p->nout[sa]++;
         p->nin[sb]++;
@@ -519,11 +520,14 @@ static void gather_sends(pr_t *p, const ci_inst_t *in, const pr_opts_t *o, const
             p->bigin[sb] = m->bytes;
         if (hl)
             pr_links_add(&p->links, hl, m);
-        size_t q = st->x0 + st->nxs++;
-        assert(q <= *ix);
+        size_t q = st->x0 + nxs++;
         p->xi[q] = (uint64_t)a << 32 | (uint64_t)b; /* nm < 2^31 */
         p->x[q] = m; /* compacted: member transfers only */
     }
+    assert(st->x0 + nxs <= i); /* compacting never overtakes the reading */
+    *ix = i;
+    st->np = np;
+    st->nxs = nxs;
 }
 
 /* The step's reductions from r[*ir] on, by the members that do them. */
@@ -547,14 +551,15 @@ static void gather_reductions(pr_t *p, const ci_inst_t *in, uint32_t s, size_t *
 static void price_alone(pr_t *p, pr_time_fn t, const void *ctx, const pr_opts_t *o,
                         const int32_t *hl, double pb, const step_t *st)
 {
-    for (size_t q = 0; q < st->nxs; q++) {
-        const ci_xfer_t *m = p->x[st->x0 + q];
-        size_t a = (size_t)(p->xi[st->x0 + q] >> 32);
-        size_t b = (size_t)(p->xi[st->x0 + q] & 0xffffffffu);
+    const size_t x0 = st->x0, nxs = st->nxs;
+    for (size_t q = 0; q < nxs; q++) {
+        const ci_xfer_t *m = p->x[x0 + q];
+        size_t a = (size_t)(p->xi[x0 + q] >> 32);
+        size_t b = (size_t)(p->xi[x0 + q] & 0xffffffffu);
         int net = pr_crosses(o->host, m->src, m->dst);
         size_t sa = pr_slot(hl, a, net), sb = pr_slot(hl, b, net);
         int two = (p->paths[a] & (4u << net)) || (p->paths[b] & (1u << net));
-        double tm = p->xt[st->x0 + q] = t(ctx, m->src, m->dst, m->bytes, two);
+        double tm = p->xt[x0 + q] = t(ctx, m->src, m->dst, m->bytes, two);
         if (pb > 0 && net) {
             double r = pr_per_byte(t, ctx, m->src, m->dst, two && m->bytes > o->eager);
             p->spb[q] = r > 0 && isfinite(r) ? r : pb;
@@ -579,7 +584,8 @@ static void price_alone(pr_t *p, pr_time_fn t, const void *ctx, const pr_opts_t 
 static void member_times(pr_t *p, pr_time_fn t, const void *ctx, const pr_opts_t *o,
                          const int32_t *hl, double pb, const step_t *st)
 {
-    for (size_t q = 0; q < st->np; q++) {
+    const size_t x0 = st->x0, np = st->np;
+    for (size_t q = 0; q < np; q++) {
         size_t k = p->part[q];
         int32_t me = p->rank[k];
         for (int net = 0; net < (hl ? 2 : 1); net++) {
@@ -592,7 +598,7 @@ static void member_times(pr_t *p, pr_time_fn t, const void *ctx, const pr_opts_t
                 if (pb > 0) { /* its transfers are xfirst[k] on */
                     double eff = 0;
                     for (size_t j = p->xfirst[k]; j < p->xfirst[k] + nout_of(p, k); j++)
-                        if (pr_crosses(hl, me, p->x[st->x0 + j]->dst))
+                        if (pr_crosses(hl, me, p->x[x0 + j]->dst))
                             eff = fmax(eff, (p->sfo[j] - p->start[k]) / p->spb[j]);
                     bo = (uint64_t)llround(eff);
                 }
@@ -624,10 +630,11 @@ static void member_times(pr_t *p, pr_time_fn t, const void *ctx, const pr_opts_t
 static void finish_sends(pr_t *p, pr_time_fn t, const void *ctx, const pr_opts_t *o,
                          const int32_t *hl, double pb, const step_t *st)
 {
-    for (size_t q = 0; q < st->nxs; q++) {
-        size_t a = (size_t)(p->xi[st->x0 + q] >> 32);
-        size_t b = (size_t)(p->xi[st->x0 + q] & 0xffffffffu);
-        const ci_xfer_t *m = p->x[st->x0 + q];
+    const size_t x0 = st->x0, nxs = st->nxs;
+    for (size_t q = 0; q < nxs; q++) {
+        size_t a = (size_t)(p->xi[x0 + q] >> 32);
+        size_t b = (size_t)(p->xi[x0 + q] & 0xffffffffu);
+        const ci_xfer_t *m = p->x[x0 + q];
         int net = pr_crosses(o->host, m->src, m->dst);
         size_t sa = pr_slot(hl, a, net), sb = pr_slot(hl, b, net);
         double tout = p->tout[sa], tin = p->tin[sb];
@@ -640,7 +647,7 @@ static void finish_sends(pr_t *p, pr_time_fn t, const void *ctx, const pr_opts_t
         }
         double fin = p->start[a] + fmax(tout, tin);
         if (m->bytes > o->eager && p->start[b] > p->start[a])
-            fin = fmax(fin, p->start[b] + p->xt[st->x0 + q]);
+            fin = fmax(fin, p->start[b] + p->xt[x0 + q]);
         if (fin > p->done[a])
             p->done[a] = fin;
         if (fin > p->done[b])
@@ -652,10 +659,11 @@ static void finish_sends(pr_t *p, pr_time_fn t, const void *ctx, const pr_opts_t
  * tallies are cleared. */
 static void end_step(pr_t *p, const pr_opts_t *o, const int32_t *hl, const step_t *st)
 {
+    const size_t x0 = st->x0, nxs = st->nxs, np = st->np;
     if (hl)
-        for (size_t q = 0; q < st->nxs; q++)
-            pr_links_clear(&p->links, hl, p->x[st->x0 + q]);
-    for (size_t q = 0; q < st->np; q++) {
+        for (size_t q = 0; q < nxs; q++)
+            pr_links_clear(&p->links, hl, p->x[x0 + q]);
+    for (size_t q = 0; q < np; q++) {
         size_t k = p->part[q];
         p->ready[k] = p->done[k] + o->gamma * p->red[k];
     }
