@@ -1,112 +1,25 @@
 /* coll_instances.c: collective calls matched across ranks (see coll_instances.h). */
 #include "coll_instances.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* uint64 -> uint64 open addressing, linear probing, backward-shift deletion; key 0 free */
-typedef struct umap {
-    uint64_t *k, *v;
-    size_t cap, n;
-} umap_t;
-
-static size_t um_slot(uint64_t key, size_t cap)
-{
-    return (size_t)((key * 0x9e3779b97f4a7c15ull) >> 17) & (cap - 1);
-}
-
-static uint64_t *um_find(umap_t *m, uint64_t key)
-{
-    if (m->cap == 0)
-        return NULL;
-    for (size_t i = um_slot(key, m->cap);; i = (i + 1) & (m->cap - 1)) {
-        if (m->k[i] == key)
-            return &m->v[i];
-        if (m->k[i] == 0)
-            return NULL;
-    }
-}
-
-static int um_grow(umap_t *m)
-{
-    size_t nc = m->cap ? 2 * m->cap : 64;
-    uint64_t *k = calloc(nc, sizeof(*k)), *v = calloc(nc, sizeof(*v));
-    if (!k || !v) {
-        free(k);
-        free(v);
-        return -1;
-    }
-    for (size_t i = 0; i < m->cap; i++) {
-        if (m->k[i] == 0)
-            continue;
-        size_t j = um_slot(m->k[i], nc);
-        while (k[j] != 0)
-            j = (j + 1) & (nc - 1);
-        k[j] = m->k[i];
-        v[j] = m->v[i];
-    }
-    free(m->k);
-    free(m->v);
-    m->k = k;
-    m->v = v;
-    m->cap = nc;
-    return 0;
-}
-
-/* the value slot of key, inserted as 0 if absent; NULL on out of memory */
-static uint64_t *um_put(umap_t *m, uint64_t key)
-{
-    uint64_t *p = um_find(m, key);
-    if (p)
-        return p;
-    if ((m->n + 1) * 4 > m->cap * 3 && um_grow(m) != 0)
-        return NULL;
-    size_t i = um_slot(key, m->cap);
-    while (m->k[i] != 0)
-        i = (i + 1) & (m->cap - 1);
-    m->k[i] = key;
-    m->v[i] = 0;
-    m->n++;
-    return &m->v[i];
-}
-
-static void um_del(umap_t *m, uint64_t key)
-{
-    if (m->cap == 0)
-        return;
-    size_t i = um_slot(key, m->cap);
-    while (m->k[i] != key) {
-        if (m->k[i] == 0)
-            return;
-        i = (i + 1) & (m->cap - 1);
-    }
-    for (size_t j = (i + 1) & (m->cap - 1); m->k[j] != 0; j = (j + 1) & (m->cap - 1)) {
-        size_t home = um_slot(m->k[j], m->cap);
-        /* move j back to i when its home is not in (i, j] (cyclically) */
-        if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
-            m->k[i] = m->k[j];
-            m->v[i] = m->v[j];
-            i = j;
-        }
-    }
-    m->k[i] = 0;
-    m->v[i] = 0;
-    m->n--;
-}
-
-static void um_free(umap_t *m)
-{
-    free(m->k);
-    free(m->v);
-    memset(m, 0, sizeof(*m));
-}
+#include "hmap.h"
+#include "vec.h"
 
 struct ci {
     recon_t *rc;
     pcs_sched_t s;
-    umap_t next;  /* (rank, comm) -> next ordinal */
-    umap_t open;  /* (comm, ordinal) -> ci_inst_t * */
+    hmap_t next;  /* (rank, comm) -> next ordinal */
+    hmap_t open;  /* (comm, ordinal) + 1 -> open_t * */
 };
+
+/* An instance still open: what the caller gets, and the capacities of its arrays. */
+typedef struct open_inst {
+    ci_inst_t in;
+    size_t xcap, redcap;
+} open_t;
 
 int ci_host(const ci_t *c, int32_t rank)
 {
@@ -127,13 +40,13 @@ ci_t *ci_new(const plog_run_t *run, recon_lib_t lib)
     return c;
 }
 
-static void inst_free(ci_inst_t *in)
+static void inst_free(open_t *o)
 {
-    if (in) {
-        free(in->x);
-        free(in->mem);
-        free(in->red);
-        free(in);
+    if (o) {
+        free(o->in.x);
+        free(o->in.mem);
+        free(o->in.red);
+        free(o);
     }
 }
 
@@ -142,10 +55,10 @@ void ci_free(ci_t *c)
     if (!c)
         return;
     for (size_t i = 0; i < c->open.cap; i++)
-        if (c->open.k[i])
-            inst_free((ci_inst_t *)(uintptr_t)c->open.v[i]);
-    um_free(&c->open);
-    um_free(&c->next);
+        if (c->open.keys[i])
+            inst_free((open_t *)(uintptr_t)c->open.vals[i]);
+    hmap_free(&c->open);
+    hmap_free(&c->next);
     pcs_sched_free(&c->s);
     recon_free(c->rc);
     free(c);
@@ -165,17 +78,16 @@ static uint64_t size_class(const pcs_args_t *a)
     return a->coll == PCS_BARRIER || n < 0 ? 0 : (uint64_t)n * a->type_size;
 }
 
-static int add_sends(ci_inst_t *in, const plog_rec_t *e, const pcs_sched_t *s)
+static int add_sends(open_t *o, const plog_rec_t *e, const pcs_sched_t *s)
 {
+    ci_inst_t *in = &o->in;
     size_t need = 0;
     for (size_t i = 0; i < s->n; i++)
         need += s->ops[i].kind == PCS_OP_SEND || s->ops[i].kind == PCS_OP_ISEND;
     if (need == 0)
         return 0;
-    ci_xfer_t *x = realloc(in->x, (in->nx + need) * sizeof(*x));
-    if (!x)
+    if (VEC_GROW(in->x, o->xcap, in->nx + need) != 0)
         return -1;
-    in->x = x;
     for (size_t i = 0; i < s->n; i++) {
         const pcs_op_t *op = &s->ops[i];
         if (op->kind != PCS_OP_SEND && op->kind != PCS_OP_ISEND)
@@ -187,21 +99,52 @@ static int add_sends(ci_inst_t *in, const plog_rec_t *e, const pcs_sched_t *s)
     return 0;
 }
 
-static int add_reductions(ci_inst_t *in, const plog_rec_t *e, const pcs_sched_t *s)
+static int add_reductions(open_t *o, const plog_rec_t *e, const pcs_sched_t *s)
 {
+    ci_inst_t *in = &o->in;
     size_t need = 0;
     for (size_t i = 0; i < s->n; i++)
         need += s->ops[i].kind == PCS_OP_REDUCE;
     if (need == 0)
         return 0;
-    ci_red_t *r = realloc(in->red, (in->nred + need) * sizeof(*r));
-    if (!r)
+    if (VEC_GROW(in->red, o->redcap, in->nred + need) != 0)
         return -1;
-    in->red = r;
     for (size_t i = 0; i < s->n; i++)
         if (s->ops[i].kind == PCS_OP_REDUCE)
             in->red[in->nred++] = (ci_red_t){e->rank, s->ops[i].step, s->ops[i].len};
     return 0;
+}
+
+/* The open instance of key, opened by its first member's event e (the call's ordinal on
+ * its communicator ord); NULL out of memory. */
+static open_t *open_at(ci_t *c, uint64_t key, const plog_rec_t *e, uint64_t ord,
+                       pcs_coll_t coll, bool nb)
+{
+    uint64_t *slot = hmap_put(&c->open, key);
+    if (!slot)
+        return NULL;
+    open_t *o = (open_t *)(uintptr_t)*slot;
+    if (o)
+        return o;
+    o = calloc(1, sizeof(*o));
+    if (!o) {
+        hmap_del(&c->open, key);
+        return NULL;
+    }
+    *slot = (uint64_t)(uintptr_t)o;
+    ci_inst_t *in = &o->in;
+    in->comm = e->comm;
+    in->ordinal = ord;
+    in->call = e->call;
+    in->coll = coll;
+    in->nonblocking = nb;
+    in->size = (int32_t)(e->lcomm->n_local + e->lcomm->n_remote);
+    in->first_start = e->start_ns;
+    in->last_end = e->end_ns;
+    in->first_rank = in->last_rank = e->rank;
+    in->alg = PCS_ALG_NONE;
+    in->why = RECON__COUNT; /* none rebuilt yet */
+    return o;
 }
 
 int ci_feed(ci_t *c, const plog_rec_t *e, ci_done_fn done, void *arg)
@@ -211,7 +154,7 @@ int ci_feed(ci_t *c, const plog_rec_t *e, ci_done_fn done, void *arg)
     if (e->comm <= 0)
         return 0;
     /* the ordinal counts every collective call on the communicator, as phasor steps does */
-    uint64_t *nx = um_put(&c->next, (uint64_t)(uint32_t)e->rank << 32 | (uint32_t)e->comm);
+    uint64_t *nx = hmap_put(&c->next, (uint64_t)(uint32_t)e->rank << 32 | (uint32_t)e->comm);
     if (!nx)
         return -1;
     uint64_t ord = (*nx)++;
@@ -221,35 +164,17 @@ int ci_feed(ci_t *c, const plog_rec_t *e, ci_done_fn done, void *arg)
         return 0; /* neighbourhood collectives and the like, or no communicator table */
     uint64_t key = (uint64_t)(uint32_t)e->comm << 40 | (ord & ((1ull << 40) - 1));
     key += 1; /* never 0 */
-    uint64_t *slot = um_put(&c->open, key);
-    if (!slot)
+    open_t *o = open_at(c, key, e, ord, coll, nb);
+    if (!o)
         return -1;
-    ci_inst_t *in = (ci_inst_t *)(uintptr_t)*slot;
-    if (!in) {
-        in = calloc(1, sizeof(*in));
-        if (!in) {
-            um_del(&c->open, key);
-            return -1;
-        }
-        *slot = (uint64_t)(uintptr_t)in;
-        in->comm = e->comm;
-        in->ordinal = ord;
-        in->call = e->call;
-        in->coll = coll;
-        in->nonblocking = nb;
-        in->size = (int32_t)(e->lcomm->n_local + e->lcomm->n_remote);
-        in->first_start = e->start_ns;
-        in->last_end = e->end_ns;
-        in->first_rank = in->last_rank = e->rank;
-        in->alg = PCS_ALG_NONE;
-        in->why = RECON__COUNT; /* none rebuilt yet */
-    }
+    ci_inst_t *in = &o->in;
     in->seen++;
     if (!in->mem) { /* once: the members are known */
         in->mem = malloc((size_t)(in->size > 0 ? in->size : 1) * sizeof(*in->mem));
         if (!in->mem)
             return -1;
     }
+    assert(in->nmem <= (size_t)in->seen);
     if (in->nmem < (size_t)in->size)
         in->mem[in->nmem++] = (ci_member_t){e->rank, e->start_ns, e->end_ns};
     if (e->start_ns < in->first_start) {
@@ -273,12 +198,12 @@ int ci_feed(ci_t *c, const plog_rec_t *e, ci_done_fn done, void *arg)
         in->why = why;
     }
     if (why == RECON_OK && in->why == RECON_OK &&
-        (add_sends(in, e, &c->s) != 0 || add_reductions(in, e, &c->s) != 0))
+        (add_sends(o, e, &c->s) != 0 || add_reductions(o, e, &c->s) != 0))
         return -1;
     if (in->seen >= in->size) {
-        um_del(&c->open, key);
+        hmap_del(&c->open, key);
         done(arg, in);
-        inst_free(in);
+        inst_free(o);
     }
     return 0;
 }
@@ -286,12 +211,11 @@ int ci_feed(ci_t *c, const plog_rec_t *e, ci_done_fn done, void *arg)
 void ci_finish(ci_t *c, ci_done_fn done, void *arg)
 {
     for (size_t i = 0; i < c->open.cap; i++) {
-        if (!c->open.k[i])
+        if (!c->open.keys[i])
             continue;
-        ci_inst_t *in = (ci_inst_t *)(uintptr_t)c->open.v[i];
-        done(arg, in);
-        inst_free(in);
-        c->open.k[i] = 0;
+        open_t *o = (open_t *)(uintptr_t)c->open.vals[i];
+        done(arg, &o->in);
+        inst_free(o);
     }
-    c->open.n = 0;
+    hmap_free(&c->open); /* empty again */
 }

@@ -24,6 +24,20 @@ typedef struct ci_xfer {
     uint64_t bytes;
 } ci_xfer_t;
 
+/* The order of transfers by step, then by source: <0, 0 or >0. */
+static inline int ci_xfer_order(const ci_xfer_t *x, const ci_xfer_t *y)
+{
+    if (x->step != y->step)
+        return (x->step > y->step) - (x->step < y->step);
+    return (x->src > y->src) - (x->src < y->src);
+}
+
+/* ci_xfer_order as a qsort comparator of pointers to transfers (const ci_xfer_t *) */
+static inline int ci_cmp_step_src(const void *a, const void *b)
+{
+    return ci_xfer_order(*(const ci_xfer_t *const *)a, *(const ci_xfer_t *const *)b);
+}
+
 /* One member's call: its own entry and exit (aligned ns). */
 typedef struct ci_member {
     int32_t rank; /* world rank */

@@ -1,5 +1,8 @@
 /* predict_models.c: the models `phasor predict` evaluates, fitted to the run's own probe
  * (PROBE frames) or read from a model file (doc/model-format.md). */
+#include "predict_models.h"
+
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,7 +10,6 @@
 
 #include "model_file.h"
 #include "net_model.h"
-#include "phasor_predict.h"
 #include "plog_probeset.h"
 #include "pstat.h"
 
@@ -208,137 +210,125 @@ static int link_load(const pred_model_t *m, double *lo, int32_t world, const int
     return 0;
 }
 
-int pred_models_load(pred_models_t *pm, const plog_run_t *run, const char *file,
-                     const char *kinds, const pnm_opts_t *fit, const int32_t *host,
-                     int32_t nhosts, char *why, size_t cap)
+/* The kinds asked for ("lookup,hockney"; NULL: every kind) into want[]. */
+static plog_err_t parse_kinds(const char *kinds, int *want, plog_error_t *err)
 {
-    memset(pm, 0, sizeof(*pm));
-    pm->probe_samples = pm->probe_pooled = pm->probe_unshared = -1;
-    priv_t *p = calloc(1, sizeof(*p));
-    if (!p) {
-        snprintf(why, cap, "out of memory");
-        return -1;
-    }
-    pm->priv = p;
-    int want[PNM_LOGGP + 1] = {0};
-    int explicit_kinds = kinds != NULL;
-    if (kinds) {
-        char buf[256];
-        snprintf(buf, sizeof(buf), "%s", kinds);
-        for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-            int k = pnm_kind_parse(tok);
-            if (k < 0) {
-                snprintf(why, cap, "--kind: unknown model '%s' (lookup, hockney, loggp)", tok);
-                pred_models_free(pm);
-                return -1;
-            }
-            want[k] = 1;
-        }
-    } else {
+    if (!kinds) {
         want[PNM_LOOKUP] = want[PNM_HOCKNEY] = want[PNM_LOGGP] = 1;
+        return PLOG_OK;
     }
+    char buf[256];
+    snprintf(buf, sizeof(buf), "%s", kinds);
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        int k = pnm_kind_parse(tok);
+        if (k < 0)
+            return plog_fail(err, PLOG_E_USAGE, NULL, PLOG_NO_OFFSET,
+                             "--kind: unknown model '%s' (lookup, hockney, loggp)", tok);
+        want[k] = 1;
+    }
+    return PLOG_OK;
+}
 
-    if (file) { /* the file's models as it holds them */
-        pmf_t mf;
-        if (pmf_read(file, &mf, why, cap) != 0) {
-            pred_models_free(pm);
-            return -1;
-        }
-        for (int k = PNM_LOOKUP; k <= PNM_LOGGP; k++) {
-            if (!want[k])
-                continue;
-            if (!mf.has[k]) {
-                if (explicit_kinds) {
-                    snprintf(why, cap, "%s: no %s model in the file", file,
-                             pnm_kind_name((pnm_kind_t)k));
-                    pmf_free(&mf);
-                    pred_models_free(pm);
-                    return -1;
-                }
-                continue;
+/* The models of want[] a model file holds, into p's slots (explicit: each must be there);
+ * its lookup table, when not wanted, for the links' load alone. *host becomes NULL when
+ * the file's hosts do not split the run's ranks as the run's do. */
+static plog_err_t load_file(pred_models_t *pm, priv_t *p, const plog_run_t *run,
+                            const char *file, const int *want, int explicit_kinds,
+                            const int32_t **host, int32_t nhosts, plog_error_t *err)
+{
+    pmf_t mf;
+    plog_err_t e = pmf_read(file, &mf, err);
+    if (e != PLOG_OK)
+        return e;
+    for (int k = PNM_LOOKUP; k <= PNM_LOGGP; k++) {
+        if (!want[k])
+            continue;
+        if (!mf.has[k]) {
+            if (explicit_kinds) {
+                pmf_free(&mf);
+                return plog_fail(err, PLOG_E_MISSING, NULL, PLOG_NO_OFFSET,
+                                 "%s: no %s model in the file", file,
+                                 pnm_kind_name((pnm_kind_t)k));
             }
-            p->slot[pm->n].fit = mf.m[k];
-            memset(&mf.m[k], 0, sizeof(mf.m[k])); /* moved */
-            mf.has[k] = 0;
-            pm->n++;
+            continue;
         }
-        if (mf.has[PNM_LOOKUP]) { /* not wanted: only for the links' load */
-            p->pairs.fit = mf.m[PNM_LOOKUP];
-            memset(&mf.m[PNM_LOOKUP], 0, sizeof(mf.m[PNM_LOOKUP]));
-            mf.has[PNM_LOOKUP] = 0;
-        }
-        snprintf(pm->source, sizeof(pm->source), "%s (%s probe, %d ranks)", file,
-                 mf.mode == 2 ? "full" : "quick", (int)mf.nranks);
-        if (host && !file_hosts_match(&mf, host, nhosts, plog_run_world_size(run)))
-            host = NULL; /* its pairs within a host are not the run's */
-        pmf_free(&mf);
-    } else {
-        plog_probeset_t ps;
-        plog_error_t err;
-        plog_err_t e = plog_probeset_load(run, &ps, &err);
-        if (e != PLOG_OK) {
-            snprintf(why, cap, "%s%s", err.msg,
-                     e == PLOG_E_MISSING ? "; give a model file with --model" : "");
-            pred_models_free(pm);
-            return -1;
-        }
-        pnm_sample_t *s = malloc((ps.n ? ps.n : 1) * sizeof(*s));
-        if (!s) {
-            plog_probeset_free(&ps);
-            snprintf(why, cap, "out of memory");
-            pred_models_free(pm);
-            return -1;
-        }
+        p->slot[pm->n].fit = mf.m[k];
+        memset(&mf.m[k], 0, sizeof(mf.m[k])); /* moved */
+        mf.has[k] = 0;
+        pm->n++;
+    }
+    if (mf.has[PNM_LOOKUP]) { /* not wanted: only for the links' load */
+        p->pairs.fit = mf.m[PNM_LOOKUP];
+        memset(&mf.m[PNM_LOOKUP], 0, sizeof(mf.m[PNM_LOOKUP]));
+        mf.has[PNM_LOOKUP] = 0;
+    }
+    snprintf(pm->source, sizeof(pm->source), "%s (%s probe, %d ranks)", file,
+             mf.mode == 2 ? "full" : "quick", (int)mf.nranks);
+    if (*host && !file_hosts_match(&mf, *host, nhosts, plog_run_world_size(run)))
+        *host = NULL; /* its pairs within a host are not the run's */
+    pmf_free(&mf);
+    return PLOG_OK;
+}
+
+/* The models of want[] fitted to the run's probe (explicit: each must fit), into p's
+ * slots, its samples unshared by host (pmf_fit_samples); the lookup table, when not
+ * wanted, for the links' load alone. */
+static plog_err_t fit_probe(pred_models_t *pm, priv_t *p, const plog_run_t *run,
+                            const int *want, int explicit_kinds, const pnm_opts_t *fit,
+                            const int32_t *host, int32_t nhosts, plog_error_t *err)
+{
+    plog_probeset_t ps;
+    plog_error_t perr;
+    plog_err_t e = plog_probeset_load(run, &ps, &perr);
+    if (e != PLOG_OK)
+        return plog_fail(err, e, NULL, PLOG_NO_OFFSET, "%s%s", perr.msg,
+                         e == PLOG_E_MISSING ? "; give a model file with --model" : "");
+    pnm_sample_t *s = malloc((ps.n ? ps.n : 1) * sizeof(*s));
+    size_t unshared, pooled;
+    if (s)
         pmf_samples_from_probe(s, ps.e, ps.n, ps.info.sizes);
-        size_t unshared, pooled;
-        if (pmf_fit_samples(s, ps.n, (int)ps.info.mode, ps.world, host, nhosts, PMF_FIT_NOW,
-                            &unshared, &pooled) != 0) {
-            free(s);
-            plog_probeset_free(&ps);
-            snprintf(why, cap, "out of memory");
-            pred_models_free(pm);
-            return -1;
+    if (!s || pmf_fit_samples(s, ps.n, (int)ps.info.mode, ps.world, host, nhosts, PMF_FIT_NOW,
+                              &unshared, &pooled) != 0) {
+        e = plog_fail(err, PLOG_E_NOMEM, NULL, PLOG_NO_OFFSET, "out of memory");
+        goto out;
+    }
+    pnm_samples_t in = {ps.world, (int)ps.info.mode, ps.n, s};
+    for (int k = PNM_LOOKUP; k <= PNM_LOGGP; k++) {
+        if (!want[k])
+            continue;
+        char w[256];
+        pnm_err_t fe = pnm_fit((pnm_kind_t)k, &in, fit, &p->slot[pm->n].fit, w, sizeof(w));
+        if (fe == PNM_OK) {
+            pm->n++;
+        } else if (explicit_kinds || fe != PNM_E_NODATA) {
+            e = plog_fail(err, PLOG_E_CORRUPT, NULL, PLOG_NO_OFFSET,
+                          "%s: the %s model cannot be fitted to the run's probe: %s",
+                          plog_run_path(run), pnm_kind_name((pnm_kind_t)k), w);
+            goto out;
         }
-        pnm_samples_t in = {ps.world, (int)ps.info.mode, ps.n, s};
-        for (int k = PNM_LOOKUP; k <= PNM_LOGGP; k++) {
-            if (!want[k])
-                continue;
-            char w[256];
-            pnm_err_t fe =
-                pnm_fit((pnm_kind_t)k, &in, fit, &p->slot[pm->n].fit, w, sizeof(w));
-            if (fe == PNM_OK) {
-                pm->n++;
-            } else if (explicit_kinds || fe != PNM_E_NODATA) {
-                snprintf(why, cap, "%s: the %s model cannot be fitted to the run's probe: %s",
-                         plog_run_path(run), pnm_kind_name((pnm_kind_t)k), w);
-                free(s);
-                plog_probeset_free(&ps);
-                pred_models_free(pm);
-                return -1;
-            }
-        }
-        if (!want[PNM_LOOKUP] && pnm_fit(PNM_LOOKUP, &in, fit, &p->pairs.fit, NULL, 0) != PNM_OK)
-            pnm_free(&p->pairs.fit); /* no pairs: each model shows the load itself */
-        pm->probe_samples = (long)ps.n;
-        pm->probe_pooled = (long)pooled;
-        pm->probe_unshared = (long)unshared;
-        snprintf(pm->source, sizeof(pm->source), "fitted to the run's %s probe (%d ranks, %u "
-                 "repetitions; %zu of %zu medians pooled toward their group, %zu rewritten "
-                 "for shared links)", ps.info.mode == 2 ? "full" : "quick", (int)ps.ranks,
-                 ps.info.reps, pooled, ps.n, unshared);
-        free(s);
-        plog_probeset_free(&ps);
     }
-    if (pm->n == 0) {
-        snprintf(why, cap, "%s: no model to predict with", file ? file : plog_run_path(run));
-        pred_models_free(pm);
-        return -1;
-    }
-    if (host && within_hosts(p, run, host, pm) != 0) {
-        snprintf(why, cap, "out of memory");
-        pred_models_free(pm);
-        return -1;
-    }
+    if (!want[PNM_LOOKUP] && pnm_fit(PNM_LOOKUP, &in, fit, &p->pairs.fit, NULL, 0) != PNM_OK)
+        pnm_free(&p->pairs.fit); /* no pairs: each model shows the load itself */
+    pm->probe_samples = (long)ps.n;
+    pm->probe_pooled = (long)pooled;
+    pm->probe_unshared = (long)unshared;
+    snprintf(pm->source, sizeof(pm->source), "fitted to the run's %s probe (%d ranks, %u "
+             "repetitions; %zu of %zu medians pooled toward their group, %zu rewritten "
+             "for shared links)", ps.info.mode == 2 ? "full" : "quick", (int)ps.ranks,
+             ps.info.reps, pooled, ps.n, unshared);
+out:
+    free(s);
+    plog_probeset_free(&ps);
+    return e;
+}
+
+/* The slots as pm's models, and the links' load each prices with: per-source models pool
+ * their partners' loads, while the pairs tell a link from another, and the load is the
+ * links', so every model takes the pairs' (a slot's lookup table, else p->pairs); without
+ * pairs, each model its own. -1 out of memory. */
+static int bind_models(pred_models_t *pm, priv_t *p, const plog_run_t *run,
+                       const int32_t *host)
+{
     const pred_model_t *pairs = NULL; /* the model whose pairs show the load */
     pred_model_t own = {"pairs", &p->pairs, time_of, max_of, {0, NULL, NULL, NULL, NULL}};
     p->pairs.scratch = &p->scratch;
@@ -355,9 +345,6 @@ int pred_models_load(pred_models_t *pm, const plog_run_t *run, const char *file,
     }
     if (!pairs && p->pairs.fit.kind == PNM_LOOKUP)
         pairs = &own;
-    /* per-source models pool their partners' loads: the pairs tell a link from another,
-     * and the load is the links', so every model takes the pairs'; without pairs, each
-     * model its own */
     int32_t w = plog_run_world_size(run);
     size_t per = 2 * (size_t)(w > 0 ? w : 1);
     p->load = malloc((pairs ? 1 : (size_t)pm->n) * per * sizeof(double));
@@ -372,29 +359,48 @@ int pred_models_load(pred_models_t *pm, const plog_run_t *run, const char *file,
             bad = link_load(&pm->m[i], p->load + (size_t)i * per, w, host, &pm->m[i].load);
         }
     }
-    if (bad) {
-        snprintf(why, cap, "out of memory");
-        pred_models_free(pm);
-        return -1;
-    }
-    return 0;
+    return bad ? -1 : 0;
 }
 
-int pred_models_save(const plog_run_t *run, const pnm_opts_t *fit, const char *path,
-                     char *why, size_t cap)
+plog_err_t pred_models_load(pred_models_t *pm, const plog_run_t *run, const char *file,
+                            const char *kinds, const pnm_opts_t *fit, const int32_t *host,
+                            int32_t nhosts, plog_error_t *err)
+{
+    memset(pm, 0, sizeof(*pm));
+    pm->probe_samples = pm->probe_pooled = pm->probe_unshared = -1;
+    priv_t *p = calloc(1, sizeof(*p));
+    if (!p)
+        return plog_fail(err, PLOG_E_NOMEM, NULL, PLOG_NO_OFFSET, "out of memory");
+    pm->priv = p;
+    int want[PNM_LOGGP + 1] = {0};
+    plog_err_t e = parse_kinds(kinds, want, err);
+    if (e == PLOG_OK)
+        e = file ? load_file(pm, p, run, file, want, kinds != NULL, &host, nhosts, err)
+                 : fit_probe(pm, p, run, want, kinds != NULL, fit, host, nhosts, err);
+    if (e == PLOG_OK && pm->n == 0)
+        e = plog_fail(err, PLOG_E_MISSING, NULL, PLOG_NO_OFFSET, "%s: no model to predict with",
+                      file ? file : plog_run_path(run));
+    assert(e != PLOG_OK || (pm->n > 0 && pm->n <= PRED_MAXMODELS));
+    if (e == PLOG_OK && ((host && within_hosts(p, run, host, pm) != 0) ||
+                         bind_models(pm, p, run, host) != 0))
+        e = plog_fail(err, PLOG_E_NOMEM, NULL, PLOG_NO_OFFSET, "out of memory");
+    if (e != PLOG_OK)
+        pred_models_free(pm);
+    return e;
+}
+
+plog_err_t pred_models_save(const plog_run_t *run, const pnm_opts_t *fit, const char *path,
+                            plog_error_t *err)
 {
     plog_probeset_t ps;
-    plog_error_t err;
-    plog_err_t e = plog_probeset_load(run, &ps, &err);
-    if (e != PLOG_OK) {
-        snprintf(why, cap, "--save-model: %s", err.msg);
-        return -1;
-    }
+    plog_error_t perr;
+    plog_err_t e = plog_probeset_load(run, &ps, &perr);
+    if (e != PLOG_OK)
+        return plog_fail(err, e, NULL, PLOG_NO_OFFSET, "--save-model: %s", perr.msg);
     pmf_t f;
-    int rc = -1;
     if (pmf_from_probe(&f, &ps.info, ps.world, ps.e, ps.n) != 0 ||
         !(f.hosts = calloc((size_t)(ps.world > 0 ? ps.world : 1), sizeof(*f.hosts)))) {
-        snprintf(why, cap, "out of memory");
+        e = plog_fail(err, PLOG_E_NOMEM, NULL, PLOG_NO_OFFSET, "out of memory");
         goto out;
     }
     for (int32_t r = 0; r < ps.world; r++) { /* a rank not loaded: a host of its own */
@@ -405,22 +411,22 @@ int pred_models_save(const plog_run_t *run, const pnm_opts_t *fit, const char *p
             pmf_set_library(&f, lib);
         if (h && strlen(h) >= sizeof(f.hosts[r])) {
             /* cut short, two hosts could become one */
-            snprintf(why, cap, "%s: rank %d's host name is longer than a model file holds "
-                               "(%zu bytes)", path, (int)r, sizeof(f.hosts[r]) - 1);
+            e = plog_fail(err, PLOG_E_TOOBIG, NULL, PLOG_NO_OFFSET,
+                          "%s: rank %d's host name is longer than a model file holds "
+                          "(%zu bytes)", path, (int)r, sizeof(f.hosts[r]) - 1);
             goto out;
         }
         snprintf(f.hosts[r], sizeof(f.hosts[r]), "%s", h ? h : "");
     }
-    char w[512];
-    if (pmf_fit_all(&f, fit, w, sizeof(w)) != 0) {
-        snprintf(why, cap, "%s: %s", plog_run_path(run), w);
+    if ((e = pmf_fit_all(&f, fit, &perr)) != PLOG_OK) {
+        e = plog_fail(err, e, NULL, PLOG_NO_OFFSET, "%s: %s", plog_run_path(run), perr.msg);
         goto out;
     }
-    rc = pmf_write(path, &f, why, cap);
+    e = pmf_write(path, &f, err);
 out:
     pmf_free(&f);
     plog_probeset_free(&ps);
-    return rc;
+    return e;
 }
 
 void pred_models_free(pred_models_t *pm)

@@ -1,19 +1,41 @@
 /* predict_replay.c: one collective instance replayed rank by rank (see predict_replay.h). */
+#define _GNU_SOURCE /* qsort_r */
 #include "predict_replay.h"
 
-#include "coll_sched.h"
-
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-static int grow(void **p, size_t n, size_t elem)
+#include "coll_sched.h"
+#include "heap.h"
+#include "pstat.h"
+#include "vec.h"
+
+/* Parallel arrays that share one capacity: each of its elements takes elem bytes. */
+typedef struct par {
+    void **p;
+    size_t elem;
+} par_t;
+#define PAR(arr, k) {(void **)&(arr), (k) * sizeof(*(arr))}
+
+/* Room for need elements in every array of a[0..n), which share the capacity *cap:
+ * vec_grow's doubling, array by array. 0, or -1 out of memory (*cap unchanged: the arrays
+ * grown so far hold more). */
+static int grow_together(size_t *cap, size_t need, const par_t *a, size_t n)
 {
-    void *q = realloc(*p, n * elem);
-    if (!q)
-        return -1;
-    *p = q;
+    if (need <= *cap)
+        return 0;
+    size_t nc = *cap;
+    for (size_t i = 0; i < n; i++) {
+        size_t c = *cap;
+        if (vec_grow(a[i].p, &c, need, a[i].elem) != 0)
+            return -1;
+        assert(i == 0 || c == nc); /* the same growth from the same capacity */
+        nc = c;
+    }
+    *cap = nc;
     return 0;
 }
 
@@ -43,46 +65,30 @@ static int reserve(pr_t *p, size_t nm, size_t nx, size_t nr, size_t nh)
 {
     if (pr_links_reserve(&p->links, nh) != 0)
         return -1;
-    if (nh > p->hcap) {
-        if (grow((void **)&p->lhead, 2 * nh, sizeof(size_t)) ||
-            grow((void **)&p->lstamp, 2 * nh, sizeof(uint32_t)) ||
-            grow((void **)&p->hcnt, nh, sizeof(uint32_t)) ||
-            grow((void **)&p->touched, nh, sizeof(int32_t)))
-            return -1;
-        memset(p->lstamp + 2 * p->hcap, 0, 2 * (nh - p->hcap) * sizeof(uint32_t));
-        memset(p->hcnt + p->hcap, 0, (nh - p->hcap) * sizeof(uint32_t));
-        p->hcap = nh;
+    size_t oh = p->hcap;
+    const par_t hosts[] = {PAR(p->lhead, 2), PAR(p->lstamp, 2), PAR(p->hcnt, 1),
+                           PAR(p->touched, 1)};
+    if (grow_together(&p->hcap, nh, hosts, sizeof(hosts) / sizeof(hosts[0])) != 0)
+        return -1;
+    if (p->hcap > oh) { /* stamps and counts start at zero */
+        memset(p->lstamp + 2 * oh, 0, 2 * (p->hcap - oh) * sizeof(*p->lstamp));
+        memset(p->hcnt + oh, 0, (p->hcap - oh) * sizeof(*p->hcnt));
     }
-    if (nm > p->mcap) {
-        if (grow((void **)&p->rank, nm, sizeof(int32_t)) || grow((void **)&p->entry, nm, sizeof(double)) ||
-            grow((void **)&p->mexit, nm, sizeof(double)) || grow((void **)&p->ready, nm, sizeof(double)) ||
-            grow((void **)&p->start, nm, sizeof(double)) || grow((void **)&p->done, nm, sizeof(double)) ||
-            grow((void **)&p->tout, 2 * nm, sizeof(double)) || grow((void **)&p->tin, 2 * nm, sizeof(double)) ||
-            grow((void **)&p->bout, 2 * nm, sizeof(uint64_t)) || grow((void **)&p->bin, 2 * nm, sizeof(uint64_t)) ||
-            grow((void **)&p->bigout, 2 * nm, sizeof(uint64_t)) || grow((void **)&p->bigin, 2 * nm, sizeof(uint64_t)) ||
-            grow((void **)&p->pout, 2 * nm, sizeof(int32_t)) || grow((void **)&p->pin, 2 * nm, sizeof(int32_t)) ||
-            grow((void **)&p->paths, nm, 1) || grow((void **)&p->tw, 2 * nm, 1) ||
-            grow((void **)&p->slowout, 2 * nm, sizeof(double)) || grow((void **)&p->slowin, 2 * nm, sizeof(double)) ||
-            grow((void **)&p->nout, 2 * nm, sizeof(uint32_t)) || grow((void **)&p->nin, 2 * nm, sizeof(uint32_t)) ||
-            grow((void **)&p->mark, nm, sizeof(uint32_t)) || grow((void **)&p->red, nm, sizeof(double)) ||
-            grow((void **)&p->part, nm, sizeof(size_t)) || grow((void **)&p->order, nm, sizeof(size_t)) ||
-            grow((void **)&p->xfirst, nm, sizeof(size_t)) ||
-            grow((void **)&p->sorder, nm, sizeof(*p->sorder)))
-            return -1;
-        p->mcap = nm;
-    }
-    if (nx > p->xcap) {
-        if (grow((void **)&p->x, nx, sizeof(*p->x)) || grow((void **)&p->xi, nx, sizeof(*p->xi)) ||
-            grow((void **)&p->xt, nx, sizeof(*p->xt)))
-            return -1;
-        p->xcap = nx;
-    }
-    if (nr > p->rcap) {
-        if (grow((void **)&p->r, nr, sizeof(*p->r)))
-            return -1;
-        p->rcap = nr;
-    }
-    return 0;
+    /* per member, and per (member, kind of path): two elements a member */
+    const par_t mem[] = {
+        PAR(p->rank, 1),    PAR(p->entry, 1),   PAR(p->mexit, 1),   PAR(p->ready, 1),
+        PAR(p->start, 1),   PAR(p->done, 1),    PAR(p->tout, 2),    PAR(p->tin, 2),
+        PAR(p->bout, 2),    PAR(p->bin, 2),     PAR(p->bigout, 2),  PAR(p->bigin, 2),
+        PAR(p->pout, 2),    PAR(p->pin, 2),     PAR(p->paths, 1),   PAR(p->tw, 2),
+        PAR(p->slowout, 2), PAR(p->slowin, 2),  PAR(p->nout, 2),    PAR(p->nin, 2),
+        PAR(p->mark, 1),    PAR(p->red, 1),     PAR(p->part, 1),    PAR(p->order, 1),
+        PAR(p->xfirst, 1),  PAR(p->sorder, 1)};
+    if (grow_together(&p->mcap, nm, mem, sizeof(mem) / sizeof(mem[0])) != 0)
+        return -1;
+    const par_t xfer[] = {PAR(p->x, 1), PAR(p->xi, 1), PAR(p->xt, 1)};
+    if (grow_together(&p->xcap, nx, xfer, sizeof(xfer) / sizeof(xfer[0])) != 0)
+        return -1;
+    return VEC_GROW(p->r, p->rcap, nr);
 }
 
 void pr_free(pr_t *p)
@@ -134,13 +140,12 @@ void pr_free(pr_t *p)
     memset(p, 0, sizeof(*p));
 }
 
+/* by step, source, then destination */
 static int cmp_x(const void *a, const void *b)
 {
     const ci_xfer_t *x = *(const ci_xfer_t *const *)a, *y = *(const ci_xfer_t *const *)b;
-    if (x->step != y->step)
-        return (x->step > y->step) - (x->step < y->step);
-    if (x->src != y->src)
-        return (x->src > y->src) - (x->src < y->src);
+    if (x->step != y->step || x->src != y->src)
+        return ci_xfer_order(x, y);
     return (x->dst > y->dst) - (x->dst < y->dst);
 }
 
@@ -150,18 +155,12 @@ static int cmp_r(const void *a, const void *b)
     return (x->step > y->step) - (x->step < y->step);
 }
 
-static const int32_t *g_rank; /* qsort has no context argument */
-
-static int cmp_member(const void *a, const void *b)
+/* member indices by their world rank (ctx: rank[] per index) */
+static int cmp_member(const void *a, const void *b, void *ctx)
 {
+    const int32_t *rank = ctx;
     size_t i = *(const size_t *)a, j = *(const size_t *)b;
-    return (g_rank[i] > g_rank[j]) - (g_rank[i] < g_rank[j]);
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    return (rank[i] > rank[j]) - (rank[i] < rank[j]);
 }
 
 /* member index of a world rank, -1 if not a member */
@@ -222,41 +221,20 @@ static int cmp_flow(const void *a, const void *b)
     return (x->x > y->x) - (x->x < y->x);
 }
 
-/* the active flows' heap, by finish tag (tag[] indexed by flow) */
-static void heap_push(size_t *h, size_t *n, const double *tag, size_t f)
+/* the active flows' heap, by finish tag (ctx: tag[] indexed by flow) */
+static inline int tag_less(const void *ctx, uint32_t a, uint32_t b)
 {
-    size_t i = (*n)++;
-    while (i > 0 && tag[h[(i - 1) / 2]] > tag[f]) {
-        h[i] = h[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    h[i] = f;
-}
-
-static void heap_pop(size_t *h, size_t *n, const double *tag)
-{
-    size_t last = h[--*n], i = 0;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= *n)
-            break;
-        if (c + 1 < *n && tag[h[c + 1]] < tag[h[c]])
-            c++;
-        if (tag[h[c]] >= tag[last])
-            break;
-        h[i] = h[c];
-        i = c;
-    }
-    if (*n > 0)
-        h[i] = last;
+    const double *tag = ctx;
+    return tag[a] < tag[b];
 }
 
 /* Virtual time v is the bytes each active flow has been served: a flow arriving at v is
  * through at v + its bytes whatever arrives later, so the next event is the next arrival
  * or the least such tag. */
-void pr_share_link(const pr_flow_t *fl, size_t n, double per_byte, size_t *heap, double *tag,
+void pr_share_link(const pr_flow_t *fl, size_t n, double per_byte, uint32_t *heap, double *tag,
                    double *fin)
 {
+    assert(n <= UINT32_MAX); /* heap entries are uint32_t */
     size_t nh = 0, i = 0;
     double now = n ? fl[0].start : 0, v = 0;
     while (i < n || nh > 0) {
@@ -266,12 +244,13 @@ void pr_share_link(const pr_flow_t *fl, size_t n, double per_byte, size_t *heap,
                 v += (fl[i].start - now) / (k * per_byte);
             now = fl[i].start;
             tag[i] = v + fl[i].bytes;
-            heap_push(heap, &nh, tag, i++);
-        } else {
+            heap_push(heap, &nh, (uint32_t)i++, tag_less, tag);
+        } else { /* the top is through (nh > 0: done is finite) */
             v = tag[heap[0]];
             now = done;
             fin[heap[0]] = done;
-            heap_pop(heap, &nh, tag);
+            heap[0] = heap[--nh]; /* a new top, put in order */
+            heap_sift_down(heap, nh, tag_less, tag);
         }
     }
 }
@@ -317,26 +296,15 @@ static int cmp_sk(const void *a, const void *b)
 /* room in the per-step arrays for a step of n transfers */
 static int reserve_step(pr_t *p, size_t n)
 {
-    if (n <= p->scap)
-        return 0;
-    if (grow((void **)&p->sfo, n, sizeof(double)) || grow((void **)&p->sfi, n, sizeof(double)) ||
-        grow((void **)&p->spb, n, sizeof(double)) || grow((void **)&p->nf, n, sizeof(*p->nf)))
-        return -1;
-    p->scap = n;
-    return 0;
+    const par_t a[] = {PAR(p->sfo, 1), PAR(p->sfi, 1), PAR(p->spb, 1), PAR(p->nf, 1)};
+    return grow_together(&p->scap, n, a, sizeof(a) / sizeof(a[0]));
 }
 
 /* room in the link arrays for one link's n flows */
 static int reserve_link(pr_t *p, size_t n)
 {
-    if (n <= p->fcap)
-        return 0;
-    size_t c = n > 2 * p->fcap ? n : 2 * p->fcap;
-    if (grow((void **)&p->fl, c, sizeof(*p->fl)) || grow((void **)&p->heap, c, sizeof(size_t)) ||
-        grow((void **)&p->tag, c, sizeof(double)) || grow((void **)&p->ffin, c, sizeof(double)))
-        return -1;
-    p->fcap = c;
-    return 0;
+    const par_t a[] = {PAR(p->fl, 1), PAR(p->heap, 1), PAR(p->tag, 1), PAR(p->ffin, 1)};
+    return grow_together(&p->fcap, n, a, sizeof(a) / sizeof(a[0]));
 }
 
 /* A pool entry for a flow, reusing those of flows through; PR_NO_FLOW out of memory. */
@@ -347,12 +315,8 @@ static size_t pool_new(pr_t *p)
         p->pfree = p->pool[i].next;
         return i;
     }
-    if (p->pn == p->pcap) {
-        size_t c = p->pcap ? 2 * p->pcap : 64;
-        if (grow((void **)&p->pool, c, sizeof(*p->pool)))
-            return PR_NO_FLOW;
-        p->pcap = c;
-    }
+    if (VEC_GROW(p->pool, p->pcap, p->pn + 1) != 0)
+        return PR_NO_FLOW;
     return p->pn++;
 }
 
@@ -475,18 +439,12 @@ static double links_per_byte(const ci_inst_t *in, pr_time_fn t, const void *ctx,
     return pb > 0 && isfinite(pb) ? pb : 0;
 }
 
-int pr_replay(pr_t *p, const ci_inst_t *in, pr_time_fn t, const void *ctx,
-              const pr_opts_t *o, double *span, double *exit_err)
+/* The instance's members sorted by world rank, their entries and exits; its transfers
+ * and reductions sorted by step. 0, or -1 out of memory. */
+static int replay_begin(pr_t *p, const ci_inst_t *in, size_t nhosts)
 {
     size_t nm = in->nmem;
-    *span = 0;
-    if (exit_err)
-        *exit_err = 0;
-    if (nm == 0)
-        return 0;
-    /* host links: with hosts named and counted */
-    const int32_t *hl = o->host && o->nhosts > 0 ? o->host : NULL;
-    if (reserve(p, nm, in->nx, in->nred, hl ? (size_t)o->nhosts : 0) != 0)
+    if (reserve(p, nm, in->nx, in->nred, nhosts) != 0)
         return -1;
     /* members sorted by rank (order[] holds the permutation while sorting) */
     for (size_t k = 0; k < nm; k++)
@@ -494,10 +452,10 @@ int pr_replay(pr_t *p, const ci_inst_t *in, pr_time_fn t, const void *ctx,
     int32_t *key = p->pout; /* scratch */
     for (size_t k = 0; k < nm; k++)
         key[k] = in->mem[k].rank;
-    g_rank = key;
-    qsort(p->order, nm, sizeof(*p->order), cmp_member);
+    qsort_r(p->order, nm, sizeof(*p->order), cmp_member, key);
     for (size_t k = 0; k < nm; k++) {
         const ci_member_t *m = &in->mem[p->order[k]];
+        assert(k == 0 || p->rank[k - 1] < m->rank); /* a rank is a member once */
         p->rank[k] = m->rank;
         p->entry[k] = p->ready[k] = (double)m->start_ns;
         p->mexit[k] = (double)m->end_ns;
@@ -511,155 +469,209 @@ int pr_replay(pr_t *p, const ci_inst_t *in, pr_time_fn t, const void *ctx,
         p->r[i] = &in->red[i];
     if (in->nred)
         qsort(p->r, in->nred, sizeof(*p->r), cmp_r);
+    return 0;
+}
 
-    double pb = hl ? links_per_byte(in, t, ctx, o) : 0;
-    if (pb > 0) { /* the links start empty: a new epoch makes every list stale */
-        if (++p->epoch == 0) {
-            memset(p->lstamp, 0, 2 * p->hcap * sizeof(*p->lstamp));
-            p->epoch = 1;
-        }
-        p->pn = 0;
-        p->pfree = PR_NO_FLOW;
+/* The host links start empty: a new epoch makes every list of flows stale. */
+static void links_empty(pr_t *p)
+{
+    if (++p->epoch == 0) {
+        memset(p->lstamp, 0, 2 * p->hcap * sizeof(*p->lstamp));
+        p->epoch = 1;
     }
-    size_t ix = 0, ir = 0;
-    while (ix < in->nx || ir < in->nred) {
-        uint32_t s = ix < in->nx ? p->x[ix]->step : UINT32_MAX;
-        if (ir < in->nred && p->r[ir]->step < s)
-            s = p->r[ir]->step;
-        uint32_t tag = s + 1; /* s < UINT32_MAX here: steps are < nsteps */
-        size_t np = 0, x0 = ix, nxs = 0;
-        for (; ix < in->nx && p->x[ix]->step == s; ix++) {
-            const ci_xfer_t *m = p->x[ix];
-            long a = member_of(p, nm, m->src), b = member_of(p, nm, m->dst);
-            if (a < 0 || b < 0)
-                continue;
-            join(p, (size_t)a, tag, &np);
-            join(p, (size_t)b, tag, &np);
-            int net = pr_crosses(o->host, m->src, m->dst);
-            p->paths[a] |= (uint8_t)(1u << net);
-            p->paths[b] |= (uint8_t)(4u << net);
-            if (nout_of(p, (size_t)a) == 0) /* a's transfers are together: sorted by source */
-                p->xfirst[a] = nxs;
-            size_t sa = pr_slot(hl, (size_t)a, net), sb = pr_slot(hl, (size_t)b, net);
-            p->nout[sa]++;
-            p->nin[sb]++;
-            p->bout[sa] += m->bytes;
-            p->bin[sb] += m->bytes;
-            if (m->bytes > p->bigout[sa])
-                p->bigout[sa] = m->bytes;
-            if (m->bytes > p->bigin[sb])
-                p->bigin[sb] = m->bytes;
-            if (hl)
-                pr_links_add(&p->links, hl, m);
-            p->xi[x0 + nxs++] = (uint64_t)a << 32 | (uint64_t)b; /* nm < 2^31 */
-            p->x[x0 + nxs - 1] = m; /* compacted: member transfers only */
-        }
-        if (pb > 0 && reserve_step(p, nxs) != 0)
-            return -1;
-        for (; ir < in->nred && p->r[ir]->step == s; ir++) {
-            long a = member_of(p, nm, p->r[ir]->rank);
-            if (a < 0)
-                continue;
-            join(p, (size_t)a, tag, &np);
-            p->red[a] += (double)p->r[ir]->bytes;
-        }
-        /* a rank's messages of the step of one kind of path share it: one message out, one
-         * in, on the path of the slowest alone; two-way when data also flows the other way
-         * at either end on the same kind of path */
-        for (size_t q = 0; q < nxs; q++) {
-            const ci_xfer_t *m = p->x[x0 + q];
-            size_t a = (size_t)(p->xi[x0 + q] >> 32), b = (size_t)(p->xi[x0 + q] & 0xffffffffu);
-            int net = pr_crosses(o->host, m->src, m->dst);
-            size_t sa = pr_slot(hl, a, net), sb = pr_slot(hl, b, net);
-            int two = (p->paths[a] & (4u << net)) || (p->paths[b] & (1u << net));
-            double tm = p->xt[x0 + q] = t(ctx, m->src, m->dst, m->bytes, two);
-            if (pb > 0 && net) { /* its time per byte on its own path, as it is priced */
-                double r = pr_per_byte(t, ctx, m->src, m->dst, two && m->bytes > o->eager);
-                p->spb[q] = r > 0 && isfinite(r) ? r : pb;
-            }
-            if (tm > p->slowout[sa]) {
-                p->slowout[sa] = tm;
-                p->pout[sa] = m->dst;
-                p->tw[sa] = (uint8_t)((p->tw[sa] & 2u) | (two ? 1u : 0u));
-            }
-            if (tm > p->slowin[sb]) {
-                p->slowin[sb] = tm;
-                p->pin[sb] = m->src;
-                p->tw[sb] = (uint8_t)((p->tw[sb] & 1u) | (two ? 2u : 0u));
-            }
-        }
-        if (pb > 0 && share_links(p, o, x0, nxs, np) != 0)
-            return -1;
-        for (size_t q = 0; q < np; q++) {
-            size_t k = p->part[q];
-            int32_t me = p->rank[k];
-            for (int net = 0; net < (hl ? 2 : 1); net++) {
-                size_t sl = pr_slot(hl, k, net);
-                uint64_t bo = p->bout[sl], bi = p->bin[sl], go = p->bigout[sl], gi = p->bigin[sl];
-                int link = hl && net; /* its host's link carries them */
-                if (link && p->nout[sl]) {
-                    bo = p->links.out[hl[me]];
-                    go = p->links.bigout[hl[me]];
-                    if (pb > 0) { /* the bytes it could have moved alone while its flows were
-                                   * on the link (its transfers are xfirst[k] on) */
-                        double eff = 0;
-                        for (size_t j = p->xfirst[k]; j < p->xfirst[k] + nout_of(p, k); j++)
-                            if (pr_crosses(hl, me, p->x[x0 + j]->dst))
-                                eff = fmax(eff, (p->sfo[j] - p->start[k]) / p->spb[j]);
-                        bo = (uint64_t)llround(eff);
-                    }
-                }
-                if (link && p->nin[sl]) {
-                    bi = p->links.in[hl[me]];
-                    gi = p->links.bigin[hl[me]];
-                }
-                p->tout[sl] = p->nout[sl]
-                                  ? pr_aggregate_time(t, ctx, me, p->pout[sl], bo, go,
-                                                      p->tw[sl] & 1u, o->eager, &o->load,
-                                                      pr_load_slow(&o->load, o->host, me,
-                                                                   p->pout[sl], 0))
-                                  : 0;
-                /* between hosts with the links shared, each message in is priced on its own
-                 * below */
-                p->tin[sl] = p->nin[sl] && !(link && pb > 0)
-                                 ? pr_aggregate_time(t, ctx, p->pin[sl], me, bi, gi,
-                                                     p->tw[sl] & 2u, o->eager, &o->load,
-                                                     pr_load_slow(&o->load, o->host,
-                                                                  p->pin[sl], me, 1))
-                                 : 0;
-            }
-        }
-        for (size_t q = 0; q < nxs; q++) {
-            size_t a = (size_t)(p->xi[x0 + q] >> 32), b = (size_t)(p->xi[x0 + q] & 0xffffffffu);
-            const ci_xfer_t *m = p->x[x0 + q];
-            int net = pr_crosses(o->host, m->src, m->dst);
-            size_t sa = pr_slot(hl, a, net), sb = pr_slot(hl, b, net);
-            double tout = p->tout[sa], tin = p->tin[sb];
-            if (pb > 0 && net) {
-                /* into b's host alongside what the others send it meanwhile */
-                uint64_t bi = (uint64_t)llround((p->sfi[q] - p->start[a]) / p->spb[q]);
-                tin = pr_aggregate_time(t, ctx, p->pin[sb], m->dst, bi, p->links.bigin[hl[m->dst]],
-                                        p->tw[sb] & 2u, o->eager, &o->load,
-                                        pr_load_slow(&o->load, o->host, p->pin[sb], m->dst, 1));
-            }
-            double fin = p->start[a] + fmax(tout, tin);
-            /* rendezvous, the receiver late: this message moves once it is there, alone, as
-             * the sender's other messages went out meanwhile */
-            if (p->x[x0 + q]->bytes > o->eager && p->start[b] > p->start[a])
-                fin = fmax(fin, p->start[b] + p->xt[x0 + q]);
-            if (fin > p->done[a])
-                p->done[a] = fin;
-            if (fin > p->done[b])
-                p->done[b] = fin;
-        }
+    p->pn = 0;
+    p->pfree = PR_NO_FLOW;
+}
+
+/* The step being replayed: tag = step + 1; its transfers between members are
+ * x[x0 .. x0 + nxs), its members part[0 .. np). */
+typedef struct step {
+    uint32_t tag;
+    size_t x0, nxs, np;
+} step_t;
+
+/* The step's transfers from x[*ix] on: their members join the step, and each member's
+ * messages out and in are tallied per kind of path; x is compacted to those between
+ * members, xi[] gets their members. */
+static void gather_sends(pr_t *p, const ci_inst_t *in, const pr_opts_t *o, const int32_t *hl,
+                         uint32_t s, size_t *ix, step_t *st)
+{
+    size_t nm = in->nmem, i = *ix, np = st->np, nxs = 0; /* locals: the arrays are size_t too */
+    for (; i < in->nx && p->x[i]->step == s; i++) {
+        const ci_xfer_t *m = p->x[i];
+        long a = member_of(p, nm, m->src), b = member_of(p, nm, m->dst);
+        if (a < 0 || b < 0)
+            continue;
+        join(p, (size_t)a, st->tag, &np);
+        join(p, (size_t)b, st->tag, &np);
+        int net = pr_crosses(o->host, m->src, m->dst);
+        p->paths[a] |= (uint8_t)(1u << net);
+        p->paths[b] |= (uint8_t)(4u << net);
+        if (nout_of(p, (size_t)a) == 0) /* a's transfers are together: sorted by source */
+            p->xfirst[a] = nxs;
+        size_t sa = pr_slot(hl, (size_t)a, net), sb = pr_slot(hl, (size_t)b, net);
+        p->nout[sa]++;
+        p->nin[sb]++;
+        p->bout[sa] += m->bytes;
+        p->bin[sb] += m->bytes;
+        if (m->bytes > p->bigout[sa])
+            p->bigout[sa] = m->bytes;
+        if (m->bytes > p->bigin[sb])
+            p->bigin[sb] = m->bytes;
         if (hl)
-            for (size_t q = 0; q < nxs; q++)
-                pr_links_clear(&p->links, hl, p->x[x0 + q]);
-        for (size_t q = 0; q < np; q++) {
-            size_t k = p->part[q];
-            p->ready[k] = p->done[k] + o->gamma * p->red[k];
+            pr_links_add(&p->links, hl, m);
+        size_t q = st->x0 + nxs++;
+        p->xi[q] = (uint64_t)a << 32 | (uint64_t)b; /* nm < 2^31 */
+        p->x[q] = m; /* compacted: member transfers only */
+    }
+    assert(st->x0 + nxs <= i); /* compacting never overtakes the reading */
+    *ix = i;
+    st->np = np;
+    st->nxs = nxs;
+}
+
+/* The step's reductions from r[*ir] on, by the members that do them. */
+static void gather_reductions(pr_t *p, const ci_inst_t *in, uint32_t s, size_t *ir,
+                              step_t *st)
+{
+    for (; *ir < in->nred && p->r[*ir]->step == s; (*ir)++) {
+        long a = member_of(p, in->nmem, p->r[*ir]->rank);
+        if (a < 0)
+            continue;
+        join(p, (size_t)a, st->tag, &st->np);
+        p->red[a] += (double)p->r[*ir]->bytes;
+    }
+}
+
+/* Each transfer's time alone (xt), and per member and kind of path the slowest message
+ * out and in: a rank's messages of the step of one kind of path share it, as one message
+ * out and one in on the path of the slowest alone; two-way when data also flows the other
+ * way at either end on the same kind of path. pb > 0: also each transfer between hosts'
+ * time per byte on its own path, as it is priced (spb). */
+static void price_alone(pr_t *p, pr_time_fn t, const void *ctx, const pr_opts_t *o,
+                        const int32_t *hl, double pb, const step_t *st)
+{
+    const size_t x0 = st->x0, nxs = st->nxs;
+    for (size_t q = 0; q < nxs; q++) {
+        const ci_xfer_t *m = p->x[x0 + q];
+        size_t a = (size_t)(p->xi[x0 + q] >> 32);
+        size_t b = (size_t)(p->xi[x0 + q] & 0xffffffffu);
+        int net = pr_crosses(o->host, m->src, m->dst);
+        size_t sa = pr_slot(hl, a, net), sb = pr_slot(hl, b, net);
+        int two = (p->paths[a] & (4u << net)) || (p->paths[b] & (1u << net));
+        double tm = p->xt[x0 + q] = t(ctx, m->src, m->dst, m->bytes, two);
+        if (pb > 0 && net) {
+            double r = pr_per_byte(t, ctx, m->src, m->dst, two && m->bytes > o->eager);
+            p->spb[q] = r > 0 && isfinite(r) ? r : pb;
+        }
+        if (tm > p->slowout[sa]) {
+            p->slowout[sa] = tm;
+            p->pout[sa] = m->dst;
+            p->tw[sa] = (uint8_t)((p->tw[sa] & 2u) | (two ? 1u : 0u));
+        }
+        if (tm > p->slowin[sb]) {
+            p->slowin[sb] = tm;
+            p->pin[sb] = m->src;
+            p->tw[sb] = (uint8_t)((p->tw[sb] & 1u) | (two ? 2u : 0u));
         }
     }
+}
+
+/* Per member and kind of path, the time of its aggregated message out (tout) and in
+ * (tin): its own bytes, or between hosts its host link's (with the links shared over
+ * time, out: the bytes it could have moved alone while its flows were on the link; in:
+ * priced per message by finish_sends). */
+static void member_times(pr_t *p, pr_time_fn t, const void *ctx, const pr_opts_t *o,
+                         const int32_t *hl, double pb, const step_t *st)
+{
+    const size_t x0 = st->x0, np = st->np;
+    for (size_t q = 0; q < np; q++) {
+        size_t k = p->part[q];
+        int32_t me = p->rank[k];
+        for (int net = 0; net < (hl ? 2 : 1); net++) {
+            size_t sl = pr_slot(hl, k, net);
+            uint64_t bo = p->bout[sl], bi = p->bin[sl], go = p->bigout[sl], gi = p->bigin[sl];
+            int link = hl && net; /* its host's link carries them */
+            if (link && p->nout[sl]) {
+                bo = p->links.out[hl[me]];
+                go = p->links.bigout[hl[me]];
+                if (pb > 0) { /* its transfers are xfirst[k] on */
+                    double eff = 0;
+                    for (size_t j = p->xfirst[k]; j < p->xfirst[k] + nout_of(p, k); j++)
+                        if (pr_crosses(hl, me, p->x[x0 + j]->dst))
+                            eff = fmax(eff, (p->sfo[j] - p->start[k]) / p->spb[j]);
+                    bo = (uint64_t)llround(eff);
+                }
+            }
+            if (link && p->nin[sl]) {
+                bi = p->links.in[hl[me]];
+                gi = p->links.bigin[hl[me]];
+            }
+            p->tout[sl] = p->nout[sl]
+                              ? pr_aggregate_time(t, ctx, me, p->pout[sl], bo, go,
+                                                  p->tw[sl] & 1u, o->eager, &o->load,
+                                                  pr_load_slow(&o->load, o->host, me,
+                                                               p->pout[sl], 0))
+                              : 0;
+            p->tin[sl] = p->nin[sl] && !(link && pb > 0)
+                             ? pr_aggregate_time(t, ctx, p->pin[sl], me, bi, gi,
+                                                 p->tw[sl] & 2u, o->eager, &o->load,
+                                                 pr_load_slow(&o->load, o->host,
+                                                              p->pin[sl], me, 1))
+                             : 0;
+        }
+    }
+}
+
+/* When each transfer of the step is through (the later of its sender's message out and
+ * its receiver's in, from the sender's start; a rendezvous whose receiver comes late moves
+ * once it is there, alone, as the sender's other messages went out meanwhile): both ends
+ * are done with the step no earlier. */
+static void finish_sends(pr_t *p, pr_time_fn t, const void *ctx, const pr_opts_t *o,
+                         const int32_t *hl, double pb, const step_t *st)
+{
+    const size_t x0 = st->x0, nxs = st->nxs;
+    for (size_t q = 0; q < nxs; q++) {
+        size_t a = (size_t)(p->xi[x0 + q] >> 32);
+        size_t b = (size_t)(p->xi[x0 + q] & 0xffffffffu);
+        const ci_xfer_t *m = p->x[x0 + q];
+        int net = pr_crosses(o->host, m->src, m->dst);
+        size_t sa = pr_slot(hl, a, net), sb = pr_slot(hl, b, net);
+        double tout = p->tout[sa], tin = p->tin[sb];
+        if (pb > 0 && net) {
+            /* into b's host alongside what the others send it meanwhile */
+            uint64_t bi = (uint64_t)llround((p->sfi[q] - p->start[a]) / p->spb[q]);
+            tin = pr_aggregate_time(t, ctx, p->pin[sb], m->dst, bi, p->links.bigin[hl[m->dst]],
+                                    p->tw[sb] & 2u, o->eager, &o->load,
+                                    pr_load_slow(&o->load, o->host, p->pin[sb], m->dst, 1));
+        }
+        double fin = p->start[a] + fmax(tout, tin);
+        if (m->bytes > o->eager && p->start[b] > p->start[a])
+            fin = fmax(fin, p->start[b] + p->xt[x0 + q]);
+        if (fin > p->done[a])
+            p->done[a] = fin;
+        if (fin > p->done[b])
+            p->done[b] = fin;
+    }
+}
+
+/* The step's members are ready for the next after their reductions; its host links'
+ * tallies are cleared. */
+static void end_step(pr_t *p, const pr_opts_t *o, const int32_t *hl, const step_t *st)
+{
+    const size_t x0 = st->x0, nxs = st->nxs, np = st->np;
+    if (hl)
+        for (size_t q = 0; q < nxs; q++)
+            pr_links_clear(&p->links, hl, p->x[x0 + q]);
+    for (size_t q = 0; q < np; q++) {
+        size_t k = p->part[q];
+        p->ready[k] = p->done[k] + o->gamma * p->red[k];
+    }
+}
+
+/* The span (last predicted exit - first entry) and the members' median exit error. */
+static void replay_end(pr_t *p, size_t nm, double *span, double *exit_err)
+{
     double first = INFINITY, last = -INFINITY;
     for (size_t k = 0; k < nm; k++) {
         first = fmin(first, p->entry[k]);
@@ -669,9 +681,47 @@ int pr_replay(pr_t *p, const ci_inst_t *in, pr_time_fn t, const void *ctx,
     if (exit_err) {
         for (size_t k = 0; k < nm; k++)
             p->done[k] = fabs(p->ready[k] - p->mexit[k]);
-        qsort(p->done, nm, sizeof(double), cmp_d);
+        qsort(p->done, nm, sizeof(double), pstat_cmp_double);
         *exit_err = nm % 2 ? p->done[nm / 2] : (p->done[nm / 2 - 1] + p->done[nm / 2]) / 2;
     }
+}
+
+int pr_replay(pr_t *p, const ci_inst_t *in, pr_time_fn t, const void *ctx,
+              const pr_opts_t *o, double *span, double *exit_err)
+{
+    size_t nm = in->nmem;
+    *span = 0;
+    if (exit_err)
+        *exit_err = 0;
+    if (nm == 0)
+        return 0;
+    assert(nm < (size_t)1 << 31); /* xi packs two member indices */
+    /* host links: with hosts named and counted */
+    const int32_t *hl = o->host && o->nhosts > 0 ? o->host : NULL;
+    if (replay_begin(p, in, hl ? (size_t)o->nhosts : 0) != 0)
+        return -1;
+    double pb = hl ? links_per_byte(in, t, ctx, o) : 0;
+    if (pb > 0)
+        links_empty(p);
+    size_t ix = 0, ir = 0;
+    while (ix < in->nx || ir < in->nred) {
+        uint32_t s = ix < in->nx ? p->x[ix]->step : UINT32_MAX;
+        if (ir < in->nred && p->r[ir]->step < s)
+            s = p->r[ir]->step;
+        assert(s < UINT32_MAX); /* steps are < nsteps */
+        step_t st = {s + 1, ix, 0, 0};
+        gather_sends(p, in, o, hl, s, &ix, &st);
+        if (pb > 0 && reserve_step(p, st.nxs) != 0)
+            return -1;
+        gather_reductions(p, in, s, &ir, &st);
+        price_alone(p, t, ctx, o, hl, pb, &st);
+        if (pb > 0 && share_links(p, o, st.x0, st.nxs, st.np) != 0)
+            return -1;
+        member_times(p, t, ctx, o, hl, pb, &st);
+        finish_sends(p, t, ctx, o, hl, pb, &st);
+        end_step(p, o, hl, &st);
+    }
+    replay_end(p, nm, span, exit_err);
     return 0;
 }
 

@@ -209,7 +209,7 @@ typedef struct pr_sk {
  * heap, tag: room for n. A flow alone on the link takes bytes * per_byte; k equal flows that
  * start together all finish after k times as long; a flow that starts after the others are
  * through has the link to itself. */
-void pr_share_link(const pr_flow_t *fl, size_t n, double per_byte, size_t *heap, double *tag,
+void pr_share_link(const pr_flow_t *fl, size_t n, double per_byte, uint32_t *heap, double *tag,
                    double *fin);
 
 /* Scratch reused across instances. Zero-initialise; pr_free at the end. */
@@ -249,7 +249,7 @@ typedef struct pr {
     pr_sk_t *sorder;            /* the step's senders by start */
     size_t fcap;                /* one link's flows, the earlier steps' still on it first: */
     pr_flow_t *fl;
-    size_t *heap;               /* pr_share_link's scratch */
+    uint32_t *heap;             /* pr_share_link's scratch */
     double *tag, *ffin;
     /* per host: */
     size_t hcap;

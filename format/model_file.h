@@ -8,12 +8,14 @@
 #include <stdint.h>
 
 #include "net_model.h"
+#include "net_samples.h"
+#include "plog_error.h"
 #include "plog_probe.h"
 
 #define PMF_FORMAT "phasor-model"
 #define PMF_VERSION 8 /* 2: a quick probe's one-way samples and models; 3: quick models
-                        * fitted to the samples unshared (pmf_unshare); 4: and shrunk
-                        * (pmf_shrink); 5: quick exchange samples are the pair's (the
+                        * fitted to the samples unshared (pns_unshare); 4: and shrunk
+                        * (pns_shrink); 5: quick exchange samples are the pair's (the
                         * longer side's); 6: one-way samples unshared from the slowest
                         * flow on their link; 7: LogGP bands continuous (a band's L2o
                         * can be below 0), quick exchange samples timed from the later
@@ -52,54 +54,36 @@ void pmf_set_library(pmf_t *f, const char *lib);
 void pmf_samples_from_probe(pnm_sample_t *s, const plog_probe_entry_t *e, size_t n,
                             const uint64_t *sizes);
 
-/* A quick probe times all pairs of a tournament round at once (plog_probe_partner), so where
- * ranks share a host, the round's pairs between hosts share its link: L flows on the
- * busier of a pair's two host links (exchanges: the host's ranks paired off-host; one way:
- * those of them sending, or receiving, on that repetition). Rewrites the quick probe's
- * samples s[0..n) as one flow alone on its link would take them: a pair sample of b bytes
- * at load L > 1 becomes what the same pair (and way) took for s0 + (b - s0) / L bytes, s0
- * the smallest size (how & PMF_FIT_SMALLEST; else b / L), linear in the size between its
- * measured sizes (one way, with how & PMF_FIT_SLOWEST: the most any of the L flows on
- * that link took for those bytes, quantile by quantile, since the link is busy until the
- * last is through); pooled samples become the sample-weighted mean,
- * quantile by quantile, of the source's pairs between hosts. host: a host id in
- * [0, nhosts) per rank. Returns the number of pair samples changed (0: nothing shared, or
- * no memory). doc/models.md, "Shared links". */
-size_t pmf_unshare(pnm_sample_t *s, size_t n, int32_t nranks, const int32_t *host,
-                   int32_t nhosts, unsigned how);
-
-/* A probe takes a handful of samples per pair (4 per pair and size in a quick probe on 4
- * ranks), so a median can land on one mode of a bimodal time and make its pair, or its
- * source, look slower than it is. Moves each median of s[0..n) toward the mean of its
- * group (pooled samples: every source's, by way and size; pairs: the source's, by way,
- * size and path, within a host or between hosts by host[], NULL: one path) as far as its
- * own sampling noise, from its quartiles and n, explains its distance from it (empirical
- * Bayes); each moved sample's quantiles and mean move by as much (not below 0), so its
- * spread is kept: scaled, a wide one would grow a tail. Groups of fewer than 3 stay; a
- * single sample counts as noisy as one sample of its group's members with spread; two or
- * more equal samples stay (they still count in their group's mean and spread).
- * *moved: the samples moved. 0, or -1 without memory (s unchanged). doc/models.md, "Few
- * samples". */
-int pmf_shrink(pnm_sample_t *s, size_t n, const int32_t *host, size_t *moved);
-
 /* How pmf_fit_samples rewrites: pool (version 4 on); unshare one-way samples from the
  * slowest flow on their link (version 6 on); unshare the bytes above the smallest size's
  * (version 8 on; before, all the bytes); PMF_FIT_NOW: as this version writes. */
-enum { PMF_FIT_POOL = 1u, PMF_FIT_SLOWEST = 2u, PMF_FIT_SMALLEST = 4u, PMF_FIT_NOW = 7u };
+enum {
+    PMF_FIT_POOL = 1u,
+    PMF_FIT_SLOWEST = PNS_SLOWEST,
+    PMF_FIT_SMALLEST = PNS_SMALLEST,
+    PMF_FIT_NOW = PMF_FIT_POOL | PMF_FIT_SLOWEST | PMF_FIT_SMALLEST
+};
+_Static_assert((PMF_FIT_POOL & (PNS_SLOWEST | PNS_SMALLEST)) == 0, "pns_unshare's bits apart");
 
 /* The samples s[0..n) of a probe (mode 1 quick, 2 full) as the models are fitted to them,
- * in place: a quick probe's unshared by host (pmf_unshare, with slowest by how; host
- * NULL: not known), then, by how, pooled (pmf_shrink). phasor-probe's files and predict's
- * fits to the run's probe both go through here. *unshared: pair samples unshared;
- * *pooled: samples moved by pooling. 0, or -1 without memory. */
+ * in place: a quick probe's unshared by host (pns_unshare by the probe's tournament,
+ * plog_probe_partner, with slowest and smallest by how; host NULL: not known), then, by
+ * how, pooled (pns_shrink). phasor-probe's files and predict's fits to the run's probe both
+ * go through here. *unshared: pair samples unshared; *pooled: samples moved by pooling. 0,
+ * or -1 without memory. */
 int pmf_fit_samples(pnm_sample_t *s, size_t n, int mode, int32_t nranks, const int32_t *host,
                     int32_t nhosts, unsigned how, size_t *unshared, size_t *pooled);
 
-/* Fit every model that the samples allow (the lookup table always). 0, or -1 with why. */
-int pmf_fit_all(pmf_t *f, const pnm_opts_t *o, char *why, size_t cap);
-/* -1 with a one-line reason naming the file (and the field) in why. */
-int pmf_write(const char *path, const pmf_t *f, char *why, size_t cap);
-int pmf_read(const char *path, pmf_t *f, char *why, size_t cap);
+/* f's samples as its models are fitted to them: a copy through pmf_fit_samples, with hosts
+ * by their names (an empty name a host of its own); *changed: pair samples unshared. NULL:
+ * no memory. */
+pnm_sample_t *pmf_fit_copy(const pmf_t *f, unsigned how, size_t *changed);
+
+/* Fit every model that the samples allow (the lookup table always). */
+plog_err_t pmf_fit_all(pmf_t *f, const pnm_opts_t *o, plog_error_t *err);
+/* A refusal's message is one line naming the file (and the field). */
+plog_err_t pmf_write(const char *path, const pmf_t *f, plog_error_t *err);
+plog_err_t pmf_read(const char *path, pmf_t *f, plog_error_t *err);
 void pmf_free(pmf_t *f);
 
 #endif

@@ -172,11 +172,12 @@ int main(int argc, char **argv)
         } else {
             pmf_set_library(&f, lib);
             f.hosts = res.hosts;
-            if (pmf_fit_all(&f, &fitopts, why, sizeof(why)) != 0) {
-                fprintf(stderr, "phasor-probe: %s\n", why);
+            plog_error_t err;
+            if (pmf_fit_all(&f, &fitopts, &err) != PLOG_OK) {
+                fprintf(stderr, "phasor-probe: %s\n", err.msg);
                 status = 1;
-            } else if (pmf_write(out, &f, why, sizeof(why)) != 0) {
-                fprintf(stderr, "phasor-probe: %s\n", why);
+            } else if (pmf_write(out, &f, &err) != PLOG_OK) {
+                fprintf(stderr, "phasor-probe: %s\n", err.msg);
                 status = 1;
             } else {
                 printf("phasor-probe: %s, %d ranks, %.3f s, %u repetitions: wrote %s (lookup%s%s)\n",

@@ -1,6 +1,7 @@
-/* test_modelfile.c: the model file (format/model_file.c): write, read back the same
- * models, exchange and one-way; version 1 files still read; each kind of damage refused
- * with the file and the field named. */
+/* test_modelfile.c: the model file (format/model_file.c, model_file_read.c): write, read
+ * back the same models, exchange and one-way; version 1 files still read; each kind of
+ * damage refused with the file and the field named; and the samples' rewriting before the
+ * fits (models/net_samples.c: pns_shrink, pns_unshare by the probe's tournament). */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include <jansson.h>
 
 #include "model_file.h"
+#include "net_samples.h"
 
 static pnm_q_t point(double t)
 {
@@ -46,8 +48,8 @@ static void make_probe(pmf_t *f, int p, int oneway, double dspread)
                         point((3000 + 0.2 * (double)sizes[z] * (s + 1)) * (1 + dspread * (d + 1)) /
                               (w == PNM_ONEWAY ? 2 : 1)),
                         w};
-    char why[256];
-    cr_assert_eq(pmf_fit_all(f, NULL, why, sizeof(why)), 0, "%s", why);
+    plog_error_t err;
+    cr_assert_eq(pmf_fit_all(f, NULL, &err), PLOG_OK, "%s", err.msg);
 }
 
 static void make_ways(pmf_t *f, int oneway) { make_probe(f, 3, oneway, 0); }
@@ -71,9 +73,9 @@ Test(modelfile, round_trip)
 {
     pmf_t f, g;
     make(&f);
-    char why[512];
-    cr_assert_eq(pmf_write(path, &f, why, sizeof(why)), 0, "%s", why);
-    cr_assert_eq(pmf_read(path, &g, why, sizeof(why)), 0, "%s", why);
+    plog_error_t err;
+    cr_assert_eq(pmf_write(path, &f, &err), PLOG_OK, "%s", err.msg);
+    cr_assert_eq(pmf_read(path, &g, &err), PLOG_OK, "%s", err.msg);
     cr_assert_eq(g.mode, 1);
     cr_assert_eq(g.nranks, 3);
     cr_assert_eq(g.n, f.n);
@@ -107,8 +109,8 @@ static void damaged(const char *from, const char *to, const char *want)
 {
     pmf_t f, g;
     make(&f);
-    char why[512];
-    cr_assert_eq(pmf_write(path, &f, why, sizeof(why)), 0);
+    plog_error_t err;
+    cr_assert_eq(pmf_write(path, &f, &err), PLOG_OK);
     pmf_free(&f);
     FILE *in = fopen(path, "r");
     static char buf[1 << 20];
@@ -122,9 +124,9 @@ static void damaged(const char *from, const char *to, const char *want)
     fputs(to, out);
     fputs(p + strlen(from), out);
     fclose(out);
-    cr_assert_eq(pmf_read(path, &g, why, sizeof(why)), -1, "accepted %s -> %s", from, to);
-    cr_assert(strstr(why, path) != NULL, "file not named: %s", why);
-    cr_assert(strstr(why, want) != NULL, "'%s' not in: %s", want, why);
+    cr_assert_neq(pmf_read(path, &g, &err), PLOG_OK, "accepted %s -> %s", from, to);
+    cr_assert(strstr(err.msg, path) != NULL, "file not named: %s", err.msg);
+    cr_assert(strstr(err.msg, want) != NULL, "'%s' not in: %s", want, err.msg);
 }
 
 Test(modelfile, wrong_format) { damaged("\"phasor-model\"", "\"other\"", "not a phasor model file"); }
@@ -159,7 +161,7 @@ static void fit_raw(const pmf_t *f, int pooled, pnm_model_t *lookup, pnm_model_t
     memcpy(s, f->s, f->n * sizeof(*s));
     size_t moved = 0;
     if (pooled) {
-        cr_assert_eq(pmf_shrink(s, f->n, NULL, &moved), 0);
+        cr_assert_eq(pns_shrink(s, f->n, NULL, &moved), 0);
         cr_assert_gt(moved, 0, "the fixture must give pooling something to do");
     }
     pnm_samples_t in = {f->nranks, f->mode, f->n, s};
@@ -181,17 +183,17 @@ static void same_time(const pnm_model_t *a, const pnm_model_t *b, int ways, cons
 
 /* Files of versions 1, 3 and 4 read as they did: their Hockney and LogGP parameters as
  * written, their lookup table the samples as measured; version 4's lookup table and every
- * fit of pmf_fit_all are of the pooled samples (pmf_shrink). 5 ranks whose pairs differ
+ * fit of pmf_fit_all are of the pooled samples (pns_shrink). 5 ranks whose pairs differ
  * by destination, so that pooling moves them. */
 static void version_reads(int v, int oneway)
 {
     pmf_t f, g;
     make_probe(&f, 5, oneway, 0.05);
-    char why[512];
-    cr_assert_eq(pmf_write(path, &f, why, sizeof(why)), 0, "%s", why);
+    plog_error_t err;
+    cr_assert_eq(pmf_write(path, &f, &err), PLOG_OK, "%s", err.msg);
     if (v != PMF_VERSION)
         set_version(v);
-    cr_assert_eq(pmf_read(path, &g, why, sizeof(why)), 0, "%s", why);
+    cr_assert_eq(pmf_read(path, &g, &err), PLOG_OK, "%s", err.msg);
     pnm_model_t raw_l, raw_h, pool_l, pool_h;
     fit_raw(&f, 0, &raw_l, &raw_h);
     fit_raw(&f, 1, &pool_l, &pool_h);
@@ -250,16 +252,16 @@ Test(modelfile, version_5_unshares_one_way_by_the_pair)
     f.hosts = calloc(4, sizeof(*f.hosts));
     for (int r = 0; r < 4; r++)
         snprintf(f.hosts[r], sizeof(f.hosts[r]), "node%d", r / 2);
-    char why[512];
-    cr_assert_eq(pmf_fit_all(&f, NULL, why, sizeof(why)), 0, "%s", why);
+    plog_error_t err;
+    cr_assert_eq(pmf_fit_all(&f, NULL, &err), PLOG_OK, "%s", err.msg);
     double now = oneway_lookup(&f, PMF_FIT_NOW), v5 = oneway_lookup(&f, PMF_FIT_POOL);
     cr_assert_gt(now, v5 * 1.001, "the link's slowest flow changes nothing here: %g vs %g", now,
                  v5);
-    cr_assert_eq(pmf_write(path, &f, why, sizeof(why)), 0, "%s", why);
+    cr_assert_eq(pmf_write(path, &f, &err), PLOG_OK, "%s", err.msg);
     for (int v = 6; v >= 5; v--) {
         if (v == 5)
             set_version(5);
-        cr_assert_eq(pmf_read(path, &g, why, sizeof(why)), 0, "%s", why);
+        cr_assert_eq(pmf_read(path, &g, &err), PLOG_OK, "%s", err.msg);
         double t = pnm_time(pnm_way(&g.m[PNM_LOOKUP], 0), 0, 2, 65536), want = v == 6 ? now : v5;
         cr_assert_float_eq(t, want, 1e-9 * want, "version %d: %g, expected %g", v, t, want);
         pmf_free(&g);
@@ -267,7 +269,7 @@ Test(modelfile, version_5_unshares_one_way_by_the_pair)
     pmf_free(&f);
 }
 
-/* ---- few samples (pmf_shrink) ---- */
+/* ---- few samples (pns_shrink) ---- */
 
 /* quantiles around median t whose median has sampling variance se2 (se = 0.929 IQR / sqrt n) */
 static pnm_q_t noisy(double t, double se2)
@@ -289,7 +291,7 @@ Test(shrink, toward_the_mean_by_the_noise_share)
     for (int r = 0; r < 3; r++)
         s[r] = (pnm_sample_t){r, -1, 4096, noisy(r == 2 ? 160 : 100, 300), PNM_EXCHANGE};
     size_t moved;
-    cr_assert_eq(pmf_shrink(s, 3, NULL, &moved), 0);
+    cr_assert_eq(pns_shrink(s, 3, NULL, &moved), 0);
     cr_assert_eq(moved, 3);
     const double want[3] = {105, 105, 150};
     for (int r = 0; r < 3; r++) {
@@ -311,7 +313,7 @@ Test(shrink, not_below_zero)
     pnm_sample_t u[3] = {{0, -1, 4096, wide, 0}, {1, -1, 4096, noisy(5, 1), 0},
                          {2, -1, 4096, noisy(5, 1), 0}};
     size_t moved;
-    cr_assert_eq(pmf_shrink(u, 3, NULL, &moved), 0);
+    cr_assert_eq(pns_shrink(u, 3, NULL, &moved), 0);
     cr_assert_eq(moved, 3);
     const double want[PNM_NQ] = {0, 0, 0, 70, 3870, 4870, 5870};
     for (int i = 0; i < PNM_NQ; i++)
@@ -329,7 +331,7 @@ Test(shrink, spread_within_noise_pools_fully)
     for (int r = 0; r < 4; r++)
         s[r] = (pnm_sample_t){r, -1, 4096, noisy(100 + 10 * r, r < 3 ? 400 : 0), PNM_ONEWAY};
     size_t moved;
-    cr_assert_eq(pmf_shrink(s, 4, NULL, &moved), 0);
+    cr_assert_eq(pns_shrink(s, 4, NULL, &moved), 0);
     cr_assert_eq(moved, 3);
     for (int r = 0; r < 3; r++)
         cr_assert_float_eq(s[r].q.v[PNM_Q50], 115, 1e-9, "source %d", r);
@@ -347,7 +349,7 @@ Test(shrink, one_sample_as_noisy_as_its_group)
                          {2, -1, 4096, {.n = 1, .v = {190, 190, 190, 190, 190, 190, 190},
                                         .mean = 190}, PNM_ONEWAY}};
     size_t moved;
-    cr_assert_eq(pmf_shrink(s, 3, NULL, &moved), 0);
+    cr_assert_eq(pns_shrink(s, 3, NULL, &moved), 0);
     cr_assert_eq(moved, 3);
     double mean = 130, var = (900 + 900 + 3600) / 2.0, msev = (2 * se2 + 900) / 3;
     double tau2 = var - msev, w1 = tau2 / (tau2 + 900), w9 = tau2 / (tau2 + se2);
@@ -360,7 +362,7 @@ Test(shrink, one_sample_as_noisy_as_its_group)
     t[0] = (pnm_sample_t){0, -1, 4096, noisy(100, se2), PNM_ONEWAY};
     t[1] = (pnm_sample_t){1, -1, 4096, noisy(100, se2), PNM_ONEWAY};
     t[2].q = (pnm_q_t){.n = 2, .v = {190, 190, 190, 190, 190, 190, 190}, .mean = 190};
-    cr_assert_eq(pmf_shrink(t, 3, NULL, &moved), 0);
+    cr_assert_eq(pns_shrink(t, 3, NULL, &moved), 0);
     cr_assert_eq(t[2].q.v[PNM_Q50], 190, "two equal samples: no spread, kept");
 }
 
@@ -371,7 +373,7 @@ Test(shrink, not_finite_left_alone)
                          {2, -1, 4096, noisy(300, 400), 0}};
     s[2].q.v[PNM_Q50] = NAN;
     size_t moved;
-    cr_assert_eq(pmf_shrink(s, 3, NULL, &moved), 0);
+    cr_assert_eq(pns_shrink(s, 3, NULL, &moved), 0);
     cr_assert_eq(moved, 0);
     cr_assert_eq(s[0].q.v[PNM_Q50], 100);
     cr_assert_eq(s[1].q.v[PNM_Q50], 200);
@@ -394,7 +396,7 @@ Test(shrink, groups_apart)
     pnm_sample_t o[sizeof(s) / sizeof(s[0])];
     memcpy(o, s, sizeof(s));
     size_t moved;
-    cr_assert_eq(pmf_shrink(s, n, host, &moved), 0);
+    cr_assert_eq(pns_shrink(s, n, host, &moved), 0);
     /* moved: the three pairs between hosts and the three one-way sources with spread */
     cr_assert_eq(moved, 6);
     cr_assert_float_eq(s[0].q.v[PNM_Q50], 10, 0, "the same-host pair is a group of one");
@@ -420,11 +422,11 @@ Test(modelfile, not_json) { damaged("{", "[", "line"); }
 
 /* A LogGP band above the first starts where the band below ends, so its L2o (its line at
  * 0 bytes) may be below 0 (version 7), but its line may not be below 0 where it starts. */
-static int read_with_band1(double L2o, double G, char *why, size_t cap)
+static plog_err_t read_with_band1(double L2o, double G, plog_error_t *err)
 {
     pmf_t f, g;
     make(&f);
-    cr_assert_eq(pmf_write(path, &f, why, cap), 0, "%s", why);
+    cr_assert_eq(pmf_write(path, &f, err), PLOG_OK, "%s", err->msg);
     pmf_free(&f);
     json_t *root = json_load_file(path, 0, NULL);
     json_t *src0 = json_array_get(
@@ -438,8 +440,8 @@ static int read_with_band1(double L2o, double G, char *why, size_t cap)
     json_object_set_new(b1, "G_ns_per_byte", json_real(G));
     cr_assert_eq(json_dump_file(root, path, JSON_INDENT(1)), 0);
     json_decref(root);
-    int rc = pmf_read(path, &g, why, cap);
-    if (rc == 0) {
+    plog_err_t rc = pmf_read(path, &g, err);
+    if (rc == PLOG_OK) {
         double t = pnm_time(&g.m[PNM_LOGGP], 0, 1, 1025);
         pmf_free(&g);
         cr_assert_float_eq(t, L2o + G * 1024, 1e-9, "band 1 at 1025 bytes: %g", t);
@@ -449,22 +451,23 @@ static int read_with_band1(double L2o, double G, char *why, size_t cap)
 
 Test(modelfile, loggp_band_starts_at_or_above_0)
 {
-    char why[512];
+    plog_error_t err;
     /* band 0 ends at 1024 bytes: band 1's line at n - 1 = 1023 is 10 ns */
-    cr_assert_eq(read_with_band1(10 - 2.0 * 1023, 2.0, why, sizeof(why)), 0, "%s", why);
-    cr_assert_eq(read_with_band1(-10 - 2.0 * 1023, 2.0, why, sizeof(why)), -1);
-    cr_assert(strstr(why, path) && strstr(why, "models.loggp.sources[0].bands[1]"), "%s", why);
+    cr_assert_eq(read_with_band1(10 - 2.0 * 1023, 2.0, &err), PLOG_OK, "%s", err.msg);
+    cr_assert_eq(read_with_band1(-10 - 2.0 * 1023, 2.0, &err), PLOG_E_CORRUPT);
+    cr_assert(strstr(err.msg, path) && strstr(err.msg, "models.loggp.sources[0].bands[1]"), "%s",
+              err.msg);
 }
 
 Test(modelfile, missing_file)
 {
     pmf_t g;
-    char why[512];
-    cr_assert_eq(pmf_read("/nonexistent/model.json", &g, why, sizeof(why)), -1);
-    cr_assert(strstr(why, "/nonexistent/model.json") != NULL, "%s", why);
+    plog_error_t err;
+    cr_assert_eq(pmf_read("/nonexistent/model.json", &g, &err), PLOG_E_IO);
+    cr_assert(strstr(err.msg, "/nonexistent/model.json") != NULL, "%s", err.msg);
 }
 
-/* ---- quick probes on shared host links (pmf_unshare) ---- */
+/* ---- quick probes on shared host links (pns_unshare) ---- */
 
 static double affine(uint64_t b) { return 100 + (double)b / 10; }
 
@@ -517,7 +520,7 @@ Test(unshare, pairs_take_their_own_time_at_a_share_of_the_bytes)
         for (size_t i = 0; i < n; i++)
             want += s[i].dst >= 0 && host[s[i].src] != host[s[i].dst] &&
                     ref_load(host, p, s[i].src, s[i].dst, s[i].way) > 1;
-        size_t got = pmf_unshare(s, n, p, host, nh, PMF_FIT_SLOWEST | PMF_FIT_SMALLEST);
+        size_t got = pns_unshare(s, n, p, host, nh, PNS_SLOWEST | PNS_SMALLEST, plog_probe_partner);
         cr_assert_eq(got, nh < p ? want : 0, "P=%d: %zu samples unshared, expected %zu", p,
                      got, want);
         for (size_t i = 0; i < n; i++) {
@@ -558,7 +561,7 @@ Test(unshare, a_host_per_rank_changes_nothing)
 {
     int32_t host[4] = {0, 1, 2, 3};
     pnm_sample_t s[2] = {{0, 1, 4096, point(10), PNM_EXCHANGE}, {0, -1, 4096, point(10), 0}};
-    cr_assert_eq(pmf_unshare(s, 2, 4, host, 4, PMF_FIT_NOW), 0);
+    cr_assert_eq(pns_unshare(s, 2, 4, host, 4, PNS_SLOWEST | PNS_SMALLEST, plog_probe_partner), 0);
     cr_assert_float_eq(s[0].q.v[3], point(10).v[3], 0);
 }
 
@@ -578,8 +581,8 @@ Test(unshare, one_way_from_the_slowest_flow_on_its_link)
                 for (int b = 0; b < 4; b++)
                     for (int z = 0; host[a] != host[b] && z < 3; z++)
                         s[n++] = (pnm_sample_t){a, b, sz[z], point(affine(sz[z]) * F(a, b)), w};
-        cr_assert_eq(pmf_unshare(s, n, 4, host, 2,
-                                 (slowest ? PMF_FIT_SLOWEST : 0u) | PMF_FIT_SMALLEST),
+        cr_assert_eq(pns_unshare(s, n, 4, host, 2, (slowest ? PNS_SLOWEST : 0u) | PNS_SMALLEST,
+                                 plog_probe_partner),
                      n);
         for (size_t i = 0; i < n; i++) {
             const pnm_sample_t *x = &s[i];
@@ -642,7 +645,7 @@ Test(unshare, one_way_slowest_flow_on_uneven_hosts)
                 for (int z = 0; host[a] != host[b] && z < 3; z++)
                     s[n++] = (pnm_sample_t){a, b, sz[z], point(affine(sz[z]) * f[a][b]),
                                             PNM_ONEWAY};
-        pmf_unshare(s, n, p, host, nh, PMF_FIT_SLOWEST | PMF_FIT_SMALLEST);
+        pns_unshare(s, n, p, host, nh, PNS_SLOWEST | PNS_SMALLEST, plog_probe_partner);
         for (size_t i = 0; i < n; i++) {
             int a = s[i].src, b = s[i].dst, k = 0, nr = p % 2 ? p : p - 1;
             while (plog_probe_partner(a, k, p) != b)
@@ -689,7 +692,8 @@ Test(unshare, all_the_bytes_before_version_8)
             for (int b = 0; b < 4; b++)
                 for (int z = 0; host[a] != host[b] && z < 3; z++)
                     s[n++] = (pnm_sample_t){a, b, sz[z], point(affine(sz[z])), PNM_EXCHANGE};
-        cr_assert_eq(pmf_unshare(s, n, 4, host, 2, smallest ? PMF_FIT_SMALLEST : 0u), n);
+        cr_assert_eq(
+            pns_unshare(s, n, 4, host, 2, smallest ? PNS_SMALLEST : 0u, plog_probe_partner), n);
         for (size_t i = 0; i < n; i++) {
             /* every exchange between the hosts here shares its link with one other */
             double b = smallest ? 1000 + ((double)s[i].bytes - 1000) / 2

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "model_file.h"
-#include "phasor_predict.h"
+#include "predict_models.h"
 #include "plog_probe.h"
 #include "plog_testgen.h"
 
@@ -101,11 +101,11 @@ Test(predict_models, within_a_host_the_pairs_own_samples)
     char *dir;
     plog_run_t *run = open_run(&dir);
     pnm_opts_t fit = {0};
-    char why[512];
+    plog_error_t err;
     for (int kind = 0; kind < 2; kind++) {
         pred_models_t pm;
         cr_assert_eq(pred_models_load(&pm, run, NULL, kind ? "loggp" : "hockney", &fit, host,
-                                      2, why, sizeof(why)), 0, "%s", why);
+                                      2, &err), PLOG_OK, "%s", err.msg);
         cr_assert_eq(pm.n, 1);
         /* 0 -> 1: within node0, and source 0 is fitted between hosts: the pair's samples */
         cr_assert_float_eq(t_of(&pm, 0, 1, 65536), 1000 + 0.1 * 65536, 1e-6);
@@ -129,7 +129,7 @@ Test(predict_models, within_a_host_the_pairs_own_samples)
 
         /* without hosts every message is priced by its source's fit */
         cr_assert_eq(pred_models_load(&pm, run, NULL, kind ? "loggp" : "hockney", &fit, NULL,
-                                      0, why, sizeof(why)), 0, "%s", why);
+                                      0, &err), PLOG_OK, "%s", err.msg);
         cr_assert_float_eq(t_of(&pm, 0, 1, 65536), 4000 + 8 * 65536.0, 1);
         cr_assert(strstr(pm.source, "within a host") == NULL, "%s", pm.source);
         pred_models_free(&pm);
@@ -161,14 +161,14 @@ Test(predict_models, a_model_files_hosts_must_be_the_runs)
             pmf_samples_from_probe(f.s + f.n, e, n, sizes);
             f.n += n;
         }
-        char why[512];
-        cr_assert_eq(pmf_fit_all(&f, NULL, why, sizeof(why)), 0, "%s", why);
-        cr_assert_eq(pmf_write(path, &f, why, sizeof(why)), 0, "%s", why);
+        plog_error_t err;
+        cr_assert_eq(pmf_fit_all(&f, NULL, &err), PLOG_OK, "%s", err.msg);
+        cr_assert_eq(pmf_write(path, &f, &err), PLOG_OK, "%s", err.msg);
         pmf_free(&f);
         pred_models_t pm;
         pnm_opts_t fit = {0};
-        cr_assert_eq(pred_models_load(&pm, run, path, "hockney", &fit, host, 2, why,
-                                      sizeof(why)), 0, "%s", why);
+        cr_assert_eq(pred_models_load(&pm, run, path, "hockney", &fit, host, 2, &err), PLOG_OK,
+                     "%s", err.msg);
         double want = v == 0 ? 1000 + 0.1 * 65536 : 4000 + 8 * 65536.0;
         cr_assert_float_eq(t_of(&pm, 0, 1, 65536), want, 1, "hosts %s %s %s",
                            names[v][0], names[v][1], names[v][2]);
@@ -190,11 +190,11 @@ Test(predict_models, background_load_of_the_links)
     char *dir;
     plog_run_t *run = open_run(&dir);
     pnm_opts_t fit = {0};
-    char why[512];
+    plog_error_t err;
     for (int all = 0; all < 2; all++) {
         pred_models_t pm;
         cr_assert_eq(pred_models_load(&pm, run, NULL, all ? NULL : "hockney", &fit, host, 2,
-                                      why, sizeof(why)), 0, "%s", why);
+                                      &err), PLOG_OK, "%s", err.msg);
         cr_assert_eq(pm.n, all ? 3 : 1);
         const pr_load_t *l = &pm.m[0].load;
         cr_assert_float_eq(l->per_byte, 5, 1e-3);

@@ -1,12 +1,17 @@
-/* test_predict_steps.c: how the steps method prices a step (phasor_predict.c's step_time,
- * reached by including the file), with a made-up model, against prices worked out by hand:
+/* test_predict_steps.c: how the steps method prices a step (pred_steps_price,
+ * analysis/predict_steps.c), with a made-up model, against prices worked out by hand:
  * a rank's several messages of one step are the largest alone plus the rest at the
  * model's bandwidth, per source and per destination; between hosts, the bytes of every
  * rank of a host on its link; a message whose data also flows the other way is two-way;
  * a loaded link's background gives way to several messages; the text output's links line. */
 #include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
-#include "phasor_predict.c"
+#include "phasor_predict.h"
+#include "predict.h"
 
 /* 1000 + 2n ns up to 1 MiB, then 0.5 ns per byte more (the 2..4 MiB bandwidth); two-way
  * twice that */
@@ -36,44 +41,28 @@ static const pred_model_t fake = {"fake", NULL, fake_time, fake_max_of,
                                   {0, NULL, NULL, NULL, NULL}};
 
 /* The steps method's price of one step of the n transfers x, ranks on host[] (nhosts),
- * by model m */
+ * by model m: an instance of that one step */
 static double price_method(pred_method_t method, const pred_model_t *m, const ci_xfer_t *x,
                            size_t n, const int32_t *host, int32_t nhosts, int32_t world)
 {
-    pctx_t c;
-    memset(&c, 0, sizeof(c));
-    c.method = method;
-    c.host = host;
-    c.nhosts = nhosts;
-    c.agg = calloc(n, sizeof(*c.agg));
-    c.aggp = calloc(n, sizeof(*c.aggp));
-    c.aggbig = calloc(n, sizeof(*c.aggbig));
-    c.aggshift = calloc(n, sizeof(*c.aggshift));
-    c.twoway = calloc(n, sizeof(*c.twoway));
-    c.snd = calloc(n, sizeof(*c.snd));
-    c.rcv = calloc(n, sizeof(*c.rcv));
-    const ci_xfer_t **p = calloc(n, sizeof(*p));
-    cr_assert(c.agg && c.aggp && c.aggbig && c.aggshift && c.twoway && c.snd && c.rcv && p);
-    if (nhosts < world) /* as phasor predict does: host links when ranks share hosts */
-        cr_assert_eq(pr_links_reserve(&c.links, (size_t)nhosts), 0);
+    pred_steps_t s;
+    /* as phasor predict does: host links when ranks share hosts */
+    cr_assert_eq(pred_steps_init(&s, method, host, nhosts, world), 0);
+    cr_assert_eq(s.links.cap != 0, nhosts < world);
+    ci_xfer_t *xs = calloc(n, sizeof(*xs));
+    cr_assert_not_null(xs);
+    memcpy(xs, x, n * sizeof(*xs));
     for (size_t i = 0; i < n; i++)
-        p[i] = &x[i];
-    qsort(p, n, sizeof(*p), cmp_step); /* by source, as predict_one hands them over */
+        cr_assert_eq(xs[i].step, xs[0].step, "one step");
+    ci_inst_t in = {.nx = n, .x = xs};
     double e, q;
-    cr_assert_eq(step_time(&c, m, p, n, &e, &q), 0);
+    cr_assert_eq(pred_steps_price(&s, &in, m, &e, &q), 0);
     cr_assert_float_eq(e, q, 1e-9, "steps: the P90 is the price");
-    for (int32_t h = 0; c.links.cap && h < nhosts; h++) /* and the tallies are left clear */
-        cr_assert(c.links.out[h] == 0 && c.links.in[h] == 0 && c.links.bigout[h] == 0 &&
-                  c.links.bigin[h] == 0);
-    pr_links_free(&c.links);
-    free(c.agg);
-    free(c.aggp);
-    free(c.aggbig);
-    free(c.aggshift);
-    free(c.twoway);
-    free(c.snd);
-    free(c.rcv);
-    free(p);
+    for (int32_t h = 0; s.links.cap && h < nhosts; h++) /* and the tallies are left clear */
+        cr_assert(s.links.out[h] == 0 && s.links.in[h] == 0 && s.links.bigout[h] == 0 &&
+                  s.links.bigin[h] == 0);
+    pred_steps_free(&s);
+    free(xs);
     return e;
 }
 
@@ -159,27 +148,25 @@ Test(predict_steps, links_line)
 {
     double out[10] = {1, 1.95, 1, 1.67, 1, 1, 1, 1, 1, 1};
     double in[10] = {1.95, 1, 1.69, 1, 1, 1, 1, 1, 1, 1};
-    pctx_t c;
-    memset(&c, 0, sizeof(c));
-    c.world = 4;
+    int32_t world = 4;
     pr_load_t l = {15.25, out, in, NULL, NULL};
     char *buf = NULL;
     size_t len = 0;
     FILE *o = open_memstream(&buf, &len);
     cr_assert_not_null(o);
-    links_text(o, &c, &l);
+    phasor_predict_links_text(o, world, &l);
     fflush(o);
     cr_assert(strstr(buf, "unloaded 15.25 ns/B") != NULL, "%s", buf);
     cr_assert(strstr(buf, "slower: rank 0 in 1.95x, rank 1 out 1.95x, rank 2 in 1.69x, "
                           "rank 3 out 1.67x\n") != NULL, "%s", buf);
     /* ten ranks all loaded out: 8 shown, the slowest first, and the 2 more counted */
-    c.world = 10;
+    world = 10;
     for (int r = 0; r < 10; r++) {
         out[r] = 1.1 + 0.1 * r;
         in[r] = 1;
     }
     rewind(o);
-    links_text(o, &c, &l);
+    phasor_predict_links_text(o, world, &l);
     fflush(o);
     cr_assert(strstr(buf, "slower: rank 9 out 2.00x, rank 8 out 1.90x") != NULL, "%s", buf);
     cr_assert(strstr(buf, "rank 2 out 1.30x, and 2 more\n") != NULL, "%s", buf);
@@ -187,12 +174,12 @@ Test(predict_steps, links_line)
     for (int r = 0; r < 10; r++)
         out[r] = in[r] = 1;
     rewind(o);
-    links_text(o, &c, &l);
+    phasor_predict_links_text(o, world, &l);
     fflush(o);
     cr_assert(strstr(buf, "none slower by 10 % or more") != NULL, "%s", buf);
     l.per_byte = 0;
     rewind(o);
-    links_text(o, &c, &l);
+    phasor_predict_links_text(o, world, &l);
     fflush(o);
     cr_assert(strstr(buf, "no pair between hosts") != NULL, "%s", buf);
     fclose(o);

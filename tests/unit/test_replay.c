@@ -528,7 +528,7 @@ Test(replay, ranks_of_a_host_share_its_link)
 Test(replay, flows_share_a_link_equally)
 {
     /* 1 ns per byte; fin[i] for the i-th flow */
-    size_t heap[4];
+    uint32_t heap[4];
     double tag[4], fin[4];
     pr_flow_t one[1] = {{0, 5, 1000, 0}};
     pr_share_link(one, 1, 1, heap, tag, fin);

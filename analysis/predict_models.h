@@ -1,19 +1,18 @@
-/* phasor_predict.h: the network models as `phasor predict` uses them (predict_models.c binds
+/* predict_models.h: the network models as `phasor predict` uses them (predict_models.c binds
  * them to models/ and the model file or the log's probe). */
-#ifndef PHASOR_PREDICT_H
-#define PHASOR_PREDICT_H
+#ifndef PREDICT_MODELS_H
+#define PREDICT_MODELS_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "coll_instances.h"
 #include "net_model.h"
+#include "plog_error.h"
 #include "plog_reader.h"
 #include "predict_replay.h"
 
 #define PRED_MAXMODELS 3
-
-typedef enum pred_method { PRED_STEPS = 0, PRED_EXPECTED_MAX = 1, PRED_REPLAY = 2 } pred_method_t;
 
 typedef struct pred_model {
     const char *name; /* "lookup", "hockney", "loggp" */
@@ -43,17 +42,17 @@ typedef struct pred_models {
 
 /* file: a model file, or NULL for the run's probe; kinds: "lookup,hockney" or NULL (all the
  * source can give); host: a host id in [0, nhosts) per world rank, by which a quick probe
- * of the run is unshared (pmf_unshare; a file is by its own hosts), or NULL. -1 with a
- * one-line reason naming the file in why. */
-int pred_models_load(pred_models_t *pm, const plog_run_t *run, const char *file,
-                     const char *kinds, const pnm_opts_t *fit, const int32_t *host,
-                     int32_t nhosts, char *why, size_t cap);
+ * of the run is unshared (pns_unshare; a file is by its own hosts), or NULL. A refusal's
+ * message is one line naming the file. */
+plog_err_t pred_models_load(pred_models_t *pm, const plog_run_t *run, const char *file,
+                            const char *kinds, const pnm_opts_t *fit, const int32_t *host,
+                            int32_t nhosts, plog_error_t *err);
 void pred_models_free(pred_models_t *pm);
 
 /* The run's probe as a model file at path (doc/model-format.md), as phasor-probe would have
  * written it then: its samples as taken, the models fitted to them with fit, and the run's
- * host names and MPI library. -1 with a one-line reason naming the file in why. */
-int pred_models_save(const plog_run_t *run, const pnm_opts_t *fit, const char *path,
-                     char *why, size_t cap);
+ * host names and MPI library. A refusal's message is one line naming the file. */
+plog_err_t pred_models_save(const plog_run_t *run, const pnm_opts_t *fit, const char *path,
+                            plog_error_t *err);
 
 #endif
