@@ -3,7 +3,7 @@
  * (boundaries), phases_period.c (period detection), phases_grid.c (grid, phases, timelines),
  * phases_compute.c (compute time), phases_topo.c (T_ij), phases_metrics.c (one grid point),
  * phases_resync.c (resynchronisation, recovery), phases_wave.c (idle wave), phases_twin.c
- * (twin runs). */
+ * (twin runs) and phases_study.c (the whole computation of `phasor phases`). */
 #include <assert.h>
 #include <math.h>
 #include <stdlib.h>

@@ -12,7 +12,8 @@
  *      phase gradient, potential energy) and derived figures (resynchronisation after a
  *      perturbation, idle-wave speed, per-rank lag).
  * Library code never prints; failures return a plog_err_t and fill an optional
- * plog_error_t naming the file. The parts are in analysis/phases_*.c. */
+ * plog_error_t naming the file. The whole computation of `phasor phases` over these is
+ * phases_study.h; the parts are in analysis/phases_*.c. */
 #ifndef PHASES_H
 #define PHASES_H
 

@@ -53,7 +53,8 @@ int ph_hop_distance(const ph_topo_t *t, int32_t src, int32_t *dist)
     }
     /* T lists in-neighbours (i receives from j); the wave runs j -> i: the reverse CSR.
      * The undirected graph (both ways) is the fallback for ranks the messages miss. */
-    uint32_t *off = calloc((size_t)n + 1, sizeof(*off)), *uoff = calloc((size_t)n + 1, sizeof(*uoff));
+    uint32_t *off = calloc((size_t)n + 1, sizeof(*off));
+    uint32_t *uoff = calloc((size_t)n + 1, sizeof(*uoff));
     int32_t *nb = malloc((t->nnz ? t->nnz : 1) * sizeof(*nb)),
             *unb = malloc(2 * (t->nnz ? t->nnz : 1) * sizeof(*unb)),
             *ud = malloc((size_t)n * sizeof(*ud));
@@ -71,7 +72,8 @@ int ph_hop_distance(const ph_topo_t *t, int32_t src, int32_t *dist)
         uoff[i + 1] += uoff[i];
     }
     {
-        uint32_t *fill = calloc((size_t)n, sizeof(*fill)), *ufill = calloc((size_t)n, sizeof(*ufill));
+        uint32_t *fill = calloc((size_t)n, sizeof(*fill));
+        uint32_t *ufill = calloc((size_t)n, sizeof(*ufill));
         if (!fill || !ufill) {
             free(fill);
             free(ufill);
