@@ -138,6 +138,97 @@ static void take_times(ph_marks_t *m, int32_t r, times_t *v)
     memset(v, 0, sizeof(*v));
 }
 
+/* Every loaded rank's boundaries by sp (mode PCONTROL or CALL), replacing what m has. */
+static plog_err_t scan_all(plog_run_t *run, const ph_mark_spec_t *sp, ph_marks_t *m,
+                           plog_error_t *err)
+{
+    assert(sp->mode == PH_MARK_PCONTROL || sp->mode == PH_MARK_CALL);
+    plog_err_t e = PLOG_OK;
+    times_t v = {0};
+    for (int32_t r = 0; r < m->nranks && e == PLOG_OK; r++) {
+        free(m->t[r]);
+        m->t[r] = NULL;
+        m->n[r] = 0;
+        if (plog_run_rank(run, r) == NULL)
+            continue;
+        e = scan_rank(run, r, sp, &v, NULL, NULL, NULL, err);
+        if (e == PLOG_OK)
+            take_times(m, r, &v);
+    }
+    free(v.v);
+    return e;
+}
+
+/* Signatures occurring once per period, with the number of ranks they do so on. */
+typedef struct anchors {
+    anchor_count_t *v;
+    size_t n, cap;
+} anchors_t;
+
+static int anchors_add(anchors_t *a, const uint64_t *key, size_t nkey)
+{
+    for (size_t i = 0; i < nkey; i++) {
+        size_t k = 0;
+        while (k < a->n && a->v[k].key != key[i])
+            k++;
+        if (k == a->n) {
+            if (VEC_GROW(a->v, a->cap, a->n + 1) != 0)
+                return -1;
+            a->v[a->n++] = (anchor_count_t){key[i], 0};
+        }
+        a->v[k].ranks++;
+    }
+    return 0;
+}
+
+/* The anchor: once per period on the most ranks; ties to the lowest signature, so that
+ * every rank uses the same call and site and the iterations are numbered alike. a->n when
+ * there is none. */
+static size_t anchors_best(const anchors_t *a)
+{
+    size_t best = a->n;
+    for (size_t k = 0; k < a->n; k++)
+        if (best == a->n || a->v[k].ranks > a->v[best].ranks ||
+            (a->v[k].ranks == a->v[best].ranks && a->v[k].key < a->v[best].key))
+            best = k;
+    return best;
+}
+
+/* AUTO / PERIOD: one pass over each rank for its Pcontrol boundaries (into m) and its
+ * signature window; the periods (per rank) and the anchors of the ranks' periods, unless
+ * AUTO found Pcontrol markers (*pcontrol_ranks > 0: m holds them). */
+static plog_err_t detect(plog_run_t *run, ph_marks_t *m, uint32_t *periods, anchors_t *ac,
+                         int *pcontrol_ranks, plog_error_t *err)
+{
+    const ph_mark_spec_t *sp = &m->used;
+    uint64_t *sig = malloc(PH_DETECT_WINDOW * sizeof(*sig));
+    uint64_t *anc = malloc(PH_DETECT_WINDOW * sizeof(*anc));
+    times_t v = {0};
+    plog_err_t e = PLOG_OK;
+    if (sig == NULL || anc == NULL)
+        e = ph_nomem(run, err);
+    for (int32_t r = 0; r < m->nranks && e == PLOG_OK; r++) {
+        if (plog_run_rank(run, r) == NULL)
+            continue;
+        size_t nsig = 0;
+        if ((e = scan_rank(run, r, sp, NULL, sig, &nsig, &v, err)) != PLOG_OK)
+            break;
+        if (sp->mode == PH_MARK_AUTO && v.n >= 2)
+            (*pcontrol_ranks)++;
+        take_times(m, r, &v); /* Pcontrol boundaries, used if any rank has them */
+        if (sp->mode == PH_MARK_AUTO && *pcontrol_ranks > 0)
+            continue;
+        size_t na = 0;
+        periods[r] = ph_detect_period(sig, nsig, anc, PH_DETECT_WINDOW, &na);
+        if (anchors_add(ac, anc, na) != 0)
+            e = ph_nomem(run, err);
+    }
+    free(v.v);
+    free(sig);
+    free(anc);
+    return e;
+}
+
 plog_err_t ph_marks_find(plog_run_t *run, const ph_mark_spec_t *spec, ph_marks_t *m,
                          plog_error_t *err)
 {
@@ -152,72 +243,21 @@ plog_err_t ph_marks_find(plog_run_t *run, const ph_mark_spec_t *spec, ph_marks_t
     if (m->n == NULL || m->t == NULL)
         return ph_nomem(run, err);
     ph_mark_spec_t *sp = &m->used;
-    plog_err_t e = PLOG_OK;
-    times_t v = {0};
-    if (sp->mode == PH_MARK_PCONTROL || sp->mode == PH_MARK_CALL) {
-        for (int32_t r = 0; r < P && e == PLOG_OK; r++) {
-            if (plog_run_rank(run, r) == NULL)
-                continue;
-            e = scan_rank(run, r, sp, &v, NULL, NULL, NULL, err);
-            if (e == PLOG_OK)
-                take_times(m, r, &v);
-        }
-        free(v.v);
-        return e;
-    }
-    /* AUTO / PERIOD: one pass for Pcontrol and each rank's signature window */
-    uint64_t *sig = malloc(PH_DETECT_WINDOW * sizeof(*sig));
-    uint64_t *anc = malloc(PH_DETECT_WINDOW * sizeof(*anc));
-    anchor_count_t *ac = NULL;
-    size_t nac = 0, capac = 0;
-    uint32_t *periods = calloc((size_t)P, sizeof(*periods));
+    if (sp->mode == PH_MARK_PCONTROL || sp->mode == PH_MARK_CALL)
+        return scan_all(run, sp, m, err);
+    anchors_t ac = {0};
     int pcontrol_ranks = 0;
-    if (sig == NULL || anc == NULL || periods == NULL) {
-        e = ph_nomem(run, err);
-        goto out;
-    }
-    for (int32_t r = 0; r < P && e == PLOG_OK; r++) {
-        if (plog_run_rank(run, r) == NULL)
-            continue;
-        size_t nsig = 0;
-        e = scan_rank(run, r, sp, NULL, sig, &nsig, &v, err);
-        if (e != PLOG_OK)
-            break;
-        if (sp->mode == PH_MARK_AUTO && v.n >= 2)
-            pcontrol_ranks++;
-        take_times(m, r, &v); /* Pcontrol boundaries, used if any rank has them */
-        if (sp->mode == PH_MARK_AUTO && pcontrol_ranks > 0)
-            continue;
-        size_t na = 0;
-        periods[r] = ph_detect_period(sig, nsig, anc, PH_DETECT_WINDOW, &na);
-        for (size_t i = 0; i < na; i++) {
-            size_t k = 0;
-            while (k < nac && ac[k].key != anc[i])
-                k++;
-            if (k == nac) {
-                if (VEC_GROW(ac, capac, nac + 1) != 0) {
-                    e = ph_nomem(run, err);
-                    goto out;
-                }
-                ac[nac++] = (anchor_count_t){anc[i], 0};
-            }
-            ac[k].ranks++;
-        }
-    }
+    uint32_t *periods = calloc((size_t)P, sizeof(*periods));
+    plog_err_t e = periods == NULL ? ph_nomem(run, err)
+                                   : detect(run, m, periods, &ac, &pcontrol_ranks, err);
     if (e != PLOG_OK)
         goto out;
     if (sp->mode == PH_MARK_AUTO && pcontrol_ranks > 0) {
         sp->mode = PH_MARK_PCONTROL;
         goto out;
     }
-    /* the anchor: once per period on the most ranks; ties to the lowest signature, so that
-     * every rank uses the same call and site and the iterations are numbered alike */
-    size_t best = nac;
-    for (size_t k = 0; k < nac; k++)
-        if (best == nac || ac[k].ranks > ac[best].ranks ||
-            (ac[k].ranks == ac[best].ranks && ac[k].key < ac[best].key))
-            best = k;
-    if (best == nac) {
+    size_t best = anchors_best(&ac);
+    if (best == ac.n) {
         e = plog_fail(err, PLOG_E_USAGE, NULL, PLOG_NO_OFFSET,
                       "%s: no MPI_Pcontrol markers and no rank repeats a call sequence with a "
                       "period; choose the iteration marker (--marker CALL[@SITE], --every N)",
@@ -226,25 +266,13 @@ plog_err_t ph_marks_find(plog_run_t *run, const ph_mark_spec_t *spec, ph_marks_t
     }
     m->period = mode_nonzero(periods, (size_t)P); /* the most common period */
     sp->mode = PH_MARK_PERIOD;
-    sp->call = (int)(ac[best].key >> 32);
-    sp->callsite = (uint32_t)ac[best].key;
-    for (int32_t r = 0; r < P && e == PLOG_OK; r++) {
-        free(m->t[r]);
-        m->t[r] = NULL;
-        m->n[r] = 0;
-        if (plog_run_rank(run, r) == NULL)
-            continue;
-        ph_mark_spec_t call = *sp;
-        call.mode = PH_MARK_CALL;
-        e = scan_rank(run, r, &call, &v, NULL, NULL, NULL, err);
-        if (e == PLOG_OK)
-            take_times(m, r, &v);
-    }
+    sp->call = (int)(ac.v[best].key >> 32);
+    sp->callsite = (uint32_t)ac.v[best].key;
+    ph_mark_spec_t call = *sp;
+    call.mode = PH_MARK_CALL;
+    e = scan_all(run, &call, m, err);
 out:
-    free(v.v);
-    free(sig);
-    free(anc);
-    free(ac);
+    free(ac.v);
     free(periods);
     return e;
 }

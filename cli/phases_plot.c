@@ -743,6 +743,93 @@ static const char *const caption[8] = {
     "decay to a minimum is the ranks locking again, sudden spikes are instabilities or phase "
     "slips, and a plateau above 0 is a stable desynchronised state (a wavefront)."};
 
+static void index_resync(const pp_summary_t *sm, tunit_t u, FILE *f)
+{
+    fprintf(f, "<h3>Resynchronisation (R* = %.3g)</h3>\n", sm->thr);
+    if (sm->rs->n == 0) {
+        fputs("<p>R never fell below the threshold.</p>\n", f);
+        return;
+    }
+    fputs("<table>\n<tr><th>R below R* from</th><th>lowest R</th><th>at</th>"
+          "<th>time to resynchronise</th></tr>\n", f);
+    size_t shown = sm->rs->n < 50 ? sm->rs->n : 50;
+    for (size_t k = 0; k < shown; k++) {
+        const ph_excursion_t *x = &sm->rs->v[k];
+        fputs("<tr><td>", f);
+        h_num(f, x->start_ns / u.scale, u.name);
+        fputs(x->preceded ? "" : " (start of the grid)", f);
+        fputs("</td><td>", f);
+        h_num(f, x->r_min, NULL);
+        fputs("</td><td>", f);
+        h_num(f, x->min_ns / u.scale, u.name);
+        fputs("</td><td>", f);
+        if (x->recovered)
+            h_num(f, (double)(x->end_ns - x->start_ns) / u.scale, u.name);
+        else
+            fputs("not resynchronised by the end", f);
+        fputs("</td></tr>\n", f);
+    }
+    fputs("</table>\n", f);
+    if (shown < sm->rs->n)
+        fprintf(f, "<p>%zu more in resync.csv.</p>\n", sm->rs->n - shown);
+}
+
+static void index_wave(const pp_summary_t *sm, tunit_t u, FILE *f)
+{
+    fputs("<h3>Idle wave</h3>\n", f);
+    const ph_wave_t *w = sm->wave;
+    if (!w->found) {
+        fputs("<p>No propagating delay found.</p>\n", f);
+        return;
+    }
+    fprintf(f, "<p>Delay made on rank %d in iteration %u (%.4g %s longer than usual), "
+               "reached %u ranks; speed ", (int)w->source, w->source_iter,
+            w->source_excess_ns / u.scale, u.name, w->reached);
+    h_num(f, w->ranks_per_iter, "ranks per iteration");
+    fputs(", ", f);
+    h_num(f, w->ranks_per_s, "ranks/s");
+    fputs(".</p>\n", f);
+}
+
+/* The ranks furthest behind and ahead. */
+static void index_lag(const pp_summary_t *sm, tunit_t u, FILE *f)
+{
+    fputs("<h3>Lag per rank</h3>\n<p>Mean of (mean phase &minus; &theta;<sub>i</sub>) / 2&pi;: "
+          "positive = behind the mean (lag.csv has every rank).</p>\n", f);
+    int32_t order[6];
+    int no = 0;
+    for (int pass = 0; pass < 2; pass++) /* 3 most behind, then 3 most ahead */
+        for (int k = 0; k < 3; k++) {
+            int32_t bestr = -1;
+            for (int32_t r = 0; r < sm->ranks; r++) {
+                double v = sm->lag_mean[r];
+                if (!isfinite(v))
+                    continue;
+                int used = 0;
+                for (int q = 0; q < no; q++)
+                    used |= order[q] == r;
+                if (used)
+                    continue;
+                if (bestr < 0 || (pass == 0 ? v > sm->lag_mean[bestr] : v < sm->lag_mean[bestr]))
+                    bestr = r;
+            }
+            if (bestr >= 0)
+                order[no++] = bestr;
+        }
+    if (no > 0) {
+        fputs("<table>\n<tr><th>rank</th><th>mean lag (iterations)</th><th>mean lag (time)</th>"
+              "</tr>\n", f);
+        for (int q = 0; q < no; q++) {
+            fprintf(f, "<tr><td>%d</td><td>", (int)order[q]);
+            h_num(f, sm->lag_mean[order[q]], NULL);
+            fputs("</td><td>", f);
+            h_num(f, sm->lag_mean[order[q]] * sm->period_ns / u.scale, u.name);
+            fputs("</td></tr>\n", f);
+        }
+        fputs("</table>\n", f);
+    }
+}
+
 static int index_page(const pp_t *pp, const pp_summary_t *sm, FILE *f)
 {
     tunit_t u = time_unit(pp);
@@ -781,83 +868,9 @@ static int index_page(const pp_t *pp, const pp_summary_t *sm, FILE *f)
     fputs("</td></tr>\n<tr><th>E mean</th><td>", f);
     h_num(f, sm->e_mean, NULL);
     fputs("</td></tr>\n</table>\n<h2>Derived figures</h2>\n", f);
-    /* resynchronisation */
-    fprintf(f, "<h3>Resynchronisation (R* = %.3g)</h3>\n", sm->thr);
-    if (sm->rs->n == 0)
-        fputs("<p>R never fell below the threshold.</p>\n", f);
-    else {
-        fputs("<table>\n<tr><th>R below R* from</th><th>lowest R</th><th>at</th>"
-              "<th>time to resynchronise</th></tr>\n", f);
-        size_t shown = sm->rs->n < 50 ? sm->rs->n : 50;
-        for (size_t k = 0; k < shown; k++) {
-            const ph_excursion_t *x = &sm->rs->v[k];
-            fputs("<tr><td>", f);
-            h_num(f, x->start_ns / u.scale, u.name);
-            fputs(x->preceded ? "" : " (start of the grid)", f);
-            fputs("</td><td>", f);
-            h_num(f, x->r_min, NULL);
-            fputs("</td><td>", f);
-            h_num(f, x->min_ns / u.scale, u.name);
-            fputs("</td><td>", f);
-            if (x->recovered)
-                h_num(f, (double)(x->end_ns - x->start_ns) / u.scale, u.name);
-            else
-                fputs("not resynchronised by the end", f);
-            fputs("</td></tr>\n", f);
-        }
-        fputs("</table>\n", f);
-        if (shown < sm->rs->n)
-            fprintf(f, "<p>%zu more in resync.csv.</p>\n", sm->rs->n - shown);
-    }
-    /* idle wave */
-    fputs("<h3>Idle wave</h3>\n", f);
-    const ph_wave_t *w = sm->wave;
-    if (!w->found)
-        fputs("<p>No propagating delay found.</p>\n", f);
-    else {
-        fprintf(f, "<p>Delay made on rank %d in iteration %u (%.4g %s longer than usual), "
-                   "reached %u ranks; speed ", (int)w->source, w->source_iter,
-                w->source_excess_ns / u.scale, u.name, w->reached);
-        h_num(f, w->ranks_per_iter, "ranks per iteration");
-        fputs(", ", f);
-        h_num(f, w->ranks_per_s, "ranks/s");
-        fputs(".</p>\n", f);
-    }
-    /* lag: the ranks furthest behind and ahead */
-    fputs("<h3>Lag per rank</h3>\n<p>Mean of (mean phase &minus; &theta;<sub>i</sub>) / 2&pi;: "
-          "positive = behind the mean (lag.csv has every rank).</p>\n", f);
-    int32_t order[6];
-    int no = 0;
-    for (int pass = 0; pass < 2; pass++) /* 3 most behind, then 3 most ahead */
-        for (int k = 0; k < 3; k++) {
-            int32_t bestr = -1;
-            for (int32_t r = 0; r < sm->ranks; r++) {
-                double v = sm->lag_mean[r];
-                if (!isfinite(v))
-                    continue;
-                int used = 0;
-                for (int q = 0; q < no; q++)
-                    used |= order[q] == r;
-                if (used)
-                    continue;
-                if (bestr < 0 || (pass == 0 ? v > sm->lag_mean[bestr] : v < sm->lag_mean[bestr]))
-                    bestr = r;
-            }
-            if (bestr >= 0)
-                order[no++] = bestr;
-        }
-    if (no > 0) {
-        fputs("<table>\n<tr><th>rank</th><th>mean lag (iterations)</th><th>mean lag (time)</th>"
-              "</tr>\n", f);
-        for (int q = 0; q < no; q++) {
-            fprintf(f, "<tr><td>%d</td><td>", (int)order[q]);
-            h_num(f, sm->lag_mean[order[q]], NULL);
-            fputs("</td><td>", f);
-            h_num(f, sm->lag_mean[order[q]] * sm->period_ns / u.scale, u.name);
-            fputs("</td></tr>\n", f);
-        }
-        fputs("</table>\n", f);
-    }
+    index_resync(sm, u, f);
+    index_wave(sm, u, f);
+    index_lag(sm, u, f);
     fputs("<h2>Figures</h2>\n<p>Red shading: R below the threshold; dashed red line: the "
           "start of the idle wave's source iteration. The CSV files next to this page hold "
           "the full-resolution data.</p>\n", f);
