@@ -2,6 +2,7 @@
  * (analysis/phases_study.h) computes: one CSV file per metric in an output directory, the
  * figures (phases_plot.h) and the summary as text or --json. The files are described in
  * doc/phases-format.md. */
+#include <assert.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -384,7 +385,9 @@ static const char *const fname[F__N] = {
     "markers.csv", "phases.csv", "order.csv", "order_rate.csv", "entropy.csv", "gradient.csv",
     "gradient_signed.csv", "potential.csv", "dtheta.csv", "dtheta_hist.csv", "heatmap.csv",
     "circle.csv", "topology.csv", "lag.csv", "wave.csv", "resync.csv"};
-/* the header line of each file; NULL: a column per rank or pair (timeline_headers) */
+/* the header line of each file; NULL: a column per rank or pair (timeline_headers). Each
+ * is written when its rows are about to be (a run that fails half way leaves the files it
+ * did not reach empty). */
 static const char *const fhead[F__N] = {
     [F_MARKERS] = "rank,iteration,t_ns,duration_ns,compute_ns\n",
     [F_ORDER] = "t_ns,R,psi\n",
@@ -448,10 +451,17 @@ static int open_files(const char *dir, csvf_t *f)
                     strerror(errno));
             return -1;
         }
-        if (fhead[k] != NULL)
-            o_str(f[k].o, fhead[k]);
     }
     return 0;
+}
+
+/* The fixed header lines of the files which[0..n). */
+static void fixed_headers(csvf_t *f, const int *which, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        assert(fhead[which[k]] != NULL);
+        o_str(f[which[k]].o, fhead[which[k]]);
+    }
 }
 
 /* A CSV number: %.10g, nothing for NaN (no value) */
@@ -497,6 +507,8 @@ static void rank_header(out_t *o, const char *prefix, int32_t n)
 
 static void timeline_headers(const ph_study_t *st, csvf_t *f)
 {
+    static const int fixed[] = {F_ORDER, F_RATE, F_ENTROPY, F_POT};
+    fixed_headers(f, fixed, sizeof(fixed) / sizeof(*fixed));
     rank_header(f[F_PHASES].o, "theta_", st->P);
     rank_header(f[F_GRAD].o, "g_", st->P);
     rank_header(f[F_GRADS].o, "g_", st->P);
@@ -610,6 +622,8 @@ static void markers_rows(const ph_study_t *st, out_t *o)
 /* markers, topology, lag, wave and resync.csv */
 static void small_files(const ph_study_t *st, const ph_summary_t *sm, csvf_t *f)
 {
+    static const int fixed[] = {F_MARKERS, F_TOPO, F_LAG, F_WAVE, F_RESYNC};
+    fixed_headers(f, fixed, sizeof(fixed) / sizeof(*fixed));
     markers_rows(st, f[F_MARKERS].o);
     out_t *o = f[F_TOPO].o;
     for (int32_t i = 0; i < st->topo.n; i++)
@@ -1072,6 +1086,8 @@ static int walk(ph_study_t *st, csvf_t *f, pp_t *pp, plog_error_t *err)
 {
     ph_point_t pt;
     int rc;
+    if (f != NULL)
+        timeline_headers(st, f);
     while ((rc = ph_study_next(st, &pt, err)) > 0) {
         if (pp != NULL)
             pp_add(pp, pt.g, pt.theta, pt.R, pt.S, pt.E, pt.gabs);
@@ -1084,6 +1100,9 @@ static int walk(ph_study_t *st, csvf_t *f, pp_t *pp, plog_error_t *err)
 /* The snapshots into their files and figures, as walk. */
 static plog_err_t snapshots(ph_study_t *st, csvf_t *f, pp_t *pp, plog_error_t *err)
 {
+    static const int fixed[] = {F_CIRCLE, F_HIST, F_HEAT};
+    if (f != NULL)
+        fixed_headers(f, fixed, sizeof(fixed) / sizeof(*fixed));
     ph_snapshot_t sn;
     for (size_t k = 0; k < st->nsnap; k++) {
         plog_err_t e = ph_study_snapshot(st, k, f != NULL, &sn, err);
@@ -1144,8 +1163,6 @@ static int phases_run(const phases_opts_t *op)
     }
     if (op->out != NULL && open_files(op->out, files) != 0)
         goto done;
-    if (op->out != NULL)
-        timeline_headers(&st, files);
     if (op->plots) {
         ppp = &pp;
         if (pp_init(ppp, st.P, &st.grid, st.pairs, st.npairs, op->study.wrap) != 0) {
