@@ -33,7 +33,8 @@ typedef struct times {
 
 static int times_push(times_t *a, int64_t x)
 {
-    if (VEC_GROW(a->v, a->cap, a->n + 1) != 0)
+    /* per marker event: the call only when the array is full */
+    if (a->n == a->cap && VEC_GROW(a->v, a->cap, a->n + 1) != 0)
         return -1;
     a->v[a->n++] = x;
     return 0;

@@ -59,7 +59,8 @@ int ph_acc_event(ph_topo_acc_t *a, const plog_rec_t *ev)
         if (!recv_source(ev, st) || st->source >= a->P || st->source == a->last)
             continue;
         a->last = st->source;
-        if (VEC_GROW(a->pairs, a->cap, 2 * (a->np + 1)) != 0)
+        /* per received message: the call only when the array is full */
+        if (2 * a->np + 2 > a->cap && VEC_GROW(a->pairs, a->cap, 2 * (a->np + 1)) != 0)
             return -1;
         a->pairs[2 * a->np] = ev->rank;
         a->pairs[2 * a->np + 1] = st->source;
