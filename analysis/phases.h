@@ -12,7 +12,8 @@
  *      phase gradient, potential energy) and derived figures (resynchronisation after a
  *      perturbation, idle-wave speed, per-rank lag).
  * Library code never prints; failures return a plog_err_t and fill an optional
- * plog_error_t naming the file. */
+ * plog_error_t naming the file. The whole computation of `phasor phases` over these is
+ * phases_study.h; the parts are in analysis/phases_*.c. */
 #ifndef PHASES_H
 #define PHASES_H
 
@@ -150,6 +151,9 @@ plog_err_t ph_topo_from_log(plog_run_t *run, ph_topo_t *out, plog_error_t *err);
 /* From pairs (i, j): T_ij = 1; out-of-range pairs and i == j are rejected (-1). */
 int ph_topo_from_pairs(int32_t n, const int32_t *pairs, size_t npairs, ph_topo_t *out);
 int ph_topo_all(int32_t n, ph_topo_t *out); /* every j != i */
+/* From a file of lines "i j" (i receives from j; '#' starts a comment) for P ranks: the
+ * message names the file, and the line of a pair that is not two different ranks below P. */
+plog_err_t ph_topo_read(const char *path, int32_t P, ph_topo_t *out, plog_error_t *err);
 int ph_topo_has(const ph_topo_t *t, int32_t i, int32_t j);
 void ph_topo_free(ph_topo_t *t);
 
@@ -198,6 +202,13 @@ static inline double ph_wrap_pi(double x) /* to [-pi, pi) */
     return y >= 3.141592653589793238463 ? y - tau : y;
 }
 
+/* The pairwise phase difference theta_j - theta_i, wrapped to [-pi, pi) with wrap. */
+static inline double ph_dtheta(const double *theta, int32_t i, int32_t j, int wrap)
+{
+    double d = theta[j] - theta[i];
+    return wrap ? ph_wrap_pi(d) : d;
+}
+
 /* ---- derived figures ---- */
 
 /* Excursions of R below a threshold: fed grid point by grid point. An excursion starts at
@@ -217,8 +228,8 @@ typedef struct ph_resync {
     size_t n, cap;
 } ph_resync_t;
 void ph_resync_init(ph_resync_t *r, double thr);
-int ph_resync_add(ph_resync_t *r, int64_t t, double R);
-void ph_resync_finish(ph_resync_t *r, int64_t t_end);
+int ph_resync_add(ph_resync_t *r, int64_t t, double R); /* -1: out of memory */
+int ph_resync_finish(ph_resync_t *r, int64_t t_end); /* -1: out of memory */
 void ph_resync_free(ph_resync_t *r);
 
 /* Idle wave. A delay is an iteration longer than the rank's median duration. The source is
@@ -286,6 +297,7 @@ typedef struct ph_recovery {
 } ph_recovery_t;
 int ph_recovery_find(const double *R, const ph_grid_t *g, int64_t t_from, int64_t period_ns,
                      double frac, ph_recovery_t *out); /* 0, -1 out of memory */
+void ph_recovery_clear(ph_recovery_t *out); /* nothing found: every figure NaN or 0 */
 
 /* Twin runs: the perturbed run m against a reference ref of the same program with the same
  * noise but without the delay (idlewave draws its noise per rank and iteration from a seed).
@@ -316,5 +328,6 @@ typedef struct ph_twin {
 int ph_twin_find(const ph_marks_t *m, const ph_marks_t *ref, const int32_t *distance,
                  int32_t source, uint32_t k0, double frac, ph_twin_t *tw); /* -1: no memory */
 void ph_twin_free(ph_twin_t *tw);
+void ph_twin_clear(ph_twin_t *tw); /* nothing found: every figure NaN or 0, no arrays */
 
 #endif

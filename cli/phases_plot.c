@@ -146,16 +146,14 @@ void pp_add(pp_t *pp, size_t g, const double *theta, double R, double S, double 
         }
     if (!first)
         return;
-    for (int k = 0; k < pp->nhl; k++) {
-        double d = theta[pp->hl[k][1]] - theta[pp->hl[k][0]];
-        pp->hls[k][b] = pp->wrap ? ph_wrap_pi(d) : d;
-    }
+    for (int k = 0; k < pp->nhl; k++)
+        pp->hls[k][b] = ph_dtheta(theta, pp->hl[k][0], pp->hl[k][1], pp->wrap);
     if (pp->scratch != NULL) {
         size_t m = 0;
         for (size_t p = 0; p < pp->npairs; p++) {
-            double d = theta[pp->pairs[2 * p + 1]] - theta[pp->pairs[2 * p]];
+            double d = ph_dtheta(theta, pp->pairs[2 * p], pp->pairs[2 * p + 1], pp->wrap);
             if (isfinite(d))
-                pp->scratch[m++] = pp->wrap ? ph_wrap_pi(d) : d;
+                pp->scratch[m++] = d;
         }
         qsort(pp->scratch, m, sizeof(double), pstat_cmp_double);
         for (int q = 0; q < 5; q++)
@@ -173,14 +171,14 @@ int pp_want_snapshot(size_t k, size_t n, int64_t gk, int64_t gmin)
     return 0;
 }
 
-int pp_snapshot(pp_t *pp, int64_t t, const double *theta, const double *d, size_t nd,
-                const ph_bins_t *b)
+int pp_snapshot(pp_t *pp, const ph_snapshot_t *sn)
 {
     if (pp->nsnap == PP_MAX_SNAP)
         return 0;
+    const double *theta = sn->theta;
     pp_snap_t *s = &pp->snap[pp->nsnap++];
     memset(s, 0, sizeof(*s));
-    s->t = t;
+    s->t = sn->t;
     size_t P = (size_t)pp->P;
     ph_order(theta, P, &s->R, &s->psi);
     for (size_t r = 0; r < P; r++)
@@ -196,16 +194,16 @@ int pp_snapshot(pp_t *pp, int64_t t, const double *theta, const double *d, size_
         for (size_t r = 0; r < P; r++)
             s->wrapped[r] = isfinite(theta[r]) ? ph_wrap_pi(theta[r]) : NAN;
     }
-    if (nd > 0) {
+    if (sn->nd > 0) {
+        const ph_bins_t *b = &sn->bins;
         s->hlo = b->lo;
         s->hw = b->width;
         s->hn = b->n;
-        s->hcount = calloc(b->n, sizeof(uint64_t));
+        s->hcount = malloc(b->n * sizeof(uint64_t));
         if (s->hcount == NULL)
             return -1;
-        for (size_t i = 0; i < nd; i++)
-            s->hcount[ph_bin_of(b, d[i])]++;
-        s->htotal = nd;
+        memcpy(s->hcount, sn->count, b->n * sizeof(uint64_t));
+        s->htotal = sn->nd;
     }
     size_t nb = (size_t)pp->nblock;
     s->block = calloc(nb * nb, sizeof(double));
@@ -221,9 +219,8 @@ int pp_snapshot(pp_t *pp, int64_t t, const double *theta, const double *d, size_
         for (size_t j = 0; j < P; j++) {
             if (!isfinite(theta[j]))
                 continue;
-            double v = theta[j] - theta[i];
             size_t cell = bi * nb + j / (size_t)pp->bsize;
-            s->block[cell] += pp->wrap ? ph_wrap_pi(v) : v;
+            s->block[cell] += ph_dtheta(theta, (int32_t)i, (int32_t)j, pp->wrap);
             c[cell]++;
         }
     }
@@ -699,18 +696,6 @@ static int heatmap_figure(const pp_t *pp, FILE *f)
 
 /* ---- index.html ---- */
 
-static void h_esc(FILE *f, const char *s)
-{
-    for (; *s; s++)
-        switch (*s) {
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '&': fputs("&amp;", f); break;
-        case '"': fputs("&quot;", f); break;
-        default: fputc(*s, f);
-        }
-}
-
 static void h_num(FILE *f, double v, const char *unit)
 {
     if (isfinite(v))
@@ -758,87 +743,57 @@ static const char *const caption[8] = {
     "decay to a minimum is the ranks locking again, sudden spikes are instabilities or phase "
     "slips, and a plateau above 0 is a stable desynchronised state (a wavefront)."};
 
-static int index_page(const pp_t *pp, const pp_summary_t *sm, FILE *f)
+static void index_resync(const pp_summary_t *sm, tunit_t u, FILE *f)
 {
-    tunit_t u = time_unit(pp);
-    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-          "<title>phasor phases: ", f);
-    h_esc(f, sm->log);
-    fputs("</title>\n<style>\nbody{font-family:sans-serif;max-width:1000px;margin:1em auto;"
-          "padding:0 1em;color:#222}\ntable{border-collapse:collapse;margin:.5em 0}\n"
-          "td,th{border:1px solid #ccc;padding:2px 8px;text-align:left}\nfigure{margin:1.5em 0}"
-          "\nimg{max-width:100%;height:auto;border:1px solid #eee}\nfigcaption{font-size:.92em;"
-          "line-height:1.4}\n</style>\n</head>\n<body>\n<h1>Phases of ", f);
-    h_esc(f, sm->log);
-    fputs("</h1>\n<h2>Summary</h2>\n<table>\n", f);
-    fprintf(f, "<tr><th>ranks</th><td>%d (%d with a phase)</td></tr>\n", (int)sm->ranks,
-            (int)sm->with_phase);
-    fputs("<tr><th>iteration marker</th><td>", f);
-    h_esc(f, sm->marker);
-    fprintf(f, "</td></tr>\n<tr><th>iterations per rank</th><td>%u&ndash;%u</td></tr>\n",
-            sm->it_min, sm->it_max);
-    fputs("<tr><th>median iteration period</th><td>", f);
-    h_num(f, sm->median_period_ns / u.scale, u.name);
-    fprintf(f, "</td></tr>\n<tr><th>grid</th><td>%zu points, step %" PRId64 " ns%s</td></tr>\n",
-            pp->n, pp->dt, sm->compute_only ? ", compute-only phases" : "");
-    fputs("<tr><th>topology T<sub>ij</sub></th><td>", f);
-    h_esc(f, sm->topology);
-    fputs("</td></tr>\n<tr><th>potential V</th><td>", f);
-    h_esc(f, sm->potential);
-    fputs("</td></tr>\n<tr><th>R mean / min</th><td>", f);
-    h_num(f, sm->r_mean, NULL);
-    fputs(" / ", f);
-    h_num(f, sm->r_min, NULL);
-    fputs(" at ", f);
-    h_num(f, sm->r_min_t / u.scale, u.name);
-    fputs("</td></tr>\n<tr><th>S mean</th><td>", f);
-    h_num(f, sm->s_mean, "nats");
-    fputs("</td></tr>\n<tr><th>E mean</th><td>", f);
-    h_num(f, sm->e_mean, NULL);
-    fputs("</td></tr>\n</table>\n<h2>Derived figures</h2>\n", f);
-    /* resynchronisation */
     fprintf(f, "<h3>Resynchronisation (R* = %.3g)</h3>\n", sm->thr);
-    if (sm->rs->n == 0)
+    if (sm->rs->n == 0) {
         fputs("<p>R never fell below the threshold.</p>\n", f);
-    else {
-        fputs("<table>\n<tr><th>R below R* from</th><th>lowest R</th><th>at</th>"
-              "<th>time to resynchronise</th></tr>\n", f);
-        size_t shown = sm->rs->n < 50 ? sm->rs->n : 50;
-        for (size_t k = 0; k < shown; k++) {
-            const ph_excursion_t *x = &sm->rs->v[k];
-            fputs("<tr><td>", f);
-            h_num(f, x->start_ns / u.scale, u.name);
-            fputs(x->preceded ? "" : " (start of the grid)", f);
-            fputs("</td><td>", f);
-            h_num(f, x->r_min, NULL);
-            fputs("</td><td>", f);
-            h_num(f, x->min_ns / u.scale, u.name);
-            fputs("</td><td>", f);
-            if (x->recovered)
-                h_num(f, (double)(x->end_ns - x->start_ns) / u.scale, u.name);
-            else
-                fputs("not resynchronised by the end", f);
-            fputs("</td></tr>\n", f);
-        }
-        fputs("</table>\n", f);
-        if (shown < sm->rs->n)
-            fprintf(f, "<p>%zu more in resync.csv.</p>\n", sm->rs->n - shown);
+        return;
     }
-    /* idle wave */
+    fputs("<table>\n<tr><th>R below R* from</th><th>lowest R</th><th>at</th>"
+          "<th>time to resynchronise</th></tr>\n", f);
+    size_t shown = sm->rs->n < 50 ? sm->rs->n : 50;
+    for (size_t k = 0; k < shown; k++) {
+        const ph_excursion_t *x = &sm->rs->v[k];
+        fputs("<tr><td>", f);
+        h_num(f, x->start_ns / u.scale, u.name);
+        fputs(x->preceded ? "" : " (start of the grid)", f);
+        fputs("</td><td>", f);
+        h_num(f, x->r_min, NULL);
+        fputs("</td><td>", f);
+        h_num(f, x->min_ns / u.scale, u.name);
+        fputs("</td><td>", f);
+        if (x->recovered)
+            h_num(f, (double)(x->end_ns - x->start_ns) / u.scale, u.name);
+        else
+            fputs("not resynchronised by the end", f);
+        fputs("</td></tr>\n", f);
+    }
+    fputs("</table>\n", f);
+    if (shown < sm->rs->n)
+        fprintf(f, "<p>%zu more in resync.csv.</p>\n", sm->rs->n - shown);
+}
+
+static void index_wave(const pp_summary_t *sm, tunit_t u, FILE *f)
+{
     fputs("<h3>Idle wave</h3>\n", f);
     const ph_wave_t *w = sm->wave;
-    if (!w->found)
+    if (!w->found) {
         fputs("<p>No propagating delay found.</p>\n", f);
-    else {
-        fprintf(f, "<p>Delay made on rank %d in iteration %u (%.4g %s longer than usual), "
-                   "reached %u ranks; speed ", (int)w->source, w->source_iter,
-                w->source_excess_ns / u.scale, u.name, w->reached);
-        h_num(f, w->ranks_per_iter, "ranks per iteration");
-        fputs(", ", f);
-        h_num(f, w->ranks_per_s, "ranks/s");
-        fputs(".</p>\n", f);
+        return;
     }
-    /* lag: the ranks furthest behind and ahead */
+    fprintf(f, "<p>Delay made on rank %d in iteration %u (%.4g %s longer than usual), "
+               "reached %u ranks; speed ", (int)w->source, w->source_iter,
+            w->source_excess_ns / u.scale, u.name, w->reached);
+    h_num(f, w->ranks_per_iter, "ranks per iteration");
+    fputs(", ", f);
+    h_num(f, w->ranks_per_s, "ranks/s");
+    fputs(".</p>\n", f);
+}
+
+/* The ranks furthest behind and ahead. */
+static void index_lag(const pp_summary_t *sm, tunit_t u, FILE *f)
+{
     fputs("<h3>Lag per rank</h3>\n<p>Mean of (mean phase &minus; &theta;<sub>i</sub>) / 2&pi;: "
           "positive = behind the mean (lag.csv has every rank).</p>\n", f);
     int32_t order[6];
@@ -873,6 +828,49 @@ static int index_page(const pp_t *pp, const pp_summary_t *sm, FILE *f)
         }
         fputs("</table>\n", f);
     }
+}
+
+static int index_page(const pp_t *pp, const pp_summary_t *sm, FILE *f)
+{
+    tunit_t u = time_unit(pp);
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+          "<title>phasor phases: ", f);
+    svg_escape(f, sm->log);
+    fputs("</title>\n<style>\nbody{font-family:sans-serif;max-width:1000px;margin:1em auto;"
+          "padding:0 1em;color:#222}\ntable{border-collapse:collapse;margin:.5em 0}\n"
+          "td,th{border:1px solid #ccc;padding:2px 8px;text-align:left}\nfigure{margin:1.5em 0}"
+          "\nimg{max-width:100%;height:auto;border:1px solid #eee}\nfigcaption{font-size:.92em;"
+          "line-height:1.4}\n</style>\n</head>\n<body>\n<h1>Phases of ", f);
+    svg_escape(f, sm->log);
+    fputs("</h1>\n<h2>Summary</h2>\n<table>\n", f);
+    fprintf(f, "<tr><th>ranks</th><td>%d (%d with a phase)</td></tr>\n", (int)sm->ranks,
+            (int)sm->with_phase);
+    fputs("<tr><th>iteration marker</th><td>", f);
+    svg_escape(f, sm->marker);
+    fprintf(f, "</td></tr>\n<tr><th>iterations per rank</th><td>%u&ndash;%u</td></tr>\n",
+            sm->it_min, sm->it_max);
+    fputs("<tr><th>median iteration period</th><td>", f);
+    h_num(f, sm->median_period_ns / u.scale, u.name);
+    fprintf(f, "</td></tr>\n<tr><th>grid</th><td>%zu points, step %" PRId64 " ns%s</td></tr>\n",
+            pp->n, pp->dt, sm->compute_only ? ", compute-only phases" : "");
+    fputs("<tr><th>topology T<sub>ij</sub></th><td>", f);
+    svg_escape(f, sm->topology);
+    fputs("</td></tr>\n<tr><th>potential V</th><td>", f);
+    svg_escape(f, sm->potential);
+    fputs("</td></tr>\n<tr><th>R mean / min</th><td>", f);
+    h_num(f, sm->r_mean, NULL);
+    fputs(" / ", f);
+    h_num(f, sm->r_min, NULL);
+    fputs(" at ", f);
+    h_num(f, sm->r_min_t / u.scale, u.name);
+    fputs("</td></tr>\n<tr><th>S mean</th><td>", f);
+    h_num(f, sm->s_mean, "nats");
+    fputs("</td></tr>\n<tr><th>E mean</th><td>", f);
+    h_num(f, sm->e_mean, NULL);
+    fputs("</td></tr>\n</table>\n<h2>Derived figures</h2>\n", f);
+    index_resync(sm, u, f);
+    index_wave(sm, u, f);
+    index_lag(sm, u, f);
     fputs("<h2>Figures</h2>\n<p>Red shading: R below the threshold; dashed red line: the "
           "start of the idle wave's source iteration. The CSV files next to this page hold "
           "the full-resolution data.</p>\n", f);

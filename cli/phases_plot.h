@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "phases.h"
+#include "phases_study.h"
 
 #define PP_MAX_BINS 2000 /* time points per series */
 #define PP_MAX_COLS 400  /* time columns of the gradient heatmap */
@@ -81,10 +82,8 @@ void pp_add(pp_t *pp, size_t g, const double *theta, double R, double S, double 
             const double *gabs);
 /* Whether snapshot k of n (grid point index gk, R's minimum at gmin) is drawn. */
 int pp_want_snapshot(size_t k, size_t n, int64_t gk, int64_t gmin);
-/* A drawn snapshot at time t; d[0..nd) the pairwise differences after ph_fd_bins gave b
- * (sorted). -1: out of memory. */
-int pp_snapshot(pp_t *pp, int64_t t, const double *theta, const double *d, size_t nd,
-                const ph_bins_t *b);
+/* A drawn snapshot (its histogram when it has one). -1: out of memory. */
+int pp_snapshot(pp_t *pp, const ph_snapshot_t *sn);
 /* Write the SVG files and index.html into dir; on failure -1 with the file in why. */
 int pp_write(const pp_t *pp, const pp_summary_t *sm, const char *dir, char *why, size_t wn);
 void pp_free(pp_t *pp);

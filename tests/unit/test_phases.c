@@ -1,5 +1,6 @@
-/* test_phases.c: the metrics of analysis/phases.c against the exact checks of science.md
- * section 4, and phases rebuilt from synthetic logs with known iteration times. */
+/* test_phases.c: the metrics of analysis/phases_*.c against the exact checks of science.md
+ * section 4, phases rebuilt from synthetic logs with known iteration times, and the whole
+ * study of `phasor phases` (phases_study.h) over such a log. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -7,6 +8,7 @@
 #include <string.h>
 
 #include "phases.h"
+#include "phases_study.h"
 #include "pstat.h"
 #include "plog_calls.h"
 #include "plog_reader.h"
@@ -881,4 +883,175 @@ Test(phases_grid, common_interval_step_and_cap)
     n[0] = n[1] = n[2] = 0;
     cr_assert_eq(ph_grid_make(&m, 0, 1000, &g), -1); /* nobody has a phase */
     cr_assert_eq(ph_median_period(&m), 0.0);
+}
+
+/* ---- the study of `phasor phases` (phases_study.h) ---- */
+
+static ph_study_opts_t study_opts(void)
+{
+    ph_study_opts_t op = {.spec = {.mode = PH_MARK_PCONTROL, .level = 7, .every = 1},
+                          .dt = 10000, .points = 100000, .topology = "log", .pairs = "auto",
+                          .snapshots = 3, .thr = 0.99, .wave_frac = 0.5, .recover_frac = 0.9,
+                          .src_rank = -1};
+    cr_assert_eq(ph_potential_parse("tanh", &op.pot), 0);
+    return op;
+}
+
+Test(phases_study, walk_summary_and_snapshots_of_a_delay)
+{
+    char *dir = write_log(8, 40, wave_marks, NULL, 1);
+    plog_run_t *run;
+    plog_error_t err;
+    cr_assert_eq(plog_run_open(dir, &run, &err), PLOG_OK, "%s", err.msg);
+    ph_study_opts_t op = study_opts();
+    ph_study_t st;
+    cr_assert_eq(ph_study_prepare(&st, run, &op, &err), PLOG_OK, "%s", err.msg);
+    cr_assert_eq(st.P, 8);
+    cr_assert_eq(st.with_phase, 8);
+    cr_assert_eq(st.grid.dt, 10000);
+    cr_assert_eq(st.topo.nnz, 7); /* the chain of the log */
+    cr_assert_float_eq(st.median_period, PERIOD, 1e-9);
+    cr_assert_eq(ph_study_pairs(&st, &err), PLOG_OK, "%s", err.msg);
+    cr_assert_eq(st.npairs, 28); /* every pair, as (i, j < i) */
+    cr_assert(st.pairs[0] == 1 && st.pairs[1] == 0);
+    /* the walk: every grid point once, in order, R as ph_order gives it, dR/dt settled one
+     * point late (both ends one-sided) */
+    ph_point_t pt;
+    size_t n = 0, nrates = 0;
+    int64_t last_rate_t = INT64_MIN;
+    double rmin = 2;
+    int rc;
+    while ((rc = ph_study_next(&st, &pt, &err)) == 1) {
+        cr_assert_eq(pt.g, n);
+        cr_assert_eq(pt.t, st.grid.t0 + (int64_t)n * st.grid.dt);
+        double R, psi;
+        ph_order(pt.theta, 8, &R, &psi);
+        cr_assert_eq(pt.R, R);
+        cr_assert_eq(pt.psi, psi);
+        rmin = fmin(rmin, R);
+        cr_assert_eq(pt.nrate, n == 0 ? 0 : n + 1 == st.grid.n ? 2 : 1, "point %zu", n);
+        for (int k = 0; k < pt.nrate; k++) {
+            cr_assert(pt.rate_t[k] > last_rate_t);
+            last_rate_t = pt.rate_t[k];
+            nrates++;
+        }
+        n++;
+    }
+    cr_assert_eq(rc, 0, "%s", err.msg);
+    cr_assert_eq(ph_study_next(&st, &pt, &err), 0); /* and it stays over */
+    cr_assert_eq(n, st.grid.n);
+    cr_assert_eq(nrates, n);
+    cr_assert_eq(last_rate_t, st.grid.t0 + (int64_t)(n - 1) * st.grid.dt);
+    cr_assert_eq(st.r_min, rmin);
+    cr_assert_eq(st.Rg[st.r_min_g], rmin);
+    cr_assert(rmin < 0.99);
+    cr_assert_geq(st.rs.n, 1);
+    /* after the walk: the wave from the delay, R's recovery, the snapshots */
+    cr_assert_eq(ph_study_finish(&st, &err), PLOG_OK, "%s", err.msg);
+    cr_assert(st.wave.found && st.wave.source == 0 && st.wave.source_iter == K0);
+    cr_assert_eq(st.rec.t_from, wave_marks(0, K0) - T0_TRUE);
+    cr_assert(st.nsnap >= 2 && st.nsnap <= 4);
+    int has_min = 0;
+    for (size_t k = 0; k < st.nsnap; k++) {
+        cr_assert(k == 0 || st.snap[k] > st.snap[k - 1]);
+        has_min |= st.snap[k] == (int64_t)st.r_min_g;
+        ph_snapshot_t sn;
+        cr_assert_eq(ph_study_snapshot(&st, k, 1, &sn, &err), PLOG_OK, "%s", err.msg);
+        cr_assert_eq(sn.g, (size_t)st.snap[k]);
+        cr_assert_eq(sn.nd, 28); /* inside the grid every rank has a phase */
+        uint64_t sum = 0;
+        for (uint32_t b = 0; b < sn.bins.n; b++)
+            sum += sn.count[b];
+        cr_assert_eq(sum, sn.nd);
+        for (size_t i = 1; i < sn.nd; i++)
+            cr_assert(sn.d[i - 1] <= sn.d[i]);
+        cr_assert_eq(ph_study_snapshot(&st, k, 0, &sn, &err), PLOG_OK);
+        cr_assert(sn.d == NULL && sn.nd == 0);
+    }
+    cr_assert(has_min, "R's minimum is a snapshot");
+    ph_summary_t sm;
+    cr_assert_eq(ph_study_summarise(&st, &sm, &err), PLOG_OK, "%s", err.msg);
+    cr_assert_eq(sm.it_min, 39);
+    cr_assert_eq(sm.it_max, 39);
+    cr_assert_str_eq(sm.marker_call, "MPI_Pcontrol");
+    cr_assert_float_eq(sm.r_mean, st.r_sum / (double)n, 1e-15);
+    /* rank 0 took the delay first and stays behind longest */
+    cr_assert_eq(sm.lag_rank, 0);
+    cr_assert(sm.lag_iters > 0 && sm.lag_iters == sm.lag_mean[0]);
+    cr_assert_eq(sm.nincomplete, 0);
+    ph_summary_free(&sm);
+    ph_study_free(&st);
+    plog_run_close(run);
+    pgen_rmdir(dir);
+    free(dir);
+}
+
+Test(phases_study, bad_pairs_and_markers_are_reported)
+{
+    char *dir = write_log(4, 20, const_marks, NULL, 1);
+    plog_run_t *run;
+    plog_error_t err;
+    cr_assert_eq(plog_run_open(dir, &run, &err), PLOG_OK, "%s", err.msg);
+    ph_study_opts_t op = study_opts();
+    ph_study_t st;
+    const char *bad[] = {"1:4", "1:x", "2:2", "1:0,3"};
+    for (size_t k = 0; k < sizeof(bad) / sizeof(*bad); k++) {
+        op.pairs = bad[k];
+        cr_assert_eq(ph_study_prepare(&st, run, &op, &err), PLOG_OK, "%s", err.msg);
+        cr_assert_eq(ph_study_pairs(&st, &err), PLOG_E_USAGE, "%s", bad[k]);
+        cr_assert(strstr(err.msg, "--pairs") != NULL && strstr(err.msg, bad[k]) != NULL, "%s",
+                  err.msg);
+        ph_study_free(&st);
+    }
+    op.pairs = "3:1,2:0";
+    cr_assert_eq(ph_study_prepare(&st, run, &op, &err), PLOG_OK, "%s", err.msg);
+    cr_assert_eq(ph_study_pairs(&st, &err), PLOG_OK, "%s", err.msg);
+    cr_assert_eq(st.npairs, 2);
+    cr_assert(st.pairs[0] == 3 && st.pairs[1] == 1 && st.pairs[2] == 2 && st.pairs[3] == 0);
+    ph_study_free(&st);
+    /* a marker the log does not have: no phase, a message that says how to choose one */
+    op.spec = (ph_mark_spec_t){.mode = PH_MARK_CALL, .call = PLOG_CALL_MPI_Allreduce, .every = 1};
+    cr_assert_eq(ph_study_prepare(&st, run, &op, &err), PLOG_E_USAGE);
+    cr_assert(strstr(err.msg, "no rank has two iteration boundaries (call markers)") != NULL,
+              "%s", err.msg);
+    cr_assert(strstr(err.msg, dir) != NULL, "%s", err.msg);
+    ph_study_free(&st);
+    plog_run_close(run);
+    pgen_rmdir(dir);
+    free(dir);
+}
+
+Test(phases_topo, read_from_a_file_of_pairs)
+{
+    char *dir = pgen_tmpdir();
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/topo.txt", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs("0 1\n# a comment\n\n2 1   # i receives from j\n0 1\n", f);
+    fclose(f);
+    ph_topo_t t;
+    plog_error_t err;
+    cr_assert_eq(ph_topo_read(path, 3, &t, &err), PLOG_OK, "%s", err.msg);
+    cr_assert_eq(t.nnz, 2); /* the repeated pair once */
+    cr_assert(ph_topo_has(&t, 0, 1) && ph_topo_has(&t, 2, 1) && !ph_topo_has(&t, 1, 0));
+    ph_topo_free(&t);
+    f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs("0 1\n1 1\n", f);
+    fclose(f);
+    cr_assert_eq(ph_topo_read(path, 3, &t, &err), PLOG_E_CORRUPT);
+    cr_assert(strstr(err.msg, path) != NULL && strstr(err.msg, "line 2") != NULL, "%s", err.msg);
+    cr_assert_eq(t.nnz, 0);
+    f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs("0 3\n", f); /* rank 3 of 3 */
+    fclose(f);
+    cr_assert_eq(ph_topo_read(path, 3, &t, &err), PLOG_E_CORRUPT);
+    cr_assert(strstr(err.msg, "line 1") != NULL, "%s", err.msg);
+    remove(path);
+    cr_assert_eq(ph_topo_read(path, 3, &t, &err), PLOG_E_IO);
+    cr_assert(strstr(err.msg, path) != NULL, "%s", err.msg);
+    pgen_rmdir(dir);
+    free(dir);
 }

@@ -1,0 +1,181 @@
+/* phases_metrics.c: the metrics of one grid point (phases.h, section 3): order parameter,
+ * Freedman-Diaconis bins and the synchronisation entropy, phase gradients, the potentials V
+ * and the energy E. Pure. */
+#include <assert.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "phases_priv.h"
+#include "pstat.h"
+
+void ph_order(const double *theta, size_t n, double *R, double *psi)
+{
+    double c = 0, s = 0;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(theta[i])) {
+            c += cos(theta[i]);
+            s += sin(theta[i]);
+            k++;
+        }
+    if (k == 0) {
+        *R = 0;
+        *psi = 0;
+        return;
+    }
+    c /= (double)k;
+    s /= (double)k;
+    *R = hypot(c, s);
+    if (*R > 1)
+        *R = 1;
+    *psi = *R > 1e-12 ? atan2(s, c) : 0;
+}
+
+void ph_fd_bins(double *x, size_t n, ph_bins_t *b)
+{
+    memset(b, 0, sizeof(*b));
+    b->n = 1;
+    if (n == 0)
+        return;
+    qsort(x, n, sizeof(*x), pstat_cmp_double);
+    double range = x[n - 1] - x[0];
+    b->lo = x[0];
+    if (!(range > 0)) {
+        b->width = 0;
+        return;
+    }
+    double iqr = pstat_quantile(x, n, 0.75) - pstat_quantile(x, n, 0.25);
+    if (iqr < range / 10) /* the MATLAB guard, also for an IQR that rounds to nearly 0 */
+        iqr = range / 10;
+    double h = 2 * iqr * pow((double)n, -1.0 / 3.0);
+    double nb = ceil(range / h - 1e-9);
+    if (nb < 1)
+        nb = 1;
+    if (nb > PH_MAX_BINS)
+        nb = PH_MAX_BINS;
+    b->n = (uint32_t)nb;
+    b->width = range / nb;
+    assert(b->n >= 1 && b->n <= PH_MAX_BINS && b->width > 0);
+}
+
+uint32_t ph_bin_of(const ph_bins_t *b, double x)
+{
+    if (b->n <= 1 || !(b->width > 0))
+        return 0;
+    double k = floor((x - b->lo) / b->width);
+    if (k < 0)
+        return 0;
+    if (k >= b->n)
+        return b->n - 1;
+    return (uint32_t)k;
+}
+
+double ph_entropy(const double *theta, size_t n, double psi, double *x, uint32_t *nbins)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(theta[i]))
+            x[k++] = ph_wrap_pi(theta[i] - psi);
+    ph_bins_t b;
+    ph_fd_bins(x, k, &b);
+    *nbins = b.n;
+    if (k == 0 || b.n == 1)
+        return 0;
+    /* x is sorted, so each bin's values are one run */
+    double S = 0;
+    size_t i = 0;
+    while (i < k) {
+        uint32_t bin = ph_bin_of(&b, x[i]);
+        size_t j = i;
+        while (j < k && ph_bin_of(&b, x[j]) == bin)
+            j++;
+        double p = (double)(j - i) / (double)k;
+        S -= p * log(p);
+        i = j;
+    }
+    return S;
+}
+
+void ph_gradient(const double *theta, const ph_topo_t *t, double *g_abs, double *g_signed)
+{
+    for (int32_t i = 0; i < t->n; i++) {
+        double a = 0, s = 0;
+        for (uint32_t k = t->off[i]; k < t->off[i + 1]; k++) {
+            double d = theta[t->nb[k]] - theta[i];
+            a += fabs(d);
+            s += d;
+        }
+        g_abs[i] = a;
+        g_signed[i] = s;
+    }
+}
+
+int ph_potential_parse(const char *s, ph_potential_t *p)
+{
+    memset(p, 0, sizeof(*p));
+    char tail;
+    if (strcmp(s, "sin") == 0) {
+        p->kind = PH_POT_SIN;
+        return 0;
+    }
+    if (strcmp(s, "tanh") == 0) {
+        p->kind = PH_POT_TANH;
+        p->s = 1;
+        return 0;
+    }
+    if (sscanf(s, "tanh:%lf%c", &p->s, &tail) == 1 && p->s > 0 && isfinite(p->s)) {
+        p->kind = PH_POT_TANH;
+        return 0;
+    }
+    if (strcmp(s, "piecewise") == 0) {
+        p->kind = PH_POT_PIECEWISE;
+        p->sigma = M_PI;
+        return 0;
+    }
+    if (sscanf(s, "piecewise:%lf%c", &p->sigma, &tail) == 1 && p->sigma > 0 &&
+        isfinite(p->sigma)) {
+        p->kind = PH_POT_PIECEWISE;
+        return 0;
+    }
+    if (sscanf(s, "fourier:%lf,%lf,%d%c", &p->a, &p->b, &p->harmonic, &tail) == 3 &&
+        isfinite(p->a) && isfinite(p->b) && p->harmonic >= 1) {
+        p->kind = PH_POT_FOURIER;
+        return 0;
+    }
+    return -1;
+}
+
+double ph_potential_eval(const ph_potential_t *p, double x)
+{
+    switch (p->kind) {
+    case PH_POT_TANH:
+        return tanh(p->s * x);
+    case PH_POT_PIECEWISE:
+        if (fabs(x) < p->sigma)
+            return -sin(3 * M_PI * x / (2 * p->sigma));
+        return x > 0 ? 1 : x < 0 ? -1 : 0;
+    case PH_POT_FOURIER:
+        return sin(x) - p->a * sin(p->harmonic * x) + p->b * sin(2 * p->harmonic * x);
+    default:
+        return sin(x);
+    }
+}
+
+double ph_energy(const double *theta, const ph_topo_t *t, const ph_potential_t *p)
+{
+    double E = 0;
+    for (int32_t i = 0; i < t->n; i++) {
+        if (isnan(theta[i]))
+            continue;
+        for (uint32_t k = t->off[i]; k < t->off[i + 1]; k++) {
+            double th = theta[t->nb[k]];
+            if (isnan(th))
+                continue;
+            double v = ph_potential_eval(p, th - theta[i]);
+            E += v * v;
+        }
+    }
+    return E;
+}
