@@ -366,32 +366,22 @@ static void imbalance(const rep_t *rep, enum rep_imb_what what, rep_imb_t *out)
     out->imbalance = out->mean > 0 ? out->max / out->mean - 1 : 0;
 }
 
-typedef struct func_time {
-    uint64_t time;
-    unsigned call;
-} func_time_t;
-
-static int cmp_func(const void *a, const void *b)
-{
-    const func_time_t *x = a, *y = b;
-    if (x->time != y->time)
-        return x->time > y->time ? -1 : 1;
-    return (x->call > y->call) - (x->call < y->call);
-}
-
+/* The functions called, by time descending then id: a copy of each row keyed by its id
+ * sorts as the maps do. */
 static void order_functions(rep_t *rep)
 {
-    func_time_t ft[REP_NFUNC];
+    rep_stat_t row[REP_NFUNC];
     unsigned n = 0;
     for (unsigned f = 0; f < REP_NFUNC; f++)
-        if (rep->func[f].count > 0)
-            ft[n++] = (func_time_t){rep->func[f].time_sum, f};
-    qsort(ft, n, sizeof(ft[0]), cmp_func);
-    for (unsigned i = 0; i < n; i++) {
-        const rep_stat_t *s = &rep->func[ft[i].call];
-        rep->funcs[i] = (rep_func_t){ft[i].call, pct((double)s->time_sum, (double)rep->mpi_total),
-                                     pct((double)s->time_sum, (double)rep->app_total)};
-    }
+        if (rep->func[f].count > 0) {
+            row[n] = rep->func[f];
+            row[n++].key = f;
+        }
+    qsort(row, n, sizeof(row[0]), cmp_time);
+    for (unsigned i = 0; i < n; i++)
+        rep->funcs[i] = (rep_func_t){(unsigned)row[i].key,
+                                     pct((double)row[i].time_sum, (double)rep->mpi_total),
+                                     pct((double)row[i].time_sum, (double)rep->app_total)};
     rep->nfunc = n;
 }
 
