@@ -1,7 +1,10 @@
-/* test_report.c: the numbers of `phasor report` (cli/phasor_report.c) on synthetic logs
- * whose answers are worked out by hand: MPI/app time per rank (union of call intervals,
- * threads overlapping), imbalance, per-function counts/times/bytes, histogram buckets,
- * collectives by communicator size, the sender-side matrix, call sites, early endings. */
+/* test_report.c: the numbers of `phasor report` (analysis/report_stats.c, linked from
+ * libphasoranalysis) on synthetic logs whose answers are worked out by hand: MPI/app time per
+ * rank (union of call intervals, threads overlapping), imbalance, per-function
+ * counts/times/bytes, histogram buckets, collectives by communicator size, the sender-side
+ * matrix, call sites, early endings, and the summary the writers format (orders, shares,
+ * heaviest pairs, the probe's medians). The writers themselves (cli/phasor_report.c) are
+ * checked byte for byte by tests/unit/cli_report.sh through the phasor command. */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <math.h>
@@ -10,10 +13,10 @@
 #include <string.h>
 
 #include "coll_recon.h"
-#include "phasor_report.h"
 #include "plog_calls.h"
 #include "plog_reader.h"
 #include "plog_testgen.h"
+#include "report_stats.h"
 
 static plog_event_t *ev(pgen_rank_t *g, unsigned th, unsigned call, uint64_t t0, uint64_t t1,
                         int32_t peer, uint64_t bytes)
@@ -143,18 +146,21 @@ Test(report, times_per_rank_and_imbalance)
     cr_expect_eq(rep.mpi_total, 6100);
     cr_expect_eq(rep.app_total, 23500);
 
-    rep_imb_t im;
-    rep_imbalance(&rep, REP_IMB_MPI, &im);
-    cr_expect_float_eq(im.min, 900, 1e-9);
-    cr_expect_float_eq(im.max, 3300, 1e-9);
-    cr_expect_float_eq(im.mean, 6100.0 / 3, 1e-9);
-    cr_expect_float_eq(im.imbalance, 3300 / (6100.0 / 3) - 1, 1e-12);
-    cr_expect_eq(im.min_rank, 2);
-    cr_expect_eq(im.max_rank, 1);
-    rep_imbalance(&rep, REP_IMB_APP, &im);
-    cr_expect_float_eq(im.imbalance, 10500 / (23500.0 / 3) - 1, 1e-12);
-    cr_expect_eq(im.min_rank, 2);
-    cr_expect_eq(im.max_rank, 1);
+    const rep_imb_t *im = &rep.imb[REP_IMB_MPI];
+    cr_expect_float_eq(im->min, 900, 1e-9);
+    cr_expect_float_eq(im->max, 3300, 1e-9);
+    cr_expect_float_eq(im->mean, 6100.0 / 3, 1e-9);
+    cr_expect_float_eq(im->imbalance, 3300 / (6100.0 / 3) - 1, 1e-12);
+    cr_expect_eq(im->min_rank, 2);
+    cr_expect_eq(im->max_rank, 1);
+    im = &rep.imb[REP_IMB_APP];
+    cr_expect_float_eq(im->imbalance, 10500 / (23500.0 / 3) - 1, 1e-12);
+    cr_expect_eq(im->min_rank, 2);
+    cr_expect_eq(im->max_rank, 1);
+
+    for (int r = 0; r < 3; r++)
+        cr_expect_float_eq(rep.ranks[r].mpi_pct, 100.0 * mpi[r] / app[r], 1e-12, "rank %d", r);
+    cr_expect_float_eq(rep.mpi_pct, 100.0 * 6100 / 23500, 1e-12);
     rep_free(&rep);
     plog_run_close(run);
     pgen_rmdir(dir);
@@ -250,6 +256,97 @@ Test(report, matrix_counts_each_message_once_from_the_sender)
     free(dir);
 }
 
+/* What the writers list, in their order: the functions by time (ties by id) with their
+ * shares, collectives by time, the matrix by (src, dst) with its totals and heaviest pairs. */
+Test(report, summary_orders_and_shares)
+{
+    char *dir = gen_three();
+    rep_t rep;
+    plog_run_t *run = compute(dir, &rep);
+    /* Allreduce 3500, Recv 1000, Send 600, Barrier 250, then Wait, Start and Sendrecv at 200
+     * and Isend, Send_init and Irecv at 100, each tie by call id */
+    static const unsigned want[] = {PLOG_CALL_MPI_Allreduce, PLOG_CALL_MPI_Recv,
+                                    PLOG_CALL_MPI_Send, PLOG_CALL_MPI_Barrier};
+    cr_assert_eq(rep.nfunc, 10);
+    for (unsigned i = 0; i < 4; i++)
+        cr_expect_eq(rep.funcs[i].call, want[i], "function %u", i);
+    for (unsigned i = 1; i < rep.nfunc; i++) {
+        const rep_stat_t *a = &rep.func[rep.funcs[i - 1].call], *b = &rep.func[rep.funcs[i].call];
+        cr_expect(a->time_sum > b->time_sum ||
+                  (a->time_sum == b->time_sum && rep.funcs[i - 1].call < rep.funcs[i].call),
+                  "order at %u", i);
+    }
+    cr_expect_float_eq(rep.funcs[0].pct_mpi, 100.0 * 3500 / 6100, 1e-12);
+    cr_expect_float_eq(rep.funcs[0].pct_app, 100.0 * 3500 / 23500, 1e-12);
+
+    cr_assert_eq(rep.coll.n, 2);
+    cr_expect_eq(rep.coll.v[0].key, ((uint64_t)PLOG_CALL_MPI_Allreduce << 32) | 3);
+    cr_expect_eq(rep.coll.v[1].key, ((uint64_t)PLOG_CALL_MPI_Barrier << 32) | 3);
+    cr_expect_eq(rep_map_get(&rep.coll, rep.coll.v[1].key), &rep.coll.v[1]);
+    cr_expect_eq(rep.coll_calls, 4);
+    uint64_t skipped = 0;
+    for (int w = 0; w < RECON__COUNT; w++)
+        skipped += rep.coll_skipped[w];
+    cr_expect_eq(rep.coll_rebuilt + skipped, rep.coll_calls);
+
+    static const uint64_t keys[] = {1, 2, (1ull << 32) | 2, 2ull << 32};
+    cr_assert_eq(rep.matrix.n, 4);
+    for (size_t i = 0; i < 4; i++)
+        cr_expect_eq(rep.matrix.v[i].key, keys[i], "entry %zu", i);
+    cr_expect_eq(rep.p2p.msgs, 5);
+    cr_expect_eq(rep.p2p.bytes, 100 + 1000 + 128 + 16);
+    static const uint64_t heavy[] = {2, (1ull << 32) | 2, 1, 2ull << 32};
+    cr_assert_eq(rep.p2p.ntop, 4);
+    for (size_t i = 0; i < 4; i++)
+        cr_expect_eq(rep.p2p.top[i].key, heavy[i], "top %zu", i);
+    cr_expect_eq(rep.sites.n, 1);
+    cr_expect_eq(rep.sites.v[0].key, ((uint64_t)5 << 16) | PLOG_CALL_MPI_Send);
+    rep_free(&rep);
+    plog_run_close(run);
+    pgen_rmdir(dir);
+    free(dir);
+}
+
+static plog_probe_entry_t pooled(int32_t src, uint32_t z, uint32_t way, double q50)
+{
+    plog_probe_entry_t e = {.src = src, .dst = -1, .size_idx = z, .way = way};
+    e.q.q50 = q50;
+    return e;
+}
+
+/* Per size and way: the median of the sources' medians, the slowest and fastest source
+ * (the lowest rank on a tie); sizes no source measured are left out. */
+Test(report, probe_medians_over_the_sources)
+{
+    plog_probe_entry_t e[] = {
+        pooled(0, 0, PLOG_PROBE_EXCHANGE, 10), pooled(1, 0, PLOG_PROBE_EXCHANGE, 30),
+        pooled(2, 0, PLOG_PROBE_EXCHANGE, 20), pooled(3, 0, PLOG_PROBE_EXCHANGE, 40),
+        pooled(0, 1, PLOG_PROBE_ONEWAY, 7), pooled(2, 1, PLOG_PROBE_ONEWAY, 7),
+        {.src = 1, .dst = 2, .size_idx = 0, .way = PLOG_PROBE_EXCHANGE, .q.q50 = 1e9},
+    };
+    plog_probeset_t ps = {.info = {.mode = PLOG_PROBE_QUICK, .nsizes = 2, .sizes = {8, 4096}},
+                          .world = 4, .ranks = 4, .n = sizeof(e) / sizeof(e[0]), .e = e};
+    rep_probe_t out;
+    plog_error_t err;
+    cr_assert_eq(rep_probe_summarize(&ps, "log", &out, &err), PLOG_OK);
+    cr_assert_eq(out.nrows[PLOG_PROBE_EXCHANGE], 1, "a pair's entry is not a source's");
+    const rep_probe_row_t *r = &out.row[PLOG_PROBE_EXCHANGE][0];
+    cr_expect_eq(r->size, 8);
+    cr_expect_eq(r->nsrc, 4);
+    cr_expect_float_eq(r->med, 25, 1e-12);
+    cr_expect_float_eq(r->slow, 40, 1e-12);
+    cr_expect_eq(r->slow_src, 3);
+    cr_expect_float_eq(r->fast, 10, 1e-12);
+    cr_expect_eq(r->fast_src, 0);
+    cr_assert_eq(out.nrows[PLOG_PROBE_ONEWAY], 1);
+    r = &out.row[PLOG_PROBE_ONEWAY][0];
+    cr_expect_eq(r->size, 4096);
+    cr_expect_eq(r->nsrc, 2);
+    cr_expect_float_eq(r->med, 7, 1e-12);
+    cr_expect_eq(r->slow_src, 0);
+    cr_expect_eq(r->fast_src, 0);
+}
+
 /* 40 ranks, all to all: 1560 pairs grow the hash many times; every entry must survive. */
 Test(report, matrix_many_pairs)
 {
@@ -286,10 +383,35 @@ Test(report, matrix_many_pairs)
             cr_expect_eq(p->bytes_max, lo + n - 1);
             cr_expect_eq(p->bytes_sum, n * lo + n * (n - 1) / 2);
         }
-    rep_stat_t *list = rep_map_list(&rep.matrix);
-    cr_assert_not_null(list);
-    free(list);
+    cr_assert_not_null(rep.matrix.v);
+    uint64_t msgs = 0, bytes = 0;
+    for (size_t i = 0; i < rep.matrix.n; i++) {
+        const rep_stat_t *p = &rep.matrix.v[i];
+        cr_expect(i == 0 || p[-1].key < p->key, "listed by (src, dst) at %zu", i);
+        cr_expect_eq(rep_map_get(&rep.matrix, p->key), p, "the index finds every entry");
+        msgs += p->count;
+        bytes += p->bytes_sum;
+    }
+    cr_expect_eq(rep.p2p.msgs, msgs);
+    cr_expect_eq(rep.p2p.bytes, bytes);
+    /* the heaviest ten, by bytes then (src, dst): exactly nine entries come before the last */
+    cr_assert_eq(rep.p2p.ntop, REP_TOP_PAIRS);
+    const rep_stat_t *last = &rep.p2p.top[REP_TOP_PAIRS - 1];
+    size_t before = 0;
+    for (size_t i = 0; i < rep.matrix.n; i++) {
+        const rep_stat_t *p = &rep.matrix.v[i];
+        before += p->bytes_sum > last->bytes_sum ||
+                  (p->bytes_sum == last->bytes_sum && p->key < last->key);
+    }
+    cr_expect_eq(before, REP_TOP_PAIRS - 1);
+    for (size_t i = 1; i < REP_TOP_PAIRS; i++)
+        cr_expect_geq(rep.p2p.top[i - 1].bytes_sum, rep.p2p.top[i].bytes_sum);
+    /* 39 -> 38 sends 3 messages of 3938..3940 bytes: the heaviest pair */
+    cr_expect_eq(rep.p2p.top[0].key, ((uint64_t)39 << 32) | 38);
+    cr_expect_eq(rep.p2p.top[0].bytes_sum, 3 * 3938 + 3);
     cr_expect_null(rep_map_get(&rep.coll, 1), "empty map");
+    cr_expect_eq(rep.nfunc, 1);
+    cr_expect_eq(rep.funcs[0].call, PLOG_CALL_MPI_Send);
     rep_free(&rep);
     plog_run_close(run);
     pgen_rmdir(dir);
