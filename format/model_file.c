@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "net_samples.h"
+#include "utf8.h"
 
 void pmf_free(pmf_t *f)
 {
@@ -189,7 +190,21 @@ static json_t *params_json(const pnm_model_t *m)
     return json_object();
 }
 
-/* The file's JSON document */
+/* A string from the run (host names, the library's version) as JSON: jansson refuses one
+ * that is not UTF-8, so it is repaired here (utf8.h) instead of silently dropped. */
+static json_t *jtext(const char *s)
+{
+    size_t need = utf8_sanitize(NULL, 0, s);
+    char *buf = malloc(need + 1);
+    if (buf == NULL)
+        return NULL;
+    utf8_sanitize(buf, need + 1, s);
+    json_t *j = json_string(buf);
+    free(buf);
+    return j;
+}
+
+/* The file's JSON document, or NULL when a part of it could not be made (out of memory). */
 static json_t *file_json(const pmf_t *f)
 {
     json_t *root = json_object();
@@ -198,15 +213,21 @@ static json_t *file_json(const pmf_t *f)
     char seedhex[24];
     snprintf(seedhex, sizeof(seedhex), "0x%016llx", (unsigned long long)f->seed);
     json_t *hosts = json_array();
-    for (int32_t r = 0; f->hosts && r < f->nranks; r++)
-        json_array_append_new(hosts, json_string(f->hosts[r]));
-    json_object_set_new(root, "probe",
-                        json_pack("{s:s, s:i, s:I, s:o, s:s, s:s, s:s, s:o}", "mode",
-                                  f->mode == 2 ? "full" : "quick", "ranks", (int)f->nranks,
-                                  "repetitions", (json_int_t)f->reps, "elapsed_s",
-                                  jnum(f->elapsed_s), "seed", seedhex,
-                                  "created", f->created, "library", f->library, "hosts",
-                                  hosts));
+    int whole = root != NULL && hosts != NULL;
+    for (int32_t r = 0; whole && f->hosts && r < f->nranks; r++)
+        whole = json_array_append_new(hosts, jtext(f->hosts[r])) == 0;
+    json_t *probe = json_pack("{s:s, s:i, s:I, s:o, s:s, s:s, s:o, s:o}", "mode",
+                              f->mode == 2 ? "full" : "quick", "ranks", (int)f->nranks,
+                              "repetitions", (json_int_t)f->reps, "elapsed_s",
+                              jnum(f->elapsed_s), "seed", seedhex, "created", f->created,
+                              "library", jtext(f->library), "hosts", hosts);
+    /* json_pack released what it stole when it failed; set_new releases probe when it does */
+    if (!whole || probe == NULL || json_object_set_new(root, "probe", probe) != 0) {
+        if (!whole)
+            json_decref(probe);
+        json_decref(root);
+        return NULL;
+    }
     /* "samples": the way the mode is named for; a quick probe's one-way samples apart */
     int main_way = f->mode == 2 ? PNM_ONEWAY : PNM_EXCHANGE;
     json_t *samples = json_array(), *oneway = json_array();
@@ -246,6 +267,9 @@ plog_err_t pmf_write(const char *path, const pmf_t *f, plog_error_t *err)
         return plog_fail(err, PLOG_E_USAGE, NULL, PLOG_NO_OFFSET, "%s: the path is too long",
                          path);
     json_t *root = file_json(f);
+    if (root == NULL)
+        return plog_fail(err, PLOG_E_NOMEM, NULL, PLOG_NO_OFFSET,
+                         "%s: cannot write the file: out of memory", path);
     errno = 0;
     int rc = json_dump_file(root, tmp, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
     int e = errno;

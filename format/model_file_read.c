@@ -31,13 +31,15 @@ static int num(json_t *v, double *out)
     return isfinite(*out);
 }
 
-/* where.name (Hockney's "segments", LogGP's "bands"): an array of 1 to max, *n of them */
+/* where.name (Hockney's "segments", LogGP's "bands"): an array of min to max, *n of them.
+ * min is 0 for the pooled fit ("all"), which a probe without pooled samples leaves empty:
+ * the file must read back as the fit that was written. */
 static plog_err_t read_array(const char *path, const char *where, const char *name, json_t *a,
-                             int max, int *n, plog_error_t *err)
+                             int min, int max, int *n, plog_error_t *err)
 {
-    if (!json_is_array(a) || json_array_size(a) == 0 || json_array_size(a) > (size_t)max)
-        return bad(err, PLOG_E_CORRUPT, path, "%s.%s: not an array of 1 to %d %s", where, name,
-                   max, name);
+    if (!json_is_array(a) || json_array_size(a) < (size_t)min || json_array_size(a) > (size_t)max)
+        return bad(err, PLOG_E_CORRUPT, path, "%s.%s: not an array of %d to %d %s", where, name,
+                   min, max, name);
     *n = (int)json_array_size(a);
     return PLOG_OK;
 }
@@ -59,11 +61,11 @@ static plog_err_t read_hi(const char *path, const char *where, const char *name,
     return PLOG_OK;
 }
 
-static plog_err_t read_segs(const char *path, const char *where, json_t *a,
+static plog_err_t read_segs(const char *path, const char *where, json_t *a, int min,
                             pnm_hockney_src_t *h, plog_error_t *err)
 {
     int n;
-    plog_err_t e = read_array(path, where, "segments", a, PNM_MAXSEG, &n, err);
+    plog_err_t e = read_array(path, where, "segments", a, min, PNM_MAXSEG, &n, err);
     if (e != PLOG_OK)
         return e;
     memset(h, 0, sizeof(*h));
@@ -81,12 +83,12 @@ static plog_err_t read_segs(const char *path, const char *where, json_t *a,
     return PLOG_OK;
 }
 
-static plog_err_t read_loggp(const char *path, const char *where, json_t *o, pnm_loggp_t *g,
-                             plog_error_t *err)
+static plog_err_t read_loggp(const char *path, const char *where, json_t *o, int min,
+                             pnm_loggp_t *g, plog_error_t *err)
 {
     json_t *b = json_object_get(o, "bands");
     int n;
-    plog_err_t e = read_array(path, where, "bands", b, PNM_MAXBAND, &n, err);
+    plog_err_t e = read_array(path, where, "bands", b, min, PNM_MAXBAND, &n, err);
     if (e != PLOG_OK)
         return e;
     memset(g, 0, sizeof(*g));
@@ -173,8 +175,9 @@ static plog_err_t read_params(const char *path, const char *where, json_t *mj,
     char w[128];
     snprintf(w, sizeof(w), "%s.all", where);
     plog_err_t e = m->kind == PNM_HOCKNEY
-                       ? read_segs(path, w, json_object_get(all, "segments"), &m->hock_all, err)
-                       : read_loggp(path, w, all, &m->lgp_all, err);
+                       ? read_segs(path, w, json_object_get(all, "segments"), 0, &m->hock_all,
+                                   err)
+                       : read_loggp(path, w, all, 0, &m->lgp_all, err);
     if (e != PLOG_OK)
         return e;
     for (size_t i = 0; i < json_array_size(srcs); i++) {
@@ -186,8 +189,8 @@ static plog_err_t read_params(const char *path, const char *where, json_t *mj,
         int32_t r = (int32_t)json_integer_value(sr);
         snprintf(w, sizeof(w), "%s.sources[%zu]", where, i);
         e = m->kind == PNM_HOCKNEY
-                ? read_segs(path, w, json_object_get(so, "segments"), &m->hock[r], err)
-                : read_loggp(path, w, so, &m->lgp[r], err);
+                ? read_segs(path, w, json_object_get(so, "segments"), 1, &m->hock[r], err)
+                : read_loggp(path, w, so, 1, &m->lgp[r], err);
         if (e != PLOG_OK)
             return e;
     }
