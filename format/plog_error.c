@@ -34,7 +34,7 @@ plog_err_t plog_fail(plog_error_t *err, plog_err_t code, const char *file, int64
         return code;
     err->code = code;
     err->offset = offset < 0 ? 0 : (uint64_t)offset;
-    char detail[768] = "";
+    char detail[sizeof(err->msg)] = "";
     if (fmt != NULL) {
         va_list ap;
         va_start(ap, fmt);

@@ -11,7 +11,14 @@
  * -1 when the size would overflow or realloc fails, *p and *cap then unchanged. */
 int vec_grow(void **p, size_t *cap, size_t need, size_t elem);
 
+/* The same with the common case, room already there, decided inline: callers on per-event
+ * paths need no guard of their own. */
+static inline int vec_reserve(void **p, size_t *cap, size_t need, size_t elem)
+{
+    return need <= *cap ? 0 : vec_grow(p, cap, need, elem);
+}
+
 /* VEC_GROW(arr, cap, need) for an array `arr` of any element type with capacity `cap`. */
-#define VEC_GROW(arr, cap, need) vec_grow((void **)&(arr), &(cap), (need), sizeof(*(arr)))
+#define VEC_GROW(arr, cap, need) vec_reserve((void **)&(arr), &(cap), (need), sizeof(*(arr)))
 
 #endif
