@@ -352,26 +352,21 @@ static int phases_parse(int argc, char **argv, phases_opts_t *op)
     optind = 0;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
-        if (c == '?') {
-            if (optopt == 'o' || (optopt >= O_MARKER && optopt != O_PLOTS))
-                return phasor_usage_error("phases", "%s needs a value", argv[optind - 1]);
-            return phasor_usage_error("phases", "unknown option '%s'", argv[optind - 1]);
-        }
+    while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
+        if (c == '?' || c == ':')
+            return phasor_getopt_error("phases", c, argv);
         int status = take_option(c, optarg, op);
         if (status >= 0)
             return status;
     }
-    if (optind >= argc)
-        return phasor_usage_error("phases", "%s", "which log? give a log directory or a rank file");
-    if (argc - optind > 1)
-        return phasor_usage_error("phases", "unexpected argument '%s'", argv[optind + 1]);
+    int logarg = phasor_log_arg("phases", argc, argv, 0, &op->path);
+    if (logarg != PHASOR_EXIT_OK)
+        return logarg;
     const char *pairs = op->study.pairs;
     if (strcmp(pairs, "auto") != 0 && strcmp(pairs, "all") != 0 && strcmp(pairs, "topo") != 0 &&
         strchr(pairs, ':') == NULL)
         return phasor_usage_error("phases",
                                   "--pairs: expected auto, all, topo or i:j,..., not '%s'", pairs);
-    op->path = argv[optind];
     if (op->plots && op->out == NULL)
         return phasor_usage_error("phases", "%s", "--plots needs -o DIR to write the figures into");
     return -1;
@@ -1139,10 +1134,9 @@ static int phases_run(const phases_opts_t *op)
 {
     plog_error_t err;
     plog_run_t *run;
-    if (plog_run_open(op->path, &run, &err) != PLOG_OK) {
-        fprintf(stderr, "phasor phases: %s\n", err.msg);
-        return err.code == PLOG_E_USAGE ? PHASOR_EXIT_USAGE : PHASOR_EXIT_INPUT;
-    }
+    int opened = phasor_open_run("phases", op->path, -1, &run);
+    if (opened != PHASOR_EXIT_OK)
+        return opened;
     int status = PHASOR_EXIT_INPUT;
     ph_study_t st;
     ph_summary_t sm;

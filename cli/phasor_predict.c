@@ -386,17 +386,15 @@ typedef struct predict_args {
 static int check_args(int argc, char **argv, const predict_args_t *a)
 {
     if (a->csv && a->json)
-        return phasor_usage_error("predict", "%s", "--csv and --json: choose one");
+        return phasor_usage_error("predict", "%s", "--csv and --json exclude each other");
     if (a->o.method != PRED_REPLAY && !isnan(a->o.gamma))
         return phasor_usage_error("predict", "%s", "--gamma applies to --method replay");
     if (a->o.model_file && a->o.save_model)
         return phasor_usage_error("predict", "%s", "--save-model writes the run's probe; "
                                   "with --model there is no fit to save");
-    if (optind >= argc)
-        return phasor_usage_error("predict", "%s", "which log? give a log directory");
-    if (optind + 1 < argc)
-        return phasor_usage_error("predict", "unexpected argument '%s'", argv[optind + 1]);
-    return -1;
+    const char *path;
+    int status = phasor_log_arg("predict", argc, argv, 1, &path);
+    return status == PHASOR_EXIT_OK ? PHASOR_CONTINUE : status;
 }
 
 /* The command line into a; -1 to go on, else the exit status (--help, bad usage). */
@@ -419,7 +417,7 @@ static int parse_args(int argc, char **argv, predict_args_t *a)
     optind = 1;
     opterr = 0;
     int ch;
-    while ((ch = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
         switch (ch) {
         case 'm': o->model_file = optarg; break;
         case 'S': o->save_model = optarg; break;
@@ -471,9 +469,7 @@ static int parse_args(int argc, char **argv, predict_args_t *a)
         }
         case 'h': usage(stdout); return PHASOR_EXIT_OK;
         default:
-            if (optopt)
-                return phasor_usage_error("predict", "%s needs a value", argv[optind - 1]);
-            return phasor_usage_error("predict", "unknown option '%s'", argv[optind - 1]);
+            return phasor_getopt_error("predict", ch, argv);
         }
     }
     int status = check_args(argc, argv, a);
@@ -567,12 +563,10 @@ int phasor_cmd_predict(int argc, char **argv)
     int status = parse_args(argc, argv, &a);
     if (status >= 0)
         return status;
-    plog_error_t err;
     plog_run_t *run = NULL;
-    if (plog_run_open(a.path, &run, &err) != PLOG_OK) {
-        fprintf(stderr, "phasor predict: %s\n", err.msg);
-        return PHASOR_EXIT_INPUT;
-    }
+    status = phasor_open_run("predict", a.path, -1, &run);
+    if (status != PHASOR_EXIT_OK)
+        return status;
     if (a.o.model_file && (a.o.fit.detect || a.o.fit.nbreak)) {
         plog_run_close(run);
         return phasor_usage_error("predict", "%s", "--breaks applies to fitting the run's probe; "

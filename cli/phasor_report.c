@@ -710,7 +710,7 @@ static int report_parse(int argc, char **argv, report_opts_t *opt)
     optind = 0;
     opterr = 0;
     int ch;
-    while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
         switch (ch) {
         case 'h':
             report_usage(stdout);
@@ -724,17 +724,13 @@ static int report_parse(int argc, char **argv, report_opts_t *opt)
             opt->outdir = optarg;
             break;
         default:
-            if (optopt == 'o')
+            if (ch == ':' && optopt == 'o')
                 return phasor_usage_error("report", "%s", "-o needs a directory");
-            return phasor_usage_error("report", "unknown option '%s'", argv[optind - 1]);
+            return phasor_getopt_error("report", ch, argv);
         }
     }
-    if (optind >= argc)
-        return phasor_usage_error("report", "%s", "which log? give a log directory or a rank file");
-    if (argc - optind > 1)
-        return phasor_usage_error("report", "unexpected argument '%s'", argv[optind + 1]);
-    opt->path = argv[optind];
-    return -1;
+    int status = phasor_log_arg("report", argc, argv, 0, &opt->path);
+    return status == PHASOR_EXIT_OK ? PHASOR_CONTINUE : status;
 }
 
 /* Warn on stderr about every rank whose times do not hang together (rep_inconsistent). */
@@ -756,10 +752,9 @@ static int report_run(const report_opts_t *opt)
 {
     plog_error_t err;
     plog_run_t *run = NULL;
-    if (plog_run_open(opt->path, &run, &err) != PLOG_OK) {
-        fprintf(stderr, "phasor report: %s\n", err.msg);
-        return err.code == PLOG_E_USAGE ? PHASOR_EXIT_USAGE : PHASOR_EXIT_INPUT;
-    }
+    int opened = phasor_open_run("report", opt->path, -1, &run);
+    if (opened != PHASOR_EXIT_OK)
+        return opened;
     static rep_t rep;
     static ctx_t c;
     memset(&c, 0, sizeof(c));
