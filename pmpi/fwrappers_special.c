@@ -17,7 +17,7 @@ PHASOR_TLS int pfw_lifecycle_nested;
 
 #define PFW_DECL(name, ...)                                                                 \
     extern void p##name(__VA_ARGS__) __attribute__((weak));                                 \
-    void name(__VA_ARGS__)
+    PW_ENTRY void name(__VA_ARGS__)
 
 /* ---- helpers ---- */
 

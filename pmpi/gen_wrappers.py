@@ -4,8 +4,10 @@
     python3 pmpi/gen_wrappers.py --spec pmpi/mpi_spec.txt --outdir gen
 
 writes gen/format/plog_calls.h, gen/format/plog_calls.c (ids, names, classes; no mpi.h, the
-offline reader uses them too) and gen/pmpi/pmpi_wrappers.c (one wrapper per spec line not
-marked `special`).
+offline reader uses them too), gen/pmpi/pmpi_wrappers.c (one wrapper per spec line not
+marked `special`), gen/pmpi/wrappers_measure.h (the PHASOR_STEPS=measure entries of
+pmpi/wrappers_measure.c) and gen/pmpi/libphasor.map (the shim's version script: it exports
+the MPI entry points, C and Fortran, and nothing else).
 The spec's header documents the line syntax. Stdlib only. parse_spec() is importable so that
 a Fortran generator can be driven from the same spec.
 """
@@ -295,7 +297,8 @@ WRAPPERS_C = string.Template('''\
  * The Wait/Test families, Start*, Request_free, Cancel, Comm_free/disconnect/idup are in
  * pmpi/wrappers_special.c; Init, Finalize, Abort and Pcontrol in pmpi/wrappers_lifecycle.c. */
 #include "phasor_rt.h"
-#include "pmpi_measure.h"
+#include "wrappers.h"
+#include "wrappers_measure.h"
 
 /* ---- helpers shared by the wrappers below (extras writers check room, set TRUNCATED);
  * all static inline so that a spec without a user of one still compiles with -Werror ---- */
@@ -433,7 +436,7 @@ $wrappers''')
 
 WRAPPER = string.Template('''
 /* $id $name ($cls) */
-$ret $name($params)
+PW_ENTRY $ret $name($params)
 {
     phasor_thread_t *th = phasor_enter();
 ${passthrough}${before}    uint64_t t0 = phasor_now();
@@ -685,22 +688,22 @@ class WrapperGen:
             # every rank of a collective must reach phasor's agreement, recording or not
             passthrough = (f'    if (!th) {{\n        int veto = -1;\n'
                            f'        return phasor_steps_mode\n'
-                           f'                   ? pmpi_measure_{c.name[4:]}({wrap_list(names + ["&veto"], 39 + len(c.name))})\n'
-                           f'                   : P{c.name}({wrap_list(names, 22 + len(c.name))});\n    }}\n')
+                           f'                   ? pw_measure_{c.name[4:]}({wrap_list(names + ["&veto"], 29 + len(c.name))})\n'
+                           f'                   : P{c.name}({wrap_list(names, 23 + len(c.name))});\n    }}\n')
         else:
             passthrough = f'    if (!th)\n        return P{c.name}({args});\n'
         if c.get('measure') and not self.fortran:
             # PHASOR_STEPS=measure: phasor performs the collective (or hands it back)
             call = (f'    int measured = 0;\n'
                     f'    int rc = phasor_steps_mode\n'
-                    f'                 ? pmpi_measure_{c.name[4:]}({wrap_list(call_args + ["&measured"], 41 + len(c.name))})\n'
-                    f'                 : P{c.name}({wrap_list(call_args, 20 + len(c.name))});\n')
+                    f'                 ? pw_measure_{c.name[4:]}({wrap_list(call_args + ["&measured"], 27 + len(c.name))})\n'
+                    f'                 : P{c.name}({wrap_list(call_args, 21 + len(c.name))});\n')
             fill.insert(0, '        if (measured)\n            ev->flags |= PLOG_F_MEASURED;')
         else:
             call = f'    int rc = P{c.name}({wrap_list(call_args, len(c.name) + 15)});\n'
         return WRAPPER.substitute(passthrough=passthrough, call=call,
             id=c.id, name=c.name, cls=c.cls, ret=c.ret,
-            params=wrap_list([p.decl for p in c.params] or ['void'], len(c.ret + c.name) + 2),
+            params=wrap_list([p.decl for p in c.params] or ['void'], len(c.ret + c.name) + 11),
             before=''.join(line + '\n' for line in self.before),
             after=''.join(line + '\n' for line in after),
             begin_args=wrap_list(['th', f'PLOG_CALL_{c.name}', 't0', 't1', 'rc', max_extras],
@@ -735,12 +738,36 @@ def gen_measure_h(calls):
         if not c.get('measure'):
             continue
         params = [p.decl for p in c.params] + ['int *measured']
-        protos.append(f'int pmpi_measure_{c.name[4:]}(' +
-                      wrap_list(params, len(c.name) + 14) + ');\n')
-    return ('/* pmpi_measure.h: GENERATED from pmpi/mpi_spec.txt by pmpi/gen_wrappers.py.\n'
-            ' * The collectives phasor can perform itself (PHASOR_STEPS=measure). */\n'
-            '#ifndef PMPI_MEASURE_H\n#define PMPI_MEASURE_H\n\n#include <mpi.h>\n\n' +
-            ''.join(protos) + '\n#endif\n')
+        protos.append(f'int pw_measure_{c.name[4:]}(' +
+                      wrap_list(params, len(c.name) + 12) + ');\n')
+    return ('/* wrappers_measure.h: GENERATED from pmpi/mpi_spec.txt by pmpi/gen_wrappers.py.\n'
+            ' * The collectives phasor can perform itself (PHASOR_STEPS=measure), defined in\n'
+            ' * pmpi/wrappers_measure.c. */\n'
+            '#ifndef WRAPPERS_MEASURE_H\n#define WRAPPERS_MEASURE_H\n\n#include <mpi.h>\n\n'
+            '#pragma GCC visibility push(hidden) /* the shim\'s own: see phasor_rt.h */\n\n' +
+            ''.join(protos) + '\n#pragma GCC visibility pop\n\n#endif\n')
+
+
+def fortran_names(name):
+    """The spellings of a call's Fortran entry point: mpi_send_ (gfortran and most), mpi_send,
+    mpi_send__ (g77, f2c) and MPI_SEND (pmpi/fwrappers.h, PFW_ALIASES)."""
+    low = name.lower()
+    return [low + '_', low, low + '__', name.upper()]
+
+
+def gen_shim_map(calls):
+    """libphasor.so's version script: the shim exports the MPI entry points it defines (the C
+    name and the Fortran spellings of every MPI_ call of the spec) and nothing else, so that
+    neither its runtime nor the libraries linked into it can clash with the application's
+    symbols or the MPI library's own (MPICH's Fortran profiling layer is named pmpi_*)."""
+    names = []
+    for c in calls:
+        if c.name.startswith('MPI_'):
+            names += [c.name] + fortran_names(c.name)
+    body = ''.join(f'    {n};\n' for n in names)
+    return ('/* libphasor.map: GENERATED from pmpi/mpi_spec.txt by pmpi/gen_wrappers.py.\n'
+            ' * What libphasor.so exports: the MPI entry points it wraps, C and Fortran. */\n'
+            '{\n  global:\n' + body + '  local:\n    *;\n};\n')
 
 
 # ---------------------------------------------------------------------------------------------
@@ -785,7 +812,8 @@ def main(argv=None):
         outputs = {'format/plog_calls.h': gen_calls_h(calls),
                    'format/plog_calls.c': gen_calls_c(calls),
                    'pmpi/pmpi_wrappers.c': gen_wrappers_c(calls),
-                   'pmpi/pmpi_measure.h': gen_measure_h(calls)}
+                   'pmpi/wrappers_measure.h': gen_measure_h(calls),
+                   'pmpi/libphasor.map': gen_shim_map(calls)}
     except (SpecError, OSError) as e:
         print(f'gen_wrappers.py: {e}', file=sys.stderr)
         return 1

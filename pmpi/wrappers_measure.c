@@ -12,7 +12,7 @@
 
 #include "phasor_measure.h"
 #include "phasor_rt.h"
-#include "pmpi_measure.h"
+#include "wrappers_measure.h"
 
 /* phasor_type_size signed, for the count and displacement arithmetic below */
 static int64_t tsize(MPI_Datatype t) { return (int64_t)phasor_type_size(t); }
@@ -187,7 +187,7 @@ static void stage_sides(phasor_measure_t *mc, stage_t *snd, int snb, const int *
         return fallback;                                                                    \
     } while (0)
 
-int pmpi_measure_Barrier(MPI_Comm comm, int *measured)
+int pw_measure_Barrier(MPI_Comm comm, int *measured)
 {
     phasor_measure_t mc;
     if (!setup(&mc, PCS_BARRIER, comm, measured))
@@ -206,8 +206,8 @@ int pmpi_measure_Barrier(MPI_Comm comm, int *measured)
         return fallback;                                                                    \
     } while (0)
 
-int pmpi_measure_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
-                       int *measured)
+int pw_measure_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                     int *measured)
 {
     phasor_measure_t mc;
     if (!setup(&mc, PCS_BCAST, comm, measured))
@@ -238,8 +238,8 @@ static void reduction(phasor_measure_t *mc, const void *sendbuf, void *recvbuf, 
     mc->red_laid_out = how == 2;
 }
 
-int pmpi_measure_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                        MPI_Op op, int root, MPI_Comm comm, int *measured)
+int pw_measure_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                      MPI_Op op, int root, MPI_Comm comm, int *measured)
 {
     phasor_measure_t mc;
     if (!setup(&mc, PCS_REDUCE, comm, measured))
@@ -255,8 +255,8 @@ int pmpi_measure_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datat
               PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm));
 }
 
-int pmpi_measure_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                           MPI_Op op, MPI_Comm comm, int *measured)
+int pw_measure_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                         MPI_Op op, MPI_Comm comm, int *measured)
 {
     phasor_measure_t mc;
     if (!setup(&mc, PCS_ALLREDUCE, comm, measured))
@@ -268,8 +268,8 @@ int pmpi_measure_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Da
               PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm));
 }
 
-int pmpi_measure_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                      MPI_Op op, MPI_Comm comm, int *measured)
+int pw_measure_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                    MPI_Op op, MPI_Comm comm, int *measured)
 {
     phasor_measure_t mc;
     if (!setup(&mc, PCS_SCAN, comm, measured))
@@ -280,8 +280,8 @@ int pmpi_measure_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatyp
     STAGED_OR(&mc, &snd, &rcv, measured, PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm));
 }
 
-int pmpi_measure_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                        MPI_Op op, MPI_Comm comm, int *measured)
+int pw_measure_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                      MPI_Op op, MPI_Comm comm, int *measured)
 {
     phasor_measure_t mc;
     if (!setup(&mc, PCS_EXSCAN, comm, measured))
@@ -292,9 +292,9 @@ int pmpi_measure_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datat
     STAGED_OR(&mc, &snd, &rcv, measured, PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm));
 }
 
-int pmpi_measure_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
-                                      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                                      int *measured)
+int pw_measure_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                    int *measured)
 {
     phasor_measure_t mc;
     if (!setup(&mc, PCS_REDUCE_SCATTER_BLOCK, comm, measured))
@@ -308,8 +308,8 @@ int pmpi_measure_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int re
               PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm));
 }
 
-int pmpi_measure_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
-                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, int *measured)
+int pw_measure_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, int *measured)
 {
     phasor_measure_t mc;
     if (!setup(&mc, PCS_REDUCE_SCATTER, comm, measured))
@@ -344,9 +344,9 @@ static void blocks(phasor_measure_t *mc, const void *sendbuf, MPI_Datatype sendt
     mc->rtype = recvtype;
 }
 
-int pmpi_measure_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                           void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-                           int *measured)
+int pw_measure_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                         void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                         int *measured)
 {
     phasor_measure_t mc;
     if (!setup(&mc, PCS_ALLGATHER, comm, measured))
@@ -359,9 +359,9 @@ int pmpi_measure_Allgather(const void *sendbuf, int sendcount, MPI_Datatype send
               PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
 }
 
-int pmpi_measure_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                          void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-                          int *measured)
+int pw_measure_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                        void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                        int *measured)
 {
     phasor_measure_t mc;
     if (!setup(&mc, PCS_ALLTOALL, comm, measured))
@@ -374,9 +374,9 @@ int pmpi_measure_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendt
               PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
 }
 
-int pmpi_measure_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                            void *recvbuf, const int recvcounts[], const int displs[],
-                            MPI_Datatype recvtype, MPI_Comm comm, int *measured)
+int pw_measure_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                          void *recvbuf, const int recvcounts[], const int displs[],
+                          MPI_Datatype recvtype, MPI_Comm comm, int *measured)
 {
     phasor_measure_t mc;
     if (!setup(&mc, PCS_ALLGATHERV, comm, measured))
@@ -398,10 +398,10 @@ int pmpi_measure_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sen
                                        recvtype, comm);
 }
 
-int pmpi_measure_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                           MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                           const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
-                           int *measured)
+int pw_measure_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                         MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                         const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                         int *measured)
 {
     phasor_measure_t mc;
     if (!setup(&mc, PCS_ALLTOALLV, comm, measured))
@@ -439,9 +439,9 @@ int pmpi_measure_Alltoallv(const void *sendbuf, const int sendcounts[], const in
                                       rdispls, recvtype, comm);
 }
 
-int pmpi_measure_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                        void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
-                        MPI_Comm comm, int *measured)
+int pw_measure_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                      void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                      MPI_Comm comm, int *measured)
 {
     phasor_measure_t mc;
     if (!setup(&mc, PCS_GATHER, comm, measured))
@@ -465,9 +465,9 @@ int pmpi_measure_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
               PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
 }
 
-int pmpi_measure_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                         void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
-                         MPI_Comm comm, int *measured)
+int pw_measure_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                       void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                       MPI_Comm comm, int *measured)
 {
     phasor_measure_t mc;
     if (!setup(&mc, PCS_SCATTER, comm, measured))
@@ -517,9 +517,9 @@ static void root_list(phasor_measure_t *mc, const int *counts, const int *displs
     }
 }
 
-int pmpi_measure_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                         void *recvbuf, const int recvcounts[], const int displs[],
-                         MPI_Datatype recvtype, int root, MPI_Comm comm, int *measured)
+int pw_measure_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                       void *recvbuf, const int recvcounts[], const int displs[],
+                       MPI_Datatype recvtype, int root, MPI_Comm comm, int *measured)
 {
     phasor_measure_t mc;
     if (!setup(&mc, PCS_GATHERV, comm, measured))
@@ -550,9 +550,9 @@ int pmpi_measure_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendty
                                     recvtype, root, comm);
 }
 
-int pmpi_measure_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
-                          MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                          MPI_Datatype recvtype, int root, MPI_Comm comm, int *measured)
+int pw_measure_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                        MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                        MPI_Datatype recvtype, int root, MPI_Comm comm, int *measured)
 {
     phasor_measure_t mc;
     if (!setup(&mc, PCS_SCATTERV, comm, measured))

@@ -15,7 +15,7 @@
  *   Comm_free/disconnect   comm = the id the communicator had; Comm_idup: NEWCOMM, request
  * A status entry is [handle, source/tag, bytes, index]; MPI_REQUEST_NULL inputs give none. */
 #include "phasor_measure.h"
-#include "phasor_rt.h"
+#include "wrappers.h"
 
 /* ---- helpers ---- */
 
@@ -143,7 +143,7 @@ static size_t pmpi_put_some_statuses(plog_event_t *ev, uint64_t *x, size_t room,
 
 /* ---- single-request completion ---- */
 
-int MPI_Wait(MPI_Request *request, MPI_Status *status)
+PW_ENTRY int MPI_Wait(MPI_Request *request, MPI_Status *status)
 {
     phasor_thread_t *th = phasor_enter();
     if (!th)
@@ -168,7 +168,7 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status)
     return rc;
 }
 
-int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+PW_ENTRY int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
     phasor_thread_t *th = phasor_enter();
     if (!th)
@@ -199,7 +199,8 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 
 /* ---- any ---- */
 
-int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status)
+PW_ENTRY int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index,
+                         MPI_Status *status)
 {
     phasor_thread_t *th = phasor_enter();
     if (!th)
@@ -233,8 +234,8 @@ int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Stat
     return rc;
 }
 
-int MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag,
-                MPI_Status *status)
+PW_ENTRY int MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag,
+                         MPI_Status *status)
 {
     phasor_thread_t *th = phasor_enter();
     if (!th)
@@ -270,7 +271,8 @@ int MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *fla
 
 /* ---- all ---- */
 
-int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
+PW_ENTRY int MPI_Waitall(int count, MPI_Request array_of_requests[],
+                         MPI_Status array_of_statuses[])
 {
     phasor_thread_t *th = phasor_enter();
     if (!th)
@@ -304,8 +306,8 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
     return rc;
 }
 
-int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
-                MPI_Status array_of_statuses[])
+PW_ENTRY int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
+                         MPI_Status array_of_statuses[])
 {
     phasor_thread_t *th = phasor_enter();
     if (!th)
@@ -340,8 +342,8 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
 
 /* ---- some ---- */
 
-int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
-                 int array_of_indices[], MPI_Status array_of_statuses[])
+PW_ENTRY int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
+                          int array_of_indices[], MPI_Status array_of_statuses[])
 {
     phasor_thread_t *th = phasor_enter();
     if (!th)
@@ -377,8 +379,8 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
     return rc;
 }
 
-int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
-                 int array_of_indices[], MPI_Status array_of_statuses[])
+PW_ENTRY int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
+                          int array_of_indices[], MPI_Status array_of_statuses[])
 {
     phasor_thread_t *th = phasor_enter();
     if (!th)
@@ -411,7 +413,7 @@ int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
 
 /* ---- persistent starts, freeing, cancelling ---- */
 
-int MPI_Start(MPI_Request *request)
+PW_ENTRY int MPI_Start(MPI_Request *request)
 {
     phasor_thread_t *th = phasor_enter();
     if (!th)
@@ -429,7 +431,7 @@ int MPI_Start(MPI_Request *request)
     return rc;
 }
 
-int MPI_Startall(int count, MPI_Request array_of_requests[])
+PW_ENTRY int MPI_Startall(int count, MPI_Request array_of_requests[])
 {
     phasor_thread_t *th = phasor_enter();
     if (!th)
@@ -449,7 +451,7 @@ int MPI_Startall(int count, MPI_Request array_of_requests[])
     return rc;
 }
 
-int MPI_Request_free(MPI_Request *request)
+PW_ENTRY int MPI_Request_free(MPI_Request *request)
 {
     phasor_thread_t *th = phasor_enter();
     if (!th)
@@ -467,7 +469,7 @@ int MPI_Request_free(MPI_Request *request)
     return rc;
 }
 
-int MPI_Cancel(MPI_Request *request)
+PW_ENTRY int MPI_Cancel(MPI_Request *request)
 {
     /* from now on completions ask MPI_Test_cancelled; set even when not recording, since the
      * request may be completed by a thread that is */
@@ -490,7 +492,7 @@ int MPI_Cancel(MPI_Request *request)
 
 /* ---- communicators ---- */
 
-int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+PW_ENTRY int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
     phasor_thread_t *th = phasor_enter();
     if (!th) {
@@ -564,12 +566,12 @@ pmpi_comm_destroy(MPI_Comm *comm, unsigned call, int (*destroy)(MPI_Comm *))
     return rc;
 }
 
-int MPI_Comm_free(MPI_Comm *comm)
+PW_ENTRY int MPI_Comm_free(MPI_Comm *comm)
 {
     return pmpi_comm_destroy(comm, PLOG_CALL_MPI_Comm_free, PMPI_Comm_free);
 }
 
-int MPI_Comm_disconnect(MPI_Comm *comm)
+PW_ENTRY int MPI_Comm_disconnect(MPI_Comm *comm)
 {
     return pmpi_comm_destroy(comm, PLOG_CALL_MPI_Comm_disconnect, PMPI_Comm_disconnect);
 }

@@ -8,6 +8,8 @@
 #include "phasor_rt.h"
 #include "plog_codec.h"
 
+#pragma GCC visibility push(hidden) /* the shim's own: see phasor_rt.h */
+
 extern int phasor_world_rank, phasor_world_size;
 extern MPI_Comm phasor_private_comm; /* dup of MPI_COMM_WORLD: the shim's own traffic */
 
@@ -32,5 +34,7 @@ void phasor_callsite_flush(void (*emit)(uint32_t n, const void *buf, size_t len)
 
 /* Clock alignment (phasor_clocksync.c): min-RTT ping-pong with rank 0 on the private comm. */
 void phasor_clocksync(unsigned phase, plog_sync_sample_t *out);
+
+#pragma GCC visibility pop
 
 #endif

@@ -27,6 +27,10 @@
 #include "plog_format.h"
 #include "plog_sites.h"
 
+/* Everything declared below is the shim's own: hidden, so that its users reach it
+ * directly, not through the PLT or the GOT (the entry points: pmpi/wrappers.h). */
+#pragma GCC visibility push(hidden)
+
 typedef struct phasor_thread {
     uint8_t *buf;         /* record buffer (PHASOR_BUFFER bytes) */
     uint8_t *pos;         /* next free byte */
@@ -76,7 +80,7 @@ static inline phasor_thread_t *phasor_enter(void)
 static inline void phasor_leave(phasor_thread_t *th) { th->depth--; }
 
 /* PHASOR_STEPS=measure is on (phasor_measure.c): the `measure` wrappers perform blocking
- * collectives through pmpi_measure_* (pmpi/wrappers_measure.c). */
+ * collectives through pw_measure_* (pmpi/wrappers_measure.c). */
 extern int phasor_steps_mode;
 
 /* Call sites (phasor_callsite.c). phasor_cs_depth: application frames per site, 0 = off. */
@@ -394,5 +398,7 @@ static inline int phasor_is_inter(MPI_Comm comm)
     const phasor_comm_info_t *ci = phasor_comm_lookup(comm);
     return ci && ci->rsize > 0;
 }
+
+#pragma GCC visibility pop
 
 #endif
