@@ -201,4 +201,11 @@ enum plog_comm_kind {
  * time, ns), and the round-trip time of that best exchange. Rank 0 stores offset 0. */
 enum plog_sync_phase { PLOG_SYNC_INIT = 0, PLOG_SYNC_FINALIZE = 1 };
 
+typedef struct plog_sync_sample {
+    uint32_t phase;     /* enum plog_sync_phase */
+    uint64_t local_ns;  /* local time at the middle of the best round trip */
+    int64_t offset_ns;  /* rank-0 time minus local time */
+    uint64_t rtt_ns;
+} plog_sync_sample_t;
+
 #endif
