@@ -96,6 +96,7 @@ if build "$bdir" --enable-werror MPICC="$mpicc"; then
   [ -x "$top/tests/unit/cli_plots.sh" ] && run_step "cli phases --plots" "$top/tests/unit/cli_plots.sh" "$bdir/phasor" "$bdir/tests/unit/phases_mklog"
   [ -x "$top/tests/unit/cli_plots_render.sh" ] && run_step "cli plots in chromium" "$top/tests/unit/cli_plots_render.sh" "$bdir/phasor" "$bdir/tests/unit/phases_mklog"
   [ -x "$top/tests/unit/cli_export.sh" ] && run_step "cli export" "$top/tests/unit/cli_export.sh" "$bdir/phasor" "$top/tests/data"
+  [ -x "$top/tests/unit/cli_symbols.sh" ] && run_step "exported symbols" "$top/tests/unit/cli_symbols.sh" "$bdir"
   [ $mpitests -eq 1 ] && run_step "mpi integration ($mpi)" "$bdir/tests/mpi/run_mpi_tests.sh"
   [ $mpitests -eq 1 ] && run_step "command line and transparency ($mpi)" "$bdir/tests/mpi/run_cli_tests.sh"
   [ $mpitests -eq 1 ] && run_step "endings without MPI_Finalize ($mpi)" "$bdir/tests/mpi/run_ending_tests.sh"
