@@ -66,6 +66,13 @@ static inline int pfw_statuses_ignored(const MPI_Fint *s)
     return s == NULL || s == MPI_F_STATUSES_IGNORE;
 }
 
+/* Status i of an array of Fortran statuses, converted into *tmp (pw_status_fn, wrappers.h). */
+static inline const MPI_Status *pfw_status(const void *sts, int i, MPI_Status *tmp)
+{
+    PMPI_Status_f2c((const MPI_Fint *)sts + (size_t)i * PFW_STATUS_FINTS, tmp);
+    return tmp;
+}
+
 /* Register a communicator a Fortran constructor made, once: on MPICH the library's Fortran
  * entry went through the C wrapper, which registered it while passing through. */
 static inline uint32_t pfw_comm_register(MPI_Comm newcomm, MPI_Comm parent, unsigned call)

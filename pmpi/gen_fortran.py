@@ -34,8 +34,6 @@ FWRAPPERS_C = string.Template('''\
 #include "fwrappers.h"
 #include "wrappers_measure.h"
 
-/* ---- the C wrappers' helpers (same text as gen/pmpi/pmpi_wrappers.c) ---- */
-$helpers
 /* ---- wrappers ---- */
 $wrappers''')
 
@@ -204,14 +202,8 @@ class FortranGen(gw.WrapperGen):
         raise gw.SpecError(f'{self.c.name}: {arg} is in no w-list')
 
 
-def helpers():
-    text = gw.WRAPPERS_C.template
-    return text.split('#include "phasor_rt.h"\n', 1)[1].split('$wrappers', 1)[0]
-
-
 def gen_fwrappers_c(calls):
     return FWRAPPERS_C.substitute(
-        helpers=helpers(),
         wrappers=''.join(FortranGen(c).build() for c in calls if not c.special))
 
 
