@@ -45,7 +45,6 @@ typedef struct phasor_thread {
     /* scratch for calls that need to see request handles after MPI overwrote them */
     MPI_Request *req_scratch;
     MPI_Status *st_scratch;
-    int *idx_scratch;
     size_t scratch_cap;
 } phasor_thread_t;
 
