@@ -196,11 +196,16 @@ int pw_measure_Barrier(MPI_Comm comm, int *measured)
     MEASURE_OR(&mc, measured, PMPI_Barrier(comm));
 }
 
-/* phasor_measure on the staged sides (snd, rcv), the result unpacked; else the library */
-#define STAGED_OR(mc, snd, rcv, measured, fallback)                                          \
+/* phasor_measure on the staged sides (snd, rcv), the result unpacked, and the call's own
+ * arrays of counts freed (owned: NULL, or OWNED(...) of up to four); else the library. */
+#define OWNED(...) ((int64_t *[4]){__VA_ARGS__})
+#define STAGED_OR(mc, snd, rcv, measured, owned, fallback)                                  \
     do {                                                                                    \
         int rc_ = phasor_measure(mc, measured);                                             \
         rc_ = stage_out(snd, rcv, *(measured), rc_, (mc)->comm);                            \
+        int64_t **o_ = (owned);                                                             \
+        for (int k_ = 0; o_ && k_ < 4; k_++)                                                \
+            free(o_[k_]);                                                                   \
         if (*(measured))                                                                    \
             return rc_;                                                                     \
         return fallback;                                                                    \
@@ -219,7 +224,7 @@ int pw_measure_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, M
     mc.rtype = datatype;
     stage_t snd, rcv;
     stage_sides(&mc, &snd, 0, NULL, NULL, 0, &rcv, 0, NULL, NULL, count);
-    STAGED_OR(&mc, &snd, &rcv, measured, PMPI_Bcast(buffer, count, datatype, root, comm));
+    STAGED_OR(&mc, &snd, &rcv, measured, NULL, PMPI_Bcast(buffer, count, datatype, root, comm));
 }
 
 static void reduction(phasor_measure_t *mc, const void *sendbuf, void *recvbuf, int count,
@@ -251,7 +256,7 @@ int pw_measure_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatyp
         mc.rtype = MPI_DATATYPE_NULL;
     stage_t snd, rcv;
     stage_sides(&mc, &snd, 0, NULL, NULL, count, &rcv, 0, NULL, NULL, count);
-    STAGED_OR(&mc, &snd, &rcv, measured,
+    STAGED_OR(&mc, &snd, &rcv, measured, NULL,
               PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm));
 }
 
@@ -264,7 +269,7 @@ int pw_measure_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Data
     reduction(&mc, sendbuf, recvbuf, count, datatype, op, sendbuf == MPI_IN_PLACE);
     stage_t snd, rcv;
     stage_sides(&mc, &snd, 0, NULL, NULL, count, &rcv, 0, NULL, NULL, count);
-    STAGED_OR(&mc, &snd, &rcv, measured,
+    STAGED_OR(&mc, &snd, &rcv, measured, NULL,
               PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm));
 }
 
@@ -277,7 +282,7 @@ int pw_measure_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
     reduction(&mc, sendbuf, recvbuf, count, datatype, op, sendbuf == MPI_IN_PLACE);
     stage_t snd, rcv;
     stage_sides(&mc, &snd, 0, NULL, NULL, count, &rcv, 0, NULL, NULL, count);
-    STAGED_OR(&mc, &snd, &rcv, measured, PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm));
+    STAGED_OR(&mc, &snd, &rcv, measured, NULL, PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm));
 }
 
 int pw_measure_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
@@ -289,7 +294,7 @@ int pw_measure_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatyp
     reduction(&mc, sendbuf, recvbuf, count, datatype, op, sendbuf == MPI_IN_PLACE);
     stage_t snd, rcv;
     stage_sides(&mc, &snd, 0, NULL, NULL, count, &rcv, 0, NULL, NULL, count);
-    STAGED_OR(&mc, &snd, &rcv, measured, PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm));
+    STAGED_OR(&mc, &snd, &rcv, measured, NULL, PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm));
 }
 
 int pw_measure_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
@@ -304,7 +309,7 @@ int pw_measure_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recv
     reduction(&mc, sendbuf, recvbuf, recvcount, datatype, op, in_place);
     stage_t snd, rcv;
     stage_sides(&mc, &snd, 0, NULL, NULL, all, &rcv, 0, NULL, NULL, in_place ? all : recvcount);
-    STAGED_OR(&mc, &snd, &rcv, measured,
+    STAGED_OR(&mc, &snd, &rcv, measured, NULL,
               PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm));
 }
 
@@ -324,10 +329,8 @@ int pw_measure_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recv
     stage_t snd, rcv;
     stage_sides(&mc, &snd, 0, NULL, NULL, all, &rcv, 0, NULL, NULL,
                 in_place ? all : counts ? counts[mc.args.rank] : 0);
-    int rc = phasor_measure(&mc, measured);
-    rc = stage_out(&snd, &rcv, *measured, rc, comm);
-    free(counts);
-    return *measured ? rc : PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+    STAGED_OR(&mc, &snd, &rcv, measured, OWNED(counts),
+              PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm));
 }
 
 /* allgather / alltoall: the per-rank block in elements of the receive type */
@@ -355,7 +358,7 @@ int pw_measure_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendty
     stage_t snd, rcv;
     stage_sides(&mc, &snd, 0, NULL, NULL, sendcount, &rcv, 0, NULL, NULL,
                 (int64_t)recvcount * mc.args.size);
-    STAGED_OR(&mc, &snd, &rcv, measured,
+    STAGED_OR(&mc, &snd, &rcv, measured, NULL,
               PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
 }
 
@@ -370,7 +373,7 @@ int pw_measure_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
     stage_t snd, rcv;
     stage_sides(&mc, &snd, 0, NULL, NULL, (int64_t)sendcount * mc.args.size, &rcv, 0, NULL,
                 NULL, (int64_t)recvcount * mc.args.size);
-    STAGED_OR(&mc, &snd, &rcv, measured,
+    STAGED_OR(&mc, &snd, &rcv, measured, NULL,
               PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
 }
 
@@ -389,13 +392,9 @@ int pw_measure_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendt
     mc.veto = mc.veto || !(c && d);
     stage_t snd, rcv;
     stage_sides(&mc, &snd, 0, NULL, NULL, sendcount, &rcv, mc.args.size, recvcounts, displs, 0);
-    int rc = phasor_measure(&mc, measured);
-    rc = stage_out(&snd, &rcv, *measured, rc, comm);
-    free(c);
-    free(d);
-    return *measured ? rc
-                     : PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                                       recvtype, comm);
+    STAGED_OR(&mc, &snd, &rcv, measured, OWNED(c, d),
+              PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                              recvtype, comm));
 }
 
 int pw_measure_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
@@ -409,34 +408,28 @@ int pw_measure_Alltoallv(const void *sendbuf, const int sendcounts[], const int 
                               rdispls, recvtype, comm);
     blocks(&mc, sendbuf, sendtype, recvbuf, 0, recvtype);
     int n = mc.args.size, in_place = sendbuf == MPI_IN_PLACE;
-    int64_t *rc_ = i64(recvcounts, n), *rd = i64(rdispls, n);
+    int64_t *rcn = i64(recvcounts, n), *rd = i64(rdispls, n);
     int64_t *sc = in_place ? i64(recvcounts, n) : i64(sendcounts, n);
     int64_t *sd = in_place ? i64(rdispls, n) : i64(sdispls, n);
-    mc.args.counts = rc_;
+    mc.args.counts = rcn;
     mc.args.displs = rd;
     mc.args.scounts = sc;
     mc.args.sdispls = sd;
-    mc.veto = mc.veto || !(rc_ && rd && sc && sd);
+    mc.veto = mc.veto || !(rcn && rd && sc && sd);
     int64_t ss = tsize(sendtype), rs = tsize(recvtype);
     if (!in_place && ss != rs && !mc.veto) /* models/ has one element size: count bytes */
         for (int i = 0; i < n; i++) {
             sc[i] *= ss;
             sd[i] *= ss;
-            rc_[i] *= rs;
+            rcn[i] *= rs;
             rd[i] *= rs;
             mc.args.type_size = 1;
         }
     stage_t snd, rcv;
     stage_sides(&mc, &snd, n, sendcounts, sdispls, 0, &rcv, n, recvcounts, rdispls, 0);
-    int rc = phasor_measure(&mc, measured);
-    rc = stage_out(&snd, &rcv, *measured, rc, comm);
-    free(rc_);
-    free(rd);
-    free(sc);
-    free(sd);
-    return *measured ? rc
-                     : PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
-                                      rdispls, recvtype, comm);
+    STAGED_OR(&mc, &snd, &rcv, measured, OWNED(rcn, rd, sc, sd),
+              PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                             rdispls, recvtype, comm));
 }
 
 int pw_measure_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -461,7 +454,7 @@ int pw_measure_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     stage_t snd, rcv;
     stage_sides(&mc, &snd, 0, NULL, NULL, sendcount, &rcv, 0, NULL, NULL,
                 (int64_t)recvcount * mc.args.size);
-    STAGED_OR(&mc, &snd, &rcv, measured,
+    STAGED_OR(&mc, &snd, &rcv, measured, NULL,
               PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
 }
 
@@ -487,7 +480,7 @@ int pw_measure_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype
     stage_t snd, rcv;
     stage_sides(&mc, &snd, 0, NULL, NULL, (int64_t)sendcount * mc.args.size, &rcv, 0, NULL,
                 NULL, recvcount);
-    STAGED_OR(&mc, &snd, &rcv, measured,
+    STAGED_OR(&mc, &snd, &rcv, measured, NULL,
               PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
                            comm));
 }
@@ -541,13 +534,9 @@ int pw_measure_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype
     stage_t snd, rcv;
     stage_sides(&mc, &snd, 0, NULL, NULL, sendcount, &rcv, at_root ? mc.args.size : 0,
                 recvcounts, displs, 0);
-    int rc = phasor_measure(&mc, measured);
-    rc = stage_out(&snd, &rcv, *measured, rc, comm);
-    free(c);
-    free(d);
-    return *measured ? rc
-                     : PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                                    recvtype, root, comm);
+    STAGED_OR(&mc, &snd, &rcv, measured, OWNED(c, d),
+              PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                           root, comm));
 }
 
 int pw_measure_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
@@ -574,11 +563,7 @@ int pw_measure_Scatterv(const void *sendbuf, const int sendcounts[], const int d
     stage_t snd, rcv;
     stage_sides(&mc, &snd, at_root ? mc.args.size : 0, sendcounts, displs, 0, &rcv, 0, NULL,
                 NULL, recvcount);
-    int rc = phasor_measure(&mc, measured);
-    rc = stage_out(&snd, &rcv, *measured, rc, comm);
-    free(c);
-    free(d);
-    return *measured ? rc
-                     : PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
-                                     recvtype, root, comm);
+    STAGED_OR(&mc, &snd, &rcv, measured, OWNED(c, d),
+              PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
+                            root, comm));
 }
