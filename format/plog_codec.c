@@ -137,8 +137,6 @@ plog_err_t plog_header_decode(const uint8_t *buf, size_t len, plog_file_header_t
 
 /* ---- frame envelope ---- */
 
-_Static_assert(sizeof(plog_hash_trailer_t) == 16, "the trailer is written as it is in memory");
-
 plog_hash_trailer_t plog_payload_trailer(const void *zframe, size_t len)
 {
     return (plog_hash_trailer_t){PLOG_HASH_MAGIC, 8, XXH3_64bits(zframe, len)};

@@ -30,6 +30,7 @@
 #define PLOG_EXTRAS_FLAGS                                                                   \
     (PLOG_F_RECVSPEC | PLOG_F_HANDLES | PLOG_F_STATUS | PLOG_F_VSEND | PLOG_F_VRECV |       \
      PLOG_F_NEWCOMM | PLOG_F_COLLINFO)
+_Static_assert(PLOG_STATUS_WORDS == 4, "a status entry: handle, source/tag, bytes, index");
 #define PLOG_COLLINFO_WORDS 2
 #define PLOG_COLLINFO_OP_MASK 0xffu /* word 1: enum plog_op; PLOG_OP_COMMUTATIVE above it */
 
