@@ -236,6 +236,27 @@ PW_INLINE void pw_record_one(phasor_thread_t *th, unsigned call, uint64_t t0, ui
     }
 }
 
+/* The event of a completion call, with room for st_words of statuses after the failed
+ * Wait*'s HANDLES (its whole input array as passed), which it writes; FLAG_TRUE when a
+ * Test* hit. *nx: the words written. NULL when nothing can be recorded. */
+PW_INLINE plog_event_t *pw_completion_begin(phasor_thread_t *th, unsigned call, uint64_t t0,
+                                            uint64_t t1, int rc, int count,
+                                            const MPI_Request *saved, int is_test, int hit,
+                                            size_t st_words, size_t *nx)
+{
+    const size_t h_words = !is_test && saved && rc != MPI_SUCCESS ? 1 + (size_t)count : 0;
+    plog_event_t *ev = phasor_event_begin(th, call, t0, t1, rc, h_words + st_words);
+    *nx = 0;
+    if (!ev)
+        return NULL;
+    if (hit && is_test)
+        ev->flags |= PLOG_F_FLAG_TRUE;
+    if (!is_test && rc != MPI_SUCCESS)
+        *nx = pw_put_requests(ev, phasor_extras(ev), phasor_extras_room(th, ev), saved, count,
+                              1, st_words);
+    return ev;
+}
+
 /* Waitany, Testany: a failed Waitany's HANDLES (the whole input array); the STATUS entry
  * of the request completed at *index (base: 0 C, 1 Fortran). */
 PW_INLINE void pw_record_any(phasor_thread_t *th, unsigned call, uint64_t t0, uint64_t t1,
@@ -245,19 +266,15 @@ PW_INLINE void pw_record_any(phasor_thread_t *th, unsigned call, uint64_t t0, ui
     const int hit = rc == MPI_SUCCESS && (!flag || *flag);
     const int idx = hit ? pw_index(*index, base) : MPI_UNDEFINED;
     const int done = hit && idx != MPI_UNDEFINED;
-    const size_t st_words = done ? 1 + PLOG_STATUS_WORDS : 0;
-    const size_t h_words = !flag && saved && rc != MPI_SUCCESS ? 1 + (size_t)count : 0;
-    plog_event_t *ev = phasor_event_begin(th, call, t0, t1, rc, h_words + st_words);
+    size_t nx;
+    plog_event_t *ev = pw_completion_begin(th, call, t0, t1, rc, count, saved, flag != NULL,
+                                           hit, done ? 1 + PLOG_STATUS_WORDS : 0, &nx);
     if (!ev)
         return;
     uint64_t *x = phasor_extras(ev);
-    size_t room = phasor_extras_room(th, ev), nx = 0;
-    if (hit && flag)
-        ev->flags |= PLOG_F_FLAG_TRUE;
+    size_t room = phasor_extras_room(th, ev);
     if (!flag && count > 0 && !saved)
         ev->flags |= PLOG_F_TRUNCATED; /* no memory to keep the handles */
-    if (!flag && rc != MPI_SUCCESS)
-        nx = pw_put_requests(ev, x, room, saved, count, 1, st_words);
     if (done) {
         MPI_Request h = MPI_REQUEST_NULL;
         if (saved && idx >= 0 && idx < count)
@@ -293,19 +310,16 @@ PW_INLINE void pw_record_all(phasor_thread_t *th, unsigned call, uint64_t t0, ui
     size_t nactive = 0;
     for (int i = 0; hit && saved && i < count; i++)
         nactive += (size_t)pw_completed(saved, sts, at, i, in_status);
-    const size_t st_words = nactive ? 1 + nactive * PLOG_STATUS_WORDS : 0;
-    const size_t h_words = !flag && saved && rc != MPI_SUCCESS ? 1 + (size_t)count : 0;
-    plog_event_t *ev = phasor_event_begin(th, call, t0, t1, rc, h_words + st_words);
+    size_t nx;
+    plog_event_t *ev = pw_completion_begin(th, call, t0, t1, rc, count, saved, flag != NULL,
+                                           hit, nactive ? 1 + nactive * PLOG_STATUS_WORDS : 0,
+                                           &nx);
     if (!ev)
         return;
     uint64_t *x = phasor_extras(ev);
-    size_t room = phasor_extras_room(th, ev), nx = 0;
-    if (hit && flag)
-        ev->flags |= PLOG_F_FLAG_TRUE;
+    size_t room = phasor_extras_room(th, ev);
     if (count > 0 && !saved && (hit || !flag))
         ev->flags |= PLOG_F_TRUNCATED;
-    if (!flag && rc != MPI_SUCCESS)
-        nx = pw_put_requests(ev, x, room, saved, count, 1, st_words);
     size_t fit = pw_status_list(ev, x, room, &nx, nactive);
     for (int i = 0; i < count && fit > 0; i++) {
         MPI_Status tmp;
@@ -328,17 +342,15 @@ PW_INLINE void pw_record_some(phasor_thread_t *th, unsigned call, uint64_t t0, u
     const int ok = (rc == MPI_SUCCESS || pw_in_status(rc)) && *outcount != MPI_UNDEFINED &&
                    *outcount > 0;
     const int nout = ok && saved ? *outcount : 0;
-    const size_t st_words = nout ? 1 + (size_t)nout * PLOG_STATUS_WORDS : 0;
-    const size_t h_words = !is_test && saved && rc != MPI_SUCCESS ? 1 + (size_t)incount : 0;
-    plog_event_t *ev = phasor_event_begin(th, call, t0, t1, rc, h_words + st_words);
+    size_t nx;
+    plog_event_t *ev = pw_completion_begin(th, call, t0, t1, rc, incount, saved, is_test, 0,
+                                           nout ? 1 + (size_t)nout * PLOG_STATUS_WORDS : 0, &nx);
     if (!ev)
         return;
     uint64_t *x = phasor_extras(ev);
-    size_t room = phasor_extras_room(th, ev), nx = 0;
+    size_t room = phasor_extras_room(th, ev);
     if ((is_test ? ok : incount > 0) && !saved)
         ev->flags |= PLOG_F_TRUNCATED;
-    if (!is_test && rc != MPI_SUCCESS)
-        nx = pw_put_requests(ev, x, room, saved, incount, 1, st_words);
     size_t fit = pw_status_list(ev, x, room, &nx, (size_t)nout);
     for (size_t k = 0; k < fit; k++) {
         MPI_Status tmp;
