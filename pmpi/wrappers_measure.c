@@ -224,7 +224,8 @@ int pw_measure_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, M
     mc.rtype = datatype;
     stage_t snd, rcv;
     stage_sides(&mc, &snd, 0, NULL, NULL, 0, &rcv, 0, NULL, NULL, count);
-    STAGED_OR(&mc, &snd, &rcv, measured, NULL, PMPI_Bcast(buffer, count, datatype, root, comm));
+    STAGED_OR(&mc, &snd, &rcv, measured, NULL,
+              PMPI_Bcast(buffer, count, datatype, root, comm));
 }
 
 static void reduction(phasor_measure_t *mc, const void *sendbuf, void *recvbuf, int count,
@@ -282,7 +283,8 @@ int pw_measure_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
     reduction(&mc, sendbuf, recvbuf, count, datatype, op, sendbuf == MPI_IN_PLACE);
     stage_t snd, rcv;
     stage_sides(&mc, &snd, 0, NULL, NULL, count, &rcv, 0, NULL, NULL, count);
-    STAGED_OR(&mc, &snd, &rcv, measured, NULL, PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm));
+    STAGED_OR(&mc, &snd, &rcv, measured, NULL,
+              PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm));
 }
 
 int pw_measure_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
@@ -294,7 +296,8 @@ int pw_measure_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatyp
     reduction(&mc, sendbuf, recvbuf, count, datatype, op, sendbuf == MPI_IN_PLACE);
     stage_t snd, rcv;
     stage_sides(&mc, &snd, 0, NULL, NULL, count, &rcv, 0, NULL, NULL, count);
-    STAGED_OR(&mc, &snd, &rcv, measured, NULL, PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm));
+    STAGED_OR(&mc, &snd, &rcv, measured, NULL,
+              PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm));
 }
 
 int pw_measure_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,

@@ -91,7 +91,8 @@ void phasor_read_config(int rank)
         if (parse_int(v, 1, MAX_SLOTS, &l))
             phasor_cfg.max_threads = (int)l;
         else if (rank == 0)
-            phasor_warn("PHASOR_MAX_THREADS=%s is not a number from 1 to %d; using 256", v, MAX_SLOTS);
+            phasor_warn("PHASOR_MAX_THREADS=%s is not a number from 1 to %d; using 256", v,
+                        MAX_SLOTS);
     }
     if ((v = getenv("PHASOR_ZSTD_LEVEL")) && *v) {
         if (parse_int(v, 1, 19, &l))
@@ -104,9 +105,9 @@ void phasor_read_config(int rank)
             phasor_cfg.callsite_depth = (int)l;
         else if (rank == 0)
             phasor_warn("PHASOR_CALLSITE_DEPTH=%s is not a number from 0 to %d; using 4", v,
-                 PLOG_SITE_MAX_FRAMES);
+                        PLOG_SITE_MAX_FRAMES);
     }
-    phasor_cfg.inline_writer = -1; /* auto: decided in choose_writer() */
+    phasor_cfg.inline_writer = -1; /* auto: decided by phasor_writer_choose() */
     if ((v = getenv("PHASOR_WRITER")) && *v) {
         if (strcmp(v, "inline") == 0)
             phasor_cfg.inline_writer = 1;
@@ -127,7 +128,8 @@ void phasor_read_config(int rank)
         if (parse_int(v, 0, 0777, &l) && (l & 0600) == 0600)
             phasor_cfg.file_mode = (unsigned)l;
         else if (rank == 0)
-            phasor_warn("PHASOR_FILE_MODE=%s is not an octal mode with owner read/write; using 0600", v);
+            phasor_warn("PHASOR_FILE_MODE=%s is not an octal mode with owner read/write; "
+                        "using 0600", v);
     }
     /* Lets the ending tests send a second signal while the first one's log is being written,
      * a window otherwise a few milliseconds wide. */

@@ -73,7 +73,7 @@ static void run_probe(void)
     int rc = pprobe_run(MPI_COMM_WORLD, PPROBE_NO_GATHER, &o, &res);
     if (rc != MPI_SUCCESS) {
         phasor_warn("rank %d: the network probe failed (MPI error %d): no probe results",
-             phasor_world_rank, rc);
+                    phasor_world_rank, rc);
         return;
     }
     size_t cap = PLOG_PROBE_BOUND(res.n_entries);
@@ -86,8 +86,9 @@ static void run_probe(void)
         free(buf);
     }
     if (phasor_world_rank == 0)
-        phasor_warn("network probe (%s): %.2f s, %u repetitions", agreed[0] == PPROBE_QUICK ? "quick"
-             : "full", res.info.elapsed_s, res.info.reps);
+        phasor_warn("network probe (%s): %.2f s, %u repetitions",
+                    agreed[0] == PPROBE_QUICK ? "quick" : "full", res.info.elapsed_s,
+                    res.info.reps);
     pprobe_result_free(&res);
 }
 

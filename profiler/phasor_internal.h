@@ -23,7 +23,7 @@ int phasor_disabled_by_env(void);
 
 /* Communicator table (phasor_comm.c). */
 int phasor_comm_table_init(void); /* registers WORLD (id 1) and SELF (id 2) */
-/* Queue a definition for the next frame written (phasor_rt.c; takes the writer lock). */
+/* Queue a definition for the next frame written (phasor_writer.c; takes the writer lock). */
 void phasor_queue_comm_def(const plog_comm_def_t *c);
 
 /* Call sites (phasor_callsite.c). init: 1 if sites are on or depth is 0, 0 if libunwind

@@ -64,7 +64,9 @@ void phasor_header_kv(kvbuf_t *kv, int required, int provided)
     phasor_kv_addf(kv, "clock", "%s", phasor_clock_use_tsc ? "tsc" : "monotonic");
     phasor_kv_addf(kv, "buffer_bytes", "%zu", phasor_cfg.buffer);
     phasor_kv_addf(kv, "callsite_depth", "%d", phasor_cs_depth);
-    phasor_kv_add(kv, "writer", phasor_cfg.inline_writer ? "inline" : phasor_writer_pinned ? "thread-spare-cpu" : "thread");
+    phasor_kv_add(kv, "writer", phasor_cfg.inline_writer ? "inline"
+                  : phasor_writer_pinned   ? "thread-spare-cpu"
+                  : "thread");
     FILE *f = fopen("/proc/self/cmdline", "r");
     if (f) {
         char cmd[1024];

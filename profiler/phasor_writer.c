@@ -109,9 +109,10 @@ static int first_to_fail(void)
 static void note_write_failure(void)
 {
     if (writer_ok && !warned_write && first_to_fail())
-        phasor_warn("rank %d: writing the log in %s failed (%s): the run goes on; further events of "
-             "the ranks that cannot write are counted as dropped", phasor_world_rank, phasor_cfg.dir,
-             writer.sys_errno ? strerror(writer.sys_errno) : plog_strerror(writer.err));
+        phasor_warn("rank %d: writing the log in %s failed (%s): the run goes on; further "
+                    "events of the ranks that cannot write are counted as dropped",
+                    phasor_world_rank, phasor_cfg.dir,
+                    writer.sys_errno ? strerror(writer.sys_errno) : plog_strerror(writer.err));
     if (writer_ok)
         write_failed = 1;
     warned_write = 1;
@@ -120,9 +121,9 @@ static void note_write_failure(void)
 
 void phasor_write_frame_locked(unsigned kind, unsigned thread, uint32_t count, const void *raw,
                                size_t len)
-{
-    if (!writer_ok)
-        return;
+                               {
+                               if (!writer_ok)
+                               return;
     if (plog_writer_frame(&writer, kind, thread, count, raw, len) != PLOG_OK)
         note_write_failure();
     else
