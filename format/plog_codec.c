@@ -1,5 +1,6 @@
 /* plog_codec.c: encode/decode of .plog headers and payloads; the format's single home. */
 #include "plog_codec.h"
+#include "plog_extras.h"
 
 #include <string.h>
 #include <xxhash.h>
@@ -273,7 +274,8 @@ static inline uint32_t unzz32(uint64_t u)
 
 static inline uint64_t srctag_pack(uint64_t w)
 {
-    return spread32(zz32((uint32_t)(w >> 32))) | spread32(zz32((uint32_t)w)) << 1;
+    return spread32(zz32((uint32_t)plog_extras_hi(w))) |
+           spread32(zz32((uint32_t)plog_extras_lo(w))) << 1;
 }
 
 static inline uint64_t srctag_unpack(uint64_t m)

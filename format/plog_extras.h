@@ -41,6 +41,10 @@ static inline uint64_t plog_extras_pair(int32_t hi, int32_t lo)
     return ((uint64_t)(uint32_t)hi << 32) | (uint32_t)lo;
 }
 
+/* The two halves of such a word, as the signed values they were. */
+static inline int32_t plog_extras_hi(uint64_t w) { return (int32_t)(uint32_t)(w >> 32); }
+static inline int32_t plog_extras_lo(uint64_t w) { return (int32_t)(uint32_t)w; }
+
 /* A one-word part: RECVSPEC or NEWCOMM (flag). */
 static inline size_t plog_extras_word(plog_event_t *ev, uint64_t *x, size_t room, unsigned flag,
                                       uint64_t w)
