@@ -96,7 +96,9 @@ else
             echo '};'
             echo 'int main(void) { return sizeof(api) == 0 || plog_strerror(PLOG_OK) == NULL; }'
         } >"$tmp/api.c"
-        if "$cc" -std=c11 -Wall -Werror -I"$inc" -o "$tmp/api" "$tmp/api.c" \
+        # built as the library was: a sanitized library needs a sanitized program
+        san=$(sed -n 's/^SAN_CFLAGS = //p' "$bdir/Makefile" 2>/dev/null)
+        if "$cc" -std=c11 -Wall -Werror $san -I"$inc" -o "$tmp/api" "$tmp/api.c" \
                 -L"$(dirname "$reader")" -lplogread >"$tmp/cc.out" 2>&1 &&
            LD_LIBRARY_PATH="$(dirname "$reader")" "$tmp/api" >"$tmp/cc.out" 2>&1; then
             ok "the installed headers declare the map's $(wc -l <"$tmp/read.want") symbols; they link against libplogread.so"
