@@ -261,43 +261,39 @@ int pw_measure_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatyp
               PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm));
 }
 
-int pw_measure_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                         MPI_Op op, MPI_Comm comm, int *measured)
+/* Allreduce, Scan and Exscan: the same arguments, each rank's whole buffer on both sides. */
+typedef int allreduce_fn(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm);
+static int elementwise(pcs_coll_t coll, allreduce_fn *fn, const void *sendbuf, void *recvbuf,
+                       int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, int *measured)
 {
     phasor_measure_t mc;
-    if (!setup(&mc, PCS_ALLREDUCE, comm, measured))
-        return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+    if (!setup(&mc, coll, comm, measured))
+        return fn(sendbuf, recvbuf, count, datatype, op, comm);
     reduction(&mc, sendbuf, recvbuf, count, datatype, op, sendbuf == MPI_IN_PLACE);
     stage_t snd, rcv;
     stage_sides(&mc, &snd, 0, NULL, NULL, count, &rcv, 0, NULL, NULL, count);
-    STAGED_OR(&mc, &snd, &rcv, measured, NULL,
-              PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm));
+    STAGED_OR(&mc, &snd, &rcv, measured, NULL, fn(sendbuf, recvbuf, count, datatype, op, comm));
+}
+
+int pw_measure_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                         MPI_Op op, MPI_Comm comm, int *measured)
+{
+    return elementwise(PCS_ALLREDUCE, PMPI_Allreduce, sendbuf, recvbuf, count, datatype, op,
+                       comm, measured);
 }
 
 int pw_measure_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                     MPI_Op op, MPI_Comm comm, int *measured)
 {
-    phasor_measure_t mc;
-    if (!setup(&mc, PCS_SCAN, comm, measured))
-        return PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
-    reduction(&mc, sendbuf, recvbuf, count, datatype, op, sendbuf == MPI_IN_PLACE);
-    stage_t snd, rcv;
-    stage_sides(&mc, &snd, 0, NULL, NULL, count, &rcv, 0, NULL, NULL, count);
-    STAGED_OR(&mc, &snd, &rcv, measured, NULL,
-              PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm));
+    return elementwise(PCS_SCAN, PMPI_Scan, sendbuf, recvbuf, count, datatype, op, comm,
+                       measured);
 }
 
 int pw_measure_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                       MPI_Op op, MPI_Comm comm, int *measured)
 {
-    phasor_measure_t mc;
-    if (!setup(&mc, PCS_EXSCAN, comm, measured))
-        return PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
-    reduction(&mc, sendbuf, recvbuf, count, datatype, op, sendbuf == MPI_IN_PLACE);
-    stage_t snd, rcv;
-    stage_sides(&mc, &snd, 0, NULL, NULL, count, &rcv, 0, NULL, NULL, count);
-    STAGED_OR(&mc, &snd, &rcv, measured, NULL,
-              PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm));
+    return elementwise(PCS_EXSCAN, PMPI_Exscan, sendbuf, recvbuf, count, datatype, op, comm,
+                       measured);
 }
 
 int pw_measure_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
