@@ -1,5 +1,6 @@
 /* plog_codec.c: encode/decode of .plog headers and payloads; the format's single home. */
 #include "plog_codec.h"
+#include "plog_extras.h"
 
 #include <string.h>
 #include <xxhash.h>
@@ -137,8 +138,6 @@ plog_err_t plog_header_decode(const uint8_t *buf, size_t len, plog_file_header_t
 
 /* ---- frame envelope ---- */
 
-_Static_assert(sizeof(plog_hash_trailer_t) == 16, "the trailer is written as it is in memory");
-
 plog_hash_trailer_t plog_payload_trailer(const void *zframe, size_t len)
 {
     return (plog_hash_trailer_t){PLOG_HASH_MAGIC, 8, XXH3_64bits(zframe, len)};
@@ -275,7 +274,8 @@ static inline uint32_t unzz32(uint64_t u)
 
 static inline uint64_t srctag_pack(uint64_t w)
 {
-    return spread32(zz32((uint32_t)(w >> 32))) | spread32(zz32((uint32_t)w)) << 1;
+    return spread32(zz32((uint32_t)plog_extras_hi(w))) |
+           spread32(zz32((uint32_t)plog_extras_lo(w))) << 1;
 }
 
 static inline uint64_t srctag_unpack(uint64_t m)

@@ -2,7 +2,8 @@
  *
  * Shared by the writer (profiler/) and the reader (reader/) so that both sides of the
  * format live in one place. Every decoder checks every length against its input and
- * returns a plog_err code instead of reading past the end. */
+ * returns a plog_err code instead of reading past the end.
+ * phasor's own: not installed, not exported by libplogread (doc/libplogread.md). */
 #ifndef PLOG_CODEC_H
 #define PLOG_CODEC_H
 
@@ -11,7 +12,6 @@
 
 #include "plog_error.h"
 #include "plog_format.h"
-
 
 uint32_t plog_crc32(const void *data, size_t len);
 
@@ -121,14 +121,7 @@ void plog_comm_encode(plog_wcur_t *w, const plog_comm_def_t *c);
 plog_err_t plog_comm_decode(plog_rcur_t *r, plog_comm_def_t *c, int32_t *local, int32_t *remote,
                             int64_t *topo, uint32_t cap, int32_t world_size);
 
-/* ---- CLOCKSYNC payload ---- */
-typedef struct plog_sync_sample {
-    uint32_t phase;     /* enum plog_sync_phase */
-    uint64_t local_ns;  /* local time at the middle of the best round trip */
-    int64_t offset_ns;  /* rank-0 time minus local time */
-    uint64_t rtt_ns;
-} plog_sync_sample_t;
-
+/* ---- CLOCKSYNC payload (plog_sync_sample_t: plog_format.h) ---- */
 void plog_sync_encode(plog_wcur_t *w, const plog_sync_sample_t *s);
 plog_err_t plog_sync_decode(plog_rcur_t *r, plog_sync_sample_t *s);
 

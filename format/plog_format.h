@@ -10,6 +10,7 @@
 #ifndef PLOG_FORMAT_H
 #define PLOG_FORMAT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define PLOG_MAGIC "PHASORLG"           /* 8 bytes, no terminator on disk */
@@ -200,5 +201,55 @@ enum plog_comm_kind {
  * the local time at the middle of the best round trip, zigzag offset (rank 0 time minus local
  * time, ns), and the round-trip time of that best exchange. Rank 0 stores offset 0. */
 enum plog_sync_phase { PLOG_SYNC_INIT = 0, PLOG_SYNC_FINALIZE = 1 };
+
+typedef struct plog_sync_sample {
+    uint32_t phase;     /* enum plog_sync_phase */
+    uint64_t local_ns;  /* local time at the middle of the best round trip */
+    int64_t offset_ns;  /* rank-0 time minus local time */
+    uint64_t rtt_ns;
+} plog_sync_sample_t;
+
+/* ---- what the layouts above are on disk ----
+ * The file header, frame header and hash trailer are written and read as they are in memory
+ * (plog_codec.c, plog_write.c): their sizes and offsets are the format's, on a
+ * little-endian host. plog_event_t is not on disk (EVENTS payloads are columnar), but the
+ * shim's buffers and the encoder's input hold it with its extras right after it. */
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__)
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "headers are little-endian on disk");
+#endif
+#define PLOG_AT_(type, field, off)                                                          \
+    _Static_assert(offsetof(type, field) == (off), #type "." #field " at byte " #off)
+_Static_assert(sizeof(plog_file_header_t) == 64, "plog_file_header_t is 64 bytes");
+PLOG_AT_(plog_file_header_t, magic, 0);
+PLOG_AT_(plog_file_header_t, version, 8);
+PLOG_AT_(plog_file_header_t, header_len, 12);
+PLOG_AT_(plog_file_header_t, rank, 16);
+PLOG_AT_(plog_file_header_t, world_size, 20);
+PLOG_AT_(plog_file_header_t, pid, 24);
+PLOG_AT_(plog_file_header_t, clock, 32);
+PLOG_AT_(plog_file_header_t, flags, 36);
+PLOG_AT_(plog_file_header_t, t_init_ns, 40);
+PLOG_AT_(plog_file_header_t, realtime_init_ns, 48);
+PLOG_AT_(plog_file_header_t, header_crc, 56);
+PLOG_AT_(plog_file_header_t, reserved, 60);
+_Static_assert(sizeof(plog_frame_header_t) == 24, "plog_frame_header_t is 24 bytes");
+PLOG_AT_(plog_frame_header_t, magic, 0);
+PLOG_AT_(plog_frame_header_t, kind, 4);
+PLOG_AT_(plog_frame_header_t, thread, 6);
+PLOG_AT_(plog_frame_header_t, comp_len, 8);
+PLOG_AT_(plog_frame_header_t, raw_len, 12);
+PLOG_AT_(plog_frame_header_t, count, 16);
+PLOG_AT_(plog_frame_header_t, header_crc, 20);
+_Static_assert(sizeof(plog_hash_trailer_t) == 16, "plog_hash_trailer_t is 16 bytes");
+PLOG_AT_(plog_hash_trailer_t, magic, 0);
+PLOG_AT_(plog_hash_trailer_t, len, 4);
+PLOG_AT_(plog_hash_trailer_t, hash, 8);
+_Static_assert(sizeof(plog_event_t) == 72 && sizeof(plog_event_t) % sizeof(uint64_t) == 0,
+               "an event's extras (uint64 words) follow it aligned");
+_Static_assert(PLOG_F_MEASURED <= UINT16_MAX && PLOG_F_COLLINFO <= UINT16_MAX,
+               "the flags fit plog_event_t.flags (uint16)");
+_Static_assert(sizeof(PLOG_MAGIC) - 1 == sizeof(((plog_file_header_t *)0)->magic),
+               "PLOG_MAGIC fills the header's magic, without a terminator");
+#undef PLOG_AT_
 
 #endif

@@ -18,8 +18,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "plog_codec.h"
-
 #define PLOG_PROBE_MAXSIZES 16
 
 enum plog_probe_mode { PLOG_PROBE_QUICK = 1, PLOG_PROBE_FULL = 2 };
@@ -52,6 +50,20 @@ typedef struct plog_probe_info {
     uint32_t version; /* the log's format version (not in the payload): how entries read */
 } plog_probe_info_t;
 
+/* The names every output uses: "quick" or "full"; "exchange" or "one-way". */
+const char *plog_probe_mode_name(unsigned mode);
+const char *plog_probe_way_name(uint32_t way);
+
+/* The partner of rank r in round k (0 <= k < P-1 for even P, < P for odd P) of the circle
+ * tournament the quick probe pairs ranks by; -1 when r rests. Symmetric:
+ * partner(partner(r)) == r. Offline readers use it to know which pairs ran at once. */
+int plog_probe_partner(int r, int k, int p);
+
+/* ---- phasor's own (the probe, the shim's encoder, the reader's decoder): not part of
+ * libplogread's API, compiled with PLOG_INTERNAL (doc/libplogread.md) ---- */
+#ifdef PLOG_INTERNAL
+#include "plog_codec.h"
+
 /* Bytes the payload needs at most. */
 #define PLOG_PROBE_BOUND(n) (2 * 10 + PLOG_PROBE_MAXSIZES * 10 + 2 * 10 + 16 + \
                              (size_t)(n) * (5 * 10 + 8 * 8))
@@ -69,15 +81,6 @@ plog_err_t plog_probe_get_entry(plog_rcur_t *r, const plog_probe_info_t *info, i
 /* Quantiles of v[0..n) (sorts v). n = 0 gives all zeros. */
 void plog_probe_quantiles(double *v, size_t n, plog_probe_q_t *out);
 
-/* The names every output uses: "quick" or "full"; "exchange" or "one-way". */
-const char *plog_probe_mode_name(unsigned mode);
-const char *plog_probe_way_name(uint32_t way);
-
-/* The partner of rank r in round k (0 <= k < P-1 for even P, < P for odd P) of the circle
- * tournament the quick probe pairs ranks by; -1 when r rests. Symmetric:
- * partner(partner(r)) == r. Offline readers use it to know which pairs ran at once. */
-int plog_probe_partner(int r, int k, int p);
-
 /* A quick probe's exchange sample (ns) from its two sides: each side's posting s and time
  * to its own Waitall d, on each one's own clock, b's clock theta ahead of a's. The time
  * from the later posting to the later end: the earlier side's wait for the later one to
@@ -89,5 +92,7 @@ double plog_probe_exchange_time(double sa, double da, double sb, double db, doub
  * clock) that b answered at tb (b's clock), taken as the round trip's middle: off by at
  * most half the round trip, least for the fastest one. */
 double plog_probe_clock_offset(double t1, double t2, double tb);
+
+#endif /* PLOG_INTERNAL */
 
 #endif

@@ -18,8 +18,6 @@
 
 #include <stdint.h>
 
-#include "plog_codec.h"
-
 #define PLOG_SITE_MAX_FRAMES 16
 #define PLOG_SITE_MAX_PATH 4096
 #define PLOG_SITE_MAX_BUILDID 64
@@ -30,6 +28,11 @@ typedef struct plog_site_frame {
     uint32_t module; /* index of a module record, 0 = none */
     uint64_t offset; /* return address minus the module's load bias */
 } plog_site_frame_t;
+
+/* ---- phasor's own (the shim's encoder, the reader's decoder): not part of libplogread's
+ * API, compiled with PLOG_INTERNAL (doc/libplogread.md) ---- */
+#ifdef PLOG_INTERNAL
+#include "plog_codec.h"
 
 typedef struct plog_site_rec {
     unsigned type;                   /* enum plog_site_rec_type */
@@ -59,5 +62,7 @@ plog_err_t plog_site_get(plog_rcur_t *r, plog_site_rec_t *out);
  * library installed at different paths on different nodes still agrees) and offset, folded
  * to 32 bits, never 0. name may be NULL for frames in no module. */
 uint32_t plog_site_hash(uint32_t nframes, const char *const *names, const uint64_t *offsets);
+
+#endif /* PLOG_INTERNAL */
 
 #endif

@@ -12,7 +12,7 @@ entry: it is the only one that knows the library's Fortran conventions (handle t
 sentinels, statuses); Open MPI's calls PMPI_ (so the C wrappers see nothing), MPICH's calls
 MPI_ (the C wrappers see the call, but pass through unrecorded since we hold the thread's
 re-entrancy depth). Calls marked `measure` are the exception under PHASOR_STEPS=measure: they
-convert every argument and call pmpi_measure_NAME (pmpi/wrappers_measure.c), as the C
+convert every argument and call pw_measure_NAME (pmpi/wrappers_measure.c), as the C
 wrapper does; its fallback is the C PMPI_ entry the library's binding would have reached.
 Calls marked `special` are hand-written in pmpi/fwrappers_special.c.
 Fortran INTEGER is assumed to be MPI_Fint (no -fdefault-integer-8 unless MPI was built so).
@@ -32,28 +32,26 @@ FWRAPPERS_C = string.Template('''\
  * GENERATED from pmpi/mpi_spec.txt by pmpi/gen_fortran.py -- edit the spec, not this file.
  * Pattern and helpers: pmpi/fwrappers.h; the special calls are in pmpi/fwrappers_special.c. */
 #include "fwrappers.h"
-#include "pmpi_measure.h"
+#include "wrappers_measure.h"
 
-/* ---- the C wrappers' helpers (same text as gen/pmpi/pmpi_wrappers.c) ---- */
-$helpers
 /* ---- wrappers ---- */
 $wrappers''')
 
-# PHASOR_STEPS=measure: the C values pmpi_measure_NAME takes (its fallback is the C library
+# PHASOR_STEPS=measure: the C values pw_measure_NAME takes (its fallback is the C library
 # entry, which is what the library's Fortran entry calls too); every rank of the call reaches
 # it, recording or not, since phasor's agreement is collective.
 FMEASURE = string.Template('''
 /* $name (Fortran) under PHASOR_STEPS=measure */
 static int pfw_measure_$short($fparams, int *measured)
 {
-    return pmpi_measure_$short($cargs, measured);
+    return pw_measure_$short($cargs, measured);
 }
 ''')
 
 FWRAPPER = string.Template('''
 /* $id $name (Fortran) */
-extern void p$fname($fparams) __attribute__((weak));
-void $fname($fparams);
+extern void p$fname($pparams) __attribute__((weak));
+PW_ENTRY void $fname($dparams);
 void $fname($fparams)
 {
     phasor_thread_t *th = phasor_enter();
@@ -147,9 +145,9 @@ class FortranGen(gw.WrapperGen):
                            f'            pfw_comm_register(PMPI_Comm_f2c(*f_{nc}), '
                            f'PMPI_Comm_f2c(*f_{parent}),\n'
                            f'                              PLOG_CALL_{c.name});\n')
-        fname = c.name.lower() + '_'
-        fparams = gw.wrap_list([fparam(p) for p in c.params] + ['MPI_Fint *ierr'],
-                               len(fname) + 6)
+        fname, lname, lname2, uname = gw.fortran_names(c.name)
+        fp = [fparam(p) for p in c.params] + ['MPI_Fint *ierr']
+        fparams = gw.wrap_list(fp, len(fname) + 6)
         lib_call = f'    p{fname}({gw.wrap_list(call, 6 + len(fname))});\n'
         passthrough_call = f'        p{fname}({gw.wrap_list(fargs, 10 + len(fname))});\n'
         measure_fn = ''
@@ -172,8 +170,9 @@ class FortranGen(gw.WrapperGen):
                 fparams=gw.wrap_list([fparam(p) for p in c.params], 25 + len(short)),
                 cargs=gw.wrap_list([self.c_value(p) for p in c.params], 24 + len(short)))
         return measure_fn + FWRAPPER.substitute(
-            id=c.id, name=c.name, fname=fname, lname=c.name.lower(), lname2=fname + '_',
-            uname=c.name.upper(), fparams=fparams,
+            id=c.id, name=c.name, fname=fname, lname=lname, lname2=lname2, uname=uname,
+            fparams=fparams,
+            pparams=gw.wrap_list(fp, len(fname) + 14), dparams=gw.wrap_list(fp, len(fname) + 15),
             passthrough_call=passthrough_call, call=lib_call,
             passthrough=passthrough,
             inputs=''.join(line + '\n' for line in inputs),
@@ -183,7 +182,7 @@ class FortranGen(gw.WrapperGen):
 
     @staticmethod
     def c_value(p):
-        """A Fortran argument as the C value of its spec type (pmpi_measure_NAME's view)."""
+        """A Fortran argument as the C value of its spec type (pw_measure_NAME's view)."""
         n, t = f'f_{p.name}', p.ctype
         if t == 'void *':
             return f'pfw_buf({n})' if p.decl.startswith('const') else f'(void *)pfw_buf({n})'
@@ -203,14 +202,8 @@ class FortranGen(gw.WrapperGen):
         raise gw.SpecError(f'{self.c.name}: {arg} is in no w-list')
 
 
-def helpers():
-    text = gw.WRAPPERS_C.template
-    return text.split('#include "phasor_rt.h"\n', 1)[1].split('$wrappers', 1)[0]
-
-
 def gen_fwrappers_c(calls):
     return FWRAPPERS_C.substitute(
-        helpers=helpers(),
         wrappers=''.join(FortranGen(c).build() for c in calls if not c.special))
 
 

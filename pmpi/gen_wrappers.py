@@ -4,8 +4,10 @@
     python3 pmpi/gen_wrappers.py --spec pmpi/mpi_spec.txt --outdir gen
 
 writes gen/format/plog_calls.h, gen/format/plog_calls.c (ids, names, classes; no mpi.h, the
-offline reader uses them too) and gen/pmpi/pmpi_wrappers.c (one wrapper per spec line not
-marked `special`).
+offline reader uses them too), gen/pmpi/pmpi_wrappers.c (one wrapper per spec line not
+marked `special`), gen/pmpi/wrappers_measure.h (the PHASOR_STEPS=measure entries of
+pmpi/wrappers_measure.c) and gen/pmpi/libphasor.map (the shim's version script: it exports
+the MPI entry points, C and Fortran, and nothing else).
 The spec's header documents the line syntax. Stdlib only. parse_spec() is importable so that
 a Fortran generator can be driven from the same spec.
 """
@@ -290,150 +292,21 @@ def gen_calls_c(calls):
 # ---------------------------------------------------------------------------------------------
 
 WRAPPERS_C = string.Template('''\
-/* pmpi_wrappers.c: the generated MPI wrappers (pattern: profiler/phasor_rt.h).
+/* pmpi_wrappers.c: the generated MPI wrappers (pattern: profiler/phasor_rt.h; the helpers
+ * that turn arguments into extras: pmpi/wrappers.h, format/plog_extras.h).
  * GENERATED from pmpi/mpi_spec.txt by pmpi/gen_wrappers.py -- edit the spec, not this file.
  * The Wait/Test families, Start*, Request_free, Cancel, Comm_free/disconnect/idup are in
  * pmpi/wrappers_special.c; Init, Finalize, Abort and Pcontrol in pmpi/wrappers_lifecycle.c. */
 #include "phasor_rt.h"
-#include "pmpi_measure.h"
-
-/* ---- helpers shared by the wrappers below (extras writers check room, set TRUNCATED);
- * all static inline so that a spec without a user of one still compiles with -Werror ---- */
-
-/* Rooted collectives. On an intracommunicator root is a rank and every process sends to or
- * receives from it; on an intercommunicator the root's group passes MPI_ROOT (the root) or
- * MPI_PROC_NULL (does nothing), and only the other group talks to the root. Deciding from
- * the root argument alone keeps us off arguments MPI ignores even for unknown comms. */
-static inline int pmpi_at_leaf(int root) { return root != MPI_ROOT && root != MPI_PROC_NULL; }
-static inline int pmpi_at_part(int root) { return root != MPI_PROC_NULL; }
-
-static inline int pmpi_comm_size(MPI_Comm comm)
-{
-    const phasor_comm_info_t *ci = phasor_comm_lookup(comm);
-    return ci ? ci->size : 0;
-}
-
-static inline int pmpi_indegree(MPI_Comm comm)
-{
-    const phasor_comm_info_t *ci = phasor_comm_lookup(comm);
-    return ci ? ci->indegree : 0;
-}
-
-static inline int pmpi_outdegree(MPI_Comm comm)
-{
-    const phasor_comm_info_t *ci = phasor_comm_lookup(comm);
-    return ci ? ci->outdegree : 0;
-}
-
-/* Bytes of this rank's own entry of a counts array (rank in the local group). */
-static inline uint64_t pmpi_own_bytes(MPI_Comm comm, const int *counts, MPI_Datatype type)
-{
-    const phasor_comm_info_t *ci = phasor_comm_lookup(comm);
-    if (!ci || counts == NULL || ci->rank < 0 || ci->rank >= ci->size)
-        return 0;
-    return phasor_bytes(counts[ci->rank], type);
-}
-
-static inline uint64_t pmpi_msg_value(const MPI_Message *m)
-{
-    uint64_t h = 0;
-    if (m != NULL && *m != MPI_MESSAGE_NULL)
-        memcpy(&h, m, sizeof(*m) < sizeof(h) ? sizeof(*m) : sizeof(h));
-    return h;
-}
-
-static inline uint64_t pmpi_recvspec(int source, int tag)
-{
-    return ((uint64_t)(uint32_t)phasor_rank_arg(source) << 32) | (uint32_t)phasor_tag_arg(tag);
-}
-
-/* COLLINFO (plog_format.h): type sizes (phasor_type_size; 0 where not significant) and the
- * op word. */
-static inline size_t pmpi_put_collinfo(plog_event_t *ev, uint64_t *x, size_t room, uint64_t ssz,
-                                       uint64_t rsz, uint64_t op)
-{
-    if (room < 2) {
-        ev->flags |= PLOG_F_TRUNCATED;
-        return 0;
-    }
-    /* 32 bits each (log-format.md): elements of 4 GiB or more saturate */
-    ssz = ssz < UINT32_MAX ? ssz : UINT32_MAX;
-    rsz = rsz < UINT32_MAX ? rsz : UINT32_MAX;
-    x[0] = ssz | (rsz << 32);
-    x[1] = op;
-    ev->flags |= PLOG_F_COLLINFO;
-    return 2;
-}
-
-/* One-word extra (RECVSPEC, NEWCOMM). */
-static inline size_t pmpi_put_word(plog_event_t *ev, uint64_t *x, size_t room, unsigned flag,
-                                   uint64_t w)
-{
-    if (room < 1) {
-        ev->flags |= PLOG_F_TRUNCATED;
-        return 0;
-    }
-    x[0] = w;
-    ev->flags |= flag;
-    return 1;
-}
-
-/* HANDLES list of one handle (the MPI_Message of Mprobe/Improbe/Mrecv/Imrecv). */
-static inline size_t pmpi_put_handle(plog_event_t *ev, uint64_t *x, size_t room, uint64_t h)
-{
-    if (room < 2) {
-        ev->flags |= PLOG_F_TRUNCATED;
-        return 0;
-    }
-    x[0] = 1;
-    x[1] = h;
-    ev->flags |= PLOG_F_HANDLES | PLOG_F_MESSAGE;
-    return 2;
-}
-
-/* STATUS list of one entry for a status MPI filled in (blocking receive or probe). Nothing
- * here can have been cancelled, and MPICH leaves a probe status's cancelled bit as it was:
- * no phasor_status_cancelled. */
-static inline size_t pmpi_put_status1(plog_event_t *ev, uint64_t *x, size_t room,
-                                      const MPI_Status *st)
-{
-    if (room < 1 + PLOG_STATUS_WORDS) {
-        ev->flags |= PLOG_F_TRUNCATED;
-        return 0;
-    }
-    x[0] = 1;
-    phasor_put_status(x + 1, 0, st, 0);
-    ev->flags |= PLOG_F_STATUS;
-    return 1 + PLOG_STATUS_WORDS;
-}
-
-/* VSEND/VRECV list of n per-peer byte counts; *sum gets the total over all n peers even
- * when the list had to be cut. types == NULL: every peer uses type. */
-static inline size_t pmpi_put_vlist(plog_event_t *ev, uint64_t *x, size_t room, unsigned flag,
-                                    int n, const int *counts, MPI_Datatype type,
-                                    const MPI_Datatype *types, uint64_t *sum)
-{
-    uint64_t total = 0;
-    for (int i = 0; counts != NULL && i < n; i++)
-        total += phasor_bytes(counts[i], types ? types[i] : type);
-    *sum = total;
-    if (room < 1) {
-        ev->flags |= PLOG_F_TRUNCATED;
-        return 0;
-    }
-    size_t nw = phasor_put_vcounts(x, room, n, counts, type, types);
-    if (counts != NULL && n > 0 && nw - 1 < (size_t)n)
-        ev->flags |= PLOG_F_TRUNCATED;
-    ev->flags |= flag;
-    return nw;
-}
+#include "wrappers.h"
+#include "wrappers_measure.h"
 
 /* ---- the wrappers, in spec order ---- */
 $wrappers''')
 
 WRAPPER = string.Template('''
 /* $id $name ($cls) */
-$ret $name($params)
+PW_ENTRY $ret $name($params)
 {
     phasor_thread_t *th = phasor_enter();
 ${passthrough}${before}    uint64_t t0 = phasor_now();
@@ -514,13 +387,13 @@ class WrapperGen:
             dtype = dtype[:-6]
             mult = f' * (uint64_t)phasor_comm_peers({self.comm()})'
         if count.endswith('[own]'):
-            return f'pmpi_own_bytes({self.comm()}, {count[:-5]}, {dtype}){mult}'
+            return f'pw_own_bytes({self.comm()}, {count[:-5]}, {dtype}){mult}'
         return f'phasor_bytes({count}, {dtype}){mult}'
 
     def list_len(self, length):
         comm = self.comm()
-        return {'peers': f'phasor_comm_peers({comm})', 'size': f'pmpi_comm_size({comm})',
-                'indeg': f'pmpi_indegree({comm})', 'outdeg': f'pmpi_outdegree({comm})'}[length]
+        return {'peers': f'phasor_comm_peers({comm})', 'size': f'pw_comm_size({comm})',
+                'indeg': f'pw_indegree({comm})', 'outdeg': f'pw_outdegree({comm})'}[length]
 
     # -- the sections -----------------------------------------------------------------------
     def build(self):
@@ -554,23 +427,24 @@ class WrapperGen:
         # COLLINFO
         if 'recvspec' in d_of:
             src, tag = c.one('recvspec').split(':')
-            self.add_extra(1, None, 'pmpi_put_word', 'PLOG_F_RECVSPEC',
-                           f'pmpi_recvspec({src}, {tag})')
+            self.add_extra(1, None, 'plog_extras_word', 'PLOG_F_RECVSPEC',
+                           f'pw_recvspec({src}, {tag})')
         if 'msg' in d_of:
             arg, way = c.one('msg').split(':')
             if way == 'in':  # the handle is MPI_MESSAGE_NULL after the call
-                self.before.append(f'    const uint64_t msg_in = pmpi_msg_value({arg});')
-                self.add_extra(2, None, 'pmpi_put_handle', 'msg_in')
+                self.before.append(f'    const uint64_t msg_in = pw_msg_value({arg});')
+                self.add_extra(2, None, 'pw_put_message', 'msg_in')
             else:
                 self.uses.add('ok')
-                self.add_extra(2, hit, 'pmpi_put_handle', f'pmpi_msg_value({arg})')
+                self.add_extra(2, hit, 'pw_put_message', f'pw_msg_value({arg})')
         if 'status' in d_of:
             arg = c.one('status')
             self.before.append('    MPI_Status st_own;\n'
                                f'    MPI_Status *st = {arg} == MPI_STATUS_IGNORE ? &st_own : {arg};')
             call_args = ['st' if a == arg else a for a in call_args]
             self.uses.add('ok')
-            self.add_extra('1 + PLOG_STATUS_WORDS', hit, 'pmpi_put_status1', 'st')
+            self.add_extra('1 + PLOG_STATUS_WORDS', hit, 'pw_put_status1', 'MPI_REQUEST_NULL', 'st',
+                           '0', '0')
         for side, nvar, sumvar in (('send', 'nvs', 'vs_sum'), ('recv', 'nvr', 'vr_sum')):
             ds = c.get('v' + side) + c.get('w' + side)
             if not ds:
@@ -593,7 +467,7 @@ class WrapperGen:
             for d in ds:
                 counts, types = d.value.split(':')[:2]
                 one, many = (types, 'NULL') if d.key[0] == 'v' else ('MPI_DATATYPE_NULL', types)
-                self.add_extra(None, self.cond(d, True), 'pmpi_put_vlist', LIST_FLAG[d.key],
+                self.add_extra(None, self.cond(d, True), 'pw_put_vlist', LIST_FLAG[d.key],
                                nvar, counts, one, many, f'&{sumvar}')
             self.max_terms.append(f'(size_t){nvar}')
             self.max_const += 1
@@ -608,7 +482,7 @@ class WrapperGen:
             self.after.append(f'    const uint32_t new_id =\n        ok ? phasor_comm_register('
                               f'*{c.one("newcomm")}, {self.comm()}, PLOG_CALL_{c.name}) : 0;')
             self.uses.add('ok')
-            self.add_extra(1, 'ok', 'pmpi_put_word', 'PLOG_F_NEWCOMM', 'new_id')
+            self.add_extra(1, 'ok', 'plog_extras_word', 'PLOG_F_NEWCOMM', 'new_id')
 
         if any(k in d_of for k in ('stype', 'rtype', 'op')):
             sizes = []
@@ -622,7 +496,7 @@ class WrapperGen:
                 sizes.append(f'({cond} ? {expr} : 0)' if cond else expr)
             op = f'phasor_op_word({d_of["op"].value})' if 'op' in d_of else 'PLOG_OP_NONE'
             self.uses.add('ok')
-            self.add_extra(2, 'ok', 'pmpi_put_collinfo', *sizes, op)
+            self.add_extra(2, 'ok', 'plog_extras_collinfo', *sizes, op)
 
         # fields valid only after a successful call
         if 'req' in d_of:
@@ -657,9 +531,9 @@ class WrapperGen:
         if 'at_root' in self.uses:
             after.append(f'    const int at_root = phasor_is_root({self.comm()}, {root});')
         if 'at_leaf' in self.uses:
-            after.append(f'    const int at_leaf = pmpi_at_leaf({root});')
+            after.append(f'    const int at_leaf = pw_at_leaf({root});')
         if 'at_part' in self.uses:
-            after.append(f'    const int at_part = pmpi_at_part({root});')
+            after.append(f'    const int at_part = pw_at_part({root});')
         after += self.after
 
         fill = list(self.fill)
@@ -685,22 +559,22 @@ class WrapperGen:
             # every rank of a collective must reach phasor's agreement, recording or not
             passthrough = (f'    if (!th) {{\n        int veto = -1;\n'
                            f'        return phasor_steps_mode\n'
-                           f'                   ? pmpi_measure_{c.name[4:]}({wrap_list(names + ["&veto"], 39 + len(c.name))})\n'
-                           f'                   : P{c.name}({wrap_list(names, 22 + len(c.name))});\n    }}\n')
+                           f'                   ? pw_measure_{c.name[4:]}({wrap_list(names + ["&veto"], 29 + len(c.name))})\n'
+                           f'                   : P{c.name}({wrap_list(names, 23 + len(c.name))});\n    }}\n')
         else:
             passthrough = f'    if (!th)\n        return P{c.name}({args});\n'
         if c.get('measure') and not self.fortran:
             # PHASOR_STEPS=measure: phasor performs the collective (or hands it back)
             call = (f'    int measured = 0;\n'
                     f'    int rc = phasor_steps_mode\n'
-                    f'                 ? pmpi_measure_{c.name[4:]}({wrap_list(call_args + ["&measured"], 41 + len(c.name))})\n'
-                    f'                 : P{c.name}({wrap_list(call_args, 20 + len(c.name))});\n')
+                    f'                 ? pw_measure_{c.name[4:]}({wrap_list(call_args + ["&measured"], 27 + len(c.name))})\n'
+                    f'                 : P{c.name}({wrap_list(call_args, 21 + len(c.name))});\n')
             fill.insert(0, '        if (measured)\n            ev->flags |= PLOG_F_MEASURED;')
         else:
             call = f'    int rc = P{c.name}({wrap_list(call_args, len(c.name) + 15)});\n'
         return WRAPPER.substitute(passthrough=passthrough, call=call,
             id=c.id, name=c.name, cls=c.cls, ret=c.ret,
-            params=wrap_list([p.decl for p in c.params] or ['void'], len(c.ret + c.name) + 2),
+            params=wrap_list([p.decl for p in c.params] or ['void'], len(c.ret + c.name) + 11),
             before=''.join(line + '\n' for line in self.before),
             after=''.join(line + '\n' for line in after),
             begin_args=wrap_list(['th', f'PLOG_CALL_{c.name}', 't0', 't1', 'rc', max_extras],
@@ -735,12 +609,36 @@ def gen_measure_h(calls):
         if not c.get('measure'):
             continue
         params = [p.decl for p in c.params] + ['int *measured']
-        protos.append(f'int pmpi_measure_{c.name[4:]}(' +
-                      wrap_list(params, len(c.name) + 14) + ');\n')
-    return ('/* pmpi_measure.h: GENERATED from pmpi/mpi_spec.txt by pmpi/gen_wrappers.py.\n'
-            ' * The collectives phasor can perform itself (PHASOR_STEPS=measure). */\n'
-            '#ifndef PMPI_MEASURE_H\n#define PMPI_MEASURE_H\n\n#include <mpi.h>\n\n' +
-            ''.join(protos) + '\n#endif\n')
+        protos.append(f'int pw_measure_{c.name[4:]}(' +
+                      wrap_list(params, len(c.name) + 12) + ');\n')
+    return ('/* wrappers_measure.h: GENERATED from pmpi/mpi_spec.txt by pmpi/gen_wrappers.py.\n'
+            ' * The collectives phasor can perform itself (PHASOR_STEPS=measure), defined in\n'
+            ' * pmpi/wrappers_measure.c. */\n'
+            '#ifndef WRAPPERS_MEASURE_H\n#define WRAPPERS_MEASURE_H\n\n#include <mpi.h>\n\n'
+            '#pragma GCC visibility push(hidden) /* the shim\'s own: see phasor_rt.h */\n\n' +
+            ''.join(protos) + '\n#pragma GCC visibility pop\n\n#endif\n')
+
+
+def fortran_names(name):
+    """The spellings of a call's Fortran entry point: mpi_send_ (gfortran and most), mpi_send,
+    mpi_send__ (g77, f2c) and MPI_SEND (pmpi/fwrappers.h, PFW_ALIASES)."""
+    low = name.lower()
+    return [low + '_', low, low + '__', name.upper()]
+
+
+def gen_shim_map(calls):
+    """libphasor.so's version script: the shim exports the MPI entry points it defines (the C
+    name and the Fortran spellings of every MPI_ call of the spec) and nothing else, so that
+    neither its runtime nor the libraries linked into it can clash with the application's
+    symbols or the MPI library's own (MPICH's Fortran profiling layer is named pmpi_*)."""
+    names = []
+    for c in calls:
+        if c.name.startswith('MPI_'):
+            names += [c.name] + fortran_names(c.name)
+    body = ''.join(f'    {n};\n' for n in names)
+    return ('/* libphasor.map: GENERATED from pmpi/mpi_spec.txt by pmpi/gen_wrappers.py.\n'
+            ' * What libphasor.so exports: the MPI entry points it wraps, C and Fortran. */\n'
+            '{\n  global:\n' + body + '  local:\n    *;\n};\n')
 
 
 # ---------------------------------------------------------------------------------------------
@@ -785,7 +683,8 @@ def main(argv=None):
         outputs = {'format/plog_calls.h': gen_calls_h(calls),
                    'format/plog_calls.c': gen_calls_c(calls),
                    'pmpi/pmpi_wrappers.c': gen_wrappers_c(calls),
-                   'pmpi/pmpi_measure.h': gen_measure_h(calls)}
+                   'pmpi/wrappers_measure.h': gen_measure_h(calls),
+                   'pmpi/libphasor.map': gen_shim_map(calls)}
     except (SpecError, OSError) as e:
         print(f'gen_wrappers.py: {e}', file=sys.stderr)
         return 1

@@ -5,7 +5,7 @@
 #include "fwrappers.h"
 #include "phasor_internal.h"
 
-int MPI_Init(int *argc, char ***argv)
+PW_ENTRY int MPI_Init(int *argc, char ***argv)
 {
     if (phasor_disabled_by_env() || pfw_lifecycle_nested)
         return PMPI_Init(argc, argv);
@@ -17,7 +17,7 @@ int MPI_Init(int *argc, char ***argv)
     return rc;
 }
 
-int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+PW_ENTRY int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     if (phasor_disabled_by_env() || pfw_lifecycle_nested)
         return PMPI_Init_thread(argc, argv, required, provided);
@@ -30,7 +30,7 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
     return rc;
 }
 
-int MPI_Finalize(void)
+PW_ENTRY int MPI_Finalize(void)
 {
     if (pfw_lifecycle_nested) /* the Fortran wrapper records (fwrappers_special.c) */
         return PMPI_Finalize();
@@ -41,7 +41,7 @@ int MPI_Finalize(void)
     return rc;
 }
 
-int MPI_Abort(MPI_Comm comm, int errorcode)
+PW_ENTRY int MPI_Abort(MPI_Comm comm, int errorcode)
 {
     if (pfw_lifecycle_nested)
         return PMPI_Abort(comm, errorcode);
@@ -51,7 +51,7 @@ int MPI_Abort(MPI_Comm comm, int errorcode)
 
 /* MPI_Pcontrol is variadic; the level is all MPI defines, and all phasor records (as the
  * event's tag). Phasor keeps recording whatever the level: markers, not switches. */
-int MPI_Pcontrol(const int level, ...)
+PW_ENTRY int MPI_Pcontrol(const int level, ...)
 {
     if (pfw_lifecycle_nested)
         return PMPI_Pcontrol(level);

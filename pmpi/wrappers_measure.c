@@ -12,7 +12,7 @@
 
 #include "phasor_measure.h"
 #include "phasor_rt.h"
-#include "pmpi_measure.h"
+#include "wrappers_measure.h"
 
 /* phasor_type_size signed, for the count and displacement arithmetic below */
 static int64_t tsize(MPI_Datatype t) { return (int64_t)phasor_type_size(t); }
@@ -187,7 +187,7 @@ static void stage_sides(phasor_measure_t *mc, stage_t *snd, int snb, const int *
         return fallback;                                                                    \
     } while (0)
 
-int pmpi_measure_Barrier(MPI_Comm comm, int *measured)
+int pw_measure_Barrier(MPI_Comm comm, int *measured)
 {
     phasor_measure_t mc;
     if (!setup(&mc, PCS_BARRIER, comm, measured))
@@ -196,18 +196,23 @@ int pmpi_measure_Barrier(MPI_Comm comm, int *measured)
     MEASURE_OR(&mc, measured, PMPI_Barrier(comm));
 }
 
-/* phasor_measure on the staged sides (snd, rcv), the result unpacked; else the library */
-#define STAGED_OR(mc, snd, rcv, measured, fallback)                                          \
+/* phasor_measure on the staged sides (snd, rcv), the result unpacked, and the call's own
+ * arrays of counts freed (owned: NULL, or OWNED(...) of up to four); else the library. */
+#define OWNED(...) ((int64_t *[4]){__VA_ARGS__})
+#define STAGED_OR(mc, snd, rcv, measured, owned, fallback)                                  \
     do {                                                                                    \
         int rc_ = phasor_measure(mc, measured);                                             \
         rc_ = stage_out(snd, rcv, *(measured), rc_, (mc)->comm);                            \
+        int64_t **o_ = (owned);                                                             \
+        for (int k_ = 0; o_ && k_ < 4; k_++)                                                \
+            free(o_[k_]);                                                                   \
         if (*(measured))                                                                    \
             return rc_;                                                                     \
         return fallback;                                                                    \
     } while (0)
 
-int pmpi_measure_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
-                       int *measured)
+int pw_measure_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                     int *measured)
 {
     phasor_measure_t mc;
     if (!setup(&mc, PCS_BCAST, comm, measured))
@@ -219,7 +224,8 @@ int pmpi_measure_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
     mc.rtype = datatype;
     stage_t snd, rcv;
     stage_sides(&mc, &snd, 0, NULL, NULL, 0, &rcv, 0, NULL, NULL, count);
-    STAGED_OR(&mc, &snd, &rcv, measured, PMPI_Bcast(buffer, count, datatype, root, comm));
+    STAGED_OR(&mc, &snd, &rcv, measured, NULL,
+              PMPI_Bcast(buffer, count, datatype, root, comm));
 }
 
 static void reduction(phasor_measure_t *mc, const void *sendbuf, void *recvbuf, int count,
@@ -238,8 +244,8 @@ static void reduction(phasor_measure_t *mc, const void *sendbuf, void *recvbuf, 
     mc->red_laid_out = how == 2;
 }
 
-int pmpi_measure_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                        MPI_Op op, int root, MPI_Comm comm, int *measured)
+int pw_measure_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                      MPI_Op op, int root, MPI_Comm comm, int *measured)
 {
     phasor_measure_t mc;
     if (!setup(&mc, PCS_REDUCE, comm, measured))
@@ -251,50 +257,48 @@ int pmpi_measure_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datat
         mc.rtype = MPI_DATATYPE_NULL;
     stage_t snd, rcv;
     stage_sides(&mc, &snd, 0, NULL, NULL, count, &rcv, 0, NULL, NULL, count);
-    STAGED_OR(&mc, &snd, &rcv, measured,
+    STAGED_OR(&mc, &snd, &rcv, measured, NULL,
               PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm));
 }
 
-int pmpi_measure_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                           MPI_Op op, MPI_Comm comm, int *measured)
+/* Allreduce, Scan and Exscan: the same arguments, each rank's whole buffer on both sides. */
+typedef int allreduce_fn(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm);
+static int elementwise(pcs_coll_t coll, allreduce_fn *fn, const void *sendbuf, void *recvbuf,
+                       int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, int *measured)
 {
     phasor_measure_t mc;
-    if (!setup(&mc, PCS_ALLREDUCE, comm, measured))
-        return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+    if (!setup(&mc, coll, comm, measured))
+        return fn(sendbuf, recvbuf, count, datatype, op, comm);
     reduction(&mc, sendbuf, recvbuf, count, datatype, op, sendbuf == MPI_IN_PLACE);
     stage_t snd, rcv;
     stage_sides(&mc, &snd, 0, NULL, NULL, count, &rcv, 0, NULL, NULL, count);
-    STAGED_OR(&mc, &snd, &rcv, measured,
-              PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm));
+    STAGED_OR(&mc, &snd, &rcv, measured, NULL, fn(sendbuf, recvbuf, count, datatype, op, comm));
 }
 
-int pmpi_measure_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+int pw_measure_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                         MPI_Op op, MPI_Comm comm, int *measured)
+{
+    return elementwise(PCS_ALLREDUCE, PMPI_Allreduce, sendbuf, recvbuf, count, datatype, op,
+                       comm, measured);
+}
+
+int pw_measure_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                    MPI_Op op, MPI_Comm comm, int *measured)
+{
+    return elementwise(PCS_SCAN, PMPI_Scan, sendbuf, recvbuf, count, datatype, op, comm,
+                       measured);
+}
+
+int pw_measure_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                       MPI_Op op, MPI_Comm comm, int *measured)
 {
-    phasor_measure_t mc;
-    if (!setup(&mc, PCS_SCAN, comm, measured))
-        return PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
-    reduction(&mc, sendbuf, recvbuf, count, datatype, op, sendbuf == MPI_IN_PLACE);
-    stage_t snd, rcv;
-    stage_sides(&mc, &snd, 0, NULL, NULL, count, &rcv, 0, NULL, NULL, count);
-    STAGED_OR(&mc, &snd, &rcv, measured, PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm));
+    return elementwise(PCS_EXSCAN, PMPI_Exscan, sendbuf, recvbuf, count, datatype, op, comm,
+                       measured);
 }
 
-int pmpi_measure_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                        MPI_Op op, MPI_Comm comm, int *measured)
-{
-    phasor_measure_t mc;
-    if (!setup(&mc, PCS_EXSCAN, comm, measured))
-        return PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
-    reduction(&mc, sendbuf, recvbuf, count, datatype, op, sendbuf == MPI_IN_PLACE);
-    stage_t snd, rcv;
-    stage_sides(&mc, &snd, 0, NULL, NULL, count, &rcv, 0, NULL, NULL, count);
-    STAGED_OR(&mc, &snd, &rcv, measured, PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm));
-}
-
-int pmpi_measure_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
-                                      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                                      int *measured)
+int pw_measure_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                    int *measured)
 {
     phasor_measure_t mc;
     if (!setup(&mc, PCS_REDUCE_SCATTER_BLOCK, comm, measured))
@@ -304,12 +308,12 @@ int pmpi_measure_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int re
     reduction(&mc, sendbuf, recvbuf, recvcount, datatype, op, in_place);
     stage_t snd, rcv;
     stage_sides(&mc, &snd, 0, NULL, NULL, all, &rcv, 0, NULL, NULL, in_place ? all : recvcount);
-    STAGED_OR(&mc, &snd, &rcv, measured,
+    STAGED_OR(&mc, &snd, &rcv, measured, NULL,
               PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm));
 }
 
-int pmpi_measure_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
-                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, int *measured)
+int pw_measure_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, int *measured)
 {
     phasor_measure_t mc;
     if (!setup(&mc, PCS_REDUCE_SCATTER, comm, measured))
@@ -324,10 +328,8 @@ int pmpi_measure_Reduce_scatter(const void *sendbuf, void *recvbuf, const int re
     stage_t snd, rcv;
     stage_sides(&mc, &snd, 0, NULL, NULL, all, &rcv, 0, NULL, NULL,
                 in_place ? all : counts ? counts[mc.args.rank] : 0);
-    int rc = phasor_measure(&mc, measured);
-    rc = stage_out(&snd, &rcv, *measured, rc, comm);
-    free(counts);
-    return *measured ? rc : PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+    STAGED_OR(&mc, &snd, &rcv, measured, OWNED(counts),
+              PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm));
 }
 
 /* allgather / alltoall: the per-rank block in elements of the receive type */
@@ -344,9 +346,9 @@ static void blocks(phasor_measure_t *mc, const void *sendbuf, MPI_Datatype sendt
     mc->rtype = recvtype;
 }
 
-int pmpi_measure_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                           void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-                           int *measured)
+int pw_measure_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                         void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                         int *measured)
 {
     phasor_measure_t mc;
     if (!setup(&mc, PCS_ALLGATHER, comm, measured))
@@ -355,13 +357,13 @@ int pmpi_measure_Allgather(const void *sendbuf, int sendcount, MPI_Datatype send
     stage_t snd, rcv;
     stage_sides(&mc, &snd, 0, NULL, NULL, sendcount, &rcv, 0, NULL, NULL,
                 (int64_t)recvcount * mc.args.size);
-    STAGED_OR(&mc, &snd, &rcv, measured,
+    STAGED_OR(&mc, &snd, &rcv, measured, NULL,
               PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
 }
 
-int pmpi_measure_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                          void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-                          int *measured)
+int pw_measure_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                        void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                        int *measured)
 {
     phasor_measure_t mc;
     if (!setup(&mc, PCS_ALLTOALL, comm, measured))
@@ -370,13 +372,13 @@ int pmpi_measure_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendt
     stage_t snd, rcv;
     stage_sides(&mc, &snd, 0, NULL, NULL, (int64_t)sendcount * mc.args.size, &rcv, 0, NULL,
                 NULL, (int64_t)recvcount * mc.args.size);
-    STAGED_OR(&mc, &snd, &rcv, measured,
+    STAGED_OR(&mc, &snd, &rcv, measured, NULL,
               PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
 }
 
-int pmpi_measure_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                            void *recvbuf, const int recvcounts[], const int displs[],
-                            MPI_Datatype recvtype, MPI_Comm comm, int *measured)
+int pw_measure_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                          void *recvbuf, const int recvcounts[], const int displs[],
+                          MPI_Datatype recvtype, MPI_Comm comm, int *measured)
 {
     phasor_measure_t mc;
     if (!setup(&mc, PCS_ALLGATHERV, comm, measured))
@@ -389,19 +391,15 @@ int pmpi_measure_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sen
     mc.veto = mc.veto || !(c && d);
     stage_t snd, rcv;
     stage_sides(&mc, &snd, 0, NULL, NULL, sendcount, &rcv, mc.args.size, recvcounts, displs, 0);
-    int rc = phasor_measure(&mc, measured);
-    rc = stage_out(&snd, &rcv, *measured, rc, comm);
-    free(c);
-    free(d);
-    return *measured ? rc
-                     : PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                                       recvtype, comm);
+    STAGED_OR(&mc, &snd, &rcv, measured, OWNED(c, d),
+              PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                              recvtype, comm));
 }
 
-int pmpi_measure_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                           MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                           const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
-                           int *measured)
+int pw_measure_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                         MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                         const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                         int *measured)
 {
     phasor_measure_t mc;
     if (!setup(&mc, PCS_ALLTOALLV, comm, measured))
@@ -409,39 +407,33 @@ int pmpi_measure_Alltoallv(const void *sendbuf, const int sendcounts[], const in
                               rdispls, recvtype, comm);
     blocks(&mc, sendbuf, sendtype, recvbuf, 0, recvtype);
     int n = mc.args.size, in_place = sendbuf == MPI_IN_PLACE;
-    int64_t *rc_ = i64(recvcounts, n), *rd = i64(rdispls, n);
+    int64_t *rcn = i64(recvcounts, n), *rd = i64(rdispls, n);
     int64_t *sc = in_place ? i64(recvcounts, n) : i64(sendcounts, n);
     int64_t *sd = in_place ? i64(rdispls, n) : i64(sdispls, n);
-    mc.args.counts = rc_;
+    mc.args.counts = rcn;
     mc.args.displs = rd;
     mc.args.scounts = sc;
     mc.args.sdispls = sd;
-    mc.veto = mc.veto || !(rc_ && rd && sc && sd);
+    mc.veto = mc.veto || !(rcn && rd && sc && sd);
     int64_t ss = tsize(sendtype), rs = tsize(recvtype);
     if (!in_place && ss != rs && !mc.veto) /* models/ has one element size: count bytes */
         for (int i = 0; i < n; i++) {
             sc[i] *= ss;
             sd[i] *= ss;
-            rc_[i] *= rs;
+            rcn[i] *= rs;
             rd[i] *= rs;
             mc.args.type_size = 1;
         }
     stage_t snd, rcv;
     stage_sides(&mc, &snd, n, sendcounts, sdispls, 0, &rcv, n, recvcounts, rdispls, 0);
-    int rc = phasor_measure(&mc, measured);
-    rc = stage_out(&snd, &rcv, *measured, rc, comm);
-    free(rc_);
-    free(rd);
-    free(sc);
-    free(sd);
-    return *measured ? rc
-                     : PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
-                                      rdispls, recvtype, comm);
+    STAGED_OR(&mc, &snd, &rcv, measured, OWNED(rcn, rd, sc, sd),
+              PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                             rdispls, recvtype, comm));
 }
 
-int pmpi_measure_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                        void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
-                        MPI_Comm comm, int *measured)
+int pw_measure_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                      void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                      MPI_Comm comm, int *measured)
 {
     phasor_measure_t mc;
     if (!setup(&mc, PCS_GATHER, comm, measured))
@@ -461,13 +453,13 @@ int pmpi_measure_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
     stage_t snd, rcv;
     stage_sides(&mc, &snd, 0, NULL, NULL, sendcount, &rcv, 0, NULL, NULL,
                 (int64_t)recvcount * mc.args.size);
-    STAGED_OR(&mc, &snd, &rcv, measured,
+    STAGED_OR(&mc, &snd, &rcv, measured, NULL,
               PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
 }
 
-int pmpi_measure_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                         void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
-                         MPI_Comm comm, int *measured)
+int pw_measure_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                       void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                       MPI_Comm comm, int *measured)
 {
     phasor_measure_t mc;
     if (!setup(&mc, PCS_SCATTER, comm, measured))
@@ -487,7 +479,7 @@ int pmpi_measure_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendty
     stage_t snd, rcv;
     stage_sides(&mc, &snd, 0, NULL, NULL, (int64_t)sendcount * mc.args.size, &rcv, 0, NULL,
                 NULL, recvcount);
-    STAGED_OR(&mc, &snd, &rcv, measured,
+    STAGED_OR(&mc, &snd, &rcv, measured, NULL,
               PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
                            comm));
 }
@@ -517,9 +509,9 @@ static void root_list(phasor_measure_t *mc, const int *counts, const int *displs
     }
 }
 
-int pmpi_measure_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                         void *recvbuf, const int recvcounts[], const int displs[],
-                         MPI_Datatype recvtype, int root, MPI_Comm comm, int *measured)
+int pw_measure_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                       void *recvbuf, const int recvcounts[], const int displs[],
+                       MPI_Datatype recvtype, int root, MPI_Comm comm, int *measured)
 {
     phasor_measure_t mc;
     if (!setup(&mc, PCS_GATHERV, comm, measured))
@@ -541,18 +533,14 @@ int pmpi_measure_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendty
     stage_t snd, rcv;
     stage_sides(&mc, &snd, 0, NULL, NULL, sendcount, &rcv, at_root ? mc.args.size : 0,
                 recvcounts, displs, 0);
-    int rc = phasor_measure(&mc, measured);
-    rc = stage_out(&snd, &rcv, *measured, rc, comm);
-    free(c);
-    free(d);
-    return *measured ? rc
-                     : PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                                    recvtype, root, comm);
+    STAGED_OR(&mc, &snd, &rcv, measured, OWNED(c, d),
+              PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                           root, comm));
 }
 
-int pmpi_measure_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
-                          MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                          MPI_Datatype recvtype, int root, MPI_Comm comm, int *measured)
+int pw_measure_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                        MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                        MPI_Datatype recvtype, int root, MPI_Comm comm, int *measured)
 {
     phasor_measure_t mc;
     if (!setup(&mc, PCS_SCATTERV, comm, measured))
@@ -574,11 +562,7 @@ int pmpi_measure_Scatterv(const void *sendbuf, const int sendcounts[], const int
     stage_t snd, rcv;
     stage_sides(&mc, &snd, at_root ? mc.args.size : 0, sendcounts, displs, 0, &rcv, 0, NULL,
                 NULL, recvcount);
-    int rc = phasor_measure(&mc, measured);
-    rc = stage_out(&snd, &rcv, *measured, rc, comm);
-    free(c);
-    free(d);
-    return *measured ? rc
-                     : PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
-                                     recvtype, root, comm);
+    STAGED_OR(&mc, &snd, &rcv, measured, OWNED(c, d),
+              PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
+                            root, comm));
 }

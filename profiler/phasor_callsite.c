@@ -15,6 +15,7 @@
  * libunwind is opened with dlopen(RTLD_LOCAL): its symbols (it also exports backtrace and
  * _Unwind_*) must never interpose on the application's. Without it, call sites are off. */
 #define _GNU_SOURCE
+#include <assert.h>
 #include <dlfcn.h>
 #include <elf.h>
 #include <limits.h>
@@ -26,8 +27,10 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "hmap.h"
 #include "phasor_internal.h"
 #include "plog_sites.h"
+#include "vec.h"
 
 #define CS_SETS 1024u /* per thread; 4 ways each */
 #define CS_WAYS 4u
@@ -46,8 +49,7 @@ typedef struct module {
 } module_t;
 static module_t *modules;
 static size_t nmodules, modules_cap;
-static uint32_t *ids;     /* open-addressed set of defined ids, 0 = empty */
-static size_t ids_cap, nids;
+static hmap_t ids;       /* defined ids (keys; ids are never 0) */
 static char exe_path[PATH_MAX];
 
 static size_t entry_words(void) { return 2 + (size_t)phasor_cs_depth; }
@@ -147,15 +149,7 @@ static uint32_t pending_n;
 
 static int pending_room(size_t need)
 {
-    if (pending_len + need <= pending_cap)
-        return 1;
-    size_t cap = (pending_cap + need) * 2;
-    uint8_t *nb = realloc(pending, cap);
-    if (!nb)
-        return 0;
-    pending = nb;
-    pending_cap = cap;
-    return 1;
+    return VEC_GROW(pending, pending_cap, pending_len + need) == 0;
 }
 
 /* Module record for the object containing pc (cs_lock held). 0 if none. */
@@ -169,14 +163,8 @@ static const module_t *module_of(const void *pc)
         if (modules[i].lm == lm && modules[i].bias == lm->l_addr)
             return &modules[i];
     const char *path = lm->l_name && lm->l_name[0] ? lm->l_name : exe_path;
-    if (nmodules == modules_cap) {
-        size_t cap = modules_cap ? modules_cap * 2 : 16;
-        module_t *nm = realloc(modules, cap * sizeof(*nm));
-        if (!nm)
-            return NULL;
-        modules = nm;
-        modules_cap = cap;
-    }
+    if (VEC_GROW(modules, modules_cap, nmodules + 1) != 0)
+        return NULL;
     note_arg_t na = {.bias = lm->l_addr};
     dl_iterate_phdr(build_id_cb, &na);
     size_t plen = strnlen(path, PLOG_SITE_MAX_PATH);
@@ -192,6 +180,7 @@ static const module_t *module_of(const void *pc)
     nmodules++;
     plog_wcur_t w = {pending + pending_len, pending + pending_cap, 0};
     plog_site_put_module(&w, m->index, m->path, (uint32_t)plen, na.id, na.len);
+    assert(!w.overflow); /* pending_room above */
     pending_len = (size_t)(w.p - pending);
     pending_n++;
     return m;
@@ -200,30 +189,10 @@ static const module_t *module_of(const void *pc)
 /* 1 if id was free and is now taken (cs_lock held); 0 if taken; -1 out of memory. */
 static int id_take(uint32_t id)
 {
-    if (2 * (nids + 1) > ids_cap) {
-        size_t cap = ids_cap ? ids_cap * 2 : 1024;
-        uint32_t *n = calloc(cap, sizeof(*n));
-        if (!n)
-            return -1;
-        for (size_t i = 0; i < ids_cap; i++) {
-            if (!ids[i])
-                continue;
-            size_t j = (ids[i] * 2654435761u) & (cap - 1);
-            while (n[j])
-                j = (j + 1) & (cap - 1);
-            n[j] = ids[i];
-        }
-        free(ids);
-        ids = n;
-        ids_cap = cap;
-    }
-    size_t j = (id * 2654435761u) & (ids_cap - 1);
-    for (; ids[j]; j = (j + 1) & (ids_cap - 1))
-        if (ids[j] == id)
-            return 0;
-    ids[j] = id;
-    nids++;
-    return 1;
+    size_t before = ids.n;
+    if (hmap_put(&ids, id) == NULL)
+        return -1;
+    return ids.n > before;
 }
 
 /* Stacks defined so far, so that a stack another thread defined first gets the same id
@@ -273,14 +242,8 @@ static uint32_t define_site(void *const *pcs, int n)
         }
         if (id_take(cand) < 0 || !pending_room(PLOG_SITE_REC_BOUND(n)))
             break;
-        if (ndefs == defs_cap) {
-            size_t cap = defs_cap ? defs_cap * 2 : 256;
-            sitedef_t *nd = realloc(defs, cap * sizeof(*nd));
-            if (!nd)
-                break;
-            defs = nd;
-            defs_cap = cap;
-        }
+        if (VEC_GROW(defs, defs_cap, ndefs + 1) != 0)
+            break;
         sitedef_t *d2 = &defs[ndefs++];
         d2->id = cand;
         d2->n = (uint32_t)n;
@@ -288,6 +251,7 @@ static uint32_t define_site(void *const *pcs, int n)
         memcpy(d2->f, f, (size_t)n * sizeof(f[0]));
         plog_wcur_t w = {pending + pending_len, pending + pending_cap, 0};
         plog_site_put_site(&w, cand, (uint32_t)n, f);
+        assert(!w.overflow);
         pending_len = (size_t)(w.p - pending);
         pending_n++;
         id = cand;

@@ -16,6 +16,8 @@
 #include <x86intrin.h>
 #endif
 
+#pragma GCC visibility push(hidden) /* the shim's own: see phasor_rt.h */
+
 extern int phasor_clock_use_tsc; /* set once at init, read-only afterwards */
 
 static inline uint64_t phasor_mono_ns(void)
@@ -43,5 +45,7 @@ typedef plog_time_map_t phasor_clock_map_t;
 void phasor_clock_init(void);
 /* Map fitted from the init sample to a fresh sample taken now. */
 void phasor_clock_map_now(phasor_clock_map_t *map);
+
+#pragma GCC visibility pop
 
 #endif

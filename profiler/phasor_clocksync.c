@@ -5,6 +5,7 @@
  * exchange with the smallest round trip, rank 0's reply time is assumed to fall in the
  * middle of the round trip: offset = t_root - (t_send + t_recv) / 2, error <= rtt / 2.
  * Run at MPI_Init and at MPI_Finalize, the two samples give the reader a linear drift. */
+#include <assert.h>
 #include <stdlib.h>
 
 #include "phasor_internal.h"
@@ -14,6 +15,8 @@
 
 void phasor_clocksync(unsigned phase, plog_sync_sample_t *out)
 {
+    assert(phase == PLOG_SYNC_INIT || phase == PLOG_SYNC_FINALIZE);
+    assert(phasor_private_comm != MPI_COMM_NULL); /* collective on the shim's own comm */
     out->phase = phase;
     out->offset_ns = 0;
     out->rtt_ns = 0;

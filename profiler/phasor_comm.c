@@ -5,6 +5,7 @@
  * too full is replaced by a larger copy and the old one is kept (never freed) so a lookup
  * racing the swap still reads valid memory: the waste is bounded by the final size. */
 #define _GNU_SOURCE
+#include <assert.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +75,7 @@ static comm_table_t *table_new(size_t cap)
 
 static void table_put(comm_table_t *t, uintptr_t key, const phasor_comm_info_t *info)
 {
+    assert(key > SLOT_TOMB && t->used < t->cap); /* an empty slot ends every probe */
     size_t i = slot_of(key, t->cap);
     while (t->slots[i].key != SLOT_EMPTY && t->slots[i].key != SLOT_TOMB && t->slots[i].key != key)
         i = (i + 1) & (t->cap - 1);
@@ -89,6 +91,7 @@ static int table_insert(uintptr_t key, const phasor_comm_info_t *info)
     comm_table_t *t = table;
     if (t == NULL || (t->used + 1) * 4 > t->cap * 3) {
         size_t cap = t ? t->cap * 2 : 1024;
+        assert((cap & (cap - 1)) == 0); /* slot_of masks with cap - 1 */
         comm_table_t *nt = table_new(cap);
         if (!nt)
             return 0;

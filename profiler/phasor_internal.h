@@ -8,6 +8,8 @@
 #include "phasor_rt.h"
 #include "plog_codec.h"
 
+#pragma GCC visibility push(hidden) /* the shim's own: see phasor_rt.h */
+
 extern int phasor_world_rank, phasor_world_size;
 extern MPI_Comm phasor_private_comm; /* dup of MPI_COMM_WORLD: the shim's own traffic */
 
@@ -21,7 +23,7 @@ int phasor_disabled_by_env(void);
 
 /* Communicator table (phasor_comm.c). */
 int phasor_comm_table_init(void); /* registers WORLD (id 1) and SELF (id 2) */
-/* Queue a definition for the next frame written (phasor_rt.c; takes the writer lock). */
+/* Queue a definition for the next frame written (phasor_writer.c; takes the writer lock). */
 void phasor_queue_comm_def(const plog_comm_def_t *c);
 
 /* Call sites (phasor_callsite.c). init: 1 if sites are on or depth is 0, 0 if libunwind
@@ -32,5 +34,7 @@ void phasor_callsite_flush(void (*emit)(uint32_t n, const void *buf, size_t len)
 
 /* Clock alignment (phasor_clocksync.c): min-RTT ping-pong with rank 0 on the private comm. */
 void phasor_clocksync(unsigned phase, plog_sync_sample_t *out);
+
+#pragma GCC visibility pop
 
 #endif

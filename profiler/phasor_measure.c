@@ -13,6 +13,7 @@
  *
  * Off the hot path by design: opt-in, allocates, locks the per-communicator table. */
 #define _GNU_SOURCE
+#include <assert.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -23,6 +24,7 @@
 #include "coll_sched.h"
 #include "phasor_internal.h"
 #include "phasor_measure.h"
+#include "vec.h"
 
 int phasor_steps_mode;
 
@@ -40,15 +42,21 @@ typedef struct mcomm {
 static mcomm_t *mcomms;
 static pthread_mutex_t mcomm_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Per-thread working memory, kept between calls (the request arrays share req_cap). */
+/* A nonblocking transfer of the schedule in flight: recorded when its wait completes it. */
+typedef struct mreq {
+    MPI_Request r;
+    uint64_t t0;    /* when it was posted */
+    uint32_t op;    /* its op in the schedule */
+    uint32_t seq;   /* its number among the schedule's transfers (numbered when posted) */
+    uint64_t stage; /* offset in stage of a multi-piece receive, scattered at its wait */
+} mreq_t;
+
+/* Per-thread working memory, kept between calls. */
 typedef struct mthread {
     pcs_sched_t s;
     uint8_t *tmp[3];
     size_t tmp_cap[3];
-    MPI_Request *reqs;
-    uint64_t *req_t0;
-    uint32_t *req_op, *req_seq;
-    uint64_t *req_stage; /* offset in stage of a multi-piece receive, scattered at its wait */
+    mreq_t *reqs;
     size_t req_cap;
     uint8_t *stage; /* multi-piece (PCS_BUF_IOV) messages, packed */
     size_t stage_cap;
@@ -144,19 +152,6 @@ void phasor_measure_release(MPI_Comm comm)
     }
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 1;
-    size_t n = need < 64 ? 64 : need * 2;
-    void *q = realloc(*p, n * elem);
-    if (!q)
-        return 0;
-    *p = q;
-    *cap = n;
-    return 1;
-}
-
 static mthread_t *mthread(void)
 {
     if (!mth)
@@ -214,7 +209,7 @@ static int reduce_laid_out(mthread_t *m, const phasor_measure_t *mc, const uint8
         return MPI_SUCCESS;
     size_t span = (size_t)((chunk - 1) * (uint64_t)ext + (uint64_t)text);
     for (int i = 0; i < 2; i++)
-        if (!grow((void **)&m->lay[i], &m->lay_cap[i], span + 1, 1))
+        if (VEC_GROW(m->lay[i], m->lay_cap[i], span + 1) != 0)
             return MPI_ERR_NO_MEM;
     uint8_t *in = m->lay[0] - tlb, *io = m->lay[1] - tlb; /* element 0's origin */
     int rc = MPI_SUCCESS;
@@ -232,6 +227,23 @@ static int reduce_laid_out(mthread_t *m, const phasor_measure_t *mc, const uint8
         if (rc == MPI_SUCCESS)
             rc = PMPI_Pack(io, c, mc->optype, y, bytes, &pos, mc->comm);
         k += (uint64_t)c;
+    }
+    return rc;
+}
+
+/* region b := a (op) b for len packed bytes of mc's type: elementwise in pieces of at most
+ * INT_MAX elements (the same result), or on the type's own layout. */
+static int reduce(mthread_t *m, const phasor_measure_t *mc, const uint8_t *pa, uint8_t *pb,
+                  uint64_t len)
+{
+    if (mc->red_laid_out)
+        return reduce_laid_out(m, mc, pa, pb, len);
+    uint64_t ts = mc->args.type_size ? mc->args.type_size : 1;
+    int rc = MPI_SUCCESS;
+    for (uint64_t k = 0, nel = len / ts; k < nel && rc == MPI_SUCCESS;) {
+        uint64_t c1 = nel - k < INT_MAX ? nel - k : INT_MAX;
+        rc = PMPI_Reduce_local(pa + k * ts, pb + k * ts, (int)c1, mc->optype, mc->op);
+        k += c1;
     }
     return rc;
 }
@@ -298,141 +310,140 @@ static int byte_type(uint64_t len, MPI_Datatype *t, int *n)
 /* Tags of the library's own (Open MPI's are negative) on our private communicator. */
 static int our_tag(int32_t tag) { return tag < 0 ? -tag : tag; }
 
+/* Can this rank perform mc's call? The schedule in m->s and the memory it needs. */
+static int prepare(mthread_t *m, const phasor_measure_t *mc, const mcomm_t *c)
+{
+    phasor_thread_t *th = phasor_tls;
+    if (m == NULL || mc->veto || th == NULL || th->dead || !contiguous(mc->stype) ||
+        !contiguous(mc->rtype))
+        return 0;
+    pcs_sched_t *s = &m->s;
+    pcs_sched_reset(s);
+    pcs_err_t e;
+    if (lib == LIB_MPICH40) {
+        pcs_mpich_comm_t t = {.node = c->node, .user_op = mc->user_op};
+        e = pcs_mpich40_schedule(&mc->args, &t, &mpich_env, s);
+    } else {
+        e = pcs_ompi41_schedule(&mc->args, &ompi_forced, s);
+    }
+    if (e != PCS_OK)
+        return 0;
+    uint64_t iov = 0; /* multi-piece messages travel packed, each in its own stage part */
+    for (size_t i = 0; i < s->n; i++)
+        if (s->ops[i].a.buf == PCS_BUF_IOV && s->ops[i].kind != PCS_OP_WAIT)
+            iov += s->ops[i].len;
+    if (iov >= SIZE_MAX / 2 || VEC_GROW(m->stage, m->stage_cap, (size_t)iov + 1) != 0)
+        return 0;
+    for (int i = 0; i < 3; i++)
+        if (VEC_GROW(m->tmp[i], m->tmp_cap[i], s->tmp_bytes[i] + 1) != 0)
+            return 0;
+    return VEC_GROW(m->reqs, m->req_cap, (size_t)s->nreqs + 1) == 0;
+}
+
+/* What one schedule runs with: its buffers, the call's communicator (id, private
+ * duplicate), its call site, and the transfers numbered so far. */
+typedef struct mrun {
+    mthread_t *m;
+    const phasor_measure_t *mc;
+    phasor_thread_t *th;
+    MPI_Comm dup;
+    uint8_t *buf[PCS_NBUFS];
+    uint32_t comm_id, site, seq;
+    uint64_t staged; /* stage bytes handed to multi-piece messages so far */
+} mrun_t;
+
+/* Op i of the schedule: a transfer (recorded as a STEP), a wait (recording the transfer it
+ * completes), a copy or a reduction. */
+static int run_op(mrun_t *r, size_t i)
+{
+    mthread_t *m = r->m;
+    const pcs_sched_t *s = &m->s;
+    const pcs_op_t *op = &s->ops[i];
+    uint8_t *const *buf = r->buf;
+    const int iov = op->a.buf == PCS_BUF_IOV && op->kind != PCS_OP_WAIT;
+    uint8_t *pa = iov ? m->stage + r->staged : op->a.buf < PCS_NBUFS ? buf[op->a.buf] + op->a.off
+                                                                     : NULL;
+    if (iov) {
+        r->staged += op->len;
+        if (op->kind == PCS_OP_SEND || op->kind == PCS_OP_ISEND)
+            pieces(s, i, pa, buf, 0);
+    }
+    /* transfers move bytes of the packed layout, past INT_MAX as one message too */
+    MPI_Datatype bt = MPI_BYTE;
+    int n = 0, rc = MPI_SUCCESS;
+    if (op->kind <= PCS_OP_IRECV && (rc = byte_type(op->len, &bt, &n)) != MPI_SUCCESS)
+        return rc;
+    int peer = op->peer == PCS_ANY_SOURCE ? MPI_ANY_SOURCE : op->peer, tag = our_tag(op->tag);
+    uint64_t t0 = phasor_now();
+    switch (op->kind) {
+    case PCS_OP_SEND:
+        rc = (op->flags & PCS_F_SYNC) ? PMPI_Ssend(pa, n, bt, peer, tag, r->dup)
+                                      : PMPI_Send(pa, n, bt, peer, tag, r->dup);
+        record_step(r->th, t0, phasor_now(), r->comm_id, r->site, op, ++r->seq);
+        break;
+    case PCS_OP_RECV:
+        rc = PMPI_Recv(pa, n, bt, peer, tag, r->dup, MPI_STATUS_IGNORE);
+        record_step(r->th, t0, phasor_now(), r->comm_id, r->site, op, ++r->seq);
+        if (iov && rc == MPI_SUCCESS)
+            pieces(s, i, pa, buf, 1);
+        break;
+    case PCS_OP_ISEND:
+    case PCS_OP_IRECV: {
+        /* numbered in schedule order, recorded when the wait completes it */
+        assert(op->req < m->req_cap);
+        mreq_t *q = &m->reqs[op->req];
+        *q = (mreq_t){.t0 = t0, .op = (uint32_t)i, .seq = ++r->seq,
+                      .stage = (uint64_t)(pa - m->stage)}; /* stage: iov receives only */
+        rc = op->kind == PCS_OP_IRECV   ? PMPI_Irecv(pa, n, bt, peer, tag, r->dup, &q->r)
+             : (op->flags & PCS_F_SYNC) ? PMPI_Issend(pa, n, bt, peer, tag, r->dup, &q->r)
+                                        : PMPI_Isend(pa, n, bt, peer, tag, r->dup, &q->r);
+        break;
+    }
+    case PCS_OP_WAIT: {
+        mreq_t *q = &m->reqs[op->req];
+        rc = PMPI_Wait(&q->r, MPI_STATUS_IGNORE);
+        const pcs_op_t *xfer = &s->ops[q->op];
+        record_step(r->th, q->t0, phasor_now(), r->comm_id, r->site, xfer, q->seq);
+        if (rc == MPI_SUCCESS && xfer->kind == PCS_OP_IRECV && xfer->a.buf == PCS_BUF_IOV)
+            pieces(s, q->op, m->stage + q->stage, buf, 1);
+        break;
+    }
+    case PCS_OP_COPY:
+        memmove(buf[op->b.buf] + op->b.off, pa, op->len);
+        break;
+    case PCS_OP_REDUCE:
+        rc = reduce(m, r->mc, pa, buf[op->b.buf] + op->b.off, op->len);
+        break;
+    default: /* PCS_OP_PIECE: read with its transfer */
+        break;
+    }
+    if (bt != MPI_BYTE)
+        PMPI_Type_free(&bt); /* a pending transfer keeps its type alive */
+    return rc;
+}
+
 int phasor_measure(const phasor_measure_t *mc, int *measured)
 {
     *measured = 0;
-    phasor_thread_t *th = phasor_tls;
     mthread_t *m = mthread();
-    const pcs_args_t *a = &mc->args;
     mcomm_t *c = mcomm_get(mc->comm);
     if (!c)
         return MPI_SUCCESS; /* no private communicator: the library performs the call */
 
     /* Can this rank perform it? Then agree: all or none (every rank gets here). */
-    int ok = m != NULL && !mc->veto && th != NULL && !th->dead && contiguous(mc->stype) &&
-             contiguous(mc->rtype);
-    pcs_sched_t *s = m ? &m->s : NULL;
-    if (ok) {
-        pcs_sched_reset(s);
-        pcs_err_t e;
-        if (lib == LIB_MPICH40) {
-            pcs_mpich_comm_t t = {.node = c->node, .user_op = mc->user_op};
-            e = pcs_mpich40_schedule(a, &t, &mpich_env, s);
-        } else {
-            e = pcs_ompi41_schedule(a, &ompi_forced, s);
-        }
-        ok = e == PCS_OK;
-        uint64_t iov = 0; /* multi-piece messages travel packed, each in its own stage part */
-        for (size_t i = 0; ok && i < s->n; i++)
-            if (s->ops[i].a.buf == PCS_BUF_IOV && s->ops[i].kind != PCS_OP_WAIT)
-                iov += s->ops[i].len;
-        ok = ok && iov < SIZE_MAX / 2 && grow((void **)&m->stage, &m->stage_cap, (size_t)iov + 1, 1);
-        for (int i = 0; ok && i < 3; i++)
-            ok = grow((void **)&m->tmp[i], &m->tmp_cap[i], s->tmp_bytes[i] + 1, 1);
-        ok = ok && grow((void **)&m->reqs, &m->req_cap, (size_t)s->nreqs + 1, sizeof(MPI_Request));
-        if (ok) { /* the parallel arrays share req_cap */
-            size_t cap = m->req_cap;
-            uint64_t *t0 = realloc(m->req_t0, cap * sizeof(*t0));
-            if (t0)
-                m->req_t0 = t0;
-            uint32_t *ro = realloc(m->req_op, cap * sizeof(*ro));
-            if (ro)
-                m->req_op = ro;
-            uint32_t *rs = realloc(m->req_seq, cap * sizeof(*rs));
-            if (rs)
-                m->req_seq = rs;
-            uint64_t *st = realloc(m->req_stage, cap * sizeof(*st));
-            if (st)
-                m->req_stage = st;
-            ok = t0 && ro && rs && st;
-        }
-    }
-    int all = 0;
+    int ok = prepare(m, mc, c), all = 0;
     if (PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, c->dup) != MPI_SUCCESS || !all)
         return MPI_SUCCESS;
 
-    uint8_t *buf[PCS_NBUFS] = {(uint8_t *)(uintptr_t)mc->sbuf, (uint8_t *)mc->rbuf, m->tmp[0],
-                               m->tmp[1], m->tmp[2]};
-    const uint32_t comm_id = phasor_comm_id(mc->comm);
+    mrun_t r = {.m = m, .mc = mc, .th = phasor_tls, .dup = c->dup,
+                .buf = {(uint8_t *)(uintptr_t)mc->sbuf, (uint8_t *)mc->rbuf, m->tmp[0],
+                        m->tmp[1], m->tmp[2]},
+                .comm_id = phasor_comm_id(mc->comm)};
     /* one unwind per call: every step carries the collective's site */
-    const uint32_t site = phasor_cs_depth ? phasor_callsite(th) : 0;
-    uint32_t seq = 0;
-    uint64_t staged = 0; /* stage bytes handed to multi-piece messages so far */
+    r.site = phasor_cs_depth ? phasor_callsite(r.th) : 0;
     int rc = MPI_SUCCESS;
-    for (size_t i = 0; i < s->n && rc == MPI_SUCCESS; i++) {
-        const pcs_op_t *op = &s->ops[i];
-        const int iov = op->a.buf == PCS_BUF_IOV && op->kind != PCS_OP_WAIT;
-        uint8_t *pa = iov ? m->stage + staged : op->a.buf < PCS_NBUFS ? buf[op->a.buf] + op->a.off : NULL;
-        if (iov) {
-            staged += op->len;
-            if (op->kind == PCS_OP_SEND || op->kind == PCS_OP_ISEND)
-                pieces(s, i, pa, buf, 0);
-        }
-        /* transfers move bytes of the packed layout, past INT_MAX as one message too */
-        MPI_Datatype bt = MPI_BYTE;
-        int n = 0;
-        if (op->kind <= PCS_OP_IRECV && (rc = byte_type(op->len, &bt, &n)) != MPI_SUCCESS)
-            break;
-        int peer = op->peer == PCS_ANY_SOURCE ? MPI_ANY_SOURCE : op->peer;
-        uint64_t t0 = phasor_now();
-        switch (op->kind) {
-        case PCS_OP_SEND:
-            rc = (op->flags & PCS_F_SYNC) ? PMPI_Ssend(pa, n, bt, peer, our_tag(op->tag), c->dup)
-                                          : PMPI_Send(pa, n, bt, peer, our_tag(op->tag), c->dup);
-            record_step(th, t0, phasor_now(), comm_id, site, op, ++seq);
-            break;
-        case PCS_OP_RECV:
-            rc = PMPI_Recv(pa, n, bt, peer, our_tag(op->tag), c->dup, MPI_STATUS_IGNORE);
-            record_step(th, t0, phasor_now(), comm_id, site, op, ++seq);
-            if (iov && rc == MPI_SUCCESS)
-                pieces(s, i, pa, buf, 1);
-            break;
-        case PCS_OP_ISEND:
-        case PCS_OP_IRECV:
-            /* numbered in schedule order, recorded when the wait completes it */
-            m->req_t0[op->req] = t0;
-            m->req_op[op->req] = (uint32_t)i;
-            m->req_seq[op->req] = ++seq;
-            m->req_stage[op->req] = (uint64_t)(pa - m->stage); /* used for iov receives only */
-            rc = op->kind == PCS_OP_IRECV
-                     ? PMPI_Irecv(pa, n, bt, peer, our_tag(op->tag), c->dup, &m->reqs[op->req])
-                     : (op->flags & PCS_F_SYNC)
-                           ? PMPI_Issend(pa, n, bt, peer, our_tag(op->tag), c->dup, &m->reqs[op->req])
-                           : PMPI_Isend(pa, n, bt, peer, our_tag(op->tag), c->dup, &m->reqs[op->req]);
-            break;
-        case PCS_OP_WAIT: {
-            rc = PMPI_Wait(&m->reqs[op->req], MPI_STATUS_IGNORE);
-            uint32_t at = m->req_op[op->req];
-            record_step(th, m->req_t0[op->req], phasor_now(), comm_id, site, &s->ops[at],
-                        m->req_seq[op->req]);
-            if (rc == MPI_SUCCESS && s->ops[at].kind == PCS_OP_IRECV && s->ops[at].a.buf == PCS_BUF_IOV)
-                pieces(s, at, m->stage + m->req_stage[op->req], buf, 1);
-            break;
-        }
-        case PCS_OP_COPY:
-            memmove(buf[op->b.buf] + op->b.off, pa, op->len);
-            break;
-        case PCS_OP_REDUCE: {
-            uint8_t *pb = buf[op->b.buf] + op->b.off;
-            if (mc->red_laid_out) {
-                rc = reduce_laid_out(m, mc, pa, pb, op->len);
-                break;
-            }
-            /* elementwise: pieces of at most INT_MAX elements give the same result */
-            uint64_t ts = a->type_size ? a->type_size : 1;
-            for (uint64_t k = 0, nel = op->len / ts; k < nel && rc == MPI_SUCCESS;) {
-                uint64_t c1 = nel - k < INT_MAX ? nel - k : INT_MAX;
-                rc = PMPI_Reduce_local(pa + k * ts, pb + k * ts, (int)c1, mc->optype, mc->op);
-                k += c1;
-            }
-            break;
-        }
-        default: /* PCS_OP_PIECE: read with its transfer */
-            break;
-        }
-        if (bt != MPI_BYTE)
-            PMPI_Type_free(&bt); /* a pending transfer keeps its type alive */
-    }
+    for (size_t i = 0; i < m->s.n && rc == MPI_SUCCESS; i++)
+        rc = run_op(&r, i);
     *measured = 1;
     return rc;
 }

@@ -8,6 +8,8 @@
 
 #include "coll_sched.h"
 
+#pragma GCC visibility push(hidden) /* the shim's own: see phasor_rt.h */
+
 typedef struct phasor_measure {
     pcs_args_t args;            /* as models/ wants them (counts in elements of type_size) */
     MPI_Comm comm;
@@ -34,5 +36,7 @@ int phasor_measure(const phasor_measure_t *mc, int *measured);
 int phasor_measure_redtype(MPI_Datatype t, bool user_op);
 /* The user frees comm (collectively): free phasor's duplicate of it too. */
 void phasor_measure_release(MPI_Comm comm);
+
+#pragma GCC visibility pop
 
 #endif

@@ -1,10 +1,13 @@
 /* phasor_probe.c: the live network-health probe (see phasor_probe.h for the protocols). */
 #include "phasor_probe.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "vec.h"
 
 static const uint64_t quick_sizes[] = {4096, 16384, 65536, 131072, 1048576};
 #define FULL_NSIZES 13 /* 512 B .. 2 MiB */
@@ -64,14 +67,8 @@ typedef struct sampleset {
 
 static int push(sampleset_t *s, double x)
 {
-    if (s->n == s->cap) {
-        size_t c = s->cap ? 2 * s->cap : 16;
-        double *nv = realloc(s->v, c * sizeof(*nv));
-        if (!nv)
-            return -1;
-        s->v = nv;
-        s->cap = c;
-    }
+    if (VEC_GROW(s->v, s->cap, s->n + 1) != 0)
+        return -1;
     s->v[s->n++] = x;
     return 0;
 }
@@ -471,113 +468,121 @@ static int summarise(plog_probe_entry_t *mine, size_t *nmine, int me, sampleset_
     return 0;
 }
 
-int pprobe_run(MPI_Comm comm, int root, const pprobe_opts_t *o, pprobe_result_t *res)
-{
-    memset(res, 0, sizeof(*res));
-    int rc = MPI_SUCCESS, me, p;
-    MPI_Comm c = MPI_COMM_NULL;
-    char *buf = NULL;
-    quick_t qk;
-    memset(&qk, 0, sizeof(qk));
-    sampleset_t *sets = NULL; /* the exchanges (quick) or the messages (full) */
-    plog_probe_entry_t *mine = NULL, *all = NULL;
-    int *counts = NULL, *displs = NULL;
-    char(*hosts)[64] = NULL;
-    int nslots = 0, ns = 0;
+/* One probe on a rank: what it measured and summarised. */
+typedef struct probe {
+    MPI_Comm c;               /* private duplicate of the probed communicator */
+    int me, p;
+    const pprobe_opts_t *o;
+    uint64_t seed;            /* rank 0's (or root's) */
     uint64_t sizes[PLOG_PROBE_MAXSIZES];
+    int ns, nslots, reps, rounds;
+    char *buf;
+    quick_t qk;               /* quick: its samples; sets is qk.sets */
+    sampleset_t *sets;        /* the exchanges (quick) or the messages (full) */
+    double elapsed;           /* the slowest rank's, s */
+    plog_probe_entry_t *mine; /* this rank's summaries */
+    size_t nmine;
+} probe_t;
 
-    CHECK(PMPI_Comm_dup(comm, &c));
-    PMPI_Comm_rank(c, &me);
-    PMPI_Comm_size(c, &p);
-    uint64_t seed = o->seed;
-    CHECK(PMPI_Bcast(&seed, 1, MPI_UINT64_T, root >= 0 ? root : 0, c));
+static void probe_free(probe_t *pr)
+{
+    quick_free(&pr->qk, pr->ns); /* quick: sets is qk's */
+    if (pr->o->mode != PPROBE_QUICK)
+        free_sets(pr->sets, (size_t)pr->nslots * (size_t)pr->ns);
+    free(pr->buf);
+    free(pr->mine);
+    if (pr->c != MPI_COMM_NULL)
+        PMPI_Comm_free(&pr->c);
+}
+
+/* The measurements of the probe's mode, and how long the slowest rank took. */
+static int probe_measure(probe_t *pr)
+{
+    int rc = MPI_SUCCESS;
     double t0 = PMPI_Wtime();
-
-    int rounds = 0, reps = 0;
-    if (o->mode == PPROBE_QUICK) {
-        ns = (int)(sizeof(quick_sizes) / sizeof(quick_sizes[0]));
-        memcpy(sizes, quick_sizes, sizeof(quick_sizes));
-        buf = calloc(2, quick_sizes[ns - 1]); /* send half, receive half */
-        if (!buf) {
-            rc = MPI_ERR_NO_MEM;
-            goto out;
-        }
-        if (p > 1) {
-            CHECK(run_quick(c, me, p, o, seed, buf, &qk));
-            rounds = nslots = qk.rounds;
-            reps = qk.reps;
-            sets = qk.sets; /* qk's: out frees them with qk */
-            CHECK(pair_join(c, me, &qk, ns));
+    if (pr->o->mode == PPROBE_QUICK) {
+        pr->ns = (int)(sizeof(quick_sizes) / sizeof(quick_sizes[0]));
+        memcpy(pr->sizes, quick_sizes, sizeof(quick_sizes));
+        pr->buf = calloc(2, quick_sizes[pr->ns - 1]); /* send half, receive half */
+        if (!pr->buf)
+            return MPI_ERR_NO_MEM;
+        if (pr->p > 1) {
+            CHECK(run_quick(pr->c, pr->me, pr->p, pr->o, pr->seed, pr->buf, &pr->qk));
+            pr->rounds = pr->nslots = pr->qk.rounds;
+            pr->reps = pr->qk.reps;
+            pr->sets = pr->qk.sets;
+            CHECK(pair_join(pr->c, pr->me, &pr->qk, pr->ns));
         }
     } else {
-        ns = FULL_NSIZES + 1;
-        sizes[0] = 0;
-        for (int z = 1; z < ns; z++)
-            sizes[z] = 512ull << (z - 1);
-        buf = calloc(1, sizes[ns - 1]);
-        if (!buf) {
-            rc = MPI_ERR_NO_MEM;
-            goto out;
-        }
-        reps = o->reps_min;
-        if (p > 1)
-            CHECK(run_full(c, me, p, o, seed, sizes, ns, buf, &sets));
-        nslots = p;
+        pr->ns = FULL_NSIZES + 1;
+        pr->sizes[0] = 0;
+        for (int z = 1; z < pr->ns; z++)
+            pr->sizes[z] = 512ull << (z - 1);
+        pr->buf = calloc(1, pr->sizes[pr->ns - 1]);
+        if (!pr->buf)
+            return MPI_ERR_NO_MEM;
+        pr->reps = pr->o->reps_min;
+        if (pr->p > 1)
+            CHECK(run_full(pr->c, pr->me, pr->p, pr->o, pr->seed, pr->sizes, pr->ns, pr->buf,
+                           &pr->sets));
+        pr->nslots = pr->p;
     }
-    double el = PMPI_Wtime() - t0, el_max = 0;
-    CHECK(PMPI_Allreduce(&el, &el_max, 1, MPI_DOUBLE, MPI_MAX, c));
+    double el = PMPI_Wtime() - t0;
+    CHECK(PMPI_Allreduce(&el, &pr->elapsed, 1, MPI_DOUBLE, MPI_MAX, pr->c));
+out:
+    return rc;
+}
 
-    /* this rank's summaries: per destination and size, then pooled per size */
-    size_t nmine = 0;
-    mine = calloc(2 * ((size_t)nslots * (size_t)ns + (size_t)ns) + 1, sizeof(*mine));
-    if (!mine) {
-        rc = MPI_ERR_NO_MEM;
-        goto out;
-    }
-    if (o->mode == PPROBE_QUICK) {
+/* This rank's summaries: per destination and size, then pooled per size. 0 or -1 (memory). */
+static int probe_summarise(probe_t *pr)
+{
+    int ns = pr->ns, nslots = pr->nslots;
+    pr->mine = calloc(2 * ((size_t)nslots * (size_t)ns + (size_t)ns) + 1, sizeof(*pr->mine));
+    if (!pr->mine)
+        return -1;
+    if (pr->o->mode == PPROBE_QUICK) {
         for (int k = 0; k < nslots; k++) /* one way: minus half the 0-byte round trip */
             for (int z = 0; z < ns; z++)
-                minus_half_rtt0(&qk.ow[(size_t)k * ns + z], &qk.rtt[k]);
-        if (summarise(mine, &nmine, me, sets, nslots, ns, 0, qk.partner, PLOG_PROBE_EXCHANGE) ||
-            summarise(mine, &nmine, me, qk.ow, nslots, ns, 0, qk.partner, PLOG_PROBE_ONEWAY)) {
-            rc = MPI_ERR_NO_MEM;
-            goto out;
-        }
-    } else {
-        for (int k = 0; k < nslots; k++)
-            for (int z = 1; z < ns; z++)
-                minus_half_rtt0(&sets[(size_t)k * ns + z], &sets[(size_t)k * ns]);
-        if (summarise(mine, &nmine, me, sets, nslots, ns, 1, NULL, PLOG_PROBE_ONEWAY)) {
-            rc = MPI_ERR_NO_MEM;
-            goto out;
-        }
-        /* the 0-byte round trips, as entries of size 0 (one way = rtt/2) */
-        for (int k = 0; k < nslots; k++) {
-            sampleset_t *s0 = &sets[(size_t)k * ns];
-            if (s0->n == 0)
-                continue;
-            for (size_t i = 0; i < s0->n; i++)
-                s0->v[i] /= 2;
-            plog_probe_entry_t *e = &mine[nmine++];
-            e->src = me;
-            e->dst = k;
-            e->size_idx = 0;
-            e->way = PLOG_PROBE_ONEWAY;
-            plog_probe_quantiles(s0->v, s0->n, &e->q);
-        }
+                minus_half_rtt0(&pr->qk.ow[(size_t)k * ns + z], &pr->qk.rtt[k]);
+        if (summarise(pr->mine, &pr->nmine, pr->me, pr->sets, nslots, ns, 0, pr->qk.partner,
+                      PLOG_PROBE_EXCHANGE) ||
+            summarise(pr->mine, &pr->nmine, pr->me, pr->qk.ow, nslots, ns, 0, pr->qk.partner,
+                      PLOG_PROBE_ONEWAY))
+            return -1;
+        return 0;
     }
+    for (int k = 0; k < nslots; k++)
+        for (int z = 1; z < ns; z++)
+            minus_half_rtt0(&pr->sets[(size_t)k * ns + z], &pr->sets[(size_t)k * ns]);
+    if (summarise(pr->mine, &pr->nmine, pr->me, pr->sets, nslots, ns, 1, NULL,
+                  PLOG_PROBE_ONEWAY))
+        return -1;
+    /* the 0-byte round trips, as entries of size 0 (one way = rtt/2) */
+    for (int k = 0; k < nslots; k++) {
+        sampleset_t *s0 = &pr->sets[(size_t)k * ns];
+        if (s0->n == 0)
+            continue;
+        for (size_t i = 0; i < s0->n; i++)
+            s0->v[i] /= 2;
+        plog_probe_entry_t *e = &pr->mine[pr->nmine++];
+        e->src = pr->me;
+        e->dst = k;
+        e->size_idx = 0;
+        e->way = PLOG_PROBE_ONEWAY;
+        plog_probe_quantiles(s0->v, s0->n, &e->q);
+    }
+    return 0;
+}
 
-    if (root == PPROBE_NO_GATHER) {
-        res->nranks = p;
-        res->n_entries = nmine;
-        res->entries = mine;
-        mine = NULL;
-        fill_info(res, o, sizes, ns, reps, rounds, el_max, seed);
-        goto out;
-    }
-    /* gather at root: counts, then the entries as bytes */
-    int mybytes = (int)(nmine * sizeof(plog_probe_entry_t));
-    if (me == root) {
+/* Every rank's entries (pair entries first, then the pooled ones) and host names at root. */
+static int probe_gather(probe_t *pr, int root, pprobe_result_t *res)
+{
+    int rc = MPI_SUCCESS, p = pr->p;
+    int *counts = NULL, *displs = NULL;
+    char(*hosts)[64] = NULL;
+    plog_probe_entry_t *all = NULL;
+    int mybytes = (int)(pr->nmine * sizeof(plog_probe_entry_t));
+    if (pr->me == root) {
         counts = malloc((size_t)p * sizeof(int));
         displs = malloc((size_t)p * sizeof(int));
         hosts = calloc((size_t)p, sizeof(*hosts));
@@ -586,9 +591,9 @@ int pprobe_run(MPI_Comm comm, int root, const pprobe_opts_t *o, pprobe_result_t 
             goto out;
         }
     }
-    CHECK(PMPI_Gather(&mybytes, 1, MPI_INT, counts, 1, MPI_INT, root, c));
+    CHECK(PMPI_Gather(&mybytes, 1, MPI_INT, counts, 1, MPI_INT, root, pr->c));
     size_t total = 0;
-    if (me == root) {
+    if (pr->me == root) {
         for (int i = 0; i < p; i++) {
             displs[i] = (int)total;
             total += (size_t)counts[i];
@@ -599,15 +604,13 @@ int pprobe_run(MPI_Comm comm, int root, const pprobe_opts_t *o, pprobe_result_t 
             goto out;
         }
     }
-    CHECK(PMPI_Gatherv(mine, mybytes, MPI_BYTE, all, counts, displs, MPI_BYTE, root, c));
+    CHECK(PMPI_Gatherv(pr->mine, mybytes, MPI_BYTE, all, counts, displs, MPI_BYTE, root, pr->c));
     char name[MPI_MAX_PROCESSOR_NAME] = {0}, host[64] = {0};
     int len = 0;
     PMPI_Get_processor_name(name, &len);
     snprintf(host, sizeof(host), "%s", name); /* longer names are cut: 63 bytes tell hosts apart */
-    CHECK(PMPI_Gather(host, 64, MPI_CHAR, hosts, 64, MPI_CHAR, root, c));
-
-    if (me == root) {
-        /* pair entries first, then the pooled ones */
+    CHECK(PMPI_Gather(host, 64, MPI_CHAR, hosts, 64, MPI_CHAR, root, pr->c));
+    if (pr->me == root) {
         size_t n = total / sizeof(plog_probe_entry_t), w = 0;
         plog_probe_entry_t *sorted = malloc((n ? n : 1) * sizeof(*sorted));
         if (!sorted) {
@@ -618,24 +621,46 @@ int pprobe_run(MPI_Comm comm, int root, const pprobe_opts_t *o, pprobe_result_t 
             for (size_t i = 0; i < n; i++)
                 if ((all[i].dst >= 0) == (pass == 0))
                     sorted[w++] = all[i];
+        assert(w == n);
         res->nranks = p;
         res->n_entries = n;
         res->entries = sorted;
         res->hosts = hosts;
         hosts = NULL;
-        fill_info(res, o, sizes, ns, reps, rounds, el_max, seed);
     }
 out:
-    quick_free(&qk, ns); /* quick: sets is qk's */
-    if (o->mode != PPROBE_QUICK)
-        free_sets(sets, (size_t)nslots * (size_t)ns);
-    free(buf);
-    free(mine);
     free(all);
     free(counts);
     free(displs);
     free(hosts);
-    if (c != MPI_COMM_NULL)
-        PMPI_Comm_free(&c);
+    return rc;
+}
+
+int pprobe_run(MPI_Comm comm, int root, const pprobe_opts_t *o, pprobe_result_t *res)
+{
+    memset(res, 0, sizeof(*res));
+    int rc = MPI_SUCCESS;
+    probe_t pr = {.c = MPI_COMM_NULL, .o = o, .seed = o->seed};
+    CHECK(PMPI_Comm_dup(comm, &pr.c));
+    PMPI_Comm_rank(pr.c, &pr.me);
+    PMPI_Comm_size(pr.c, &pr.p);
+    CHECK(PMPI_Bcast(&pr.seed, 1, MPI_UINT64_T, root >= 0 ? root : 0, pr.c));
+    CHECK(probe_measure(&pr));
+    if (probe_summarise(&pr) != 0) {
+        rc = MPI_ERR_NO_MEM;
+        goto out;
+    }
+    if (root == PPROBE_NO_GATHER) {
+        res->nranks = pr.p;
+        res->n_entries = pr.nmine;
+        res->entries = pr.mine;
+        pr.mine = NULL;
+    } else {
+        CHECK(probe_gather(&pr, root, res));
+    }
+    if (res->entries)
+        fill_info(res, o, pr.sizes, pr.ns, pr.reps, pr.rounds, pr.elapsed, pr.seed);
+out:
+    probe_free(&pr);
     return rc;
 }

@@ -40,6 +40,8 @@
 
 #include "plog_probe.h"
 
+#pragma GCC visibility push(hidden) /* the shim's own: see phasor_rt.h */
+
 typedef enum pprobe_mode { PPROBE_QUICK = PLOG_PROBE_QUICK, PPROBE_FULL = PLOG_PROBE_FULL } pprobe_mode_t;
 
 typedef struct pprobe_opts {
@@ -71,5 +73,7 @@ typedef struct pprobe_result {
  * aborts the job first). Uses PMPI only: nothing it does is recorded. */
 int pprobe_run(MPI_Comm comm, int root, const pprobe_opts_t *o, pprobe_result_t *res);
 void pprobe_result_free(pprobe_result_t *res);
+
+#pragma GCC visibility pop
 
 #endif

@@ -27,6 +27,10 @@
 #include "plog_format.h"
 #include "plog_sites.h"
 
+/* Everything declared below is the shim's own: hidden, so that its users reach it
+ * directly, not through the PLT or the GOT (the entry points: pmpi/wrappers.h). */
+#pragma GCC visibility push(hidden)
+
 typedef struct phasor_thread {
     uint8_t *buf;         /* record buffer (PHASOR_BUFFER bytes) */
     uint8_t *pos;         /* next free byte */
@@ -41,7 +45,6 @@ typedef struct phasor_thread {
     /* scratch for calls that need to see request handles after MPI overwrote them */
     MPI_Request *req_scratch;
     MPI_Status *st_scratch;
-    int *idx_scratch;
     size_t scratch_cap;
 } phasor_thread_t;
 
@@ -76,7 +79,7 @@ static inline phasor_thread_t *phasor_enter(void)
 static inline void phasor_leave(phasor_thread_t *th) { th->depth--; }
 
 /* PHASOR_STEPS=measure is on (phasor_measure.c): the `measure` wrappers perform blocking
- * collectives through pmpi_measure_* (pmpi/wrappers_measure.c). */
+ * collectives through pw_measure_* (pmpi/wrappers_measure.c). */
 extern int phasor_steps_mode;
 
 /* Call sites (phasor_callsite.c). phasor_cs_depth: application frames per site, 0 = off. */
@@ -289,89 +292,9 @@ static inline int phasor_comm_peers(MPI_Comm comm)
     return ci->rsize > 0 ? ci->rsize : ci->size;
 }
 
-/* ---- extras writers; each returns the number of words written ---- */
-
-/* Bytes a status says were received. Both libraries keep the byte count in the status
- * itself (its layout is part of their ABI, in mpi.h); reading it directly saves a call
- * into the library on every completion. Other MPIs ask MPI_Get_elements_x. */
-static inline uint64_t phasor_status_bytes(const MPI_Status *st)
-{
-    /* Masked to 63 bits: a send's status may be left unwritten (MPICH does), and whatever
-     * it holds must not read as the entry's cancelled bit. */
-#if defined(OPEN_MPI) && OPEN_MPI
-    return (uint64_t)st->_ucount & PLOG_BYTES_UNKNOWN;
-#elif defined(MPICH_VERSION)
-    return (((uint64_t)(uint32_t)(st->count_hi_and_cancelled >> 1) << 32) +
-            (uint64_t)(uint32_t)st->count_lo) & PLOG_BYTES_UNKNOWN;
-#else
-    MPI_Count n = 0;
-    if (PMPI_Get_elements_x(st, MPI_BYTE, &n) == MPI_SUCCESS && n != MPI_UNDEFINED && n >= 0)
-        return (uint64_t)n;
-    return PLOG_BYTES_UNKNOWN;
-#endif
-}
-
-/* One status entry (see plog_format.h). Call only for a status MPI really filled in. */
-static inline size_t phasor_put_status(uint64_t *x, uint64_t handle, const MPI_Status *st,
-                                       uint32_t index)
-{
-    uint64_t bytes = phasor_status_bytes(st);
-    x[0] = handle;
-    x[1] = ((uint64_t)(uint32_t)phasor_rank_arg(st->MPI_SOURCE) << 32) |
-           (uint32_t)phasor_tag_arg(st->MPI_TAG);
-    x[2] = bytes;
-    x[3] = index;
-    return PLOG_STATUS_WORDS;
-}
-
-/* Marks a status entry cancelled if MPI says so; only worth asking once any Cancel happened. */
+/* Marks completions as worth asking MPI_Test_cancelled: set once any Cancel happened
+ * (pmpi/wrappers.h, pw_status_cancelled). */
 extern volatile int phasor_cancel_seen;
-static inline void phasor_status_cancelled(uint64_t *entry, const MPI_Status *st)
-{
-    int c = 0;
-    if (phasor_cancel_seen && PMPI_Test_cancelled(st, &c) == MPI_SUCCESS && c)
-        entry[2] |= PLOG_STATUS_CANCELLED;
-}
-
-/* Per-peer byte counts of a v/w collective: n, then counts[i] x size(types[i] or type). */
-static inline size_t phasor_put_vcounts(uint64_t *x, size_t room, int n, const int *counts,
-                                        MPI_Datatype type, const MPI_Datatype *types)
-{
-    if (counts == NULL || n <= 0 || room < 1) {
-        if (room >= 1)
-            x[0] = 0;
-        return room >= 1 ? 1 : 0;
-    }
-    size_t k = (size_t)n < room - 1 ? (size_t)n : room - 1;
-    x[0] = k;
-    uint64_t tsz = types == NULL ? phasor_type_size(type) : 0;
-    for (size_t i = 0; i < k; i++) {
-        uint64_t sz = types != NULL ? phasor_type_size(types[i]) : tsz;
-        x[1 + i] = counts[i] > 0 ? (uint64_t)counts[i] * sz : 0;
-    }
-    return 1 + k;
-}
-
-/* HANDLES list of n request handles (Startall), cut to the room there is: returns the words
- * written and sets PLOG_F_TRUNCATED when not all fit. */
-static inline size_t phasor_put_request_list(plog_event_t *ev, uint64_t *x, size_t room,
-                                             const MPI_Request *reqs, int n)
-{
-    if (n <= 0)
-        return 0;
-    if (reqs == NULL || room < 1) {
-        ev->flags |= PLOG_F_TRUNCATED;
-        return 0;
-    }
-    size_t k = (size_t)n < room - 1 ? (size_t)n : room - 1;
-    if (k < (size_t)n)
-        ev->flags |= PLOG_F_TRUNCATED;
-    x[0] = k;
-    for (size_t i = 0; i < k; i++)
-        x[1 + i] = phasor_handle_value(reqs[i]);
-    ev->flags |= PLOG_F_HANDLES;
-    return 1 + k;
-}
 
 /* Scratch arrays for the Wait/Test families (grown rarely, never per event once large
  * enough). Returns 0 if memory could not be had. */
@@ -394,5 +317,7 @@ static inline int phasor_is_inter(MPI_Comm comm)
     const phasor_comm_info_t *ci = phasor_comm_lookup(comm);
     return ci && ci->rsize > 0;
 }
+
+#pragma GCC visibility pop
 
 #endif

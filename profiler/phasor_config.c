@@ -1,0 +1,138 @@
+/* phasor_config.c: the runtime's configuration (PHASOR_* variables) and its warnings. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "phasor_core.h"
+#include "phasor_probe.h"
+
+#define DEFAULT_BUFFER (4u << 20)
+#define MIN_BUFFER (64u << 10)
+#define MAX_BUFFER (16u << 20)
+
+phasor_cfg_t phasor_cfg;
+
+void phasor_warn(const char *fmt, ...)
+{
+    if (phasor_cfg.quiet)
+        return;
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "phasor: %s\n", msg);
+}
+
+int phasor_disabled_by_env(void)
+{
+    const char *d = getenv("PHASOR_DISABLE");
+    return d != NULL && *d != '\0' && strcmp(d, "0") != 0;
+}
+
+/* Size with an optional K/M/G suffix. Returns 0 and leaves *out alone on a bad value. */
+static int parse_size(const char *s, size_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s)
+        return 0;
+    switch (*end) {
+    case 'k': case 'K': v <<= 10; end++; break;
+    case 'm': case 'M': v <<= 20; end++; break;
+    case 'g': case 'G': v <<= 30; end++; break;
+    default: break;
+    }
+    if (*end == 'i' && end[-1] != '\0')
+        end++;
+    if (*end == 'B' || *end == 'b')
+        end++;
+    if (*end != '\0')
+        return 0;
+    *out = (size_t)v;
+    return 1;
+}
+
+static int parse_int(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 0);
+    if (errno || end == s || *end != '\0' || v < lo || v > hi)
+        return 0;
+    *out = v;
+    return 1;
+}
+
+void phasor_read_config(int rank)
+{
+    memset(&phasor_cfg, 0, sizeof(phasor_cfg));
+    phasor_cfg.buffer = DEFAULT_BUFFER;
+    phasor_cfg.max_threads = 256;
+    phasor_cfg.level = 1;
+    phasor_cfg.file_mode = 0600;
+    phasor_cfg.callsite_depth = 4;
+    const char *q = getenv("PHASOR_QUIET");
+    phasor_cfg.quiet = q && *q && strcmp(q, "0") != 0;
+    const char *v;
+    long l;
+    if ((v = getenv("PHASOR_BUFFER")) && *v) {
+        size_t sz;
+        if (parse_size(v, &sz) && sz >= MIN_BUFFER && sz <= MAX_BUFFER)
+            phasor_cfg.buffer = sz;
+        else if (rank == 0)
+            phasor_warn("PHASOR_BUFFER=%s is not a size from 64K to 16M; using 4M", v);
+    }
+    phasor_cfg.buffer &= ~(size_t)7;
+    if ((v = getenv("PHASOR_MAX_THREADS")) && *v) {
+        if (parse_int(v, 1, MAX_SLOTS, &l))
+            phasor_cfg.max_threads = (int)l;
+        else if (rank == 0)
+            phasor_warn("PHASOR_MAX_THREADS=%s is not a number from 1 to %d; using 256", v,
+                        MAX_SLOTS);
+    }
+    if ((v = getenv("PHASOR_ZSTD_LEVEL")) && *v) {
+        if (parse_int(v, 1, 19, &l))
+            phasor_cfg.level = (int)l;
+        else if (rank == 0)
+            phasor_warn("PHASOR_ZSTD_LEVEL=%s is not a number from 1 to 19; using 1", v);
+    }
+    if ((v = getenv("PHASOR_CALLSITE_DEPTH")) && *v) {
+        if (parse_int(v, 0, PLOG_SITE_MAX_FRAMES, &l))
+            phasor_cfg.callsite_depth = (int)l;
+        else if (rank == 0)
+            phasor_warn("PHASOR_CALLSITE_DEPTH=%s is not a number from 0 to %d; using 4", v,
+                        PLOG_SITE_MAX_FRAMES);
+    }
+    phasor_cfg.inline_writer = -1; /* auto: decided by phasor_writer_choose() */
+    if ((v = getenv("PHASOR_WRITER")) && *v) {
+        if (strcmp(v, "inline") == 0)
+            phasor_cfg.inline_writer = 1;
+        else if (strcmp(v, "thread") == 0)
+            phasor_cfg.inline_writer = 0;
+        else if (strcmp(v, "auto") != 0 && rank == 0)
+            phasor_warn("PHASOR_WRITER=%s is not 'auto', 'thread' or 'inline'; using auto", v);
+    }
+    if ((v = getenv("PHASOR_PROBE")) && *v) {
+        if (strcmp(v, "quick") == 0)
+            phasor_cfg.probe = PPROBE_QUICK;
+        else if (strcmp(v, "full") == 0)
+            phasor_cfg.probe = PPROBE_FULL;
+        else if (strcmp(v, "off") != 0 && rank == 0)
+            phasor_warn("PHASOR_PROBE=%s is not 'off', 'quick' or 'full'; using off", v);
+    }
+    if ((v = getenv("PHASOR_FILE_MODE")) && *v) {
+        if (parse_int(v, 0, 0777, &l) && (l & 0600) == 0600)
+            phasor_cfg.file_mode = (unsigned)l;
+        else if (rank == 0)
+            phasor_warn("PHASOR_FILE_MODE=%s is not an octal mode with owner read/write; "
+                        "using 0600", v);
+    }
+    /* Lets the ending tests send a second signal while the first one's log is being written,
+     * a window otherwise a few milliseconds wide. */
+    if ((v = getenv("PHASOR_TEST_SIGNAL_DELAY_MS")) && *v && parse_int(v, 0, 10000, &l))
+        phasor_cfg.signal_delay_ms = l;
+}

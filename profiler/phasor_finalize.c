@@ -1,0 +1,119 @@
+/* phasor_finalize.c: the end of a rank's log: at MPI_Finalize (a last clock sync, the job's
+ * totals for rank 0's summary line, every buffer written, the META and END frames), and
+ * best effort at MPI_Abort; the log's tail, which the ends without MPI_Finalize
+ * (phasor_endings.c) write too. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "phasor_core.h"
+
+volatile sig_atomic_t phasor_log_closed;
+
+static plog_sync_sample_t sync_fin_sample;
+static int finishing;
+static uint64_t job_events, job_dropped, job_failed;
+
+void phasor_finish_begin(void)
+{
+    if (!phasor_active)
+        return;
+    finishing = 1;
+    __atomic_store_n(&phasor_active, 0, __ATOMIC_RELEASE);
+    phasor_clocksync(PLOG_SYNC_FINALIZE, &sync_fin_sample);
+    uint64_t mine[3], sum[3] = {0, 0, 0};
+    int threads;
+    phasor_totals(&mine[0], &mine[1], &threads);
+    mine[0] += 1; /* the Finalize event itself, recorded after the library's finalize */
+    mine[2] = (uint64_t)phasor_writer_failed();
+    PMPI_Reduce(mine, sum, 3, MPI_UINT64_T, MPI_SUM, 0, phasor_private_comm);
+    job_events = sum[0];
+    job_dropped = sum[1];
+    job_failed = sum[2];
+    PMPI_Comm_free(&phasor_private_comm);
+}
+
+/* Allocates nothing (static buffer, writer memory kept) so that the signal path can use it. */
+static char tail_buf[64 << 10];
+
+void phasor_write_tail_locked(const char *ending)
+{
+    uint64_t events, dropped;
+    int threads;
+    phasor_totals(&events, &dropped, &threads);
+    kvbuf_t kv = {tail_buf, 0, sizeof(tail_buf), 1};
+    phasor_kv_addf(&kv, "threads", "%d", threads);
+    for (int i = 0; i < threads; i++) {
+        char key[64];
+        snprintf(key, sizeof(key), "thread.%d.tid", i);
+        phasor_kv_addf(&kv, key, "%ld", (long)phasor_slots[i].tid);
+    }
+    phasor_kv_addf(&kv, "events", "%llu", (unsigned long long)events);
+    phasor_kv_addf(&kv, "dropped_events", "%llu", (unsigned long long)dropped);
+    phasor_kv_addf(&kv, "dead_thread_calls", "%llu",
+                   (unsigned long long)phasor_dead_thread_calls());
+    phasor_kv_addf(&kv, "writer_stalls", "%llu", (unsigned long long)phasor_writer_stalls);
+    phasor_kv_add(&kv, "ending", ending);
+    phasor_flush_defs_locked();
+    phasor_write_frame_locked(PLOG_FRAME_META, 0, 0, kv.p, kv.len);
+    phasor_writer_end_locked(kv.p, kv.len);
+    phasor_log_closed = 1;
+}
+
+/* Rank 0's one line: how many logs, events and losses, and where. */
+static void summary(void)
+{
+    char abs[PATH_MAX];
+    const char *shown = realpath(phasor_cfg.dir, abs) ? abs : phasor_cfg.dir;
+    char failed[96] = "";
+    if (job_failed)
+        snprintf(failed, sizeof(failed), "; %llu rank%s could not write all of theirs",
+                 (unsigned long long)job_failed, job_failed == 1 ? "" : "s");
+    fprintf(stderr, "phasor: %d rank logs (%llu events, %llu dropped%s) in %s\n",
+            phasor_world_size, (unsigned long long)job_events, (unsigned long long)job_dropped,
+            failed, shown);
+}
+
+void phasor_finish_end(uint64_t t0, uint64_t t1, int rc)
+{
+    if (!finishing)
+        return;
+    finishing = 0;
+    phasor_record_raw(PLOG_CALL_MPI_Finalize, t0, t1, rc, PLOG_NONE);
+    int n = phasor_slots_used();
+    for (int i = 0; i < n; i++)
+        if (phasor_slots[i].th.buf)
+            phasor_handoff(&phasor_slots[i]);
+    phasor_writer_stop_thread();
+    pthread_mutex_lock(&phasor_write_lock);
+    phasor_write_sync_locked(&sync_fin_sample);
+    phasor_write_tail_locked("finalize");
+    phasor_writer_abandon();
+    pthread_mutex_unlock(&phasor_write_lock);
+    if (phasor_world_rank == 0 && !phasor_cfg.quiet)
+        summary();
+}
+
+void phasor_on_abort(uint64_t t0, int errorcode, MPI_Comm comm)
+{
+    if (!phasor_active)
+        return;
+    __atomic_store_n(&phasor_active, 0, __ATOMIC_RELEASE);
+    phasor_thread_t *th = phasor_tls;
+    if (th && !th->dead) {
+        plog_event_t *ev = phasor_event_begin(th, PLOG_CALL_MPI_Abort, t0, phasor_now(), 0, 0);
+        if (ev) {
+            ev->comm = phasor_comm_id(comm);
+            ev->tag = errorcode;
+            phasor_event_end(th, ev, 0);
+        }
+    }
+    /* MPI_Abort does not return: write everything now. Other threads may still be inside
+     * MPI calls; their finished records are written, the lock stays held afterwards so
+     * nothing touches the closed file. */
+    phasor_writer_stop_thread();
+    pthread_mutex_lock(&phasor_write_lock);
+    if (!phasor_log_closed) {
+        phasor_flush_all_slots_locked();
+        phasor_write_tail_locked("MPI_Abort");
+    }
+}

@@ -1,0 +1,180 @@
+/* phasor_init.c: the start of a rank's log, at MPI_Init: configuration, the log directory
+ * every rank agrees on, the file (either every rank records or none does), clock sync, the
+ * optional network probe, then recording. */
+#define _GNU_SOURCE
+#include <assert.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "phasor_core.h"
+#include "phasor_measure.h"
+#include "phasor_probe.h"
+
+static int make_dirs(const char *path)
+{
+    char tmp[PATH_MAX];
+    snprintf(tmp, sizeof(tmp), "%s", path);
+    for (char *p = tmp + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(tmp, 0700) != 0 && errno != EEXIST)
+            return errno;
+        *p = '/';
+    }
+    if (mkdir(tmp, 0700) != 0 && errno != EEXIST)
+        return errno;
+    return 0;
+}
+
+/* All ranks agree on the directory: PHASOR_DIR, or a fresh name chosen by rank 0. */
+static void choose_dir(void)
+{
+    const char *d = getenv("PHASOR_DIR");
+    if (d && *d) {
+        snprintf(phasor_cfg.dir, sizeof(phasor_cfg.dir), "%s", d);
+        return;
+    }
+    if (phasor_world_rank == 0) {
+        time_t now = time(NULL);
+        struct tm tm;
+        localtime_r(&now, &tm);
+        char stamp[32];
+        strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+        snprintf(phasor_cfg.dir, sizeof(phasor_cfg.dir), "phasor-%s-%ld", stamp, (long)getpid());
+    }
+    PMPI_Bcast(phasor_cfg.dir, sizeof(phasor_cfg.dir), MPI_CHAR, 0, phasor_private_comm);
+}
+
+/* PHASOR_PROBE: measure the network before the application starts, and keep what this
+ * rank sent in its log. Every rank must take part, so the ranks first agree on the mode. */
+static void run_probe(void)
+{
+    int lo_hi[2] = {phasor_cfg.probe, -phasor_cfg.probe}, agreed[2];
+    if (PMPI_Allreduce(lo_hi, agreed, 2, MPI_INT, MPI_MIN, phasor_private_comm) != MPI_SUCCESS)
+        return;
+    if (agreed[0] != -agreed[1]) {
+        if (phasor_world_rank == 0)
+            phasor_warn("PHASOR_PROBE differs between ranks: no probe");
+        return;
+    }
+    if (agreed[0] == 0)
+        return;
+    pprobe_opts_t o;
+    pprobe_defaults((pprobe_mode_t)agreed[0], &o);
+    pprobe_result_t res;
+    int rc = pprobe_run(MPI_COMM_WORLD, PPROBE_NO_GATHER, &o, &res);
+    if (rc != MPI_SUCCESS) {
+        phasor_warn("rank %d: the network probe failed (MPI error %d): no probe results",
+                    phasor_world_rank, rc);
+        return;
+    }
+    size_t cap = PLOG_PROBE_BOUND(res.n_entries);
+    uint8_t *buf = malloc(cap);
+    if (buf) {
+        plog_wcur_t w = {buf, buf + cap, 0};
+        plog_probe_encode(&w, &res.info, res.entries, res.n_entries);
+        assert(!w.overflow);
+        phasor_write_frame(PLOG_FRAME_PROBE, (uint32_t)res.n_entries, buf, (size_t)(w.p - buf));
+        free(buf);
+    }
+    if (phasor_world_rank == 0)
+        phasor_warn("network probe (%s): %.2f s, %u repetitions",
+                    agreed[0] == PPROBE_QUICK ? "quick" : "full", res.info.elapsed_s,
+                    res.info.reps);
+    pprobe_result_free(&res);
+}
+
+/* Configuration, directory, writer, PHASOR_STEPS, call sites: what the log is made with. */
+static void set_up(void)
+{
+    phasor_read_config(phasor_world_rank);
+    choose_dir();
+    phasor_writer_choose();
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+    int len = 0;
+    PMPI_Get_library_version(lib, &len);
+    const char *steps = getenv("PHASOR_STEPS");
+    int m = phasor_measure_init(steps, lib);
+    if (m < 0 && phasor_world_rank == 0)
+        phasor_warn("PHASOR_STEPS=%s is not 'off' or 'measure'; using off", steps);
+    else if (m == 0 && phasor_world_rank == 0)
+        phasor_warn("PHASOR_STEPS=measure: no algorithm rules for this MPI library; "
+                    "collectives run as usual");
+    if (!phasor_callsite_init(phasor_cfg.callsite_depth) && phasor_world_rank == 0)
+        phasor_warn("call sites are off: cannot load %s (%s)", PHASOR_LIBUNWIND_SONAME,
+                    dlerror());
+}
+
+/* Open this rank's file, then agree (collective): 1 when every rank could. */
+static int open_log(int required, int provided)
+{
+    int err = make_dirs(phasor_cfg.dir);
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof(path), "%s/" PLOG_FILE_PATTERN, phasor_cfg.dir, phasor_world_rank);
+    kvbuf_t kv = {0};
+    phasor_header_kv(&kv, required, provided);
+    plog_file_header_t h = {0};
+    h.rank = phasor_world_rank;
+    h.world_size = phasor_world_size;
+    h.pid = getpid();
+    h.clock = phasor_clock_use_tsc ? PLOG_CLOCK_TSC : PLOG_CLOCK_MONOTONIC;
+    h.t_init_ns = phasor_mono_ns();
+    struct timespec rt;
+    clock_gettime(CLOCK_REALTIME, &rt);
+    h.realtime_init_ns = (int64_t)rt.tv_sec * 1000000000ll + rt.tv_nsec;
+    if (err == 0)
+        err = phasor_writer_open(path, &h, kv.p, kv.len);
+    free(kv.p);
+    int mine[2] = {err ? err : INT_MAX, phasor_world_rank}, first[2];
+    PMPI_Allreduce(mine, first, 1, MPI_2INT, MPI_MINLOC, phasor_private_comm);
+    if (first[0] == INT_MAX)
+        return 1;
+    if (err == 0) {
+        phasor_writer_abandon();
+        unlink(path); /* empty but for the header: nothing of the app's is lost */
+    }
+    if (phasor_world_rank == 0)
+        phasor_warn("cannot write logs to '%s' (rank %d: %s): running without phasor",
+                    phasor_cfg.dir, first[1], strerror(first[0]));
+    return 0;
+}
+
+void phasor_start(unsigned call, uint64_t t0, uint64_t t1, int rc, int required, int provided)
+{
+    if (rc != MPI_SUCCESS)
+        return;
+    assert(!phasor_active && phasor_private_comm == MPI_COMM_NULL); /* MPI starts once */
+    PMPI_Comm_rank(MPI_COMM_WORLD, &phasor_world_rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &phasor_world_size);
+    if (PMPI_Comm_dup(MPI_COMM_WORLD, &phasor_private_comm) != MPI_SUCCESS)
+        return;
+    set_up();
+    if (!open_log(required, provided))
+        return;
+
+    if (!phasor_comm_table_init())
+        phasor_warn("rank %d: communicator table unavailable: events will carry unknown ids",
+                    phasor_world_rank);
+    plog_sync_sample_t sync;
+    phasor_clocksync(PLOG_SYNC_INIT, &sync);
+    pthread_mutex_lock(&phasor_write_lock);
+    phasor_flush_defs_locked();
+    phasor_write_sync_locked(&sync);
+    pthread_mutex_unlock(&phasor_write_lock);
+    run_probe();
+
+    phasor_writer_start_thread();
+    phasor_install_endings();
+    phasor_thread_t *th = phasor_thread_attach();
+    __atomic_store_n(&phasor_active, 1, __ATOMIC_RELEASE);
+    if (th)
+        phasor_record_raw(call, t0, t1, rc, PLOG_NONE);
+}

@@ -1,0 +1,344 @@
+/* phasor_writer.c: writing a rank's frames (the caller holds phasor_write_lock: any thread
+ * may write, one at a time), and the writer thread that takes full buffers off the threads
+ * that record (phasor_core.h). */
+#define _GNU_SOURCE
+#include <assert.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "phasor_core.h"
+#include "plog_write.h"
+#include "vec.h"
+
+/* Writer state: everything below is guarded by phasor_write_lock. */
+pthread_mutex_t phasor_write_lock = PTHREAD_MUTEX_INITIALIZER;
+static plog_writer_t writer;
+static int writer_ok;
+static uint8_t *enc_buf;
+static size_t enc_cap;
+static uint8_t *comm_pending; /* COMMS records not written yet */
+static size_t comm_pending_len, comm_pending_cap;
+static uint32_t comm_pending_n;
+static uint64_t dropped_events;
+static uint64_t frames_written;
+static int warned_write;
+static int write_failed; /* this rank lost events to a failed write */
+volatile sig_atomic_t phasor_in_crash;
+
+/* Writer thread queue: guarded by q_lock. A slot has at most its two buffers queued. */
+typedef struct job {
+    slot_t *s;
+    int which;
+    size_t len;
+    uint32_t n;
+} job_t;
+#define QUEUE_LEN (2 * MAX_SLOTS)
+static pthread_mutex_t q_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t q_cond = PTHREAD_COND_INITIALIZER;    /* work arrived / stop */
+static pthread_cond_t done_cond = PTHREAD_COND_INITIALIZER; /* a buffer came back */
+static job_t queue[QUEUE_LEN];
+static size_t q_head, q_tail;
+static int q_stop;
+static pthread_t writer_thread;
+static int writer_thread_running;
+uint64_t phasor_writer_stalls;
+static cpu_set_t writer_cpus; /* CPUs no rank of this node is bound to */
+int phasor_writer_pinned;
+
+/* ---- opening and closing ---- */
+
+int phasor_writer_open(const char *path, plog_file_header_t *h, const char *kv, size_t len)
+{
+    enc_cap = plog_events_encode_bound(phasor_cfg.buffer);
+    enc_buf = malloc(enc_cap);
+    if (enc_buf == NULL)
+        return ENOMEM;
+    if (plog_writer_open(&writer, path, phasor_cfg.file_mode, phasor_cfg.level, h, kv, len) !=
+        PLOG_OK) {
+        free(enc_buf);
+        enc_buf = NULL;
+        return writer.sys_errno ? writer.sys_errno : EIO;
+    }
+    writer_ok = 1;
+    return 0;
+}
+
+void phasor_writer_abandon(void)
+{
+    writer_ok = 0;
+    plog_writer_abandon(&writer);
+    free(enc_buf);
+    enc_buf = NULL;
+}
+
+int phasor_writer_ok(void) { return writer_ok; }
+
+int phasor_writer_failed(void)
+{
+    pthread_mutex_lock(&phasor_write_lock);
+    int failed = write_failed;
+    pthread_mutex_unlock(&phasor_write_lock);
+    return failed;
+}
+
+uint64_t phasor_writer_dropped(void) { return dropped_events; }
+
+/* ---- writing ---- */
+
+/* One warning per job, not per rank: the first rank whose write fails creates a marker in
+ * the log directory (O_EXCL) and warns; the others find it and stay quiet. Best effort: when
+ * the marker cannot be created (a full directory, a node-local directory per host) each such
+ * rank warns. Rank 0's summary at MPI_Finalize counts the ranks that lost events. */
+static int first_to_fail(void)
+{
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof(path), "%s/.phasor-write-failed", phasor_cfg.dir);
+    int fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd >= 0) {
+        close(fd);
+        return 1;
+    }
+    return errno != EEXIST;
+}
+
+static void note_write_failure(void)
+{
+    if (writer_ok && !warned_write && first_to_fail())
+        phasor_warn("rank %d: writing the log in %s failed (%s): the run goes on; further "
+                    "events of the ranks that cannot write are counted as dropped",
+                    phasor_world_rank, phasor_cfg.dir,
+                    writer.sys_errno ? strerror(writer.sys_errno) : plog_strerror(writer.err));
+    if (writer_ok)
+        write_failed = 1;
+    warned_write = 1;
+    writer_ok = 0;
+}
+
+void phasor_write_frame_locked(unsigned kind, unsigned thread, uint32_t count, const void *raw,
+                               size_t len)
+                               {
+                               if (!writer_ok)
+                               return;
+    if (plog_writer_frame(&writer, kind, thread, count, raw, len) != PLOG_OK)
+        note_write_failure();
+    else
+        frames_written++;
+}
+
+static void emit_callsites_locked(uint32_t n, const void *buf, size_t len)
+{
+    phasor_write_frame_locked(PLOG_FRAME_CALLSITES, 0, n, buf, len);
+}
+
+void phasor_flush_defs_locked(void)
+{
+    phasor_callsite_flush(emit_callsites_locked, phasor_in_crash);
+    if (comm_pending_n == 0)
+        return;
+    phasor_write_frame_locked(PLOG_FRAME_COMMS, 0, comm_pending_n, comm_pending, comm_pending_len);
+    comm_pending_len = 0;
+    comm_pending_n = 0;
+}
+
+void phasor_write_events_locked(unsigned thread, uint8_t *buf, size_t len, uint32_t n)
+{
+    if (n == 0)
+        return;
+    if (!writer_ok) {
+        dropped_events += n;
+        return;
+    }
+    phasor_flush_defs_locked();
+    phasor_clock_map_t map;
+    phasor_clock_map_now(&map);
+    size_t out = 0;
+    if (plog_events_encode_mapped(buf, len, n, phasor_clock_use_tsc ? &map : NULL, enc_buf,
+                                  enc_cap, &out) != PLOG_OK) {
+        dropped_events += n; /* cannot happen with enc_cap from the bound; counted anyway */
+        return;
+    }
+    phasor_write_frame_locked(PLOG_FRAME_EVENTS, thread, n, enc_buf, out);
+    if (!writer_ok)
+        dropped_events += n;
+}
+
+void phasor_queue_comm_def(const plog_comm_def_t *c)
+{
+    size_t need = 5 * 10 + ((size_t)c->n_local + c->n_remote + c->n_topo + 3) * 10;
+    pthread_mutex_lock(&phasor_write_lock);
+    if (VEC_GROW(comm_pending, comm_pending_cap, comm_pending_len + need) != 0) {
+        pthread_mutex_unlock(&phasor_write_lock);
+        return; /* the reader will report events on an undefined communicator */
+    }
+    plog_wcur_t w = {comm_pending + comm_pending_len, comm_pending + comm_pending_cap, 0};
+    plog_comm_encode(&w, c);
+    assert(!w.overflow); /* need bounds every varint of the record */
+    comm_pending_len = (size_t)(w.p - comm_pending);
+    comm_pending_n++;
+    pthread_mutex_unlock(&phasor_write_lock);
+}
+
+void phasor_write_frame(unsigned kind, uint32_t count, const void *raw, size_t len)
+{
+    pthread_mutex_lock(&phasor_write_lock);
+    phasor_write_frame_locked(kind, 0, count, raw, len);
+    pthread_mutex_unlock(&phasor_write_lock);
+}
+
+void phasor_write_sync_locked(const plog_sync_sample_t *s)
+{
+    uint8_t buf[64]; /* four varints */
+    plog_wcur_t w = {buf, buf + sizeof(buf), 0};
+    plog_sync_encode(&w, s);
+    assert(!w.overflow);
+    phasor_write_frame_locked(PLOG_FRAME_CLOCKSYNC, 0, 1, buf, (size_t)(w.p - buf));
+}
+
+void phasor_writer_end_locked(const char *kv, size_t len)
+{
+    if (writer_ok && plog_writer_end(&writer, kv, len) != PLOG_OK)
+        note_write_failure();
+    writer_ok = 0;
+}
+
+/* ---- the writer thread ---- */
+
+static void *writer_main(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&q_lock);
+    for (;;) {
+        while (q_head == q_tail && !q_stop)
+            pthread_cond_wait(&q_cond, &q_lock);
+        if (q_head == q_tail)
+            break;
+        job_t j = queue[q_head++ % QUEUE_LEN];
+        assert(j.s->busy[j.which]);
+        pthread_mutex_unlock(&q_lock);
+
+        pthread_mutex_lock(&phasor_write_lock);
+        phasor_write_events_locked(j.s->th.slot, j.s->bufs[j.which], j.len, j.n);
+        pthread_mutex_unlock(&phasor_write_lock);
+
+        pthread_mutex_lock(&q_lock);
+        j.s->busy[j.which] = 0;
+        pthread_cond_broadcast(&done_cond);
+    }
+    pthread_mutex_unlock(&q_lock);
+    return NULL;
+}
+
+void phasor_writer_take(slot_t *s, size_t len, uint32_t n)
+{
+    if (!writer_thread_running) {
+        pthread_mutex_lock(&phasor_write_lock);
+        phasor_write_events_locked(s->th.slot, s->th.buf, len, n);
+        pthread_mutex_unlock(&phasor_write_lock);
+        return;
+    }
+    pthread_mutex_lock(&q_lock);
+    assert(!s->busy[s->cur] && q_tail - q_head < QUEUE_LEN);
+    s->busy[s->cur] = 1;
+    queue[q_tail++ % QUEUE_LEN] = (job_t){s, s->cur, len, n};
+    pthread_cond_signal(&q_cond);
+    s->cur ^= 1;
+    if (s->busy[s->cur])
+        phasor_writer_stalls++;
+    while (s->busy[s->cur])
+        pthread_cond_wait(&done_cond, &q_lock);
+    pthread_mutex_unlock(&q_lock);
+}
+
+/* A writer thread only pays off when it has a core of its own: with every core running a
+ * rank that busy-polls in MPI, it preempts ranks and their peers wait (measured: ping-pong
+ * on 2 ranks / 2 cores slower with the thread than with inline writes). In auto mode the
+ * ranks of a node share their CPU masks: CPUs no rank is bound to are the writer's; if
+ * there are none but the ranks float over more CPUs than there are ranks, the writer floats
+ * with them; otherwise buffers are written inline. */
+void phasor_writer_choose(void)
+{
+    if (phasor_cfg.inline_writer >= 0)
+        return;
+    phasor_cfg.inline_writer = 1;
+    MPI_Comm node;
+    if (PMPI_Comm_split_type(phasor_private_comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
+                             &node) != MPI_SUCCESS)
+        return;
+    int local = 1;
+    PMPI_Comm_size(node, &local);
+    cpu_set_t mine, *all = malloc(sizeof(cpu_set_t) * (size_t)local);
+    CPU_ZERO(&mine);
+    if (sched_getaffinity(0, sizeof(mine), &mine) != 0)
+        CPU_ZERO(&mine);
+    int ok = all != NULL;
+    PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, node);
+    if (ok)
+        PMPI_Allgather(&mine, sizeof(mine), MPI_BYTE, all, sizeof(mine), MPI_BYTE, node);
+    PMPI_Comm_free(&node);
+    if (!ok) {
+        free(all);
+        return;
+    }
+    cpu_set_t used;
+    CPU_ZERO(&used);
+    for (int i = 0; i < local; i++)
+        CPU_OR(&used, &used, &all[i]);
+    free(all);
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    CPU_ZERO(&writer_cpus);
+    for (long c = 0; c < online && c < CPU_SETSIZE; c++)
+        if (!CPU_ISSET((int)c, &used))
+            CPU_SET((int)c, &writer_cpus);
+    if (CPU_COUNT(&writer_cpus) > 0) {
+        phasor_writer_pinned = 1;
+        phasor_cfg.inline_writer = 0;
+    } else if (local < CPU_COUNT(&used)) {
+        phasor_cfg.inline_writer = 0;
+    }
+}
+
+
+void phasor_writer_start_thread(void)
+{
+    /* The writer is created with every asynchronous signal blocked, so that none is
+     * delivered to it: a signal meant for the application goes to its own threads, and a
+     * fatal one is never handled on the thread whose queue the handler waits to drain.
+     * Faults stay open: one raised by the writer itself, blocked, would end the process
+     * without any handler (the MPI library's backtrace, phasor's END frame). */
+    sigset_t all, was;
+    sigfillset(&all);
+    const int faults[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS};
+    for (size_t i = 0; i < sizeof(faults) / sizeof(faults[0]); i++)
+        sigdelset(&all, faults[i]);
+    pthread_sigmask(SIG_BLOCK, &all, &was);
+    if (!phasor_cfg.inline_writer &&
+        pthread_create(&writer_thread, NULL, writer_main, NULL) == 0) {
+        writer_thread_running = 1;
+        pthread_setname_np(writer_thread, "phasor-writer");
+        if (phasor_writer_pinned)
+            pthread_setaffinity_np(writer_thread, sizeof(writer_cpus), &writer_cpus);
+    }
+    pthread_sigmask(SIG_SETMASK, &was, NULL);
+}
+
+void phasor_writer_stop_thread(void)
+{
+    if (!writer_thread_running)
+        return;
+    pthread_mutex_lock(&q_lock);
+    q_stop = 1;
+    pthread_cond_signal(&q_cond);
+    pthread_mutex_unlock(&q_lock);
+    pthread_join(writer_thread, NULL);
+    writer_thread_running = 0;
+}
+
+int phasor_writer_idle(void)
+{
+    return __atomic_load_n(&q_head, __ATOMIC_ACQUIRE) == __atomic_load_n(&q_tail, __ATOMIC_ACQUIRE);
+}
