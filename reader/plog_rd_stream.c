@@ -260,6 +260,7 @@ fail:
 plog_err_t stream_next(rstream_t *s, const plog_rec_t **rec, plog_error_t *err)
 {
     *rec = NULL;
+    tstream_t *t = NULL; /* the thread whose head is next, when known without the heap */
     if (!s->started) {
         s->started = 1;
         for (size_t i = 0; i < s->nts; i++) {
@@ -270,7 +271,7 @@ plog_err_t stream_next(rstream_t *s, const plog_rec_t **rec, plog_error_t *err)
                 heap_push(s->heap, &s->nheap, (uint32_t)i, stream_less, s);
         }
     } else if (s->pending != NULL) {
-        tstream_t *t = s->pending;
+        t = s->pending;
         s->pending = NULL;
         if (t->active && t->bpos < t->bn) { /* stream_advance's common case, inline */
             t->head = &t->bev[t->bpos];
@@ -281,24 +282,22 @@ plog_err_t stream_next(rstream_t *s, const plog_rec_t **rec, plog_error_t *err)
             if (e != PLOG_OK)
                 return e;
         }
-        if (t->have) {
-            if (s->nheap == 0) { /* the only thread with events left (often the only one) */
-                s->pending = t;
-                plog_err_t e = rec_build(s, t, t->head, t->headx, err);
-                if (e != PLOG_OK)
-                    return e;
-                *rec = &s->rec;
-                return PLOG_OK;
-            }
+        if (!t->have) {
+            t = NULL;
+        } else if (s->nheap != 0) { /* else the only thread with events left (often the only
+                                       one): next without the heap */
             assert(s->nheap < s->nts);
             heap_push(s->heap, &s->nheap, (uint32_t)(t - s->ts), stream_less, s);
+            t = NULL;
         }
     }
-    if (s->nheap == 0) {
-        s->done = 1;
-        return PLOG_OK;
+    if (t == NULL) {
+        if (s->nheap == 0) {
+            s->done = 1;
+            return PLOG_OK;
+        }
+        t = &s->ts[heap_pop(s->heap, &s->nheap, stream_less, s)];
     }
-    tstream_t *t = &s->ts[heap_pop(s->heap, &s->nheap, stream_less, s)];
     s->pending = t;
     plog_err_t e = rec_build(s, t, t->head, t->headx, err);
     if (e != PLOG_OK)
