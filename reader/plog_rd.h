@@ -14,6 +14,9 @@
 #include <zstd.h>
 
 #include "plog_calls.h"
+#include "plog_codec.h"
+#include "plog_error.h"
+#include "plog_format.h"
 #include "plog_reader.h"
 
 /* What follows is internal: hidden, so that the library exports only its public API and calls

@@ -150,7 +150,6 @@ iter_next_slow(plog_iter_t *it, const plog_rec_t **rec, plog_error_t *err)
                 *rec = it->cur[i];
                 return PLOG_OK;
             }
-            assert(it->nheap < it->nrs);
             heap_push(it->heap, &it->nheap, (uint32_t)i, iter_less, it);
         }
     }

@@ -134,7 +134,7 @@ static int rec_order_statuses(rstream_t *s, const rec_parts_t *p)
 {
     if (p->ns <= 1)
         return 0;
-    if (VEC_GROW(s->ord, s->ordcap, p->ns) != 0)
+    if (p->ns > s->ordcap && VEC_GROW(s->ord, s->ordcap, p->ns) != 0) /* no call per event */
         return -1;
     for (uint32_t i = 0; i < p->ns; i++)
         s->ord[i] = (stream_stord_t){p->status[(size_t)i * PLOG_STATUS_WORDS + 3], i};
@@ -518,7 +518,6 @@ static int rec_complete_statuses(rstream_t *s, const plog_event_t *ev, plog_rec_
         return -1;
     for (uint32_t j = 0; j < p->ns; j++) {
         uint32_t i = p->ns > 1 ? s->ord[j].pos : j;
-        assert(i < p->ns);
         plog_rstatus_t *st = &s->sv[i];
         int32_t src = rec_status_fill(st, p->status + (size_t)i * PLOG_STATUS_WORDS);
         if (st->handle == 0 && p->ns == 1)

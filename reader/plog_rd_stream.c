@@ -286,7 +286,6 @@ plog_err_t stream_next(rstream_t *s, const plog_rec_t **rec, plog_error_t *err)
             t = NULL;
         } else if (s->nheap != 0) { /* else the only thread with events left (often the only
                                        one): next without the heap */
-            assert(s->nheap < s->nts);
             heap_push(s->heap, &s->nheap, (uint32_t)(t - s->ts), stream_less, s);
             t = NULL;
         }
