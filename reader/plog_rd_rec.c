@@ -358,9 +358,9 @@ static void rec_blocking_statuses(rstream_t *s, plog_rec_t *r, const rec_parts_t
 /* ==== linking requests, in this rank's time order ======================================== */
 
 /* Send_init/Recv_init: a persistent definition. */
-static plog_err_t rec_link_persistent(rstream_t *s, const tstream_t *t, const plog_event_t *ev,
-                                      plog_rec_t *r, const plog_lcomm_t *lc, int inter,
-                                      plog_error_t *err)
+static __attribute__((noinline)) plog_err_t
+rec_link_persistent(rstream_t *s, const tstream_t *t, const plog_event_t *ev, plog_rec_t *r,
+                    const plog_lcomm_t *lc, int inter, plog_error_t *err)
 {
     if (ev->request == 0)
         return PLOG_OK;
@@ -398,8 +398,8 @@ static uint64_t rec_start_instance(rstream_t *s, const plog_rec_t *r, uint64_t h
 }
 
 /* Start/Startall: an instance of each persistent request named. */
-static void rec_link_start(rstream_t *s, const plog_event_t *ev, plog_rec_t *r,
-                           const rec_parts_t *p)
+static __attribute__((noinline)) void
+rec_link_start(rstream_t *s, const plog_event_t *ev, plog_rec_t *r, const rec_parts_t *p)
 {
     if (p->nh == 0) {
         if (ev->request != 0 &&
@@ -420,7 +420,8 @@ static void rec_link_start(rstream_t *s, const plog_event_t *ev, plog_rec_t *r,
 }
 
 /* Request_free ends the request (and a persistent definition); Cancel only names it. */
-static void rec_link_free(rstream_t *s, const plog_event_t *ev, plog_rec_t *r, uint8_t cflags)
+static __attribute__((noinline)) void
+rec_link_free(rstream_t *s, const plog_event_t *ev, plog_rec_t *r, uint8_t cflags)
 {
     if (ev->request == 0)
         return;
@@ -565,15 +566,12 @@ static void rec_complete_unrecorded(rstream_t *s, const plog_event_t *ev, const 
         }
 }
 
-/* Wait/Test families. */
-static plog_err_t rec_link_complete(rstream_t *s, const tstream_t *t, const plog_event_t *ev,
-                                    plog_rec_t *r, const rec_parts_t *p, uint8_t cflags,
-                                    plog_error_t *err)
+/* Wait/Test families (not under PLOG_ITER_NOLINK). The request linkers but the common new
+ * start are kept out of rec_build's body: the per-event path stays short. */
+static __attribute__((noinline)) plog_err_t
+rec_link_complete(rstream_t *s, const tstream_t *t, const plog_event_t *ev, plog_rec_t *r,
+                  const rec_parts_t *p, uint8_t cflags, plog_error_t *err)
 {
-    if (s->nolink) { /* the handles as recorded; statuses need their starts' communicators */
-        r->n_status = 0;
-        return PLOG_OK;
-    }
     uint32_t k = rec_complete_inputs(s, ev, r, p);
     if (rec_complete_statuses(s, ev, r, p, cflags) != 0)
         return stream_error(s, PLOG_E_NOMEM, t->frame_off, err, "status scratch");
@@ -656,7 +654,12 @@ plog_err_t rec_build(rstream_t *s, tstream_t *t, const plog_event_t *ev, const u
     case PLOG_CLASS_PRECV_INIT: e = rec_link_persistent(s, t, ev, r, lc, inter, err); break;
     case PLOG_CLASS_START: rec_link_start(s, ev, r, &p); break;
     case PLOG_CLASS_REQFREE: rec_link_free(s, ev, r, cflags); break;
-    case PLOG_CLASS_COMPLETE: e = rec_link_complete(s, t, ev, r, &p, cflags, err); break;
+    case PLOG_CLASS_COMPLETE:
+        if (s->nolink) /* the handles as recorded; statuses need their starts' communicators */
+            r->n_status = 0;
+        else
+            e = rec_link_complete(s, t, ev, r, &p, cflags, err);
+        break;
     default: e = rec_link_new(s, t, ev, r, lc, inter, err); break;
     }
     if (e != PLOG_OK)
