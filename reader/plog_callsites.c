@@ -1,55 +1,33 @@
 /* plog_callsites.c: merge the ranks' CALLSITES frames into one table (plog_callsites.h). */
 #include "plog_callsites.h"
 
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "plog_rd.h"
 
 struct plog_callsites {
     plog_cmodule_t **mods;
     size_t nmods, mods_cap;
     plog_csite_t *sites; /* sorted by id once loaded */
     size_t nsites, sites_cap;
-    char **warn;
-    size_t nwarn;
+    warn_list_t warn;
 };
 
-#define MAX_WARNINGS 100
+#define CS_MAX_WARNINGS 100
 
 static void cs_warn(plog_callsites_t *cs, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 static void cs_warn(plog_callsites_t *cs, const char *fmt, ...)
 {
-    if (cs->nwarn >= MAX_WARNINGS)
-        return;
-    char buf[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof(buf), fmt, ap);
+    warn_vadd(&cs->warn, CS_MAX_WARNINGS, fmt, ap);
     va_end(ap);
-    char **w = realloc(cs->warn, (cs->nwarn + 1) * sizeof(*w));
-    if (!w)
-        return;
-    cs->warn = w;
-    if ((w[cs->nwarn] = strdup(buf)) != NULL)
-        cs->nwarn++;
-}
-
-static plog_err_t fail(plog_error_t *err, plog_err_t code, const char *file, uint64_t off,
-                       const char *what)
-{
-    if (err) {
-        err->code = code;
-        err->offset = off;
-        snprintf(err->msg, sizeof(err->msg), "%s: offset %llu: %s (%s)", file,
-                 (unsigned long long)off, plog_strerror(code), what);
-    }
-    return code;
 }
 
 /* The shared module for (path, build id), added if new. NULL: out of memory. */
-static const plog_cmodule_t *module_intern(plog_callsites_t *cs, const plog_site_rec_t *r)
+static const plog_cmodule_t *cs_module_intern(plog_callsites_t *cs, const plog_site_rec_t *r)
 {
     for (size_t i = 0; i < cs->nmods; i++) {
         const plog_cmodule_t *m = cs->mods[i];
@@ -58,14 +36,8 @@ static const plog_cmodule_t *module_intern(plog_callsites_t *cs, const plog_site
             (r->build_id_len == 0 || memcmp(m->build_id, r->build_id, r->build_id_len) == 0))
             return m;
     }
-    if (cs->nmods == cs->mods_cap) {
-        size_t cap = cs->mods_cap ? cs->mods_cap * 2 : 16;
-        plog_cmodule_t **n = realloc(cs->mods, cap * sizeof(*n));
-        if (!n)
-            return NULL;
-        cs->mods = n;
-        cs->mods_cap = cap;
-    }
+    if (VEC_GROW(cs->mods, cs->mods_cap, cs->nmods + 1) != 0)
+        return NULL;
     plog_cmodule_t *m = calloc(1, sizeof(*m));
     char *path = malloc(r->path_len + 1);
     uint8_t *bid = r->build_id_len ? malloc(r->build_id_len) : NULL;
@@ -86,13 +58,20 @@ static const plog_cmodule_t *module_intern(plog_callsites_t *cs, const plog_site
     return m;
 }
 
-typedef struct rank_mods {
+typedef struct cs_rank_mods {
     const plog_cmodule_t **at; /* by the rank's module index */
     size_t cap;
-} rank_mods_t;
+} cs_rank_mods_t;
 
-static plog_err_t load_frame(plog_callsites_t *cs, const plog_rank_t *rk, size_t fi,
-                             rank_mods_t *rm, plog_error_t *err)
+/* An error about CALLSITES frame fx of rank file rk. */
+static plog_err_t cs_fail(plog_error_t *err, plog_err_t code, const plog_rank_t *rk,
+                          const plog_frame_ix_t *fx, const char *what)
+{
+    return plog_fail(err, code, rk->path, (int64_t)fx->offset, "%s", what);
+}
+
+static plog_err_t cs_load_frame(plog_callsites_t *cs, const plog_rank_t *rk, size_t fi,
+                             cs_rank_mods_t *rm, plog_error_t *err)
 {
     const plog_frame_ix_t *fx = &rk->frames[fi];
     void *raw;
@@ -104,38 +83,27 @@ static plog_err_t load_frame(plog_callsites_t *cs, const plog_rank_t *rk, size_t
     plog_site_rec_t rec;
     for (uint32_t k = 0; k < fx->count && e == PLOG_OK; k++) {
         if ((e = plog_site_get(&r, &rec)) != PLOG_OK) {
-            e = fail(err, e, rk->path, fx->offset, "call-site record");
+            e = cs_fail(err, e, rk, fx, "call-site record");
             break;
         }
         if (rec.type == PLOG_SITE_REC_MODULE) {
-            if (rec.module >= rm->cap) {
-                size_t cap = rec.module + 16;
-                const plog_cmodule_t **n = realloc(rm->at, cap * sizeof(*n));
-                if (!n) {
-                    e = fail(err, PLOG_E_NOMEM, rk->path, fx->offset, "module table");
-                    break;
-                }
-                memset(n + rm->cap, 0, (cap - rm->cap) * sizeof(*n));
-                rm->at = n;
-                rm->cap = cap;
-            }
-            if (rm->at[rec.module] != NULL) {
-                e = fail(err, PLOG_E_CORRUPT, rk->path, fx->offset, "module defined twice");
+            size_t had = rm->cap;
+            if (VEC_GROW(rm->at, rm->cap, (size_t)rec.module + 1) != 0) {
+                e = cs_fail(err, PLOG_E_NOMEM, rk, fx, "module table");
                 break;
             }
-            if ((rm->at[rec.module] = module_intern(cs, &rec)) == NULL)
-                e = fail(err, PLOG_E_NOMEM, rk->path, fx->offset, "module table");
+            memset(rm->at + had, 0, (rm->cap - had) * sizeof(*rm->at));
+            if (rm->at[rec.module] != NULL) {
+                e = cs_fail(err, PLOG_E_CORRUPT, rk, fx, "module defined twice");
+                break;
+            }
+            if ((rm->at[rec.module] = cs_module_intern(cs, &rec)) == NULL)
+                e = cs_fail(err, PLOG_E_NOMEM, rk, fx, "module table");
             continue;
         }
-        if (cs->nsites == cs->sites_cap) {
-            size_t cap = cs->sites_cap ? cs->sites_cap * 2 : 256;
-            plog_csite_t *n = realloc(cs->sites, cap * sizeof(*n));
-            if (!n) {
-                e = fail(err, PLOG_E_NOMEM, rk->path, fx->offset, "call-site table");
-                break;
-            }
-            cs->sites = n;
-            cs->sites_cap = cap;
+        if (VEC_GROW(cs->sites, cs->sites_cap, cs->nsites + 1) != 0) {
+            e = cs_fail(err, PLOG_E_NOMEM, rk, fx, "call-site table");
+            break;
         }
         plog_csite_t *s = &cs->sites[cs->nsites];
         memset(s, 0, sizeof(*s));
@@ -146,8 +114,7 @@ static plog_err_t load_frame(plog_callsites_t *cs, const plog_rank_t *rk, size_t
         for (uint32_t i = 0; i < rec.nframes; i++) {
             uint32_t mi = rec.frames[i].module;
             if (mi != 0 && (mi >= rm->cap || rm->at[mi] == NULL)) {
-                e = fail(err, PLOG_E_CORRUPT, rk->path, fx->offset,
-                         "call site uses an undefined module");
+                e = cs_fail(err, PLOG_E_CORRUPT, rk, fx, "call site uses an undefined module");
                 break;
             }
             s->frames[i].module = mi ? rm->at[mi] : NULL;
@@ -157,22 +124,23 @@ static plog_err_t load_frame(plog_callsites_t *cs, const plog_rank_t *rk, size_t
             cs->nsites++;
     }
     if (e == PLOG_OK && r.p != r.end)
-        e = fail(err, PLOG_E_CORRUPT, rk->path, fx->offset, "bytes after the last call-site record");
+        e = cs_fail(err, PLOG_E_CORRUPT, rk, fx, "bytes after the last call-site record");
     free(raw);
     return e;
 }
 
-static int same_stack(const plog_csite_t *a, const plog_csite_t *b)
+static int cs_same_stack(const plog_csite_t *a, const plog_csite_t *b)
 {
     if (a->nframes != b->nframes)
         return 0;
     for (uint32_t i = 0; i < a->nframes; i++)
-        if (a->frames[i].module != b->frames[i].module || a->frames[i].offset != b->frames[i].offset)
+        if (a->frames[i].module != b->frames[i].module ||
+            a->frames[i].offset != b->frames[i].offset)
             return 0;
     return 1;
 }
 
-static int cmp_site(const void *x, const void *y)
+static int cs_cmp_site(const void *x, const void *y)
 {
     const plog_csite_t *a = x, *b = y;
     if (a->id != b->id)
@@ -185,17 +153,17 @@ plog_err_t plog_callsites_load(const plog_run_t *run, plog_callsites_t **out, pl
     *out = NULL;
     plog_callsites_t *cs = calloc(1, sizeof(*cs));
     if (!cs)
-        return fail(err, PLOG_E_NOMEM, plog_run_path(run), 0, "call-site table");
+        return plog_fail(err, PLOG_E_NOMEM, plog_run_path(run), 0, "call-site table");
     plog_err_t e = PLOG_OK;
     int32_t n = plog_run_world_size(run);
     for (int32_t r = 0; r < n && e == PLOG_OK; r++) {
         const plog_rank_t *rk = plog_run_rank(run, r);
         if (!rk)
             continue;
-        rank_mods_t rm = {0};
+        cs_rank_mods_t rm = {0};
         for (size_t i = 0; i < rk->n_frames && e == PLOG_OK; i++)
             if (rk->frames[i].kind == PLOG_FRAME_CALLSITES)
-                e = load_frame(cs, rk, i, &rm, err);
+                e = cs_load_frame(cs, rk, i, &rm, err);
         free(rm.at);
     }
     if (e != PLOG_OK) {
@@ -205,7 +173,7 @@ plog_err_t plog_callsites_load(const plog_run_t *run, plog_callsites_t **out, pl
     /* One entry per id: the lowest rank's stack; others must agree (a thread-level
      * collision in one rank can make its id mean another stack). */
     if (cs->nsites > 1)
-        qsort(cs->sites, cs->nsites, sizeof(*cs->sites), cmp_site);
+        qsort(cs->sites, cs->nsites, sizeof(*cs->sites), cs_cmp_site);
     size_t w = 0;
     for (size_t i = 0; i < cs->nsites;) {
         size_t j = i + 1;
@@ -217,7 +185,7 @@ plog_err_t plog_callsites_load(const plog_run_t *run, plog_callsites_t **out, pl
             if (o->first_rank == last)
                 continue; /* a rank's log defines each id once; tolerate repeats */
             last = o->first_rank;
-            if (same_stack(&keep, o))
+            if (cs_same_stack(&keep, o))
                 keep.n_ranks++;
             else
                 cs_warn(cs, "call site %u: rank %d recorded another stack than rank %d; its "
@@ -243,9 +211,7 @@ void plog_callsites_free(plog_callsites_t *cs)
     }
     free(cs->mods);
     free(cs->sites);
-    for (size_t i = 0; i < cs->nwarn; i++)
-        free(cs->warn[i]);
-    free(cs->warn);
+    warn_free(&cs->warn);
     free(cs);
 }
 
@@ -271,9 +237,9 @@ const plog_csite_t *plog_callsites_at(const plog_callsites_t *cs, size_t i)
     return cs && i < cs->nsites ? &cs->sites[i] : NULL;
 }
 
-size_t plog_callsites_nwarnings(const plog_callsites_t *cs) { return cs ? cs->nwarn : 0; }
+size_t plog_callsites_nwarnings(const plog_callsites_t *cs) { return cs ? cs->warn.n : 0; }
 
 const char *plog_callsites_warning(const plog_callsites_t *cs, size_t i)
 {
-    return cs && i < cs->nwarn ? cs->warn[i] : NULL;
+    return cs && i < cs->warn.n ? cs->warn.v[i] : NULL;
 }
