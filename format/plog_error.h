@@ -34,6 +34,7 @@ typedef struct plog_error {
     char msg[1024];  /* "<file>: offset N: <plog_strerror text> (<detail>)" */
 } plog_error_t;
 
+#ifdef PLOG_INTERNAL /* phasor's own layers fill errors; a user of libplogread reads them */
 #define PLOG_NO_OFFSET (-1) /* plog_fail: the error is about the file, not a place in it */
 
 /* Fill *err (when err is not NULL) and return code. The message is
@@ -43,5 +44,7 @@ typedef struct plog_error {
  * with " (<detail>)" left out when fmt is NULL or gives "". */
 plog_err_t plog_fail(plog_error_t *err, plog_err_t code, const char *file, int64_t offset,
                      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+#endif /* PLOG_INTERNAL */
 
 #endif

@@ -32,9 +32,6 @@
 
 #include "plog_error.h"
 #include "plog_format.h"
-#ifdef PLOG_INTERNAL /* the library's own sources: the payload codecs (not installed) */
-#include "plog_codec.h"
-#endif
 
 /* ---- values the reader adds to the format's specials (PLOG_NONE ... PLOG_ROOT_ROOT) ---- */
 #define PLOG_R_BADRANK (-5)       /* a rank that could not be translated (see the warnings) */

@@ -57,34 +57,6 @@ int hmap_set(hmap_t *m, uint64_t key, uint64_t val)
     return 0;
 }
 
-int hmap_put_at(hmap_t *m, size_t i, uint64_t key, uint64_t val)
-{
-    if (i == SIZE_MAX || (m->n + 1) * 4 > m->cap * 3)
-        return hmap_set(m, key, val);
-    assert(key != 0 && m->keys[i] == 0);
-    m->keys[i] = key;
-    m->vals[i] = val;
-    m->n++;
-    return 0;
-}
-
-void hmap_del_at(hmap_t *m, size_t i)
-{
-    assert(i < m->cap && m->keys[i] != 0);
-    size_t mask = m->cap - 1;
-    for (size_t j = (i + 1) & mask; m->keys[j] != 0; j = (j + 1) & mask) {
-        size_t home = hmap_home(m->keys[j], m->shift);
-        /* move j into the hole at i unless its home lies cyclically in (i, j] */
-        if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
-            m->keys[i] = m->keys[j];
-            m->vals[i] = m->vals[j];
-            i = j;
-        }
-    }
-    m->keys[i] = 0;
-    m->n--;
-}
-
 void hmap_del(hmap_t *m, uint64_t key)
 {
     size_t i = hmap_find(m, key);

@@ -73,9 +73,34 @@ uint64_t *hmap_put(hmap_t *m, uint64_t key);
 /* key -> val, replacing any value it had. 0, or -1 when out of memory. */
 int hmap_set(hmap_t *m, uint64_t key, uint64_t val);
 /* Insert key (absent) at the empty slot hmap_probe gave: one probe sequence for a lookup
- * followed by an insertion. Falls back to a full insertion when the map must grow. */
-int hmap_put_at(hmap_t *m, size_t i, uint64_t key, uint64_t val);
-void hmap_del_at(hmap_t *m, size_t i);
+ * followed by an insertion. Falls back to a full insertion when the map must grow.
+ * Inline with hmap_del_at: the reader links and retires a request per event with them. */
+static inline int hmap_put_at(hmap_t *m, size_t i, uint64_t key, uint64_t val)
+{
+    if (i == SIZE_MAX || (m->n + 1) * 4 > m->cap * 3)
+        return hmap_set(m, key, val);
+    m->keys[i] = key;
+    m->vals[i] = val;
+    m->n++;
+    return 0;
+}
+
+static inline void hmap_del_at(hmap_t *m, size_t i)
+{
+    size_t mask = m->cap - 1;
+    for (size_t j = (i + 1) & mask; m->keys[j] != 0; j = (j + 1) & mask) {
+        size_t home = hmap_home(m->keys[j], m->shift);
+        /* move j into the hole at i unless its home lies cyclically in (i, j] */
+        if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
+            m->keys[i] = m->keys[j];
+            m->vals[i] = m->vals[j];
+            i = j;
+        }
+    }
+    m->keys[i] = 0;
+    m->n--;
+}
+
 void hmap_del(hmap_t *m, uint64_t key);
 void hmap_free(hmap_t *m);
 
