@@ -16,6 +16,7 @@
 #include "plog_calls.h"
 #include "plog_codec.h"
 #include "plog_error.h"
+#include "plog_extras.h"
 #include "plog_format.h"
 #include "plog_reader.h"
 

@@ -61,10 +61,7 @@ static int rec_parse_extras(const plog_event_t *ev, const uint64_t *x, rec_parts
     p->handles = p->status = p->vsend = p->vrecv = NULL;
     p->nh = p->ns = p->nvs = p->nvr = 0;
     if (ev->nextra == 0)
-        return ev->flags & (PLOG_F_RECVSPEC | PLOG_F_HANDLES | PLOG_F_STATUS | PLOG_F_VSEND |
-                            PLOG_F_VRECV | PLOG_F_NEWCOMM | PLOG_F_COLLINFO)
-                   ? ((ev->flags & PLOG_F_TRUNCATED) ? 0 : -1)
-                   : 0;
+        return ev->flags & PLOG_EXTRAS_FLAGS ? ((ev->flags & PLOG_F_TRUNCATED) ? 0 : -1) : 0;
     uint32_t n = ev->nextra, i = 0;
     int cut = (ev->flags & PLOG_F_TRUNCATED) != 0;
     uint16_t f = ev->flags;
@@ -103,7 +100,7 @@ static int rec_parse_extras(const plog_event_t *ev, const uint64_t *x, rec_parts
         p->has_newcomm = 1;
     }
     if (f & PLOG_F_COLLINFO) {
-        if (n - i < 2)
+        if (n - i < PLOG_COLLINFO_WORDS)
             return cut ? 0 : -1;
         p->collinfo[0] = x[i++];
         p->collinfo[1] = x[i++];
@@ -159,12 +156,12 @@ static int32_t rec_status_fill(plog_rstatus_t *st, const uint64_t *w)
 {
     memset(st, 0, sizeof(*st)); /* padding too: consumers may hash or compare statuses */
     st->handle = w[0];
-    st->tag = (int32_t)(uint32_t)w[1];
+    st->tag = plog_extras_lo(w[1]);
     st->cancelled = (w[2] & PLOG_STATUS_CANCELLED) != 0;
     uint64_t b = w[2] & ~PLOG_STATUS_CANCELLED;
     st->bytes = b == PLOG_BYTES_UNKNOWN ? PLOG_BYTES_UNKNOWN : b;
     st->index = w[3];
-    return (int32_t)(uint32_t)(w[1] >> 32);
+    return plog_extras_hi(w[1]);
 }
 
 static int rec_is_recv(int cls)
@@ -273,9 +270,9 @@ static inline void rec_fill_ranks(rstream_t *s, plog_rec_t *r, const plog_event_
     r->peer = rec_xlate(s, r, lc, inter, ev->peer, "peer");
     r->root = rec_xlate(s, r, lc, inter, ev->root, "root");
     if (p->has_recvspec) {
-        r->recv_source = rec_xlate(s, r, lc, inter, (int32_t)(uint32_t)(p->recvspec >> 32),
+        r->recv_source = rec_xlate(s, r, lc, inter, plog_extras_hi(p->recvspec),
                                    "posted source");
-        r->recv_tag = (int32_t)(uint32_t)p->recvspec;
+        r->recv_tag = plog_extras_lo(p->recvspec);
     } else {
         r->recv_source = r->recv_tag = PLOG_NONE;
     }
@@ -311,7 +308,7 @@ static inline void rec_fill_lists(plog_rec_t *r, const rec_parts_t *p)
     if (p->has_collinfo) {
         r->stype_size = (uint32_t)p->collinfo[0];
         r->rtype_size = (uint32_t)(p->collinfo[0] >> 32);
-        r->op = (uint16_t)(p->collinfo[1] & 0xff);
+        r->op = (uint16_t)(p->collinfo[1] & PLOG_COLLINFO_OP_MASK);
         r->op_commutative = (p->collinfo[1] & PLOG_OP_COMMUTATIVE) != 0;
     } else {
         r->stype_size = r->rtype_size = 0;
