@@ -337,7 +337,7 @@ typedef struct pcs_op {
 } pcs_op_t;
 
 typedef struct pcs_sched {
-    pcs_op_t *ops; /* grown with realloc; kept across pcs_sched_reset */
+    pcs_op_t *ops; /* grown with VEC_GROW (util/vec.h); kept across pcs_sched_reset */
     size_t n, cap;
     uint64_t tmp_bytes[3]; /* bytes PCS_BUF_TMP, _TMP2 and _TMP3 must hold */
     uint32_t nsteps;       /* steps used (max step + 1; 0 if no operation) */
