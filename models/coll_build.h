@@ -27,6 +27,8 @@ typedef struct pcs_ctx {
 enum { PCS_BUF_VIEW = 254 };
 
 void pcs_ctx_init(pcs_ctx_t *c, const pcs_args_t *a, pcs_sched_t *s, int32_t tag);
+/* Record error e (if not PCS_OK) unless an earlier error is there: the first one sticks. */
+void pcs_fail(pcs_ctx_t *c, pcs_err_t e);
 /* Steps are global: a message has the same step at its sender and its receiver (the test
  * executor checks it). pcs_at sets the step of the operations that follow. */
 void pcs_at(pcs_ctx_t *c, int64_t step);
@@ -53,21 +55,6 @@ void pcs_sendrecv_actual(pcs_ctx_t *c, unsigned req, int dest, int sbuf, uint64_
 /* Record that scratch buffer buf (PCS_BUF_TMP or PCS_BUF_TMP2) must hold n bytes. */
 void pcs_need_tmp(pcs_ctx_t *c, int buf, uint64_t n);
 
-/* Generate a collective inside another (composite algorithms): sub's schedule with ctx c's
- * renaming, steps from c's step_base; *gsteps = the steps it used. (coll_ompi_algs.c) */
-pcs_err_t pcs_gen_sub(pcs_ctx_t *c, const pcs_args_t *sub, const pcs_choice_t *ch,
-                      int64_t *gsteps);
-/* The generators of coll_ompi_vrs.c (v-variants, reduce-scatters, recursive-doubling scans) */
-void pcs_gen_allgatherv(pcs_ctx_t *c, pcs_alg_t alg, int64_t *gsteps);
-void pcs_gen_alltoallv(pcs_ctx_t *c, pcs_alg_t alg, int64_t *gsteps);
-void pcs_gen_reduce_scatter(pcs_ctx_t *c, pcs_alg_t alg, int64_t *gsteps);
-void pcs_gen_rsb(pcs_ctx_t *c, pcs_alg_t alg, int64_t *gsteps);
-void pcs_gen_scan_rdbl(pcs_ctx_t *c, bool ex, int64_t *gsteps);
-/* Open MPI coll/libnbc (coll_ompi_nbc.c): the choice for a->nonblocking, and its schedules
- * (choice component PCS_COMP_LIBNBC). */
-pcs_err_t pcs_ompi41_nbc_select(const pcs_args_t *a, const pcs_ompi_forced_t *forced,
-                                pcs_choice_t *out);
-void pcs_gen_nbc(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps);
 /* Byte displacement of block i of a v-collective (displs NULL = packed: O(i)). */
 uint64_t pcs_vdisp(uint64_t ts, const int64_t *counts, const int64_t *displs, int i);
 /* Open MPI's ompi_mirror_perm: the nbits low bits of x reversed. */

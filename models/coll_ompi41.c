@@ -5,7 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "coll_build.h"
+#include "coll_ompi.h"
 
 /* The fixed rules of ompi/mca/coll/tuned/coll_tuned_decision_fixed.c v4.1.4, one row per
  * `alg = N;` (its line number last), flattened in source order: the first row that matches

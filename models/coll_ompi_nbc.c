@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coll_build.h"
+#include "coll_ompi.h"
 
 /* ompi_coll_base_nbc_reserve_tags: the first nonblocking operation on a communicator gets
  * -27, the next ones count down; the schedule carries the first. */

@@ -1,8 +1,9 @@
 /* coll_ompi_vrs.c: per-rank schedules of Open MPI 4.1's v-variant collectives (allgatherv,
- * alltoallv), its reduce-scatters (reduce_scatter, reduce_scatter_block) and the
- * recursive-doubling scan/exscan, written from a reading of ompi/mca/coll/base v4.1.4: the
- * same messages in the same order, the same buffers and the same reduction operand order. */
-#include "coll_build.h"
+ * alltoallv/w, gatherv, scatterv), its reduce-scatters (reduce_scatter, reduce_scatter_block)
+ * and scans (scan, exscan), written from a reading of ompi/mca/coll/base and coll/basic
+ * v4.1.4: the same messages in the same order, the same buffers and the same reduction
+ * operand order. */
+#include "coll_ompi.h"
 
 enum { S = PCS_BUF_SEND, R = PCS_BUF_RECV, T = PCS_BUF_TMP, T2 = PCS_BUF_TMP2, T3 = PCS_BUF_TMP3 };
 
@@ -26,7 +27,7 @@ static uint64_t sum_blocks(const pcs_ctx_t *c, const int64_t *counts, int first,
     return t * c->ts;
 }
 
-void pcs_gen_allgatherv(pcs_ctx_t *c, pcs_alg_t alg, int64_t *gsteps)
+void pcs_gen_allgatherv(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps)
 {
     const pcs_args_t *a = c->a;
     const int rank = c->rank, size = c->size;
@@ -36,7 +37,7 @@ void pcs_gen_allgatherv(pcs_ctx_t *c, pcs_alg_t alg, int64_t *gsteps)
 #define D(i) pcs_vdisp(ts, cn, dp, (i))
 #define N(i) ((uint64_t)cn[(i)] * ts)
     *gsteps = 0;
-    switch (alg) {
+    switch (ch->alg) {
     case PCS_ALG_ALLGATHERV_DEFAULT: {
         /* l.591: gatherv to 0 (coll/basic; in place, a rank sends its block of rbuf, so
          * even rank 0 is not MPI_IN_PLACE there), then a bcast through the rules of one
@@ -154,7 +155,7 @@ void pcs_gen_allgatherv(pcs_ctx_t *c, pcs_alg_t alg, int64_t *gsteps)
 
 /* ---- alltoallv (coll_base_alltoallv.c): counts/displs receive side, scounts/sdispls send
  * side ---- */
-void pcs_gen_alltoallv(pcs_ctx_t *c, pcs_alg_t alg, int64_t *gsteps)
+void pcs_gen_alltoallv(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps)
 {
     const pcs_args_t *a = c->a;
     const int rank = c->rank, size = c->size;
@@ -164,7 +165,7 @@ void pcs_gen_alltoallv(pcs_ctx_t *c, pcs_alg_t alg, int64_t *gsteps)
 #define SD(i) pcs_vdisp(ts, a->scounts, a->sdispls, (i))
 #define SN(i) ((uint64_t)a->scounts[(i)] * ts)
     *gsteps = 0;
-    switch (alg) {
+    switch (ch->alg) {
     case PCS_ALG_ALLTOALLV_LINEAR: { /* l.259: persistent requests (monitoring: external) */
         pcs_at(c, 0);
         if (a->scounts[rank] != 0)
@@ -215,7 +216,7 @@ void pcs_gen_alltoallv(pcs_ctx_t *c, pcs_alg_t alg, int64_t *gsteps)
     case PCS_ALG_ALLTOALLW_INPLACE: { /* coll_basic_alltoallw.c:47: the same exchanges */
         uint64_t maxn = 0, maxt = 0;
         /* alltoallw sizes its scratch by the right-hand peers only (l.66) */
-        const bool w = alg == PCS_ALG_ALLTOALLW_INPLACE;
+        const bool w = ch->alg == PCS_ALG_ALLTOALLW_INPLACE;
         for (int i = 0; i < size; i++) {
             if (i != rank && RN(i) > maxn)
                 maxn = RN(i);
@@ -257,6 +258,41 @@ void pcs_gen_alltoallv(pcs_ctx_t *c, pcs_alg_t alg, int64_t *gsteps)
 #undef SN
 }
 
+/* ---- gatherv / scatterv (coll/basic): linear, zero counts skipped ---- */
+void pcs_gen_gatherv(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps)
+{
+    const bool scatter = ch->alg == PCS_ALG_SCATTERV_LINEAR;
+    const pcs_args_t *a = c->a;
+    const uint64_t ts = c->ts;
+    *gsteps = 1;
+    pcs_at(c, 0);
+    if (c->rank != a->root) {
+        if (a->own_count > 0) {
+            if (scatter)
+                pcs_recv(c, a->root, R, 0, (uint64_t)a->own_count * ts);
+            else
+                pcs_send(c, a->root, S, 0, (uint64_t)a->own_count * ts);
+        }
+        return;
+    }
+    for (int i = 0; i < c->size; i++) {
+        uint64_t n = (uint64_t)a->counts[i] * ts, off = pcs_vdisp(ts, a->counts, a->displs, i);
+        if (i == c->rank) {
+            if (!a->in_place) {
+                if (scatter)
+                    pcs_copy(c, S, off, R, 0, n);
+                else
+                    pcs_copy(c, S, 0, R, off, n);
+            }
+        } else if (n > 0) {
+            if (scatter)
+                pcs_send(c, i, S, off, n);
+            else
+                pcs_recv(c, i, R, off, n);
+        }
+    }
+}
+
 /* ---- reduce_scatter (coll_base_reduce_scatter.c): counts = recvcounts, blocks packed ---- */
 
 static int64_t rs_total(const pcs_ctx_t *c)
@@ -290,7 +326,7 @@ static int64_t rs_sum_counts(const pcs_ctx_t *c, int rem, int lo, int hi)
                      pcs_vdisp(1, c->a->counts, NULL, lo));
 }
 
-void pcs_gen_reduce_scatter(pcs_ctx_t *c, pcs_alg_t alg, int64_t *gsteps)
+void pcs_gen_reduce_scatter(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps)
 {
     const pcs_args_t *a = c->a;
     const int rank = c->rank, size = c->size;
@@ -302,7 +338,7 @@ void pcs_gen_reduce_scatter(pcs_ctx_t *c, pcs_alg_t alg, int64_t *gsteps)
 #define D(i) pcs_vdisp(ts, cn, NULL, (i))
 #define N(i) ((uint64_t)cn[(i)] * ts)
     *gsteps = 0;
-    switch (alg) {
+    switch (ch->alg) {
     case PCS_ALG_REDUCE_SCATTER_NONOVERLAPPING: {
         /* l.47: reduce of the whole vector to 0 (rules), then coll/basic scatterv */
         pcs_args_t ra = *a, sa = *a;
@@ -533,7 +569,7 @@ static void two_pieces(pcs_ctx_t *c, pcs_opkind_t kind, int peer, int buf, uint6
         pcs_piece(c, buf, d1, l1);
 }
 
-void pcs_gen_rsb(pcs_ctx_t *c, pcs_alg_t alg, int64_t *gsteps)
+void pcs_gen_rsb(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps)
 {
     const pcs_args_t *a = c->a;
     const int rank = c->rank, size = c->size;
@@ -541,7 +577,7 @@ void pcs_gen_rsb(pcs_ctx_t *c, pcs_alg_t alg, int64_t *gsteps)
     const int64_t rc = a->count;
     const int in = a->in_place ? R : S;
     *gsteps = 0;
-    switch (alg) {
+    switch (ch->alg) {
     case PCS_ALG_RSB_LINEAR: {
         /* l.56: reduce to 0 (never in place: sbuf = rbuf then) and scatter, both through
          * the rules; rank 0 reduces into a temporary (T3) */
@@ -793,9 +829,54 @@ void pcs_gen_rsb(pcs_ctx_t *c, pcs_alg_t alg, int64_t *gsteps)
     }
 }
 
-/* ---- scan / exscan by recursive doubling (coll_base_scan.c:157, coll_base_exscan.c:142):
- * psend T, precv T2 ---- */
-void pcs_gen_scan_rdbl(pcs_ctx_t *c, bool ex, int64_t *gsteps)
+/* ---- scan / exscan ---- */
+
+/* coll/basic: the base linear algorithms */
+static void scan_linear(pcs_ctx_t *c, bool ex, int64_t *gsteps)
+{
+    const int rank = c->rank, size = c->size;
+    const bool inplace = c->a->in_place;
+    const uint64_t len = (uint64_t)c->a->count * c->ts;
+    const int sb = inplace ? R : S;
+    *gsteps = size - 1;
+    if (!ex) {
+        if (rank == 0) {
+            if (!inplace)
+                pcs_copy(c, S, 0, R, 0, len);
+        } else {
+            pcs_need_tmp(c, T, len);
+            if (!inplace)
+                pcs_copy(c, S, 0, R, 0, len);
+            pcs_at(c, rank - 1);
+            pcs_recv(c, rank - 1, T, 0, len);
+            pcs_reduce(c, T, 0, R, 0, len);
+        }
+        if (rank < size - 1) {
+            pcs_at(c, rank);
+            pcs_send(c, rank + 1, R, 0, len);
+        }
+        return;
+    }
+    if (rank == 0) {
+        pcs_at(c, 0);
+        pcs_send(c, 1, sb, 0, len);
+        return;
+    }
+    pcs_at(c, rank - 1);
+    if (rank == size - 1) {
+        pcs_recv(c, rank - 1, R, 0, len);
+        return;
+    }
+    pcs_need_tmp(c, T, len);
+    pcs_copy(c, sb, 0, T, 0, len);
+    pcs_recv(c, rank - 1, R, 0, len);
+    pcs_reduce(c, R, 0, T, 0, len);
+    pcs_at(c, rank);
+    pcs_send(c, rank + 1, T, 0, len);
+}
+
+/* recursive doubling (coll_base_scan.c:157, coll_base_exscan.c:142): psend T, precv T2 */
+static void scan_rdbl(pcs_ctx_t *c, bool ex, int64_t *gsteps)
 {
     const int rank = c->rank, size = c->size;
     const uint64_t len = (uint64_t)c->a->count * c->ts;
@@ -836,4 +917,12 @@ void pcs_gen_scan_rdbl(pcs_ctx_t *c, bool ex, int64_t *gsteps)
         }
     }
     *gsteps = k;
+}
+
+void pcs_gen_scan(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps)
+{
+    if (ch->alg == PCS_ALG_SCAN_RECURSIVE_DOUBLING || ch->alg == PCS_ALG_EXSCAN_RECURSIVE_DOUBLING)
+        scan_rdbl(c, ch->alg == PCS_ALG_EXSCAN_RECURSIVE_DOUBLING, gsteps);
+    else
+        scan_linear(c, ch->alg == PCS_ALG_EXSCAN_LINEAR, gsteps);
 }

@@ -76,6 +76,12 @@ void pcs_ctx_init(pcs_ctx_t *c, const pcs_args_t *a, pcs_sched_t *s, int32_t tag
     c->vbuf = 0;
 }
 
+void pcs_fail(pcs_ctx_t *c, pcs_err_t e)
+{
+    if (e && !c->s->err)
+        c->s->err = e;
+}
+
 void pcs_at(pcs_ctx_t *c, int64_t step)
 {
     /* steps count up from the (sub-)collective's first one */

@@ -1,0 +1,68 @@
+/* coll_ompi.h: what the Open MPI 4.1 files of models/ share (internal): the trees of
+ * coll_base_topo.c and the generator of each collective family. coll_ompi_gen.c gives a
+ * choice to its family's generator with the collective's tag; composite algorithms come
+ * back through pcs_gen_sub for their parts. */
+#ifndef COLL_OMPI_H
+#define COLL_OMPI_H
+
+#include "coll_build.h"
+
+/* ---- trees (coll_ompi_tree.c) ---- */
+#define PCS_TREE_MAXKIDS 128
+typedef enum {
+    PCS_TR_BIN, PCS_TR_CHAIN, PCS_TR_BM, PCS_TR_INORDER_BM, PCS_TR_KM, PCS_TR_INORDER_BIN
+} pcs_trkind_t;
+typedef struct pcs_tree {
+    pcs_trkind_t kind;
+    int param; /* fanout (chain), radix (kmtree) */
+    int size, root;
+} pcs_tree_t;
+typedef struct pcs_node {
+    int prev; /* -1 at the tree's root */
+    int n;
+    int next[PCS_TREE_MAXKIDS];
+} pcs_node_t;
+
+/* rank's parent and children */
+void pcs_tree_node(const pcs_tree_t *t, int rank, pcs_node_t *nd);
+/* Edges from the tree's root to rank: O(depth) node computations. */
+int pcs_tree_depth(const pcs_tree_t *t, int rank);
+/* Longest path down from rank: O(subtree size). */
+int pcs_tree_height(const pcs_tree_t *t, int rank);
+/* Height of the whole tree, memoised per thread (every rank of a call needs it). */
+int pcs_tree_root_height(const pcs_tree_t *t);
+
+/* ---- the generators: rank c->rank's schedule of call c->a with choice ch (its collective),
+ * *gsteps = the steps it spans; errors are sticky in c->s ---- */
+/* coll_ompi_bcast.c */
+void pcs_gen_bcast(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps);
+void pcs_gen_gather(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps);
+void pcs_gen_scatter(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps);
+/* coll_ompi_reduce.c */
+void pcs_gen_reduce(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps);
+void pcs_gen_allreduce(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps);
+/* coll_ompi_exch.c */
+void pcs_gen_barrier(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps);
+void pcs_gen_allgather(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps);
+void pcs_gen_alltoall(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps);
+/* coll_ompi_vrs.c: the v-variants (alltoallv also serves alltoallw, gatherv scatterv), the
+ * reduce-scatters and the scans (scan also serves exscan) */
+void pcs_gen_allgatherv(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps);
+void pcs_gen_alltoallv(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps);
+void pcs_gen_gatherv(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps);
+void pcs_gen_reduce_scatter(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps);
+void pcs_gen_rsb(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps);
+void pcs_gen_scan(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps);
+
+/* coll_ompi_gen.c: generate a collective inside another (composite algorithms): sub's
+ * schedule with ctx c's renaming, steps from c's step_base; *gsteps = the steps it used. */
+pcs_err_t pcs_gen_sub(pcs_ctx_t *c, const pcs_args_t *sub, const pcs_choice_t *ch,
+                      int64_t *gsteps);
+
+/* Open MPI coll/libnbc (coll_ompi_nbc.c): the choice for a->nonblocking, and its schedules
+ * (choice component PCS_COMP_LIBNBC). */
+pcs_err_t pcs_ompi41_nbc_select(const pcs_args_t *a, const pcs_ompi_forced_t *forced,
+                                pcs_choice_t *out);
+void pcs_gen_nbc(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps);
+
+#endif
