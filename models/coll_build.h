@@ -63,6 +63,7 @@ int pcs_mirror(int x, int nbits);
 /* Shared arithmetic of Open MPI's base algorithms. */
 int pcs_pow2_floor(int n);  /* largest power of two <= n (n >= 1) */
 int pcs_log2_floor(int n);
+int pcs_log2_ceil(int n);   /* smallest l with 2^l >= n: 0 for n <= 1 */
 /* COLL_BASE_COMPUTE_BLOCKCOUNT: blocks [0,split) have early elements, the rest late. */
 void pcs_blockcount(int64_t count, int nblocks, int *split, int64_t *early, int64_t *late);
 /* COLL_BASE_COMPUTED_SEGCOUNT from a segment size in bytes (count preset to the whole). */

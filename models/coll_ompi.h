@@ -59,10 +59,79 @@ void pcs_gen_scan(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps);
 pcs_err_t pcs_gen_sub(pcs_ctx_t *c, const pcs_args_t *sub, const pcs_choice_t *ch,
                       int64_t *gsteps);
 
-/* Open MPI coll/libnbc (coll_ompi_nbc.c): the choice for a->nonblocking, and its schedules
- * (choice component PCS_COMP_LIBNBC). */
+/* ---- Open MPI coll/libnbc (coll_ompi_nbc.c, coll_ompi_nbc_red.c, coll_ompi_nbc_sel.c) ----
+ * The choice for a->nonblocking, and its schedules (choice component PCS_COMP_LIBNBC). */
 pcs_err_t pcs_ompi41_nbc_select(const pcs_args_t *a, const pcs_ompi_forced_t *forced,
                                 pcs_choice_t *out);
 void pcs_gen_nbc(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps);
+
+/* libnbc's schedule calls. A round's sends and receives are posted in order, local copies
+ * and reductions run as they are reached, and the round ends at NBC_Sched_barrier (or an
+ * operation added with barrier=true): a WAIT on every request of the round. */
+typedef struct nbc {
+    pcs_ctx_t *c;
+    unsigned nreq; /* requests of the current round */
+} nbc_t;
+
+static inline void nbc_barrier(nbc_t *n)
+{
+    for (unsigned i = 0; i < n->nreq; i++)
+        pcs_wait(n->c, i);
+    n->nreq = 0;
+}
+/* NBC_Sched_send / NBC_Sched_recv: a message of round step */
+static inline void nbc_post(nbc_t *n, pcs_opkind_t kind, int64_t step, int peer, int buf,
+                            uint64_t off, uint64_t len, bool barrier)
+{
+    pcs_at(n->c, step);
+    if (kind == PCS_OP_ISEND)
+        pcs_isend(n->c, n->nreq++, peer, buf, off, len);
+    else
+        pcs_irecv(n->c, n->nreq++, peer, buf, off, len);
+    if (barrier)
+        nbc_barrier(n);
+}
+static inline void nbc_send(nbc_t *n, int64_t step, int peer, int buf, uint64_t off,
+                            uint64_t len, bool barrier)
+{
+    nbc_post(n, PCS_OP_ISEND, step, peer, buf, off, len, barrier);
+}
+static inline void nbc_recv(nbc_t *n, int64_t step, int peer, int buf, uint64_t off,
+                            uint64_t len, bool barrier)
+{
+    nbc_post(n, PCS_OP_IRECV, step, peer, buf, off, len, barrier);
+}
+/* NBC_Sched_op(buf1, buf2): buf2 = buf1 (op) buf2, ompi_op_reduce's order */
+static inline void nbc_op(nbc_t *n, int inb, uint64_t inoff, int iob, uint64_t iooff,
+                          uint64_t len, bool barrier)
+{
+    pcs_reduce(n->c, inb, inoff, iob, iooff, len);
+    if (barrier)
+        nbc_barrier(n);
+}
+static inline void nbc_copy(nbc_t *n, int sb, uint64_t soff, int db, uint64_t doff,
+                            uint64_t len, bool barrier)
+{
+    pcs_copy(n->c, sb, soff, db, doff, len);
+    if (barrier)
+        nbc_barrier(n);
+}
+
+static inline int nbc_popcount(int v)
+{
+    int k = 0;
+    for (; v; v &= v - 1)
+        k++;
+    return k;
+}
+/* ibcast/ireduce/iallreduce RANK2VRANK: root and 0 swap places, the others stay */
+static inline int nbc_swap_root(int x, int root) { return x == 0 ? root : x == root ? 0 : x; }
+
+/* coll_ompi_nbc_red.c: the reductions (each a choice of its collective) */
+void pcs_nbc_ireduce(nbc_t *n, const pcs_choice_t *ch, int64_t *gsteps);
+void pcs_nbc_iallreduce(nbc_t *n, const pcs_choice_t *ch, int64_t *gsteps);
+/* Ireduce_scatter(_block): binomial reduction to 0, linear scatter */
+void pcs_nbc_ireduce_scatter(nbc_t *n, bool block, int64_t *gsteps);
+void pcs_nbc_iscan(nbc_t *n, const pcs_choice_t *ch, int64_t *gsteps);
 
 #endif

@@ -311,6 +311,14 @@ int pcs_log2_floor(int n)
     return l;
 }
 
+int pcs_log2_ceil(int n)
+{
+    int l = 0;
+    while ((1 << l) < n)
+        l++;
+    return l;
+}
+
 void pcs_blockcount(int64_t count, int nblocks, int *split, int64_t *early, int64_t *late)
 {
     assert(nblocks > 0);
