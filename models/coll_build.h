@@ -55,6 +55,8 @@ void pcs_sendrecv_actual(pcs_ctx_t *c, unsigned req, int dest, int sbuf, uint64_
 /* Record that scratch buffer buf (PCS_BUF_TMP or PCS_BUF_TMP2) must hold n bytes. */
 void pcs_need_tmp(pcs_ctx_t *c, int buf, uint64_t n);
 
+/* counts[from] + ... + counts[to - 1] */
+int64_t pcs_sum(const int64_t *counts, int from, int to);
 /* Byte displacement of block i of a v-collective (displs NULL = packed: O(i)). */
 uint64_t pcs_vdisp(uint64_t ts, const int64_t *counts, const int64_t *displs, int i);
 /* Open MPI's ompi_mirror_perm: the nbits low bits of x reversed. */
@@ -63,6 +65,7 @@ int pcs_mirror(int x, int nbits);
 /* Shared arithmetic of Open MPI's base algorithms. */
 int pcs_pow2_floor(int n);  /* largest power of two <= n (n >= 1) */
 int pcs_log2_floor(int n);
+bool pcs_is_pow2(int n);   /* n > 0 a power of two */
 int pcs_log2_ceil(int n);   /* smallest l with 2^l >= n: 0 for n <= 1 */
 /* COLL_BASE_COMPUTE_BLOCKCOUNT: blocks [0,split) have early elements, the rest late. */
 void pcs_blockcount(int64_t count, int nblocks, int *split, int64_t *early, int64_t *late);

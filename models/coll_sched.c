@@ -273,6 +273,14 @@ void pcs_need_tmp(pcs_ctx_t *c, int buf, uint64_t n)
 
 /* ---- arithmetic ---- */
 
+int64_t pcs_sum(const int64_t *counts, int from, int to)
+{
+    int64_t s = 0;
+    for (int i = from; i < to; i++)
+        s += counts[i];
+    return s;
+}
+
 uint64_t pcs_vdisp(uint64_t ts, const int64_t *counts, const int64_t *displs, int i)
 {
     if (displs)
@@ -310,6 +318,8 @@ int pcs_log2_floor(int n)
         l++;
     return l;
 }
+
+bool pcs_is_pow2(int n) { return n > 0 && !(n & (n - 1)); }
 
 int pcs_log2_ceil(int n)
 {
