@@ -119,7 +119,37 @@ void pcs_mpich_allreduce(pcs_mv_t *v, const pcs_args_t *a, pcs_alg_t alg);
 void pcs_mpich_reduce_scatter(pcs_mv_t *v, const pcs_args_t *a, pcs_alg_t alg); /* and _block */
 void pcs_mpich_scan(pcs_mv_t *v, const pcs_args_t *a, bool ex);                 /* and exscan */
 
-/* coll_mpich_run.c: */
+/* ---- selection (coll_mpich40.c) ---- */
+/* The communicator's node structure (commutil.c: MPIR_Comm_create_subcomms). */
+typedef struct pcs_topo {
+    int P, rank, nnodes;
+    int *nidx;    /* node of each rank, numbered by first appearance */
+    int *nsize;   /* ranks per node */
+    int *leader;  /* lowest rank of each node: node_roots_comm rank k */
+    int *members; /* my node's ranks in order: node_comm */
+    int nlocal, lrank;
+    bool parent;      /* has node_comm / node_roots_comm (hierarchy_kind PARENT) */
+    bool consecutive; /* is_node_consecutive */
+    int *mem;
+} pcs_topo_t;
+pcs_err_t pcs_topo_init(pcs_topo_t *t, const pcs_args_t *a, const pcs_mpich_comm_t *mc);
+void pcs_topo_free(pcs_topo_t *t);
+
+/* What the MPIR layer's rules see of the hierarchy. */
+typedef struct pcs_hier {
+    bool parent, consecutive;
+} pcs_hier_t;
+/* MPIR_<Coll>_impl: a forced CVAR (its restrictions, silent fallback) or the MPIR JSON;
+ * PCS_NALGS with out->lib_alg > 0: "nb" (pcs_mpich_blocking_nb then). */
+pcs_alg_t pcs_mpich_mpir_select(const pcs_args_t *a, pcs_hier_t h, bool user_op,
+                                const pcs_mpich_env_t *env, pcs_choice_t *out);
+/* MPIR_<Coll>_allcomm_nb: the nonblocking path's choice on the same communicator. */
+pcs_err_t pcs_mpich_blocking_nb(const pcs_args_t *a, pcs_hier_t h, bool user_op,
+                                const pcs_mpich_env_t *env, pcs_choice_t *out);
+/* MPIR_I<coll>_intra_sched_auto (the sub-steps of the sched_smp and sched_naive ones). */
+pcs_alg_t pcs_mpich_nb_auto(const pcs_args_t *a, pcs_hier_t h, bool user_op);
+
+/* ---- running an MPIR algorithm (coll_mpich_run.c) ---- */
 /* Run the MPIR algorithm `alg` for the call sub (ranks of v's communicator) through view v.
  * Returns the schedule's error; *nsteps gets the steps it spans (the same at every rank). */
 pcs_err_t pcs_mpich_run(pcs_mv_t *v, const pcs_args_t *sub, pcs_alg_t alg, int throttle,
