@@ -32,6 +32,15 @@ int pcs_tree_height(const pcs_tree_t *t, int rank);
 /* Height of the whole tree, memoised per thread (every rank of a call needs it). */
 int pcs_tree_root_height(const pcs_tree_t *t);
 
+/* ---- the fold to a power of two (coll_ompi_reduce.c) ----
+ * Recursive doubling and halving on size = pof2 + rem: among the first 2 rem ranks the even
+ * ones send their whole vector (acc, len bytes) to the odd ones, which reduce it into acc
+ * (received in tmp). Returns the rank among the pof2 that go on (odd r < 2 rem: r / 2,
+ * r >= 2 rem: r - rem) or -1 (the even ones). Call at the step of the fold. */
+int pcs_fold_even(pcs_ctx_t *c, int rem, int acc, int tmp, uint64_t len);
+/* the rank of the one that goes on as v */
+static inline int pcs_fold_rank(int v, int rem) { return v < rem ? v * 2 + 1 : v + rem; }
+
 /* ---- the generators: rank c->rank's schedule of call c->a with choice ch (its collective),
  * *gsteps = the steps it spans; errors are sticky in c->s ---- */
 /* coll_ompi_bcast.c */

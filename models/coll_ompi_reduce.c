@@ -1,6 +1,8 @@
 /* coll_ompi_reduce.c: per-rank schedules of Open MPI 4.1's reduce and allreduce (ompi/mca/
  * coll/base coll_base_reduce.c, _allreduce.c v4.1.4): the same messages in the same order,
  * the same buffers and the same reduction operand order. */
+#include <assert.h>
+
 #include "coll_ompi.h"
 
 enum { S = PCS_BUF_SEND, R = PCS_BUF_RECV, T = PCS_BUF_TMP, T2 = PCS_BUF_TMP2, T3 = PCS_BUF_TMP3 };
@@ -161,15 +163,84 @@ static void reduce_linear(pcs_ctx_t *c, int sbuf, bool inplace, int64_t count, i
         pcs_copy(c, T, 0, R, 0, len);
 }
 
-/* reduce.c:795 (commutative, count >= pof2: selection falls back to linear otherwise):
- * Rabenseifner's reduce-scatter by recursive halving, then a binomial gather to the root.
- * rbuf is R at the root, T3 elsewhere; tmp_buf is T. */
-static void reduce_redscat_gather(pcs_ctx_t *c, int64_t count, int root, bool inplace,
-                                  int64_t *gsteps)
+/* ---- Rabenseifner's reduce-scatter: steps 1 and 2 of reduce.c:795 and allreduce.c:970,
+ * which Open MPI writes the same in both ---- */
+typedef struct rab {
+    int nsteps, pof2, rem, vrank;
+    int base; /* first step of the halving (2 with the pairs of step 1) */
+    int64_t rindex[32], sindex[32], rcount[32], scount[32];
+} rab_t;
+
+/* Step 1: the first 2 rem ranks pair up and exchange halves; the odd one hands its reduced
+ * half to the even one and leaves (vrank -1). Step 2: recursive halving among the pof2 ranks,
+ * acc reduced with the halves received in T; g keeps the indices for the way back. At step 0;
+ * the count of acc is count elements. */
+static void rab_redscat(pcs_ctx_t *c, rab_t *g, int acc, int64_t count)
 {
     const int rank = c->rank, size = c->size;
     const uint64_t ts = c->ts;
-    const int nsteps = pcs_log2_floor(size), pof2 = 1 << nsteps, rem = size - pof2;
+    g->nsteps = pcs_log2_floor(size);
+    assert(g->nsteps < 32);
+    g->pof2 = 1 << g->nsteps;
+    g->rem = size - g->pof2;
+    g->base = g->rem > 0 ? 2 : 0;
+    const int rem = g->rem;
+    if (rank < 2 * rem) {
+        uint64_t lh = (uint64_t)(count / 2), rh = (uint64_t)count - lh;
+        if (rank % 2 != 0) {
+            pcs_sendrecv(c, 0, rank - 1, acc, 0, lh * ts, rank - 1, T, lh * ts, rh * ts);
+            pcs_reduce(c, T, lh * ts, acc, lh * ts, rh * ts);
+            pcs_at(c, 1);
+            pcs_send(c, rank - 1, acc, lh * ts, rh * ts);
+            g->vrank = -1;
+        } else {
+            pcs_sendrecv(c, 0, rank + 1, acc, lh * ts, rh * ts, rank + 1, T, 0, lh * ts);
+            pcs_reduce(c, T, 0, acc, 0, lh * ts);
+            pcs_at(c, 1);
+            pcs_recv(c, rank + 1, acc, lh * ts, rh * ts);
+            g->vrank = rank / 2;
+        }
+    } else {
+        g->vrank = rank - rem;
+    }
+    if (g->vrank == -1)
+        return;
+    int step = 0;
+    int64_t wsize = count;
+    g->sindex[0] = g->rindex[0] = 0;
+    for (int mask = 1; mask < g->pof2; mask <<= 1) {
+        const int vdest = g->vrank ^ mask, dest = vdest < rem ? vdest * 2 : vdest + rem;
+        if (rank < dest) {
+            g->rcount[step] = wsize / 2;
+            g->scount[step] = wsize - g->rcount[step];
+            g->sindex[step] = g->rindex[step] + g->rcount[step];
+        } else {
+            g->scount[step] = wsize / 2;
+            g->rcount[step] = wsize - g->scount[step];
+            g->rindex[step] = g->sindex[step] + g->scount[step];
+        }
+        pcs_at(c, g->base + step);
+        pcs_sendrecv(c, 0, dest, acc, g->sindex[step] * ts, g->scount[step] * ts, dest, T,
+                     g->rindex[step] * ts, g->rcount[step] * ts);
+        pcs_reduce(c, T, g->rindex[step] * ts, acc, g->rindex[step] * ts,
+                   g->rcount[step] * ts);
+        if (step + 1 < g->nsteps) {
+            g->rindex[step + 1] = g->rindex[step];
+            g->sindex[step + 1] = g->rindex[step];
+            wsize = g->rcount[step];
+            step++;
+        }
+    }
+}
+
+/* reduce.c:795 (commutative, count >= pof2: selection falls back to linear otherwise):
+ * Rabenseifner's reduce-scatter, then a binomial gather to the root. rbuf is R at the root,
+ * T3 elsewhere; tmp_buf is T. */
+static void reduce_redscat_gather(pcs_ctx_t *c, int64_t count, int root, bool inplace,
+                                  int64_t *gsteps)
+{
+    const int rank = c->rank;
+    const uint64_t ts = c->ts;
     const int rb = rank == root ? R : T3;
     if (rb == T3)
         pcs_need_tmp(c, T3, (uint64_t)count * ts);
@@ -177,55 +248,13 @@ static void reduce_redscat_gather(pcs_ctx_t *c, int64_t count, int root, bool in
     pcs_at(c, 0);
     if (rank != root || !inplace)
         pcs_copy(c, S, 0, rb, 0, (uint64_t)count * ts);
-    int vrank;
-    if (rank < 2 * rem) {
-        uint64_t lh = (uint64_t)(count / 2), rh = (uint64_t)count - lh;
-        if (rank % 2 != 0) {
-            pcs_sendrecv(c, 0, rank - 1, rb, 0, lh * ts, rank - 1, T, lh * ts, rh * ts);
-            pcs_reduce(c, T, lh * ts, rb, lh * ts, rh * ts);
-            pcs_at(c, 1);
-            pcs_send(c, rank - 1, rb, lh * ts, rh * ts);
-            vrank = -1;
-        } else {
-            pcs_sendrecv(c, 0, rank + 1, rb, lh * ts, rh * ts, rank + 1, T, 0, lh * ts);
-            pcs_reduce(c, T, 0, rb, 0, lh * ts);
-            pcs_at(c, 1);
-            pcs_recv(c, rank + 1, rb, lh * ts, rh * ts);
-            vrank = rank / 2;
-        }
-    } else {
-        vrank = rank - rem;
-    }
-    const int base = rem > 0 ? 2 : 0;
-    int64_t rindex[32], sindex[32], rcount[32], scount[32];
-    if (vrank != -1) {
-        int step = 0;
-        int64_t wsize = count;
-        sindex[0] = rindex[0] = 0;
-        for (int mask = 1; mask < pof2; mask <<= 1) {
-            int vdest = vrank ^ mask, dest = vdest < rem ? vdest * 2 : vdest + rem;
-            if (rank < dest) {
-                rcount[step] = wsize / 2;
-                scount[step] = wsize - rcount[step];
-                sindex[step] = rindex[step] + rcount[step];
-            } else {
-                scount[step] = wsize / 2;
-                rcount[step] = wsize - scount[step];
-                rindex[step] = sindex[step] + scount[step];
-            }
-            pcs_at(c, base + step);
-            pcs_sendrecv(c, 0, dest, rb, sindex[step] * ts, scount[step] * ts, dest, T,
-                         rindex[step] * ts, rcount[step] * ts);
-            pcs_reduce(c, T, rindex[step] * ts, rb, rindex[step] * ts, rcount[step] * ts);
-            if (step + 1 < nsteps) {
-                rindex[step + 1] = rindex[step];
-                sindex[step + 1] = rindex[step];
-                wsize = rcount[step];
-                step++;
-            }
-        }
-    }
-    int64_t g = base + nsteps;
+    rab_t g;
+    rab_redscat(c, &g, rb, count);
+    const int nsteps = g.nsteps, rem = g.rem;
+    int vrank = g.vrank;
+    int64_t *const rindex = g.rindex, *const sindex = g.sindex, *const rcount = g.rcount,
+                   *const scount = g.scount;
+    int64_t gs = g.base + nsteps;
     int vroot;
     const bool oddroot = root < 2 * rem && root % 2 != 0;
     if (oddroot) {
@@ -240,25 +269,25 @@ static void reduce_redscat_gather(pcs_ctx_t *c, int64_t count, int root, bool in
                 sindex[st] = rcount[st];
                 wsize /= 2;
             }
-            pcs_at(c, g);
+            pcs_at(c, gs);
             pcs_recv(c, 0, R, 0, (uint64_t)rcount[nsteps - 1] * ts);
             vrank = 0;
         } else if (vrank == 0) {
-            pcs_at(c, g);
+            pcs_at(c, gs);
             pcs_send(c, root, rb, 0, (uint64_t)rcount[nsteps - 1] * ts);
             vrank = -1;
         }
-        g++;
+        gs++;
     } else {
         vroot = root < 2 * rem ? root / 2 : root - rem;
     }
-    if (vrank != -1) {
+    if (vrank != -1) { /* the binomial gather, halves back up to vroot */
         int step = nsteps - 1, j = 0;
-        for (int mask = pof2 >> 1; mask > 0; mask >>= 1, j++) {
+        for (int mask = g.pof2 >> 1; mask > 0; mask >>= 1, j++) {
             int vdest = vrank ^ mask, dest = vdest < rem ? vdest * 2 : vdest + rem;
             if (vdest == 0 && oddroot)
                 dest = root;
-            pcs_at(c, g + j);
+            pcs_at(c, gs + j);
             if ((vdest >> step) == (vroot >> step)) {
                 pcs_send(c, dest, rb, rindex[step] * ts, rcount[step] * ts);
                 break;
@@ -267,7 +296,7 @@ static void reduce_redscat_gather(pcs_ctx_t *c, int64_t count, int root, bool in
             step--;
         }
     }
-    *gsteps = g + nsteps;
+    *gsteps = gs + nsteps;
 }
 
 void pcs_gen_reduce(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps)
@@ -331,6 +360,22 @@ void pcs_gen_reduce(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps)
     *gsteps = pcs_tree_root_height(&t) + nseg - 1;
 }
 
+/* ---- the fold to a power of two (coll_ompi.h) ---- */
+
+int pcs_fold_even(pcs_ctx_t *c, int rem, int acc, int tmp, uint64_t len)
+{
+    const int rank = c->rank;
+    if (rank >= 2 * rem)
+        return rank - rem;
+    if (rank % 2 == 0) {
+        pcs_send(c, rank + 1, acc, 0, len);
+        return -1;
+    }
+    pcs_recv(c, rank - 1, tmp, 0, len);
+    pcs_reduce(c, tmp, 0, acc, 0, len);
+    return rank / 2;
+}
+
 /* ---- allreduce ---- */
 
 /* allreduce.c:130. T holds the running value; buffers swap roles as in the source. */
@@ -342,23 +387,11 @@ static void allreduce_rdbl(pcs_ctx_t *c, bool inplace, int64_t count)
     pcs_at(c, 0);
     pcs_copy(c, inplace ? R : S, 0, T, 0, len);
     int tsend = T, trecv = R;
-    int adjsize = pcs_pow2_floor(size), extra = size - adjsize, newrank;
-    if (rank < 2 * extra) {
-        if (rank % 2 == 0) {
-            pcs_send(c, rank + 1, tsend, 0, len);
-            newrank = -1;
-        } else {
-            pcs_recv(c, rank - 1, trecv, 0, len);
-            pcs_reduce(c, trecv, 0, tsend, 0, len);
-            newrank = rank >> 1;
-        }
-    } else {
-        newrank = rank - extra;
-    }
+    const int adjsize = pcs_pow2_floor(size), extra = size - adjsize;
+    const int newrank = pcs_fold_even(c, extra, tsend, trecv, len);
     int k = extra > 0 ? 1 : 0;
     for (int distance = 1; distance < adjsize && newrank >= 0; distance <<= 1, k++) {
-        int newremote = newrank ^ distance;
-        int remote = newremote < extra ? newremote * 2 + 1 : newremote + extra;
+        const int remote = pcs_fold_rank(newrank ^ distance, extra);
         pcs_at(c, k);
         pcs_sendrecv_actual(c, 0, remote, tsend, 0, len, remote, trecv, 0, len);
         if (rank < remote) {
@@ -492,75 +525,31 @@ static void allreduce_ring_segmented(pcs_ctx_t *c, bool inplace, int64_t count, 
 #undef BCNT
 }
 
-/* allreduce.c:970, commutative and count >= pof2 */
+/* allreduce.c:970, commutative and count >= pof2: Rabenseifner's reduce-scatter, the
+ * allgather back by recursive doubling, then the pairs of step 1 get the result */
 static void allreduce_rabenseifner(pcs_ctx_t *c, bool inplace, int64_t count)
 {
-    const int rank = c->rank, size = c->size;
+    const int rank = c->rank;
     const uint64_t ts = c->ts;
-    int nsteps = pcs_log2_floor(size), pof2 = 1 << nsteps, rem = size - pof2, vrank;
     pcs_need_tmp(c, T, (uint64_t)count * ts);
     pcs_at(c, 0);
     if (!inplace)
         pcs_copy(c, S, 0, R, 0, (uint64_t)count * ts);
-    if (rank < 2 * rem) {
-        int64_t lh = count / 2, rh = count - lh;
-        if (rank % 2 != 0) {
-            pcs_sendrecv(c, 0, rank - 1, R, 0, lh * ts, rank - 1, T, lh * ts, rh * ts);
-            pcs_reduce(c, T, lh * ts, R, lh * ts, rh * ts);
-            pcs_at(c, 1);
-            pcs_send(c, rank - 1, R, lh * ts, rh * ts);
-            vrank = -1;
-        } else {
-            pcs_sendrecv(c, 0, rank + 1, R, lh * ts, rh * ts, rank + 1, T, 0, lh * ts);
-            pcs_reduce(c, T, 0, R, 0, lh * ts);
-            pcs_at(c, 1);
-            pcs_recv(c, rank + 1, R, lh * ts, rh * ts);
-            vrank = rank / 2;
-        }
-    } else {
-        vrank = rank - rem;
-    }
-    int base = rem > 0 ? 2 : 0;
-    if (vrank != -1) {
-        int64_t rindex[32], sindex[32], rcount[32], scount[32];
-        int step = 0;
-        int64_t wsize = count;
-        sindex[0] = rindex[0] = 0;
-        for (int mask = 1; mask < pof2; mask <<= 1) {
-            int vdest = vrank ^ mask;
-            int dest = vdest < rem ? vdest * 2 : vdest + rem;
-            if (rank < dest) {
-                rcount[step] = wsize / 2;
-                scount[step] = wsize - rcount[step];
-                sindex[step] = rindex[step] + rcount[step];
-            } else {
-                scount[step] = wsize / 2;
-                rcount[step] = wsize - scount[step];
-                rindex[step] = sindex[step] + scount[step];
-            }
-            pcs_at(c, base + step);
-            pcs_sendrecv(c, 0, dest, R, sindex[step] * ts, scount[step] * ts, dest, T,
-                         rindex[step] * ts, rcount[step] * ts);
-            pcs_reduce(c, T, rindex[step] * ts, R, rindex[step] * ts, rcount[step] * ts);
-            if (step + 1 < nsteps) {
-                rindex[step + 1] = rindex[step];
-                sindex[step + 1] = rindex[step];
-                wsize = rcount[step];
-                step++;
-            }
-        }
-        step = nsteps - 1;
-        for (int mask = pof2 >> 1, k = 0; mask > 0; mask >>= 1, k++) {
-            int vdest = vrank ^ mask;
-            int dest = vdest < rem ? vdest * 2 : vdest + rem;
-            pcs_at(c, base + nsteps + k);
-            pcs_sendrecv(c, 0, dest, R, rindex[step] * ts, rcount[step] * ts, dest, R,
-                         sindex[step] * ts, scount[step] * ts);
+    rab_t g;
+    rab_redscat(c, &g, R, count);
+    if (g.vrank != -1) {
+        int step = g.nsteps - 1;
+        for (int mask = g.pof2 >> 1, k = 0; mask > 0; mask >>= 1, k++) {
+            int vdest = g.vrank ^ mask;
+            int dest = vdest < g.rem ? vdest * 2 : vdest + g.rem;
+            pcs_at(c, g.base + g.nsteps + k);
+            pcs_sendrecv(c, 0, dest, R, g.rindex[step] * ts, g.rcount[step] * ts, dest, R,
+                         g.sindex[step] * ts, g.scount[step] * ts);
             step--;
         }
     }
-    if (rank < 2 * rem) {
-        pcs_at(c, base + 2 * nsteps);
+    if (rank < 2 * g.rem) {
+        pcs_at(c, g.base + 2 * g.nsteps);
         if (rank % 2 != 0)
             pcs_recv(c, rank - 1, R, 0, (uint64_t)count * ts);
         else

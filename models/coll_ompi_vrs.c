@@ -295,14 +295,6 @@ void pcs_gen_gatherv(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps)
 
 /* ---- reduce_scatter (coll_base_reduce_scatter.c): counts = recvcounts, blocks packed ---- */
 
-static int64_t rs_total(const pcs_ctx_t *c)
-{
-    int64_t t = 0;
-    for (int i = 0; i < c->size; i++)
-        t += c->a->counts[i];
-    return t;
-}
-
 /* rs halving: the counts of the shrunk communicator (pairs of the remainder merged) */
 static int64_t rs_tcount(const pcs_ctx_t *c, int rem, int i)
 {
@@ -326,224 +318,213 @@ static int64_t rs_sum_counts(const pcs_ctx_t *c, int rem, int lo, int hi)
                      pcs_vdisp(1, c->a->counts, NULL, lo));
 }
 
-void pcs_gen_reduce_scatter(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps)
+#define D(i) pcs_vdisp(c->ts, c->a->counts, NULL, (i))
+#define N(i) ((uint64_t)c->a->counts[(i)] * c->ts)
+
+/* l.47: reduce of the whole vector to 0 (rules), then coll/basic scatterv */
+static void rs_nonoverlapping(pcs_ctx_t *c, int64_t *gsteps)
 {
     const pcs_args_t *a = c->a;
+    const int rank = c->rank;
+    const int64_t total = pcs_sum(a->counts, 0, c->size);
+    pcs_args_t ra = *a, sa = *a;
+    ra.coll = PCS_REDUCE;
+    ra.root = 0;
+    ra.count = total;
+    ra.in_place = a->in_place && rank == 0;
+    pcs_ctx_t g = *c;
+    int tmp = R; /* where rank 0 holds the reduced vector */
+    if (a->in_place && rank != 0) {
+        g.map[S] = c->map[R];
+        g.shift[S] = c->shift[R];
+    } else if (!a->in_place && rank == 0) {
+        pcs_need_tmp(c, T3, (uint64_t)total * c->ts);
+        g.map[R] = c->map[T3];
+        g.shift[R] = c->shift[T3];
+        tmp = T3;
+    }
+    pcs_choice_t rc;
+    pcs_err_t e = pcs_ompi41_select(&ra, NULL, &rc);
+    int64_t g1 = 0, g2 = 0;
+    if (e) {
+        c->s->err = e;
+        return;
+    }
+    if (pcs_gen_sub(&g, &ra, &rc, &g1))
+        return;
+    sa.coll = PCS_SCATTERV;
+    sa.root = 0;
+    sa.displs = NULL;
+    sa.own_count = a->counts[rank];
+    sa.in_place = a->in_place && rank == 0;
+    pcs_choice_t sc = {.component = PCS_COMP_BASIC, .lib_alg = 1,
+                       .alg = PCS_ALG_SCATTERV_LINEAR};
+    pcs_ctx_t h = *c;
+    h.step_base += (uint32_t)g1;
+    h.map[S] = c->map[tmp];
+    h.shift[S] = c->shift[tmp];
+    pcs_gen_sub(&h, &sa, &sc, &g2);
+    *gsteps = g1 + g2;
+}
+
+/* l.132: result_buf T, recv_buf T2 */
+static void rs_recursive_halving(pcs_ctx_t *c, int64_t *gsteps)
+{
     const int rank = c->rank, size = c->size;
-    const uint64_t ts = c->ts;
-    const int64_t *cn = a->counts;
-    const int64_t total = rs_total(c);
-    const uint64_t tb = (uint64_t)total * ts;
-    const int in = a->in_place ? R : S;
-#define D(i) pcs_vdisp(ts, cn, NULL, (i))
-#define N(i) ((uint64_t)cn[(i)] * ts)
-    *gsteps = 0;
-    switch (ch->alg) {
-    case PCS_ALG_REDUCE_SCATTER_NONOVERLAPPING: {
-        /* l.47: reduce of the whole vector to 0 (rules), then coll/basic scatterv */
-        pcs_args_t ra = *a, sa = *a;
-        ra.coll = PCS_REDUCE;
-        ra.root = 0;
-        ra.count = total;
-        ra.in_place = a->in_place && rank == 0;
-        pcs_ctx_t g = *c;
-        int tmp = R; /* where rank 0 holds the reduced vector */
-        if (a->in_place && rank != 0) {
-            g.map[S] = c->map[R];
-            g.shift[S] = c->shift[R];
-        } else if (!a->in_place && rank == 0) {
-            pcs_need_tmp(c, T3, tb);
-            g.map[R] = c->map[T3];
-            g.shift[R] = c->shift[T3];
-            tmp = T3;
-        }
-        pcs_choice_t rc;
-        pcs_err_t e = pcs_ompi41_select(&ra, NULL, &rc);
-        int64_t g1 = 0, g2 = 0;
-        if (e) {
-            c->s->err = e;
-            return;
-        }
-        if (pcs_gen_sub(&g, &ra, &rc, &g1))
-            return;
-        sa.coll = PCS_SCATTERV;
-        sa.root = 0;
-        sa.displs = NULL;
-        sa.own_count = cn[rank];
-        sa.in_place = a->in_place && rank == 0;
-        pcs_choice_t sc = {.component = PCS_COMP_BASIC, .lib_alg = 1,
-                           .alg = PCS_ALG_SCATTERV_LINEAR};
-        pcs_ctx_t h = *c;
-        h.step_base += (uint32_t)g1;
-        h.map[S] = c->map[tmp];
-        h.shift[S] = c->shift[tmp];
-        pcs_gen_sub(&h, &sa, &sc, &g2);
-        *gsteps = g1 + g2;
-        return;
-    }
-    case PCS_ALG_REDUCE_SCATTER_RECURSIVE_HALVING: { /* l.132; result_buf T, recv_buf T2 */
-        pcs_need_tmp(c, T, tb);
-        pcs_need_tmp(c, T2, tb);
-        pcs_at(c, 0);
-        pcs_copy(c, in, 0, T, 0, tb);
-        const int tsize = pcs_pow2_floor(size), remain = size - tsize;
-        const int base = remain > 0 ? 1 : 0, lg = pcs_log2_floor(tsize);
-        int trank;
-        if (rank < 2 * remain) {
-            if ((rank & 1) == 0) {
-                pcs_send(c, rank + 1, T, 0, tb);
-                trank = -1;
+    const uint64_t ts = c->ts, tb = (uint64_t)pcs_sum(c->a->counts, 0, size) * ts;
+    const int tsize = pcs_pow2_floor(size), remain = size - tsize;
+    const int base = remain > 0 ? 1 : 0, lg = pcs_log2_floor(tsize);
+    pcs_need_tmp(c, T, tb);
+    pcs_need_tmp(c, T2, tb);
+    pcs_at(c, 0);
+    pcs_copy(c, c->a->in_place ? R : S, 0, T, 0, tb);
+    const int trank = pcs_fold_even(c, remain, T, T2, tb);
+    if (trank >= 0) {
+        int si = 0, ri = 0, last = tsize, k = 0;
+        for (int mask = tsize >> 1; mask > 0; mask >>= 1, k++) {
+            const int tpeer = trank ^ mask, peer = pcs_fold_rank(tpeer, remain);
+            int64_t sc, rcn;
+            if (trank < tpeer) {
+                si = ri + mask;
+                sc = rs_tsum(c, remain, si, last);
+                rcn = rs_tsum(c, remain, ri, si);
             } else {
-                pcs_recv(c, rank - 1, T2, 0, tb);
-                pcs_reduce(c, T2, 0, T, 0, tb);
-                trank = rank / 2;
+                ri = si + mask;
+                sc = rs_tsum(c, remain, si, ri);
+                rcn = rs_tsum(c, remain, ri, last);
             }
-        } else {
-            trank = rank - remain;
-        }
-        if (trank >= 0) {
-            int si = 0, ri = 0, last = tsize, k = 0;
-            for (int mask = tsize >> 1; mask > 0; mask >>= 1, k++) {
-                const int tpeer = trank ^ mask;
-                const int peer = tpeer < remain ? tpeer * 2 + 1 : tpeer + remain;
-                int64_t sc, rcn;
-                if (trank < tpeer) {
-                    si = ri + mask;
-                    sc = rs_tsum(c, remain, si, last);
-                    rcn = rs_tsum(c, remain, ri, si);
-                } else {
-                    ri = si + mask;
-                    sc = rs_tsum(c, remain, si, ri);
-                    rcn = rs_tsum(c, remain, ri, last);
-                }
-                const uint64_t ro = (uint64_t)rs_tsum(c, remain, 0, ri) * ts;
-                pcs_at(c, base + k);
-                if (rcn > 0)
-                    pcs_irecv(c, 0, peer, T2, ro, (uint64_t)rcn * ts);
-                if (sc > 0)
-                    pcs_send(c, peer, T, (uint64_t)rs_tsum(c, remain, 0, si) * ts,
-                             (uint64_t)sc * ts);
-                if (rcn > 0) {
-                    pcs_wait(c, 0);
-                    pcs_reduce(c, T2, ro, T, ro, (uint64_t)rcn * ts);
-                }
-                si = ri;
-                last = ri + mask;
+            const uint64_t ro = (uint64_t)rs_tsum(c, remain, 0, ri) * ts;
+            pcs_at(c, base + k);
+            if (rcn > 0)
+                pcs_irecv(c, 0, peer, T2, ro, (uint64_t)rcn * ts);
+            if (sc > 0)
+                pcs_send(c, peer, T, (uint64_t)rs_tsum(c, remain, 0, si) * ts,
+                         (uint64_t)sc * ts);
+            if (rcn > 0) {
+                pcs_wait(c, 0);
+                pcs_reduce(c, T2, ro, T, ro, (uint64_t)rcn * ts);
             }
-            pcs_copy(c, T, D(rank), R, 0, N(rank));
+            si = ri;
+            last = ri + mask;
         }
-        if (rank < 2 * remain) {
-            pcs_at(c, base + lg);
-            if ((rank & 1) == 0) {
-                if (cn[rank])
-                    pcs_recv(c, rank + 1, R, 0, N(rank));
-            } else if (cn[rank - 1]) {
-                pcs_send(c, rank - 1, T, D(rank - 1), N(rank - 1));
-            }
-        }
-        *gsteps = base + lg + (remain > 0 ? 1 : 0);
-        return;
-    }
-    case PCS_ALG_REDUCE_SCATTER_RING: { /* l.456; accumbuf T, inbuf[2] T2 */
-        int64_t maxb = 0;
-        for (int i = 0; i < size; i++)
-            maxb = cn[i] > maxb ? cn[i] : maxb;
-        const uint64_t half = (uint64_t)maxb * ts;
-        pcs_need_tmp(c, T, tb);
-        pcs_need_tmp(c, T2, 2 * half);
-        pcs_at(c, 0);
-        pcs_copy(c, in, 0, T, 0, tb);
-        const int to = (rank + 1) % size, from = (rank + size - 1) % size;
-        int inbi = 0;
-        /* the k-th message from `from` carries block (rank - 1 - k) */
-        pcs_irecv(c, inbi, from, T2, 0, N((rank + 2 * size - 2) % size));
-        pcs_send(c, to, T, D(from), N(from));
-        for (int k = 2; k < size; k++) {
-            const int prev = (rank + size - k) % size;
-            inbi ^= 1;
-            pcs_at(c, k - 1);
-            pcs_irecv(c, inbi, from, T2, inbi * half, N((rank + 2 * size - 1 - k) % size));
-            pcs_wait(c, inbi ^ 1);
-            pcs_reduce(c, T2, (inbi ^ 1) * half, T, D(prev), N(prev));
-            pcs_send(c, to, T, D(prev), N(prev));
-        }
-        pcs_wait(c, inbi);
-        pcs_reduce(c, T2, inbi * half, T, D(rank), N(rank));
         pcs_copy(c, T, D(rank), R, 0, N(rank));
-        *gsteps = size - 1;
-        return;
     }
-    case PCS_ALG_REDUCE_SCATTER_BUTTERFLY: { /* l.691; psend/precv swap between T and T2 */
-        pcs_need_tmp(c, T, tb);
-        pcs_need_tmp(c, T2, tb);
-        pcs_at(c, 0);
-        pcs_copy(c, in, 0, T, 0, tb);
-        const int pof2 = pcs_pow2_floor(size), rem = size - pof2, lg = pcs_log2_floor(pof2);
-        const int base = rem > 0 ? 1 : 0;
-        int ps = T, pr = T2, vrank;
-        if (rank < 2 * rem) {
-            if (rank % 2 == 0) {
-                pcs_send(c, rank + 1, ps, 0, tb);
-                vrank = -1;
-            } else {
-                pcs_recv(c, rank - 1, pr, 0, tb);
-                pcs_reduce(c, pr, 0, ps, 0, tb);
-                vrank = rank / 2;
-            }
-        } else {
-            vrank = rank - rem;
+    if (rank < 2 * remain) { /* the folded ranks get their block back */
+        pcs_at(c, base + lg);
+        if ((rank & 1) == 0) {
+            if (c->a->counts[rank])
+                pcs_recv(c, rank + 1, R, 0, N(rank));
+        } else if (c->a->counts[rank - 1]) {
+            pcs_send(c, rank - 1, T, D(rank - 1), N(rank - 1));
         }
+    }
+    *gsteps = base + lg + (remain > 0 ? 1 : 0);
+}
+
+/* l.456: accumbuf T, inbuf[2] T2 */
+static void rs_ring(pcs_ctx_t *c, int64_t *gsteps)
+{
+    const int rank = c->rank, size = c->size;
+    const int64_t *cn = c->a->counts;
+    int64_t maxb = 0;
+    for (int i = 0; i < size; i++)
+        maxb = cn[i] > maxb ? cn[i] : maxb;
+    const uint64_t half = (uint64_t)maxb * c->ts;
+    pcs_need_tmp(c, T, (uint64_t)pcs_sum(cn, 0, size) * c->ts);
+    pcs_need_tmp(c, T2, 2 * half);
+    pcs_at(c, 0);
+    pcs_copy(c, c->a->in_place ? R : S, 0, T, 0, (uint64_t)pcs_sum(cn, 0, size) * c->ts);
+    const int to = (rank + 1) % size, from = (rank + size - 1) % size;
+    int inbi = 0;
+    /* the k-th message from `from` carries block (rank - 1 - k) */
+    pcs_irecv(c, inbi, from, T2, 0, N((rank + 2 * size - 2) % size));
+    pcs_send(c, to, T, D(from), N(from));
+    for (int k = 2; k < size; k++) {
+        const int prev = (rank + size - k) % size;
+        inbi ^= 1;
+        pcs_at(c, k - 1);
+        pcs_irecv(c, inbi, from, T2, inbi * half, N((rank + 2 * size - 1 - k) % size));
+        pcs_wait(c, inbi ^ 1);
+        pcs_reduce(c, T2, (inbi ^ 1) * half, T, D(prev), N(prev));
+        pcs_send(c, to, T, D(prev), N(prev));
+    }
+    pcs_wait(c, inbi);
+    pcs_reduce(c, T2, inbi * half, T, D(rank), N(rank));
+    pcs_copy(c, T, D(rank), R, 0, N(rank));
+    *gsteps = size - 1;
+}
+
+/* l.691: psend/precv swap between T and T2 */
+static void rs_butterfly(pcs_ctx_t *c, int64_t *gsteps)
+{
+    const int rank = c->rank, size = c->size;
+    const uint64_t ts = c->ts, tb = (uint64_t)pcs_sum(c->a->counts, 0, size) * ts;
+    const int pof2 = pcs_pow2_floor(size), rem = size - pof2, lg = pcs_log2_floor(pof2);
+    const int base = rem > 0 ? 1 : 0;
+    pcs_need_tmp(c, T, tb);
+    pcs_need_tmp(c, T2, tb);
+    pcs_at(c, 0);
+    pcs_copy(c, c->a->in_place ? R : S, 0, T, 0, tb);
+    int ps = T, pr = T2;
+    const int vrank = pcs_fold_even(c, rem, ps, pr, tb);
 #define IDX(i) ((i) < rem ? 2 * (i) : rem + (i))
-        if (vrank != -1) {
-            int nblocks = pof2, si = 0, ri = 0, k = 0;
-            for (int mask = 1; mask < pof2; mask <<= 1, k++) {
-                const int vpeer = vrank ^ mask, peer = vpeer < rem ? vpeer * 2 + 1 : vpeer + rem;
-                nblocks /= 2;
-                if ((vrank & mask) == 0)
-                    si += nblocks;
-                else
-                    ri += nblocks;
-                const uint64_t sn = (uint64_t)rs_sum_counts(c, rem, si, si + nblocks - 1) * ts;
-                const uint64_t rn = (uint64_t)rs_sum_counts(c, rem, ri, ri + nblocks - 1) * ts;
-                const uint64_t so = D(IDX(si)), ro = D(IDX(ri));
-                pcs_at(c, base + k);
-                pcs_sendrecv(c, 0, peer, ps, so, sn, peer, pr, ro, rn);
-                if (vrank < vpeer) {
-                    pcs_reduce(c, ps, ro, pr, ro, rn);
-                    int x = ps;
-                    ps = pr;
-                    pr = x;
-                } else {
-                    pcs_reduce(c, pr, ro, ps, ro, rn);
-                }
-                si = ri;
-            }
-            const int vpeer = pcs_mirror(vrank, lg);
-            const int peer = vpeer < rem ? vpeer * 2 + 1 : vpeer + rem;
-            int idx = IDX(si);
-            pcs_at(c, base + lg);
-            if (vpeer < rem) {
-                pcs_send(c, peer - 1, ps, D(idx), N(idx));
-                idx++;
-            }
-            if (vpeer != vrank)
-                pcs_sendrecv(c, 0, peer, ps, D(idx), N(idx), peer, R, 0, N(rank));
+    if (vrank != -1) {
+        int nblocks = pof2, si = 0, ri = 0, k = 0;
+        for (int mask = 1; mask < pof2; mask <<= 1, k++) {
+            const int vpeer = vrank ^ mask, peer = pcs_fold_rank(vpeer, rem);
+            nblocks /= 2;
+            if ((vrank & mask) == 0)
+                si += nblocks;
             else
-                pcs_copy(c, ps, D(rank), R, 0, N(rank));
-        } else {
-            const int vpeer = pcs_mirror((rank + 1) / 2, lg);
-            const int peer = vpeer < rem ? vpeer * 2 + 1 : vpeer + rem;
-            pcs_at(c, base + lg);
-            pcs_recv(c, peer, R, 0, N(rank));
+                ri += nblocks;
+            const uint64_t sn = (uint64_t)rs_sum_counts(c, rem, si, si + nblocks - 1) * ts;
+            const uint64_t rn = (uint64_t)rs_sum_counts(c, rem, ri, ri + nblocks - 1) * ts;
+            const uint64_t so = D(IDX(si)), ro = D(IDX(ri));
+            pcs_at(c, base + k);
+            pcs_sendrecv(c, 0, peer, ps, so, sn, peer, pr, ro, rn);
+            if (vrank < vpeer) {
+                pcs_reduce(c, ps, ro, pr, ro, rn);
+                int x = ps;
+                ps = pr;
+                pr = x;
+            } else {
+                pcs_reduce(c, pr, ro, ps, ro, rn);
+            }
+            si = ri;
         }
+        /* the blocks to their owners: vrank holds the one of its bit-reversed vrank */
+        const int vpeer = pcs_mirror(vrank, lg), peer = pcs_fold_rank(vpeer, rem);
+        int idx = IDX(si);
+        pcs_at(c, base + lg);
+        if (vpeer < rem) {
+            pcs_send(c, peer - 1, ps, D(idx), N(idx));
+            idx++;
+        }
+        if (vpeer != vrank)
+            pcs_sendrecv(c, 0, peer, ps, D(idx), N(idx), peer, R, 0, N(rank));
+        else
+            pcs_copy(c, ps, D(rank), R, 0, N(rank));
+    } else {
+        const int vpeer = pcs_mirror((rank + 1) / 2, lg);
+        pcs_at(c, base + lg);
+        pcs_recv(c, pcs_fold_rank(vpeer, rem), R, 0, N(rank));
+    }
 #undef IDX
-        *gsteps = base + lg + 1;
-        return;
-    }
-    default: c->s->err = PCS_E_UNSUPPORTED; return;
-    }
+    *gsteps = base + lg + 1;
+}
 #undef D
 #undef N
+
+void pcs_gen_reduce_scatter(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps)
+{
+    *gsteps = 0;
+    switch (ch->alg) {
+    case PCS_ALG_REDUCE_SCATTER_NONOVERLAPPING: rs_nonoverlapping(c, gsteps); break;
+    case PCS_ALG_REDUCE_SCATTER_RECURSIVE_HALVING: rs_recursive_halving(c, gsteps); break;
+    case PCS_ALG_REDUCE_SCATTER_RING: rs_ring(c, gsteps); break;
+    case PCS_ALG_REDUCE_SCATTER_BUTTERFLY: rs_butterfly(c, gsteps); break;
+    default: c->s->err = PCS_E_UNSUPPORTED; break;
+    }
 }
 
 /* ---- reduce_scatter_block (coll_base_reduce_scatter_block.c): count = rcount ---- */
@@ -569,263 +550,264 @@ static void two_pieces(pcs_ctx_t *c, pcs_opkind_t kind, int peer, int buf, uint6
         pcs_piece(c, buf, d1, l1);
 }
 
-void pcs_gen_rsb(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps)
+/* l.56: reduce to 0 (never in place: sbuf = rbuf then) and scatter, both through the rules;
+ * rank 0 reduces into a temporary (T3) */
+static void rsb_linear(pcs_ctx_t *c, int64_t *gsteps)
 {
     const pcs_args_t *a = c->a;
-    const int rank = c->rank, size = c->size;
-    const uint64_t ts = c->ts, rb = (uint64_t)a->count * ts, tb = rb * (uint64_t)size;
-    const int64_t rc = a->count;
     const int in = a->in_place ? R : S;
-    *gsteps = 0;
-    switch (ch->alg) {
-    case PCS_ALG_RSB_LINEAR: {
-        /* l.56: reduce to 0 (never in place: sbuf = rbuf then) and scatter, both through
-         * the rules; rank 0 reduces into a temporary (T3) */
-        pcs_args_t ra = *a, sa = *a;
-        ra.coll = PCS_REDUCE;
-        ra.root = 0;
-        ra.count = rc * size;
-        ra.in_place = false;
-        pcs_ctx_t g = *c;
-        g.map[S] = c->map[in];
-        g.shift[S] = c->shift[in];
-        if (rank == 0) {
-            pcs_need_tmp(c, T3, tb);
-            g.map[R] = c->map[T3];
-            g.shift[R] = c->shift[T3];
-        }
-        pcs_choice_t rch, sch;
-        pcs_err_t e;
-        sa.coll = PCS_SCATTER;
-        sa.root = 0;
-        sa.in_place = false;
-        if ((e = pcs_ompi41_select(&ra, NULL, &rch)) || (e = pcs_ompi41_select(&sa, NULL, &sch))) {
-            c->s->err = e;
-            return;
-        }
-        int64_t g1 = 0, g2 = 0;
-        if (pcs_gen_sub(&g, &ra, &rch, &g1))
-            return;
-        pcs_ctx_t h = *c;
-        h.step_base += (uint32_t)g1;
-        h.map[S] = c->map[T3];
-        h.shift[S] = c->shift[T3];
-        pcs_gen_sub(&h, &sa, &sch, &g2);
-        *gsteps = g1 + g2;
+    pcs_args_t ra = *a, sa = *a;
+    ra.coll = PCS_REDUCE;
+    ra.root = 0;
+    ra.count = a->count * c->size;
+    ra.in_place = false;
+    pcs_ctx_t g = *c;
+    g.map[S] = c->map[in];
+    g.shift[S] = c->shift[in];
+    if (c->rank == 0) {
+        pcs_need_tmp(c, T3, (uint64_t)a->count * c->ts * (uint64_t)c->size);
+        g.map[R] = c->map[T3];
+        g.shift[R] = c->shift[T3];
+    }
+    pcs_choice_t rch, sch;
+    pcs_err_t e;
+    sa.coll = PCS_SCATTER;
+    sa.root = 0;
+    sa.in_place = false;
+    if ((e = pcs_ompi41_select(&ra, NULL, &rch)) || (e = pcs_ompi41_select(&sa, NULL, &sch))) {
+        c->s->err = e;
         return;
     }
-    case PCS_ALG_RSB_RECURSIVE_DOUBLING: { /* l.196; tmpbuf T, tmprecv T2 */
-        pcs_need_tmp(c, T, tb);
-        pcs_need_tmp(c, T2, tb);
-        pcs_at(c, 0);
-        pcs_copy(c, in, 0, T, 0, tb);
-        int64_t bk = 0;
-        int k = 0;
-        for (int mask = 1; mask < size; mask <<= 1, k++) {
-            const int remote = rank ^ mask;
-            const int ctr = rank & ~(mask - 1), rtr = remote & ~(mask - 1);
-            const uint64_t s0 = rb * (uint64_t)ctr;
-            const uint64_t s1 = size >= ctr + mask ? rb * (uint64_t)(size - ctr - mask) : 0;
-            const uint64_t r0 = rb * (uint64_t)rtr;
-            const uint64_t r1 = size >= rtr + mask ? rb * (uint64_t)(size - rtr - mask) : 0;
-            bool got = false;
-            if (remote < size) {
-                pcs_at(c, bk);
-                two_pieces(c, PCS_OP_IRECV, remote, T2, r0, tb - r1, r1);
-                two_pieces(c, PCS_OP_SEND, remote, T, s0, tb - s1, s1);
+    int64_t g1 = 0, g2 = 0;
+    if (pcs_gen_sub(&g, &ra, &rch, &g1))
+        return;
+    pcs_ctx_t h = *c;
+    h.step_base += (uint32_t)g1;
+    h.map[S] = c->map[T3];
+    h.shift[S] = c->shift[T3];
+    pcs_gen_sub(&h, &sa, &sch, &g2);
+    *gsteps = g1 + g2;
+}
+
+/* l.196: tmpbuf T, tmprecv T2. A round with mask 2^k exchanges everything but the two
+ * subtrees (an indexed type of two pieces), then k steps hand it to the ranks whose partner
+ * is missing. */
+static void rsb_recursive_doubling(pcs_ctx_t *c, int64_t *gsteps)
+{
+    const int rank = c->rank, size = c->size;
+    const uint64_t rb = (uint64_t)c->a->count * c->ts, tb = rb * (uint64_t)size;
+    pcs_need_tmp(c, T, tb);
+    pcs_need_tmp(c, T2, tb);
+    pcs_at(c, 0);
+    pcs_copy(c, c->a->in_place ? R : S, 0, T, 0, tb);
+    int64_t bk = 0;
+    int k = 0;
+    for (int mask = 1; mask < size; mask <<= 1, k++) {
+        const int remote = rank ^ mask;
+        const int ctr = rank & ~(mask - 1), rtr = remote & ~(mask - 1);
+        const uint64_t s0 = rb * (uint64_t)ctr;
+        const uint64_t s1 = size >= ctr + mask ? rb * (uint64_t)(size - ctr - mask) : 0;
+        const uint64_t r0 = rb * (uint64_t)rtr;
+        const uint64_t r1 = size >= rtr + mask ? rb * (uint64_t)(size - rtr - mask) : 0;
+        bool got = false;
+        if (remote < size) {
+            pcs_at(c, bk);
+            two_pieces(c, PCS_OP_IRECV, remote, T2, r0, tb - r1, r1);
+            two_pieces(c, PCS_OP_SEND, remote, T, s0, tb - s1, s1);
+            pcs_wait(c, 0);
+            got = true;
+        }
+        if (rtr + mask > size) {
+            /* ranks whose partner is missing get the other half's data from one that has it */
+            const int nad = size - ctr - mask;
+            int j = 0;
+            for (int rh = mask >> 1; rh > 0; rh >>= 1, j++) {
+                const int r = rank ^ rh, tr = rank & ~((rh << 1) - 1);
+                pcs_at(c, bk + 1 + j);
+                if (r > rank && rank < tr + nad && r >= tr + nad) {
+                    two_pieces(c, PCS_OP_SEND, r, T2, r0, tb - r1, r1);
+                } else if (r < rank && r < tr + nad && rank >= tr + nad) {
+                    two_pieces(c, PCS_OP_RECV, r, T2, r0, tb - r1, r1);
+                    got = true;
+                }
+            }
+        }
+        if (got) {
+            if (c->a->commutative || rtr < ctr) {
+                pcs_reduce(c, T2, 0, T, 0, r0);
+                pcs_reduce(c, T2, tb - r1, T, tb - r1, r1);
+            } else {
+                pcs_reduce(c, T, 0, T2, 0, r0);
+                pcs_reduce(c, T, tb - r1, T2, tb - r1, r1);
+                pcs_copy(c, T2, 0, T, 0, r0);
+                pcs_copy(c, T2, tb - r1, T, tb - r1, r1);
+            }
+        }
+        bk += 1 + k;
+    }
+    pcs_copy(c, T, (uint64_t)rank * rb, R, 0, rb);
+    *gsteps = bk;
+}
+
+#define DISPL(i) (rb * (uint64_t)((i) <= rem - 1 ? 2 * (i) : rem + (i)))
+
+/* l.403, commutative (selection: linear else) */
+static void rsb_recursive_halving(pcs_ctx_t *c, int64_t *gsteps)
+{
+    const int rank = c->rank, size = c->size;
+    const uint64_t rb = (uint64_t)c->a->count * c->ts, tb = rb * (uint64_t)size;
+    const int pof2 = pcs_pow2_floor(size), rem = size - pof2, lg = pcs_log2_floor(pof2);
+    const int base = rem > 0 ? 1 : 0;
+    pcs_need_tmp(c, T, tb);
+    pcs_need_tmp(c, T2, tb);
+    pcs_at(c, 0);
+    pcs_copy(c, c->a->in_place ? R : S, 0, T, 0, tb);
+    const int vrank = pcs_fold_even(c, rem, T, T2, tb);
+    if (vrank != -1) {
+        int si = 0, ri = 0, last = pof2, k = 0;
+        for (int mask = pof2 >> 1; mask > 0; mask >>= 1, k++) {
+            const int vpeer = vrank ^ mask, peer = pcs_fold_rank(vpeer, rem);
+            uint64_t sn, rn;
+            if (vrank < vpeer) {
+                si = ri + mask;
+                sn = rb * (uint64_t)range_sum(si, last - 1, rem - 1);
+                rn = rb * (uint64_t)range_sum(ri, si - 1, rem - 1);
+            } else {
+                ri = si + mask;
+                sn = rb * (uint64_t)range_sum(si, ri - 1, rem - 1);
+                rn = rb * (uint64_t)range_sum(ri, last - 1, rem - 1);
+            }
+            pcs_at(c, base + k);
+            if (rn > 0)
+                pcs_irecv(c, 0, peer, T2, DISPL(ri), rn);
+            if (sn > 0)
+                pcs_send(c, peer, T, DISPL(si), sn);
+            if (rn > 0) {
                 pcs_wait(c, 0);
-                got = true;
+                pcs_reduce(c, T2, DISPL(ri), T, DISPL(ri), rn);
             }
-            if (rtr + mask > size) {
-                /* ranks whose partner is missing get the other half's data from one that
-                 * has it */
-                const int nad = size - ctr - mask;
-                int j = 0;
-                for (int rh = mask >> 1; rh > 0; rh >>= 1, j++) {
-                    const int r = rank ^ rh, tr = rank & ~((rh << 1) - 1);
-                    pcs_at(c, bk + 1 + j);
-                    if (r > rank && rank < tr + nad && r >= tr + nad) {
-                        two_pieces(c, PCS_OP_SEND, r, T2, r0, tb - r1, r1);
-                    } else if (r < rank && r < tr + nad && rank >= tr + nad) {
-                        two_pieces(c, PCS_OP_RECV, r, T2, r0, tb - r1, r1);
-                        got = true;
-                    }
-                }
-            }
-            if (got) {
-                if (a->commutative || rtr < ctr) {
-                    pcs_reduce(c, T2, 0, T, 0, r0);
-                    pcs_reduce(c, T2, tb - r1, T, tb - r1, r1);
-                } else {
-                    pcs_reduce(c, T, 0, T2, 0, r0);
-                    pcs_reduce(c, T, tb - r1, T2, tb - r1, r1);
-                    pcs_copy(c, T2, 0, T, 0, r0);
-                    pcs_copy(c, T2, tb - r1, T, tb - r1, r1);
-                }
-            }
-            bk += 1 + k;
+            si = ri;
+            last = ri + mask;
         }
         pcs_copy(c, T, (uint64_t)rank * rb, R, 0, rb);
-        *gsteps = bk;
+    }
+    if (rank < 2 * rem) { /* the folded ranks get their block back */
+        pcs_at(c, base + lg);
+        if (rank % 2 == 0)
+            pcs_recv(c, rank + 1, R, 0, rb);
+        else
+            pcs_send(c, rank - 1, T, (uint64_t)(rank - 1) * rb, rb);
+    }
+    *gsteps = base + lg + (rem > 0 ? 1 : 0);
+}
+
+/* l.892: the butterfly on a power-of-two size, blocks in bit-reversed order */
+static void rsb_butterfly_pof2(pcs_ctx_t *c, int64_t *gsteps)
+{
+    const int rank = c->rank, size = c->size;
+    const uint64_t ts = c->ts, rb = (uint64_t)c->a->count * ts;
+    const int lg = pcs_log2_floor(size);
+    int ps = T, pr = T2;
+    pcs_at(c, 0);
+    for (int i = 0; i < size; i++)
+        pcs_copy(c, c->a->in_place ? R : S, (uint64_t)i * rb, T,
+                 (uint64_t)pcs_mirror(i, lg) * rb, rb);
+    int64_t nb = c->a->count * size, si = 0, ri = 0; /* elements, as Open MPI counts */
+    int k = 0;
+    for (int mask = 1; mask < size; mask <<= 1, k++) {
+        const int peer = rank ^ mask;
+        nb /= 2;
+        if ((rank & mask) == 0)
+            si += nb;
+        else
+            ri += nb;
+        pcs_at(c, k);
+        pcs_sendrecv(c, 0, peer, ps, (uint64_t)si * ts, (uint64_t)nb * ts, peer, pr,
+                     (uint64_t)ri * ts, (uint64_t)nb * ts);
+        if (rank < peer) {
+            pcs_reduce(c, ps, (uint64_t)ri * ts, pr, (uint64_t)ri * ts, (uint64_t)nb * ts);
+            int x = ps;
+            ps = pr;
+            pr = x;
+        } else {
+            pcs_reduce(c, pr, (uint64_t)ri * ts, ps, (uint64_t)ri * ts, (uint64_t)nb * ts);
+        }
+        si = ri;
+    }
+    pcs_copy(c, ps, (uint64_t)ri * ts, R, 0, rb);
+    *gsteps = k;
+}
+
+/* l.645: the butterfly on the power of two left after the fold */
+static void rsb_butterfly(pcs_ctx_t *c, int64_t *gsteps)
+{
+    const int rank = c->rank, size = c->size;
+    const uint64_t rb = (uint64_t)c->a->count * c->ts, tb = rb * (uint64_t)size;
+    pcs_need_tmp(c, T, tb);
+    pcs_need_tmp(c, T2, tb);
+    if ((size & (size - 1)) == 0) {
+        rsb_butterfly_pof2(c, gsteps);
         return;
     }
-    case PCS_ALG_RSB_RECURSIVE_HALVING: { /* l.403, commutative (selection: linear else) */
-        pcs_need_tmp(c, T, tb);
-        pcs_need_tmp(c, T2, tb);
-        pcs_at(c, 0);
-        pcs_copy(c, in, 0, T, 0, tb);
-        const int pof2 = pcs_pow2_floor(size), rem = size - pof2, lg = pcs_log2_floor(pof2);
-        const int base = rem > 0 ? 1 : 0;
-        int vrank;
-        if (rank < 2 * rem) {
-            if (rank % 2 == 0) {
-                pcs_send(c, rank + 1, T, 0, tb);
-                vrank = -1;
-            } else {
-                pcs_recv(c, rank - 1, T2, 0, tb);
-                pcs_reduce(c, T2, 0, T, 0, tb);
-                vrank = rank / 2;
-            }
-        } else {
-            vrank = rank - rem;
-        }
-#define DISPL(i) (rb * (uint64_t)((i) <= rem - 1 ? 2 * (i) : rem + (i)))
-        if (vrank != -1) {
-            int si = 0, ri = 0, last = pof2, k = 0;
-            for (int mask = pof2 >> 1; mask > 0; mask >>= 1, k++) {
-                const int vpeer = vrank ^ mask, peer = vpeer < rem ? vpeer * 2 + 1 : vpeer + rem;
-                uint64_t sn, rn;
-                if (vrank < vpeer) {
-                    si = ri + mask;
-                    sn = rb * (uint64_t)range_sum(si, last - 1, rem - 1);
-                    rn = rb * (uint64_t)range_sum(ri, si - 1, rem - 1);
-                } else {
-                    ri = si + mask;
-                    sn = rb * (uint64_t)range_sum(si, ri - 1, rem - 1);
-                    rn = rb * (uint64_t)range_sum(ri, last - 1, rem - 1);
-                }
-                pcs_at(c, base + k);
-                if (rn > 0)
-                    pcs_irecv(c, 0, peer, T2, DISPL(ri), rn);
-                if (sn > 0)
-                    pcs_send(c, peer, T, DISPL(si), sn);
-                if (rn > 0) {
-                    pcs_wait(c, 0);
-                    pcs_reduce(c, T2, DISPL(ri), T, DISPL(ri), rn);
-                }
-                si = ri;
-                last = ri + mask;
-            }
-            pcs_copy(c, T, (uint64_t)rank * rb, R, 0, rb);
-        }
-        if (rank < 2 * rem) {
-            pcs_at(c, base + lg);
-            if (rank % 2 == 0)
-                pcs_recv(c, rank + 1, R, 0, rb);
+    const int pof2 = pcs_pow2_floor(size), rem = size - pof2, lg = pcs_log2_floor(pof2);
+    const int base = rem > 0 ? 1 : 0;
+    int ps = T, pr = T2;
+    pcs_at(c, 0);
+    pcs_copy(c, c->a->in_place ? R : S, 0, T, 0, tb);
+    const int vrank = pcs_fold_even(c, rem, ps, pr, tb);
+    if (vrank != -1) {
+        int nblocks = pof2, si = 0, ri = 0, k = 0;
+        for (int mask = 1; mask < pof2; mask <<= 1, k++) {
+            const int vpeer = vrank ^ mask, peer = pcs_fold_rank(vpeer, rem);
+            nblocks /= 2;
+            if ((vrank & mask) == 0)
+                si += nblocks;
             else
-                pcs_send(c, rank - 1, T, (uint64_t)(rank - 1) * rb, rb);
+                ri += nblocks;
+            const uint64_t sn = rb * (uint64_t)range_sum(si, si + nblocks - 1, rem - 1);
+            const uint64_t rn = rb * (uint64_t)range_sum(ri, ri + nblocks - 1, rem - 1);
+            pcs_at(c, base + k);
+            pcs_sendrecv(c, 0, peer, ps, DISPL(si), sn, peer, pr, DISPL(ri), rn);
+            if (vrank < vpeer) {
+                pcs_reduce(c, ps, DISPL(ri), pr, DISPL(ri), rn);
+                int x = ps;
+                ps = pr;
+                pr = x;
+            } else {
+                pcs_reduce(c, pr, DISPL(ri), ps, DISPL(ri), rn);
+            }
+            si = ri;
         }
-        *gsteps = base + lg + (rem > 0 ? 1 : 0);
-        return;
+        /* the blocks to their owners: vrank holds the one of its bit-reversed vrank */
+        const int vpeer = pcs_mirror(vrank, lg), peer = pcs_fold_rank(vpeer, rem);
+        uint64_t so = DISPL(si);
+        pcs_at(c, base + lg);
+        if (vpeer < rem) {
+            pcs_send(c, peer - 1, ps, so, rb);
+            so += rb;
+        }
+        if (vpeer != vrank)
+            pcs_sendrecv(c, 0, peer, ps, so, rb, peer, R, 0, rb);
+        else
+            pcs_copy(c, ps, so, R, 0, rb);
+    } else {
+        const int vpeer = pcs_mirror((rank + 1) / 2, lg);
+        pcs_at(c, base + lg);
+        pcs_recv(c, pcs_fold_rank(vpeer, rem), R, 0, rb);
     }
-    case PCS_ALG_RSB_BUTTERFLY: { /* l.645 and, for powers of two, l.892 */
-        pcs_need_tmp(c, T, tb);
-        pcs_need_tmp(c, T2, tb);
-        int ps = T, pr = T2;
-        if ((size & (size - 1)) == 0) {
-            const int lg = pcs_log2_floor(size);
-            pcs_at(c, 0);
-            for (int i = 0; i < size; i++)
-                pcs_copy(c, in, (uint64_t)i * rb, T, (uint64_t)pcs_mirror(i, lg) * rb, rb);
-            int64_t nb = rc * size, si = 0, ri = 0; /* elements, as Open MPI counts */
-            int k = 0;
-            for (int mask = 1; mask < size; mask <<= 1, k++) {
-                const int peer = rank ^ mask;
-                nb /= 2;
-                if ((rank & mask) == 0)
-                    si += nb;
-                else
-                    ri += nb;
-                pcs_at(c, k);
-                pcs_sendrecv(c, 0, peer, ps, (uint64_t)si * ts, (uint64_t)nb * ts, peer, pr,
-                             (uint64_t)ri * ts, (uint64_t)nb * ts);
-                if (rank < peer) {
-                    pcs_reduce(c, ps, (uint64_t)ri * ts, pr, (uint64_t)ri * ts, (uint64_t)nb * ts);
-                    int x = ps;
-                    ps = pr;
-                    pr = x;
-                } else {
-                    pcs_reduce(c, pr, (uint64_t)ri * ts, ps, (uint64_t)ri * ts, (uint64_t)nb * ts);
-                }
-                si = ri;
-            }
-            pcs_copy(c, ps, (uint64_t)ri * ts, R, 0, rb);
-            *gsteps = k;
-            return;
-        }
-        pcs_at(c, 0);
-        pcs_copy(c, in, 0, T, 0, tb);
-        const int pof2 = pcs_pow2_floor(size), rem = size - pof2, lg = pcs_log2_floor(pof2);
-        const int base = rem > 0 ? 1 : 0;
-        int vrank;
-        if (rank < 2 * rem) {
-            if (rank % 2 == 0) {
-                pcs_send(c, rank + 1, ps, 0, tb);
-                vrank = -1;
-            } else {
-                pcs_recv(c, rank - 1, pr, 0, tb);
-                pcs_reduce(c, pr, 0, ps, 0, tb);
-                vrank = rank / 2;
-            }
-        } else {
-            vrank = rank - rem;
-        }
-        if (vrank != -1) {
-            int nblocks = pof2, si = 0, ri = 0, k = 0;
-            for (int mask = 1; mask < pof2; mask <<= 1, k++) {
-                const int vpeer = vrank ^ mask, peer = vpeer < rem ? vpeer * 2 + 1 : vpeer + rem;
-                nblocks /= 2;
-                if ((vrank & mask) == 0)
-                    si += nblocks;
-                else
-                    ri += nblocks;
-                const uint64_t sn = rb * (uint64_t)range_sum(si, si + nblocks - 1, rem - 1);
-                const uint64_t rn = rb * (uint64_t)range_sum(ri, ri + nblocks - 1, rem - 1);
-                pcs_at(c, base + k);
-                pcs_sendrecv(c, 0, peer, ps, DISPL(si), sn, peer, pr, DISPL(ri), rn);
-                if (vrank < vpeer) {
-                    pcs_reduce(c, ps, DISPL(ri), pr, DISPL(ri), rn);
-                    int x = ps;
-                    ps = pr;
-                    pr = x;
-                } else {
-                    pcs_reduce(c, pr, DISPL(ri), ps, DISPL(ri), rn);
-                }
-                si = ri;
-            }
-            const int vpeer = pcs_mirror(vrank, lg);
-            const int peer = vpeer < rem ? vpeer * 2 + 1 : vpeer + rem;
-            uint64_t so = DISPL(si);
-            pcs_at(c, base + lg);
-            if (vpeer < rem) {
-                pcs_send(c, peer - 1, ps, so, rb);
-                so += rb;
-            }
-            if (vpeer != vrank)
-                pcs_sendrecv(c, 0, peer, ps, so, rb, peer, R, 0, rb);
-            else
-                pcs_copy(c, ps, so, R, 0, rb);
-        } else {
-            const int vpeer = pcs_mirror((rank + 1) / 2, lg);
-            const int peer = vpeer < rem ? vpeer * 2 + 1 : vpeer + rem;
-            pcs_at(c, base + lg);
-            pcs_recv(c, peer, R, 0, rb);
-        }
+    *gsteps = base + lg + 1;
+}
 #undef DISPL
-        *gsteps = base + lg + 1;
-        return;
-    }
-    default: c->s->err = PCS_E_UNSUPPORTED; return;
+
+void pcs_gen_rsb(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps)
+{
+    *gsteps = 0;
+    switch (ch->alg) {
+    case PCS_ALG_RSB_LINEAR: rsb_linear(c, gsteps); break;
+    case PCS_ALG_RSB_RECURSIVE_DOUBLING: rsb_recursive_doubling(c, gsteps); break;
+    case PCS_ALG_RSB_RECURSIVE_HALVING: rsb_recursive_halving(c, gsteps); break;
+    case PCS_ALG_RSB_BUTTERFLY: rsb_butterfly(c, gsteps); break;
+    default: c->s->err = PCS_E_UNSUPPORTED; break;
     }
 }
 
