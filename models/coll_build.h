@@ -36,6 +36,9 @@ void pcs_send(pcs_ctx_t *c, int peer, int buf, uint64_t off, uint64_t len);
 void pcs_ssend(pcs_ctx_t *c, int peer, int buf, uint64_t off, uint64_t len);
 void pcs_recv(pcs_ctx_t *c, int peer, int buf, uint64_t off, uint64_t len);
 void pcs_isend(pcs_ctx_t *c, unsigned req, int peer, int buf, uint64_t off, uint64_t len);
+/* pcs_isend with enum pcs_opflags (synchronous, persistent) */
+void pcs_isend_flags(pcs_ctx_t *c, unsigned req, int peer, int buf, uint64_t off, uint64_t len,
+                     uint8_t flags);
 void pcs_irecv(pcs_ctx_t *c, unsigned req, int peer, int buf, uint64_t off, uint64_t len);
 void pcs_wait(pcs_ctx_t *c, unsigned req);
 /* A transfer with pieces: call pcs_piece for each piece right after it (buf = PCS_BUF_IOV). */

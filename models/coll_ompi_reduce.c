@@ -99,10 +99,8 @@ static void reduce_generic(pcs_ctx_t *c, int sbuf, bool sbuf_inplace, bool has_r
     int64_t left = count, si;
     for (si = 0; si < max_reqs; si++) {
         pcs_at(c, si);
-        pcs_xfer(c, PCS_OP_ISEND, (unsigned)si, nd.prev, 0, PCS_F_SYNC);
-        c->s->ops[c->s->n - 1].a.buf = (uint8_t)sbuf;
-        c->s->ops[c->s->n - 1].a.off = (uint64_t)si * seginc;
-        c->s->ops[c->s->n - 1].len = (uint64_t)segcount * ts;
+        pcs_isend_flags(c, (unsigned)si, nd.prev, sbuf, (uint64_t)si * seginc,
+                        (uint64_t)segcount * ts, PCS_F_SYNC);
         left -= segcount;
     }
     int creq = 0;
@@ -112,10 +110,8 @@ static void reduce_generic(pcs_ctx_t *c, int sbuf, bool sbuf_inplace, bool has_r
         if (left < sc)
             sc = left;
         pcs_at(c, si);
-        pcs_xfer(c, PCS_OP_ISEND, (unsigned)creq, nd.prev, 0, PCS_F_SYNC);
-        c->s->ops[c->s->n - 1].a.buf = (uint8_t)sbuf;
-        c->s->ops[c->s->n - 1].a.off = (uint64_t)si * seginc;
-        c->s->ops[c->s->n - 1].len = (uint64_t)sc * ts;
+        pcs_isend_flags(c, (unsigned)creq, nd.prev, sbuf, (uint64_t)si * seginc,
+                        (uint64_t)sc * ts, PCS_F_SYNC);
         creq = (creq + 1) % max_reqs;
         si++;
         left -= sc;

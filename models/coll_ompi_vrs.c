@@ -27,236 +27,281 @@ static uint64_t sum_blocks(const pcs_ctx_t *c, const int64_t *counts, int first,
     return t * c->ts;
 }
 
-void pcs_gen_allgatherv(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps)
+/* block i of the receive buffer: byte offset, bytes */
+#define D(i) pcs_vdisp(c->ts, c->a->counts, c->a->displs, (i))
+#define N(i) ((uint64_t)c->a->counts[(i)] * c->ts)
+
+static void allgatherv_gatherv_bcast(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps)
 {
     const pcs_args_t *a = c->a;
     const int rank = c->rank, size = c->size;
     const uint64_t ts = c->ts;
     const int64_t *cn = a->counts, *dp = a->displs;
     const bool inplace = a->in_place;
-#define D(i) pcs_vdisp(ts, cn, dp, (i))
-#define N(i) ((uint64_t)cn[(i)] * ts)
-    *gsteps = 0;
-    switch (ch->alg) {
-    case PCS_ALG_ALLGATHERV_DEFAULT: {
-        /* l.591: gatherv to 0 (coll/basic; in place, a rank sends its block of rbuf, so
-         * even rank 0 is not MPI_IN_PLACE there), then a bcast through the rules of one
-         * indexed datatype covering every block */
-        pcs_args_t ga = *a, ba = *a;
-        ga.coll = PCS_GATHERV;
-        ga.root = 0;
-        ga.own_count = cn[rank];
-        ga.in_place = false;
-        pcs_choice_t gc = {.component = PCS_COMP_BASIC, .lib_alg = 1,
-                           .alg = PCS_ALG_GATHERV_LINEAR};
-        pcs_ctx_t g = *c;
-        if (inplace) {
-            g.map[S] = c->map[R];
-            g.shift[S] = c->shift[R] + D(rank);
-        }
-        int64_t g1 = 0, g2 = 0;
-        if (pcs_gen_sub(&g, &ga, &gc, &g1))
-            return;
-        ba.coll = PCS_BCAST;
-        ba.root = 0;
-        ba.count = 1;
-        ba.type_size = sum_blocks(c, cn, 0, size);
-        ba.in_place = false;
-        pcs_choice_t bc;
-        pcs_err_t e = pcs_ompi41_select(&ba, NULL, &bc);
-        if (e) {
-            c->s->err = e;
-            return;
-        }
-        pcs_ctx_t b = *c;
-        b.step_base += (uint32_t)g1;
-        b.map[R] = PCS_BUF_VIEW;
-        b.vbuf = c->map[R];
-        b.nv = size;
-        b.vcounts = cn;
-        b.vdispls = dp;
-        b.vts = ts;
-        pcs_gen_sub(&b, &ba, &bc, &g2);
-        *gsteps = g1 + g2;
+    /* l.591: gatherv to 0 (coll/basic; in place, a rank sends its block of rbuf, so
+     * even rank 0 is not MPI_IN_PLACE there), then a bcast through the rules of one
+     * indexed datatype covering every block */
+    pcs_args_t ga = *a, ba = *a;
+    ga.coll = PCS_GATHERV;
+    ga.root = 0;
+    ga.own_count = cn[rank];
+    ga.in_place = false;
+    pcs_choice_t gc = {.component = PCS_COMP_BASIC, .lib_alg = 1,
+                       .alg = PCS_ALG_GATHERV_LINEAR};
+    pcs_ctx_t g = *c;
+    if (inplace) {
+        g.map[S] = c->map[R];
+        g.shift[S] = c->shift[R] + D(rank);
+    }
+    int64_t g1 = 0, g2 = 0;
+    if (pcs_gen_sub(&g, &ga, &gc, &g1))
+        return;
+    ba.coll = PCS_BCAST;
+    ba.root = 0;
+    ba.count = 1;
+    ba.type_size = sum_blocks(c, cn, 0, size);
+    ba.in_place = false;
+    pcs_choice_t bc;
+    pcs_err_t e = pcs_ompi41_select(&ba, NULL, &bc);
+    if (e) {
+        c->s->err = e;
         return;
     }
-    case PCS_ALG_ALLGATHERV_BRUCK: { /* l.101 */
-        pcs_at(c, 0);
-        if (!inplace)
-            pcs_copy(c, S, 0, R, D(rank), N(rank));
-        int k = 0;
-        for (int d = 1; d < size; d <<= 1, k++) {
-            const int from = (rank + d) % size, to = (rank - d + size) % size;
-            const int bc = d <= (size >> 1) ? d : size - d;
-            pcs_at(c, k);
-            pcs_xfer(c, PCS_OP_IRECV, 0, from, sum_blocks(c, cn, from, bc), 0);
-            piece_blocks(c, R, cn, dp, from, bc);
-            pcs_xfer(c, PCS_OP_SEND, 0, to, sum_blocks(c, cn, rank, bc), 0);
-            piece_blocks(c, R, cn, dp, rank, bc);
-            pcs_wait(c, 0);
-        }
-        *gsteps = k;
-        return;
-    }
-    case PCS_ALG_ALLGATHERV_RING: { /* l.235 */
-        pcs_at(c, 0);
-        if (!inplace)
-            pcs_copy(c, S, 0, R, D(rank), N(rank));
-        for (int i = 0; i < size - 1; i++) {
-            const int rdf = (rank - i - 1 + size) % size, sdf = (rank - i + size) % size;
-            pcs_at(c, i);
-            pcs_sendrecv(c, 0, (rank + 1) % size, R, D(sdf), N(sdf), (rank - 1 + size) % size,
-                         R, D(rdf), N(rdf));
-        }
-        *gsteps = size - 1;
-        return;
-    }
-    case PCS_ALG_ALLGATHERV_NEIGHBOR: { /* l.368, even size (selection: ring otherwise) */
-        pcs_at(c, 0);
-        if (!inplace)
-            pcs_copy(c, S, 0, R, D(rank), N(rank));
-        const bool even = rank % 2 == 0;
-        int nb[2], rdf[2], off[2];
-        nb[0] = even ? (rank + 1) % size : (rank - 1 + size) % size;
-        nb[1] = even ? (rank - 1 + size) % size : (rank + 1) % size;
-        rdf[0] = rdf[1] = even ? rank : nb[0];
-        off[0] = even ? 2 : -2;
-        off[1] = even ? -2 : 2;
-        pcs_sendrecv(c, 0, nb[0], R, D(rank), N(rank), nb[0], R, D(nb[0]), N(nb[0]));
-        int sdf = even ? rank : rdf[0];
-        for (int i = 1; i < size / 2; i++) {
-            const int ip = i % 2;
-            rdf[ip] = (rdf[ip] + off[ip] + size) % size;
-            pcs_at(c, i);
-            pcs_xfer(c, PCS_OP_IRECV, 0, nb[ip], sum_blocks(c, cn, rdf[ip], 2), 0);
-            piece_blocks(c, R, cn, dp, rdf[ip], 2);
-            pcs_xfer(c, PCS_OP_SEND, 0, nb[ip], sum_blocks(c, cn, sdf, 2), 0);
-            piece_blocks(c, R, cn, dp, sdf, 2);
-            pcs_wait(c, 0);
-            sdf = rdf[ip];
-        }
-        *gsteps = size / 2;
-        return;
-    }
-    case PCS_ALG_ALLGATHERV_TWO_PROCS: { /* l.531 */
-        const int r = rank ^ 1;
-        pcs_at(c, 0);
-        pcs_sendrecv(c, 0, r, inplace ? R : S, inplace ? D(rank) : 0, N(rank), r, R, D(r), N(r));
-        if (!inplace)
-            pcs_copy(c, S, 0, R, D(rank), N(rank));
-        *gsteps = 1;
-        return;
-    }
-    default: c->s->err = PCS_E_UNSUPPORTED; return;
-    }
-#undef D
-#undef N
+    pcs_ctx_t b = *c;
+    b.step_base += (uint32_t)g1;
+    b.map[R] = PCS_BUF_VIEW;
+    b.vbuf = c->map[R];
+    b.nv = size;
+    b.vcounts = cn;
+    b.vdispls = dp;
+    b.vts = ts;
+    pcs_gen_sub(&b, &ba, &bc, &g2);
+    *gsteps = g1 + g2;
 }
 
-/* ---- alltoallv (coll_base_alltoallv.c): counts/displs receive side, scounts/sdispls send
- * side ---- */
-void pcs_gen_alltoallv(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps)
+/* l.101 */
+static void allgatherv_bruck(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps)
 {
     const pcs_args_t *a = c->a;
     const int rank = c->rank, size = c->size;
-    const uint64_t ts = c->ts;
-#define RD(i) pcs_vdisp(ts, a->counts, a->displs, (i))
-#define RN(i) ((uint64_t)a->counts[(i)] * ts)
-#define SD(i) pcs_vdisp(ts, a->scounts, a->sdispls, (i))
-#define SN(i) ((uint64_t)a->scounts[(i)] * ts)
+    const int64_t *cn = a->counts, *dp = a->displs;
+    const bool inplace = a->in_place;
+    pcs_at(c, 0);
+    if (!inplace)
+        pcs_copy(c, S, 0, R, D(rank), N(rank));
+    int k = 0;
+    for (int d = 1; d < size; d <<= 1, k++) {
+        const int from = (rank + d) % size, to = (rank - d + size) % size;
+        const int bc = d <= (size >> 1) ? d : size - d;
+        pcs_at(c, k);
+        pcs_xfer(c, PCS_OP_IRECV, 0, from, sum_blocks(c, cn, from, bc), 0);
+        piece_blocks(c, R, cn, dp, from, bc);
+        pcs_xfer(c, PCS_OP_SEND, 0, to, sum_blocks(c, cn, rank, bc), 0);
+        piece_blocks(c, R, cn, dp, rank, bc);
+        pcs_wait(c, 0);
+    }
+    *gsteps = k;
+}
+
+/* l.235 */
+static void allgatherv_ring(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps)
+{
+    const pcs_args_t *a = c->a;
+    const int rank = c->rank, size = c->size;
+    const bool inplace = a->in_place;
+    pcs_at(c, 0);
+    if (!inplace)
+        pcs_copy(c, S, 0, R, D(rank), N(rank));
+    for (int i = 0; i < size - 1; i++) {
+        const int rdf = (rank - i - 1 + size) % size, sdf = (rank - i + size) % size;
+        pcs_at(c, i);
+        pcs_sendrecv(c, 0, (rank + 1) % size, R, D(sdf), N(sdf), (rank - 1 + size) % size,
+                     R, D(rdf), N(rdf));
+    }
+    *gsteps = size - 1;
+}
+
+/* l.368, even size (selection: ring otherwise) */
+static void allgatherv_neighbor(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps)
+{
+    const pcs_args_t *a = c->a;
+    const int rank = c->rank, size = c->size;
+    const int64_t *cn = a->counts, *dp = a->displs;
+    const bool inplace = a->in_place;
+    pcs_at(c, 0);
+    if (!inplace)
+        pcs_copy(c, S, 0, R, D(rank), N(rank));
+    const bool even = rank % 2 == 0;
+    int nb[2], rdf[2], off[2];
+    nb[0] = even ? (rank + 1) % size : (rank - 1 + size) % size;
+    nb[1] = even ? (rank - 1 + size) % size : (rank + 1) % size;
+    rdf[0] = rdf[1] = even ? rank : nb[0];
+    off[0] = even ? 2 : -2;
+    off[1] = even ? -2 : 2;
+    pcs_sendrecv(c, 0, nb[0], R, D(rank), N(rank), nb[0], R, D(nb[0]), N(nb[0]));
+    int sdf = even ? rank : rdf[0];
+    for (int i = 1; i < size / 2; i++) {
+        const int ip = i % 2;
+        rdf[ip] = (rdf[ip] + off[ip] + size) % size;
+        pcs_at(c, i);
+        pcs_xfer(c, PCS_OP_IRECV, 0, nb[ip], sum_blocks(c, cn, rdf[ip], 2), 0);
+        piece_blocks(c, R, cn, dp, rdf[ip], 2);
+        pcs_xfer(c, PCS_OP_SEND, 0, nb[ip], sum_blocks(c, cn, sdf, 2), 0);
+        piece_blocks(c, R, cn, dp, sdf, 2);
+        pcs_wait(c, 0);
+        sdf = rdf[ip];
+    }
+    *gsteps = size / 2;
+}
+
+/* l.531 */
+static void allgatherv_two_procs(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps)
+{
+    const pcs_args_t *a = c->a;
+    const int rank = c->rank;
+    const bool inplace = a->in_place;
+    const int r = rank ^ 1;
+    pcs_at(c, 0);
+    pcs_sendrecv(c, 0, r, inplace ? R : S, inplace ? D(rank) : 0, N(rank), r, R, D(r), N(r));
+    if (!inplace)
+        pcs_copy(c, S, 0, R, D(rank), N(rank));
+    *gsteps = 1;
+}
+
+void pcs_gen_allgatherv(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps)
+{
     *gsteps = 0;
     switch (ch->alg) {
-    case PCS_ALG_ALLTOALLV_LINEAR: { /* l.259: persistent requests (monitoring: external) */
-        pcs_at(c, 0);
-        if (a->scounts[rank] != 0)
-            pcs_copy(c, S, SD(rank), R, RD(rank), SN(rank));
-        int k = 0;
-        for (int i = 0; i < size; i++)
-            if (i != rank)
-                pcs_irecv(c, k++, i, R, RD(i), RN(i));
-        for (int i = 0; i < size; i++)
-            if (i != rank) {
-                pcs_isend(c, k++, i, S, SD(i), SN(i));
-                c->s->ops[c->s->n - 1].flags |= PCS_F_PERSISTENT;
-            }
-        for (int i = 0; i < k; i++)
-            pcs_wait(c, i);
-        *gsteps = 1;
-        return;
-    }
-    case PCS_ALG_ALLTOALLV_PAIRWISE: /* l.183 */
-        for (int st = 0; st < size; st++) {
-            const int to = (rank + st) % size, from = (rank + size - st) % size;
-            pcs_at(c, st);
-            pcs_sendrecv(c, 0, to, S, SD(to), SN(to), from, R, RD(from), RN(from));
-        }
-        *gsteps = size;
-        return;
-    case PCS_ALG_ALLTOALLW_LINEAR: /* coll_basic_alltoallw.c:177: persistent requests, empty
-                                    * messages skipped (unlike alltoallv) */ {
-        pcs_at(c, 0);
-        pcs_copy(c, S, SD(rank), R, RD(rank), SN(rank));
-        if (size == 1)
-            return;
-        int k = 0;
-        for (int i = 0; i < size; i++)
-            if (i != rank && RN(i) != 0)
-                pcs_irecv(c, k++, i, R, RD(i), RN(i));
-        for (int i = 0; i < size; i++)
-            if (i != rank && SN(i) != 0) {
-                pcs_isend(c, k++, i, S, SD(i), SN(i));
-                c->s->ops[c->s->n - 1].flags |= PCS_F_PERSISTENT;
-            }
-        for (int i = 0; i < k; i++)
-            pcs_wait(c, i);
-        *gsteps = 1;
-        return;
-    }
-    case PCS_ALG_ALLTOALLV_INPLACE:   /* l.42: exchange with rank +- i, a packed copy out */
-    case PCS_ALG_ALLTOALLW_INPLACE: { /* coll_basic_alltoallw.c:47: the same exchanges */
-        uint64_t maxn = 0, maxt = 0;
-        /* alltoallw sizes its scratch by the right-hand peers only (l.66) */
-        const bool w = ch->alg == PCS_ALG_ALLTOALLW_INPLACE;
-        for (int i = 0; i < size; i++) {
-            if (i != rank && RN(i) > maxn)
-                maxn = RN(i);
-            if (i != rank && RN(i) > maxt && (!w || (i - rank + size) % size <= size / 2))
-                maxt = RN(i);
-        }
-        if (size == 1 || maxn == 0)
-            return;
-        pcs_need_tmp(c, T, maxt);
-        for (int i = 1; i <= size / 2; i++) {
-            const int right = (rank + i) % size, left = (rank + size - i) % size;
-            bool posted = false;
-            pcs_at(c, i - 1);
-            if (RN(right) != 0) {
-                pcs_copy(c, R, RD(right), T, 0, RN(right));
-                pcs_irecv(c, 0, right, R, RD(right), RN(right));
-                posted = true;
-            }
-            if (left != right && RN(left) != 0) {
-                pcs_send(c, left, R, RD(left), RN(left));
-                if (posted)
-                    pcs_wait(c, 0);
-                pcs_irecv(c, 0, left, R, RD(left), RN(left));
-                posted = true;
-            }
-            if (RN(right) != 0)
-                pcs_send(c, right, T, 0, RN(right));
-            if (posted)
-                pcs_wait(c, 0);
-        }
-        *gsteps = size / 2;
-        return;
-    }
+    case PCS_ALG_ALLGATHERV_DEFAULT: allgatherv_gatherv_bcast(c, ch, gsteps); break;
+    case PCS_ALG_ALLGATHERV_BRUCK: allgatherv_bruck(c, ch, gsteps); break;
+    case PCS_ALG_ALLGATHERV_RING: allgatherv_ring(c, ch, gsteps); break;
+    case PCS_ALG_ALLGATHERV_NEIGHBOR: allgatherv_neighbor(c, ch, gsteps); break;
+    case PCS_ALG_ALLGATHERV_TWO_PROCS: allgatherv_two_procs(c, ch, gsteps); break;
     default: c->s->err = PCS_E_UNSUPPORTED; return;
     }
+}
+#undef D
+#undef N
+
+/* ---- alltoallv (coll_base_alltoallv.c): counts/displs receive side, scounts/sdispls send
+ * side ---- */
+/* block i of the receive and the send buffer: byte offset, bytes */
+#define RD(i) pcs_vdisp(c->ts, c->a->counts, c->a->displs, (i))
+#define RN(i) ((uint64_t)c->a->counts[(i)] * c->ts)
+#define SD(i) pcs_vdisp(c->ts, c->a->scounts, c->a->sdispls, (i))
+#define SN(i) ((uint64_t)c->a->scounts[(i)] * c->ts)
+
+/* l.259: persistent requests (monitoring: external) */
+static void alltoallv_linear(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps)
+{
+    const pcs_args_t *a = c->a;
+    const int rank = c->rank, size = c->size;
+    pcs_at(c, 0);
+    if (a->scounts[rank] != 0)
+        pcs_copy(c, S, SD(rank), R, RD(rank), SN(rank));
+    int k = 0;
+    for (int i = 0; i < size; i++)
+        if (i != rank)
+            pcs_irecv(c, k++, i, R, RD(i), RN(i));
+    for (int i = 0; i < size; i++)
+        if (i != rank)
+            pcs_isend_flags(c, k++, i, S, SD(i), SN(i), PCS_F_PERSISTENT);
+    for (int i = 0; i < k; i++)
+        pcs_wait(c, i);
+    *gsteps = 1;
+}
+
+/* l.183 */
+static void alltoallv_pairwise(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps)
+{
+    const int rank = c->rank, size = c->size;
+    for (int st = 0; st < size; st++) {
+        const int to = (rank + st) % size, from = (rank + size - st) % size;
+        pcs_at(c, st);
+        pcs_sendrecv(c, 0, to, S, SD(to), SN(to), from, R, RD(from), RN(from));
+    }
+    *gsteps = size;
+}
+
+/* coll_basic_alltoallw.c:177: persistent requests, empty messages skipped (unlike
+ * alltoallv) */
+static void alltoallw_linear(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps)
+{
+    const int rank = c->rank, size = c->size;
+    pcs_at(c, 0);
+    pcs_copy(c, S, SD(rank), R, RD(rank), SN(rank));
+    if (size == 1)
+        return;
+    int k = 0;
+    for (int i = 0; i < size; i++)
+        if (i != rank && RN(i) != 0)
+            pcs_irecv(c, k++, i, R, RD(i), RN(i));
+    for (int i = 0; i < size; i++)
+        if (i != rank && SN(i) != 0)
+            pcs_isend_flags(c, k++, i, S, SD(i), SN(i), PCS_F_PERSISTENT);
+    for (int i = 0; i < k; i++)
+        pcs_wait(c, i);
+    *gsteps = 1;
+}
+
+/* alltoallv.c:42 (coll_basic_alltoallw.c:47 the same exchanges): with rank +- i, a packed
+ * copy out */
+static void alltoallv_inplace(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps)
+{
+    const int rank = c->rank, size = c->size;
+    uint64_t maxn = 0, maxt = 0;
+    /* alltoallw sizes its scratch by the right-hand peers only (l.66) */
+    const bool w = ch->alg == PCS_ALG_ALLTOALLW_INPLACE;
+    for (int i = 0; i < size; i++) {
+        if (i != rank && RN(i) > maxn)
+            maxn = RN(i);
+        if (i != rank && RN(i) > maxt && (!w || (i - rank + size) % size <= size / 2))
+            maxt = RN(i);
+    }
+    if (size == 1 || maxn == 0)
+        return;
+    pcs_need_tmp(c, T, maxt);
+    for (int i = 1; i <= size / 2; i++) {
+        const int right = (rank + i) % size, left = (rank + size - i) % size;
+        bool posted = false;
+        pcs_at(c, i - 1);
+        if (RN(right) != 0) {
+            pcs_copy(c, R, RD(right), T, 0, RN(right));
+            pcs_irecv(c, 0, right, R, RD(right), RN(right));
+            posted = true;
+        }
+        if (left != right && RN(left) != 0) {
+            pcs_send(c, left, R, RD(left), RN(left));
+            if (posted)
+                pcs_wait(c, 0);
+            pcs_irecv(c, 0, left, R, RD(left), RN(left));
+            posted = true;
+        }
+        if (RN(right) != 0)
+            pcs_send(c, right, T, 0, RN(right));
+        if (posted)
+            pcs_wait(c, 0);
+    }
+    *gsteps = size / 2;
+}
+
+void pcs_gen_alltoallv(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps)
+{
+    *gsteps = 0;
+    switch (ch->alg) {
+    case PCS_ALG_ALLTOALLV_LINEAR: alltoallv_linear(c, ch, gsteps); break;
+    case PCS_ALG_ALLTOALLV_PAIRWISE: alltoallv_pairwise(c, ch, gsteps); break;
+    case PCS_ALG_ALLTOALLW_LINEAR: alltoallw_linear(c, ch, gsteps); break;
+    case PCS_ALG_ALLTOALLV_INPLACE: case PCS_ALG_ALLTOALLW_INPLACE:
+        alltoallv_inplace(c, ch, gsteps);
+        break;
+    default: c->s->err = PCS_E_UNSUPPORTED; return;
+    }
+}
 #undef RD
 #undef RN
 #undef SD
 #undef SN
-}
 
 /* ---- gatherv / scatterv (coll/basic): linear, zero counts skipped ---- */
 void pcs_gen_gatherv(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps)
@@ -863,7 +908,6 @@ static void scan_rdbl(pcs_ctx_t *c, bool ex, int64_t *gsteps)
     const int rank = c->rank, size = c->size;
     const uint64_t len = (uint64_t)c->a->count * c->ts;
     const bool inplace = c->a->in_place;
-    *gsteps = 0;
     if (len == 0)
         return;
     pcs_at(c, 0);
@@ -903,6 +947,7 @@ static void scan_rdbl(pcs_ctx_t *c, bool ex, int64_t *gsteps)
 
 void pcs_gen_scan(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps)
 {
+    *gsteps = 0;
     if (ch->alg == PCS_ALG_SCAN_RECURSIVE_DOUBLING || ch->alg == PCS_ALG_EXSCAN_RECURSIVE_DOUBLING)
         scan_rdbl(c, ch->alg == PCS_ALG_EXSCAN_RECURSIVE_DOUBLING, gsteps);
     else

@@ -180,6 +180,11 @@ void pcs_isend(pcs_ctx_t *c, unsigned req, int peer, int buf, uint64_t off, uint
 {
     xfer(c, PCS_OP_ISEND, req, peer, buf, off, len, 0);
 }
+void pcs_isend_flags(pcs_ctx_t *c, unsigned req, int peer, int buf, uint64_t off, uint64_t len,
+                     uint8_t flags)
+{
+    xfer(c, PCS_OP_ISEND, req, peer, buf, off, len, flags);
+}
 void pcs_irecv(pcs_ctx_t *c, unsigned req, int peer, int buf, uint64_t off, uint64_t len)
 {
     xfer(c, PCS_OP_IRECV, req, peer, buf, off, len, 0);
