@@ -269,14 +269,6 @@ pcs_err_t pcs_topo_init(pcs_topo_t *t, const pcs_args_t *a, const pcs_mpich_comm
 
 /* ---- the MPIR layer: MPIR_<Coll>_impl on an intracommunicator ---- */
 
-static int64_t tsum(const pcs_args_t *a, const int64_t *c)
-{
-    int64_t s = 0;
-    for (int i = 0; i < a->size; i++)
-        s += c[i];
-    return s;
-}
-
 /* mpir/generic.json */
 static pcs_alg_t mpir_json(const pcs_args_t *a, pcs_hier_t h, bool user_op, int *line,
                            int64_t *dsize)
@@ -318,7 +310,7 @@ static pcs_alg_t mpir_json(const pcs_args_t *a, pcs_hier_t h, bool user_op, int 
     case PCS_ALLGATHER:
     case PCS_ALLGATHERV: {
         const bool v = a->coll == PCS_ALLGATHERV;
-        int64_t tot = (int64_t)a->type_size * (v ? tsum(a, a->counts) : a->count * P);
+        int64_t tot = (int64_t)a->type_size * (v ? pcs_sum(a->counts, 0, a->size) : a->count * P);
         *dsize = tot;
         if (p2)
             return tot < 524288 ? (v ? L(182, ALLGATHERV_RD) : L(150, ALLGATHER_RD))
@@ -342,7 +334,7 @@ static pcs_alg_t mpir_json(const pcs_args_t *a, pcs_hier_t h, bool user_op, int 
             return a->count < pof2 ? L(258, REDUCE_BINOMIAL) : L(262, REDUCE_RSG);
         return L(267, REDUCE_BINOMIAL);
     case PCS_REDUCE_SCATTER: {
-        int64_t tot = (int64_t)a->type_size * tsum(a, a->counts);
+        int64_t tot = (int64_t)a->type_size * pcs_sum(a->counts, 0, a->size);
         bool regular = true;
         for (int i = 1; i < P; i++)
             regular = regular && a->counts[i] == a->counts[0];
@@ -463,7 +455,7 @@ static pcs_alg_t nb_json(const pcs_args_t *a, pcs_hier_t h, bool user_op, int *l
         return a->count < pof2 ? NL(560, IALLREDUCE_RD) : NL(564, IALLREDUCE_RSA);
     case PCS_ALLGATHER: case PCS_ALLGATHERV: {
         const bool v = a->coll == PCS_ALLGATHERV;
-        int64_t tot = (int64_t)a->type_size * (v ? tsum(a, a->counts) : a->count * P);
+        int64_t tot = (int64_t)a->type_size * (v ? pcs_sum(a->counts, 0, a->size) : a->count * P);
         *dsize = tot;
         if (p2)
             return tot < 524288 ? (v ? NL(614, IALLGATHERV_RD) : NL(582, IALLGATHER_RD))
@@ -490,7 +482,7 @@ static pcs_alg_t nb_json(const pcs_args_t *a, pcs_hier_t h, bool user_op, int *l
             return NL(724, IREDUCE_BINOMIAL);
         return a->count < pof2 ? NL(715, IREDUCE_BINOMIAL) : NL(719, IREDUCE_RSG);
     case PCS_REDUCE_SCATTER: {
-        int64_t tot = (int64_t)a->type_size * tsum(a, a->counts);
+        int64_t tot = (int64_t)a->type_size * pcs_sum(a->counts, 0, a->size);
         bool regular = true;
         for (int i = 1; i < P; i++)
             regular = regular && a->counts[i] == a->counts[0];
@@ -558,7 +550,7 @@ pcs_alg_t pcs_mpich_nb_auto(const pcs_args_t *a, pcs_hier_t h, bool user_op)
     case PCS_SCATTERV: return R_(ISCATTERV_LINEAR);
     case PCS_ALLGATHER: case PCS_ALLGATHERV: {
         const bool v = a->coll == PCS_ALLGATHERV;
-        int64_t tot = (int64_t)a->type_size * (v ? tsum(a, a->counts) : a->count * P);
+        int64_t tot = (int64_t)a->type_size * (v ? pcs_sum(a->counts, 0, a->size) : a->count * P);
         if (tot < 524288 && p2)
             return v ? R_(IALLGATHERV_RD) : R_(IALLGATHER_RD);
         if (tot < 81920)
@@ -583,7 +575,7 @@ pcs_alg_t pcs_mpich_nb_auto(const pcs_args_t *a, pcs_hier_t h, bool user_op)
         return nb <= 2048 || user_op || a->count < pof2 ? R_(IALLREDUCE_RD) : R_(IALLREDUCE_RSA);
     case PCS_REDUCE_SCATTER: case PCS_REDUCE_SCATTER_BLOCK: {
         const bool blk = a->coll == PCS_REDUCE_SCATTER_BLOCK;
-        int64_t tot = (int64_t)a->type_size * (blk ? a->count * P : tsum(a, a->counts));
+        int64_t tot = (int64_t)a->type_size * (blk ? a->count * P : pcs_sum(a->counts, 0, a->size));
         bool regular = true;
         for (int i = 1; i < P && !blk; i++)
             regular = regular && a->counts[i] == a->counts[0];

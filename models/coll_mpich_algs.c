@@ -37,13 +37,11 @@ static void bcast_binomial(pcs_mv_t *v, const pcs_args_t *a)
 static int64_t clamp0(int64_t x) { return x < 0 ? 0 : x; }
 static int64_t min64(int64_t x, int64_t y) { return x < y ? x : y; }
 
-/* bytes MPII_Scatter_for_bcast leaves at relative rank rel (its curr_size) */
-static int64_t scat_have(int64_t n, int64_t ss, int S_, int rel)
+/* What relative rank p, holding curr bytes, sends its child p + m in the scatter of
+ * MPII_(I)scatter_for_bcast: the children from the top mask down take what lies beyond
+ * their blocks (ss bytes a block), each from what the earlier ones left. */
+static int64_t scat_to_child(int64_t curr, int64_t ss, int S_, int p, int m)
 {
-    if (rel == 0)
-        return n;
-    int m = lowbit(rel), p = rel - m;
-    int64_t curr = scat_have(n, ss, S_, p);
     int top = p ? lowbit(p) >> 1 : (1 << pcs_log2_ceil(S_)) >> 1;
     for (int k = top; k >= m; k >>= 1) {
         if (p + k >= S_)
@@ -55,6 +53,15 @@ static int64_t scat_have(int64_t n, int64_t ss, int S_, int rel)
             curr -= send;
     }
     return 0;
+}
+
+/* bytes MPII_Scatter_for_bcast leaves at relative rank rel (its curr_size) */
+static int64_t scat_have(int64_t n, int64_t ss, int S_, int rel)
+{
+    if (rel == 0)
+        return n;
+    const int m = lowbit(rel), p = rel - m;
+    return scat_to_child(scat_have(n, ss, S_, p), ss, S_, p, m);
 }
 
 /* MPII_Iscatter_for_bcast_sched: a rank takes its posted receive size (everything from its
@@ -64,52 +71,11 @@ static int64_t scat_have(int64_t n, int64_t ss, int S_, int rel)
 static int64_t scat_msg_sched(int64_t n, int64_t ss, int S_, int rel)
 {
     const int m = lowbit(rel), p = rel - m;
-    int64_t curr = clamp0(n - p * ss);
-    int top = p ? lowbit(p) >> 1 : (1 << pcs_log2_ceil(S_)) >> 1;
-    for (int k = top; k >= m; k >>= 1) {
-        if (p + k >= S_)
-            continue;
-        int64_t send = curr - ss * k;
-        if (k == m)
-            return send > 0 ? send : 0;
-        if (send > 0)
-            curr -= send;
-    }
-    return 0;
+    return scat_to_child(clamp0(n - p * ss), ss, S_, p, m);
 }
 
 static void scatter_for_bcast(pcs_mv_t *v, const pcs_args_t *a, int64_t ss, int64_t *curr)
 {
-    if (v->sched) {
-        const int S_ = v->size, rank = v->rank, L = pcs_log2_ceil(S_);
-        const int64_t n = a->count * (int64_t)a->type_size;
-        const int rel = (rank - a->root + S_) % S_;
-        int mask = 1;
-        *curr = rel == 0 ? n : 0;
-        while (mask < S_) {
-            if (rel & mask) {
-                *curr = clamp0(n - rel * ss);
-                if (*curr > 0) {
-                    mv_at(v, L - 1 - pcs_log2_floor(mask));
-                    mv_recv(v, (rank - mask + S_) % S_, R, (uint64_t)(rel * ss),
-                            (uint64_t)scat_msg_sched(n, ss, S_, rel));
-                }
-                break;
-            }
-            mask <<= 1;
-        }
-        for (mask >>= 1; mask > 0; mask >>= 1)
-            if (rel + mask < S_) {
-                int64_t send = *curr - ss * mask;
-                if (send > 0) {
-                    mv_at(v, L - 1 - pcs_log2_floor(mask));
-                    mv_send(v, (rank + mask) % S_, R, (uint64_t)(ss * (rel + mask)),
-                            (uint64_t)send);
-                    *curr -= send;
-                }
-            }
-        return;
-    }
     const int S_ = v->size, rank = v->rank, L = pcs_log2_ceil(S_);
     const int64_t n = a->count * (int64_t)a->type_size;
     const int rel = (rank - a->root + S_) % S_;
@@ -118,9 +84,11 @@ static void scatter_for_bcast(pcs_mv_t *v, const pcs_args_t *a, int64_t ss, int6
     while (mask < S_) {
         if (rel & mask) {
             if (n - rel * ss > 0) {
-                *curr = scat_have(n, ss, S_, rel);
+                /* the sched version holds its posted receive size (see scat_msg_sched) */
+                *curr = v->sched ? n - rel * ss : scat_have(n, ss, S_, rel);
+                const int64_t got = v->sched ? scat_msg_sched(n, ss, S_, rel) : *curr;
                 mv_at(v, L - 1 - pcs_log2_floor(mask));
-                mv_recv(v, (rank - mask + S_) % S_, R, (uint64_t)(rel * ss), (uint64_t)*curr);
+                mv_recv(v, (rank - mask + S_) % S_, R, (uint64_t)(rel * ss), (uint64_t)got);
             }
             break;
         }

@@ -340,97 +340,42 @@ static void ialltoallv_inplace(nbc_t *n, const pcs_choice_t *ch, int64_t *gsteps
     *gsteps = a2a_steps(p);
 }
 
-/* nbc_igather.c:94 */
-static void igather(nbc_t *n, const pcs_choice_t *ch, int64_t *gsteps)
+/* nbc_igather.c:94, nbc_igatherv.c:63, nbc_iscatter.c:91, nbc_iscatterv.c:55: the root
+ * posts one message per other rank in rank order (zero counts too) and copies its own block,
+ * the others one message. v: blocks by counts/displs, else of count elements packed. A
+ * non-root's message, and the root's own copy in a gatherv, is this rank's own count. */
+static void linear_rooted(nbc_t *n, bool scatter, bool v, int64_t *gsteps)
 {
     pcs_ctx_t *c = n->c;
     const pcs_args_t *a = c->a;
     const int rank = c->rank, p = c->size;
-    const uint64_t ts = c->ts, blk = (uint64_t)a->count * ts;
-    const bool inplace = a->in_place;
+    const uint64_t blk = (uint64_t)a->count * c->ts;
+    const uint64_t own = v ? (uint64_t)a->own_count * c->ts : blk;
+#define BOFF(i) (v ? vd(c, a->counts, a->displs, (i)) : (uint64_t)(i) * blk)
+#define BLEN(i) (v ? vn(c, a->counts, (i)) : blk)
     if (rank != a->root) {
-        nbc_send(n, 0, a->root, S, 0, blk, false);
+        if (scatter)
+            nbc_recv(n, 0, a->root, R, 0, own, false);
+        else
+            nbc_send(n, 0, a->root, S, 0, own, false);
     } else {
         for (int i = 0; i < p; i++) {
             if (i == rank) {
-                if (!inplace)
-                    nbc_copy(n, S, 0, R, (uint64_t)i * blk, blk, false);
+                if (a->in_place)
+                    continue;
+                if (scatter)
+                    nbc_copy(n, S, BOFF(i), R, 0, BLEN(i), false);
+                else
+                    nbc_copy(n, S, 0, R, BOFF(i), own, false);
+            } else if (scatter) {
+                nbc_send(n, 0, i, S, BOFF(i), BLEN(i), false);
             } else {
-                nbc_recv(n, 0, i, R, (uint64_t)i * blk, blk, false);
+                nbc_recv(n, 0, i, R, BOFF(i), BLEN(i), false);
             }
         }
     }
-    *gsteps = p > 1;
-}
-
-/* nbc_igatherv.c:63: zero counts are sent too */
-static void igatherv(nbc_t *n, const pcs_choice_t *ch, int64_t *gsteps)
-{
-    pcs_ctx_t *c = n->c;
-    const pcs_args_t *a = c->a;
-    const int rank = c->rank, p = c->size;
-    const uint64_t ts = c->ts;
-    const bool inplace = a->in_place;
-    const int64_t *cn = a->counts, *dp = a->displs;
-    if (rank != a->root) {
-        nbc_send(n, 0, a->root, S, 0, (uint64_t)a->own_count * ts, false);
-    } else {
-        for (int i = 0; i < p; i++) {
-            if (i == rank) {
-                if (!inplace)
-                    nbc_copy(n, S, 0, R, vd(c, cn, dp, i), (uint64_t)a->own_count * ts, false);
-            } else {
-                nbc_recv(n, 0, i, R, vd(c, cn, dp, i), vn(c, cn, i), false);
-            }
-        }
-    }
-    *gsteps = p > 1;
-}
-
-/* nbc_iscatter.c:91 */
-static void iscatter(nbc_t *n, const pcs_choice_t *ch, int64_t *gsteps)
-{
-    pcs_ctx_t *c = n->c;
-    const pcs_args_t *a = c->a;
-    const int rank = c->rank, p = c->size;
-    const uint64_t ts = c->ts, blk = (uint64_t)a->count * ts;
-    const bool inplace = a->in_place;
-    if (rank != a->root) {
-        nbc_recv(n, 0, a->root, R, 0, blk, false);
-    } else {
-        for (int i = 0; i < p; i++) {
-            if (i == rank) {
-                if (!inplace)
-                    nbc_copy(n, S, (uint64_t)i * blk, R, 0, blk, false);
-            } else {
-                nbc_send(n, 0, i, S, (uint64_t)i * blk, blk, false);
-            }
-        }
-    }
-    *gsteps = p > 1;
-}
-
-/* nbc_iscatterv.c:55 */
-static void iscatterv(nbc_t *n, const pcs_choice_t *ch, int64_t *gsteps)
-{
-    pcs_ctx_t *c = n->c;
-    const pcs_args_t *a = c->a;
-    const int rank = c->rank, p = c->size;
-    const uint64_t ts = c->ts;
-    const bool inplace = a->in_place;
-    const int64_t *cn = a->counts, *dp = a->displs;
-    if (rank == a->root) {
-        for (int i = 0; i < p; i++) {
-            if (i == rank) {
-                if (!inplace)
-                    nbc_copy(n, S, vd(c, cn, dp, i), R, 0, vn(c, cn, i), false);
-            } else {
-                nbc_send(n, 0, i, S, vd(c, cn, dp, i), vn(c, cn, i), false);
-            }
-        }
-    } else {
-        nbc_recv(n, 0, a->root, R, 0, (uint64_t)a->own_count * ts, false);
-    }
+#undef BOFF
+#undef BLEN
     *gsteps = p > 1;
 }
 
@@ -467,10 +412,10 @@ void pcs_gen_nbc(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps)
     case PCS_ALG_NBC_ALLTOALLV_INPLACE: case PCS_ALG_NBC_ALLTOALLW_INPLACE:
         ialltoallv_inplace(n, ch, gsteps);
         break;
-    case PCS_ALG_NBC_GATHER_LINEAR: igather(n, ch, gsteps); break;
-    case PCS_ALG_NBC_GATHERV_LINEAR: igatherv(n, ch, gsteps); break;
-    case PCS_ALG_NBC_SCATTER_LINEAR: iscatter(n, ch, gsteps); break;
-    case PCS_ALG_NBC_SCATTERV_LINEAR: iscatterv(n, ch, gsteps); break;
+    case PCS_ALG_NBC_GATHER_LINEAR: linear_rooted(n, false, false, gsteps); break;
+    case PCS_ALG_NBC_GATHERV_LINEAR: linear_rooted(n, false, true, gsteps); break;
+    case PCS_ALG_NBC_SCATTER_LINEAR: linear_rooted(n, true, false, gsteps); break;
+    case PCS_ALG_NBC_SCATTERV_LINEAR: linear_rooted(n, true, true, gsteps); break;
     case PCS_ALG_NBC_REDUCE_SCATTER_BINOMIAL_LINEAR:
         pcs_nbc_ireduce_scatter(n, false, gsteps);
         break;
