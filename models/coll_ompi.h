@@ -63,6 +63,18 @@ void pcs_gen_reduce_scatter(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gstep
 void pcs_gen_rsb(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps);
 void pcs_gen_scan(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps);
 
+/* ---- within a family: one generator per algorithm (coll_ompi_gen.c) ---- */
+typedef void pcs_gen_fn(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps);
+typedef struct pcs_alg_gen {
+    pcs_alg_t alg;
+    pcs_gen_fn *gen;
+} pcs_alg_gen_t;
+/* Run the generator of ch->alg among algs[0..n); PCS_E_UNSUPPORTED when it has none. */
+void pcs_gen_pick(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps,
+                  const pcs_alg_gen_t *algs, size_t n);
+#define PCS_GEN_PICK(c, ch, gsteps, algs) \
+    pcs_gen_pick((c), (ch), (gsteps), (algs), sizeof(algs) / sizeof((algs)[0]))
+
 /* coll_ompi_gen.c: generate a collective inside another (composite algorithms): sub's
  * schedule with ctx c's renaming, steps from c's step_base; *gsteps = the steps it used. */
 pcs_err_t pcs_gen_sub(pcs_ctx_t *c, const pcs_args_t *sub, const pcs_choice_t *ch,

@@ -131,15 +131,15 @@ static void barrier_tree(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps)
 
 void pcs_gen_barrier(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps)
 {
-    switch (ch->alg) {
-    case PCS_ALG_BARRIER_LINEAR: barrier_linear(c, ch, gsteps); break;
-    case PCS_ALG_BARRIER_DOUBLE_RING: barrier_double_ring(c, ch, gsteps); break;
-    case PCS_ALG_BARRIER_RECURSIVE_DOUBLING: barrier_rdbl(c, ch, gsteps); break;
-    case PCS_ALG_BARRIER_BRUCK: barrier_bruck(c, ch, gsteps); break;
-    case PCS_ALG_BARRIER_TWO_PROCS: barrier_two_procs(c, ch, gsteps); break;
-    case PCS_ALG_BARRIER_TREE: barrier_tree(c, ch, gsteps); break;
-    default: *gsteps = 0; c->s->err = PCS_E_UNSUPPORTED; return;
-    }
+    static const pcs_alg_gen_t algs[] = {
+        {PCS_ALG_BARRIER_LINEAR, barrier_linear},
+        {PCS_ALG_BARRIER_DOUBLE_RING, barrier_double_ring},
+        {PCS_ALG_BARRIER_RECURSIVE_DOUBLING, barrier_rdbl},
+        {PCS_ALG_BARRIER_BRUCK, barrier_bruck},
+        {PCS_ALG_BARRIER_TWO_PROCS, barrier_two_procs},
+        {PCS_ALG_BARRIER_TREE, barrier_tree},
+    };
+    PCS_GEN_PICK(c, ch, gsteps, algs);
 }
 
 /* ---- allgather (block = count elements; own block from S, or R[rank] in place) ---- */
@@ -293,15 +293,15 @@ static void allgather_two_procs(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *g
 
 void pcs_gen_allgather(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps)
 {
-    switch (ch->alg) {
-    case PCS_ALG_ALLGATHER_BRUCK: allgather_bruck(c, ch, gsteps); break;
-    case PCS_ALG_ALLGATHER_RECURSIVE_DOUBLING: allgather_rdbl(c, ch, gsteps); break;
-    case PCS_ALG_ALLGATHER_RING: allgather_ring(c, ch, gsteps); break;
-    case PCS_ALG_ALLGATHER_NEIGHBOR: allgather_neighbor(c, ch, gsteps); break;
-    case PCS_ALG_ALLGATHER_LINEAR: allgather_linear(c, ch, gsteps); break;
-    case PCS_ALG_ALLGATHER_TWO_PROCS: allgather_two_procs(c, ch, gsteps); break;
-    default: *gsteps = 0; c->s->err = PCS_E_UNSUPPORTED; return;
-    }
+    static const pcs_alg_gen_t algs[] = {
+        {PCS_ALG_ALLGATHER_BRUCK, allgather_bruck},
+        {PCS_ALG_ALLGATHER_RECURSIVE_DOUBLING, allgather_rdbl},
+        {PCS_ALG_ALLGATHER_RING, allgather_ring},
+        {PCS_ALG_ALLGATHER_NEIGHBOR, allgather_neighbor},
+        {PCS_ALG_ALLGATHER_LINEAR, allgather_linear},
+        {PCS_ALG_ALLGATHER_TWO_PROCS, allgather_two_procs},
+    };
+    PCS_GEN_PICK(c, ch, gsteps, algs);
 }
 
 /* ---- alltoall (block = count elements per peer) ---- */
@@ -469,13 +469,13 @@ static void alltoall_two_procs(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gs
 
 void pcs_gen_alltoall(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps)
 {
-    switch (ch->alg) {
-    case PCS_ALG_ALLTOALL_LINEAR: alltoall_linear(c, ch, gsteps); break;
-    case PCS_ALG_ALLTOALL_LINEAR_SYNC: alltoall_linear_sync(c, ch, gsteps); break;
-    case PCS_ALG_ALLTOALL_PAIRWISE: alltoall_pairwise(c, ch, gsteps); break;
-    case PCS_ALG_ALLTOALL_BRUCK: alltoall_bruck(c, ch, gsteps); break;
-    case PCS_ALG_ALLTOALL_INPLACE: alltoall_inplace(c, ch, gsteps); break;
-    case PCS_ALG_ALLTOALL_TWO_PROCS: alltoall_two_procs(c, ch, gsteps); break;
-    default: *gsteps = 0; c->s->err = PCS_E_UNSUPPORTED; return;
-    }
+    static const pcs_alg_gen_t algs[] = {
+        {PCS_ALG_ALLTOALL_LINEAR, alltoall_linear},
+        {PCS_ALG_ALLTOALL_LINEAR_SYNC, alltoall_linear_sync},
+        {PCS_ALG_ALLTOALL_PAIRWISE, alltoall_pairwise},
+        {PCS_ALG_ALLTOALL_BRUCK, alltoall_bruck},
+        {PCS_ALG_ALLTOALL_INPLACE, alltoall_inplace},
+        {PCS_ALG_ALLTOALL_TWO_PROCS, alltoall_two_procs},
+    };
+    PCS_GEN_PICK(c, ch, gsteps, algs);
 }

@@ -14,11 +14,22 @@ enum {
 
 enum { S = PCS_BUF_SEND, R = PCS_BUF_RECV, T = PCS_BUF_TMP, T2 = PCS_BUF_TMP2, T3 = PCS_BUF_TMP3 };
 
+void pcs_gen_pick(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps,
+                  const pcs_alg_gen_t *algs, size_t n)
+{
+    *gsteps = 0;
+    for (size_t i = 0; i < n; i++)
+        if (algs[i].alg == ch->alg) {
+            algs[i].gen(c, ch, gsteps);
+            return;
+        }
+    c->s->err = PCS_E_UNSUPPORTED;
+}
+
 /* each collective's tag and generator */
-typedef void gen_fn(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps);
 static const struct {
     int32_t tag;
-    gen_fn *gen;
+    pcs_gen_fn *gen;
 } family[PCS_NCOLLS] = {
     [PCS_BCAST] = {TAG_BCAST, pcs_gen_bcast},
     [PCS_REDUCE] = {TAG_REDUCE, pcs_gen_reduce},

@@ -170,15 +170,14 @@ static void allgatherv_two_procs(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *
 
 void pcs_gen_allgatherv(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps)
 {
-    *gsteps = 0;
-    switch (ch->alg) {
-    case PCS_ALG_ALLGATHERV_DEFAULT: allgatherv_gatherv_bcast(c, ch, gsteps); break;
-    case PCS_ALG_ALLGATHERV_BRUCK: allgatherv_bruck(c, ch, gsteps); break;
-    case PCS_ALG_ALLGATHERV_RING: allgatherv_ring(c, ch, gsteps); break;
-    case PCS_ALG_ALLGATHERV_NEIGHBOR: allgatherv_neighbor(c, ch, gsteps); break;
-    case PCS_ALG_ALLGATHERV_TWO_PROCS: allgatherv_two_procs(c, ch, gsteps); break;
-    default: c->s->err = PCS_E_UNSUPPORTED; return;
-    }
+    static const pcs_alg_gen_t algs[] = {
+        {PCS_ALG_ALLGATHERV_DEFAULT, allgatherv_gatherv_bcast},
+        {PCS_ALG_ALLGATHERV_BRUCK, allgatherv_bruck},
+        {PCS_ALG_ALLGATHERV_RING, allgatherv_ring},
+        {PCS_ALG_ALLGATHERV_NEIGHBOR, allgatherv_neighbor},
+        {PCS_ALG_ALLGATHERV_TWO_PROCS, allgatherv_two_procs},
+    };
+    PCS_GEN_PICK(c, ch, gsteps, algs);
 }
 #undef D
 #undef N
@@ -287,16 +286,14 @@ static void alltoallv_inplace(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gst
 
 void pcs_gen_alltoallv(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps)
 {
-    *gsteps = 0;
-    switch (ch->alg) {
-    case PCS_ALG_ALLTOALLV_LINEAR: alltoallv_linear(c, ch, gsteps); break;
-    case PCS_ALG_ALLTOALLV_PAIRWISE: alltoallv_pairwise(c, ch, gsteps); break;
-    case PCS_ALG_ALLTOALLW_LINEAR: alltoallw_linear(c, ch, gsteps); break;
-    case PCS_ALG_ALLTOALLV_INPLACE: case PCS_ALG_ALLTOALLW_INPLACE:
-        alltoallv_inplace(c, ch, gsteps);
-        break;
-    default: c->s->err = PCS_E_UNSUPPORTED; return;
-    }
+    static const pcs_alg_gen_t algs[] = {
+        {PCS_ALG_ALLTOALLV_LINEAR, alltoallv_linear},
+        {PCS_ALG_ALLTOALLV_PAIRWISE, alltoallv_pairwise},
+        {PCS_ALG_ALLTOALLW_LINEAR, alltoallw_linear},
+        {PCS_ALG_ALLTOALLV_INPLACE, alltoallv_inplace},
+        {PCS_ALG_ALLTOALLW_INPLACE, alltoallv_inplace},
+    };
+    PCS_GEN_PICK(c, ch, gsteps, algs);
 }
 #undef RD
 #undef RN
@@ -367,7 +364,7 @@ static int64_t rs_sum_counts(const pcs_ctx_t *c, int rem, int lo, int hi)
 #define N(i) ((uint64_t)c->a->counts[(i)] * c->ts)
 
 /* l.47: reduce of the whole vector to 0 (rules), then coll/basic scatterv */
-static void rs_nonoverlapping(pcs_ctx_t *c, int64_t *gsteps)
+static void rs_nonoverlapping(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps)
 {
     const pcs_args_t *a = c->a;
     const int rank = c->rank;
@@ -413,7 +410,7 @@ static void rs_nonoverlapping(pcs_ctx_t *c, int64_t *gsteps)
 }
 
 /* l.132: result_buf T, recv_buf T2 */
-static void rs_recursive_halving(pcs_ctx_t *c, int64_t *gsteps)
+static void rs_recursive_halving(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps)
 {
     const int rank = c->rank, size = c->size;
     const uint64_t ts = c->ts, tb = (uint64_t)pcs_sum(c->a->counts, 0, size) * ts;
@@ -467,7 +464,7 @@ static void rs_recursive_halving(pcs_ctx_t *c, int64_t *gsteps)
 }
 
 /* l.456: accumbuf T, inbuf[2] T2 */
-static void rs_ring(pcs_ctx_t *c, int64_t *gsteps)
+static void rs_ring(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps)
 {
     const int rank = c->rank, size = c->size;
     const int64_t *cn = c->a->counts;
@@ -500,7 +497,7 @@ static void rs_ring(pcs_ctx_t *c, int64_t *gsteps)
 }
 
 /* l.691: psend/precv swap between T and T2 */
-static void rs_butterfly(pcs_ctx_t *c, int64_t *gsteps)
+static void rs_butterfly(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps)
 {
     const int rank = c->rank, size = c->size;
     const uint64_t ts = c->ts, tb = (uint64_t)pcs_sum(c->a->counts, 0, size) * ts;
@@ -562,14 +559,13 @@ static void rs_butterfly(pcs_ctx_t *c, int64_t *gsteps)
 
 void pcs_gen_reduce_scatter(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps)
 {
-    *gsteps = 0;
-    switch (ch->alg) {
-    case PCS_ALG_REDUCE_SCATTER_NONOVERLAPPING: rs_nonoverlapping(c, gsteps); break;
-    case PCS_ALG_REDUCE_SCATTER_RECURSIVE_HALVING: rs_recursive_halving(c, gsteps); break;
-    case PCS_ALG_REDUCE_SCATTER_RING: rs_ring(c, gsteps); break;
-    case PCS_ALG_REDUCE_SCATTER_BUTTERFLY: rs_butterfly(c, gsteps); break;
-    default: c->s->err = PCS_E_UNSUPPORTED; break;
-    }
+    static const pcs_alg_gen_t algs[] = {
+        {PCS_ALG_REDUCE_SCATTER_NONOVERLAPPING, rs_nonoverlapping},
+        {PCS_ALG_REDUCE_SCATTER_RECURSIVE_HALVING, rs_recursive_halving},
+        {PCS_ALG_REDUCE_SCATTER_RING, rs_ring},
+        {PCS_ALG_REDUCE_SCATTER_BUTTERFLY, rs_butterfly},
+    };
+    PCS_GEN_PICK(c, ch, gsteps, algs);
 }
 
 /* ---- reduce_scatter_block (coll_base_reduce_scatter_block.c): count = rcount ---- */
@@ -597,7 +593,7 @@ static void two_pieces(pcs_ctx_t *c, pcs_opkind_t kind, int peer, int buf, uint6
 
 /* l.56: reduce to 0 (never in place: sbuf = rbuf then) and scatter, both through the rules;
  * rank 0 reduces into a temporary (T3) */
-static void rsb_linear(pcs_ctx_t *c, int64_t *gsteps)
+static void rsb_linear(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps)
 {
     const pcs_args_t *a = c->a;
     const int in = a->in_place ? R : S;
@@ -637,7 +633,7 @@ static void rsb_linear(pcs_ctx_t *c, int64_t *gsteps)
 /* l.196: tmpbuf T, tmprecv T2. A round with mask 2^k exchanges everything but the two
  * subtrees (an indexed type of two pieces), then k steps hand it to the ranks whose partner
  * is missing. */
-static void rsb_recursive_doubling(pcs_ctx_t *c, int64_t *gsteps)
+static void rsb_recursive_doubling(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps)
 {
     const int rank = c->rank, size = c->size;
     const uint64_t rb = (uint64_t)c->a->count * c->ts, tb = rb * (uint64_t)size;
@@ -697,7 +693,7 @@ static void rsb_recursive_doubling(pcs_ctx_t *c, int64_t *gsteps)
 #define DISPL(i) (rb * (uint64_t)((i) <= rem - 1 ? 2 * (i) : rem + (i)))
 
 /* l.403, commutative (selection: linear else) */
-static void rsb_recursive_halving(pcs_ctx_t *c, int64_t *gsteps)
+static void rsb_recursive_halving(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps)
 {
     const int rank = c->rank, size = c->size;
     const uint64_t rb = (uint64_t)c->a->count * c->ts, tb = rb * (uint64_t)size;
@@ -784,7 +780,7 @@ static void rsb_butterfly_pof2(pcs_ctx_t *c, int64_t *gsteps)
 }
 
 /* l.645: the butterfly on the power of two left after the fold */
-static void rsb_butterfly(pcs_ctx_t *c, int64_t *gsteps)
+static void rsb_butterfly(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps)
 {
     const int rank = c->rank, size = c->size;
     const uint64_t rb = (uint64_t)c->a->count * c->ts, tb = rb * (uint64_t)size;
@@ -846,14 +842,13 @@ static void rsb_butterfly(pcs_ctx_t *c, int64_t *gsteps)
 
 void pcs_gen_rsb(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps)
 {
-    *gsteps = 0;
-    switch (ch->alg) {
-    case PCS_ALG_RSB_LINEAR: rsb_linear(c, gsteps); break;
-    case PCS_ALG_RSB_RECURSIVE_DOUBLING: rsb_recursive_doubling(c, gsteps); break;
-    case PCS_ALG_RSB_RECURSIVE_HALVING: rsb_recursive_halving(c, gsteps); break;
-    case PCS_ALG_RSB_BUTTERFLY: rsb_butterfly(c, gsteps); break;
-    default: c->s->err = PCS_E_UNSUPPORTED; break;
-    }
+    static const pcs_alg_gen_t algs[] = {
+        {PCS_ALG_RSB_LINEAR, rsb_linear},
+        {PCS_ALG_RSB_RECURSIVE_DOUBLING, rsb_recursive_doubling},
+        {PCS_ALG_RSB_RECURSIVE_HALVING, rsb_recursive_halving},
+        {PCS_ALG_RSB_BUTTERFLY, rsb_butterfly},
+    };
+    PCS_GEN_PICK(c, ch, gsteps, algs);
 }
 
 /* ---- scan / exscan ---- */
