@@ -94,7 +94,7 @@ static pcs_op_t *push(pcs_ctx_t *c, uint8_t kind)
     pcs_sched_t *s = c->s;
     if (s->err)
         return NULL;
-    if (VEC_GROW(s->ops, s->cap, s->n + 1) != 0) {
+    if (s->n == s->cap && VEC_GROW(s->ops, s->cap, s->n + 1) != 0) {
         s->err = PCS_E_NOMEM;
         return NULL;
     }
