@@ -65,12 +65,12 @@ uint64_t pcs_vdisp(uint64_t ts, const int64_t *counts, const int64_t *displs, in
 /* Open MPI's ompi_mirror_perm: the nbits low bits of x reversed. */
 int pcs_mirror(int x, int nbits);
 
-/* Shared arithmetic of Open MPI's base algorithms. */
-int pcs_pow2_floor(int n);  /* largest power of two <= n (n >= 1) */
-int pcs_log2_floor(int n);
+/* Arithmetic both libraries' algorithms use. */
+int pcs_pow2_floor(int n); /* largest power of two <= n (n >= 1) */
+int pcs_log2_floor(int n); /* largest l with 2^l <= n (n >= 1) */
+int pcs_log2_ceil(int n);  /* smallest l with 2^l >= n: 0 for n <= 1 */
 bool pcs_is_pow2(int n);   /* n > 0 a power of two */
-int pcs_log2_ceil(int n);   /* smallest l with 2^l >= n: 0 for n <= 1 */
-/* COLL_BASE_COMPUTE_BLOCKCOUNT: blocks [0,split) have early elements, the rest late. */
+/* Open MPI's macros. COLL_BASE_COMPUTE_BLOCKCOUNT: blocks [0,split) have early elements, the rest late. */
 void pcs_blockcount(int64_t count, int nblocks, int *split, int64_t *early, int64_t *late);
 /* COLL_BASE_COMPUTED_SEGCOUNT from a segment size in bytes (count preset to the whole). */
 int64_t pcs_segcount(uint64_t segsize, uint64_t ts, int64_t count);
