@@ -27,6 +27,8 @@ typedef struct pcs_ctx {
 enum { PCS_BUF_VIEW = 254 };
 
 void pcs_ctx_init(pcs_ctx_t *c, const pcs_args_t *a, pcs_sched_t *s, int32_t tag);
+/* Record error e (if not PCS_OK) unless an earlier error is there: the first one sticks. */
+void pcs_fail(pcs_ctx_t *c, pcs_err_t e);
 /* Steps are global: a message has the same step at its sender and its receiver (the test
  * executor checks it). pcs_at sets the step of the operations that follow. */
 void pcs_at(pcs_ctx_t *c, int64_t step);
@@ -34,6 +36,9 @@ void pcs_send(pcs_ctx_t *c, int peer, int buf, uint64_t off, uint64_t len);
 void pcs_ssend(pcs_ctx_t *c, int peer, int buf, uint64_t off, uint64_t len);
 void pcs_recv(pcs_ctx_t *c, int peer, int buf, uint64_t off, uint64_t len);
 void pcs_isend(pcs_ctx_t *c, unsigned req, int peer, int buf, uint64_t off, uint64_t len);
+/* pcs_isend with enum pcs_opflags (synchronous, persistent) */
+void pcs_isend_flags(pcs_ctx_t *c, unsigned req, int peer, int buf, uint64_t off, uint64_t len,
+                     uint8_t flags);
 void pcs_irecv(pcs_ctx_t *c, unsigned req, int peer, int buf, uint64_t off, uint64_t len);
 void pcs_wait(pcs_ctx_t *c, unsigned req);
 /* A transfer with pieces: call pcs_piece for each piece right after it (buf = PCS_BUF_IOV). */
@@ -53,30 +58,19 @@ void pcs_sendrecv_actual(pcs_ctx_t *c, unsigned req, int dest, int sbuf, uint64_
 /* Record that scratch buffer buf (PCS_BUF_TMP or PCS_BUF_TMP2) must hold n bytes. */
 void pcs_need_tmp(pcs_ctx_t *c, int buf, uint64_t n);
 
-/* Generate a collective inside another (composite algorithms): sub's schedule with ctx c's
- * renaming, steps from c's step_base; *gsteps = the steps it used. (coll_ompi_algs.c) */
-pcs_err_t pcs_gen_sub(pcs_ctx_t *c, const pcs_args_t *sub, const pcs_choice_t *ch,
-                      int64_t *gsteps);
-/* The generators of coll_ompi_vrs.c (v-variants, reduce-scatters, recursive-doubling scans) */
-void pcs_gen_allgatherv(pcs_ctx_t *c, pcs_alg_t alg, int64_t *gsteps);
-void pcs_gen_alltoallv(pcs_ctx_t *c, pcs_alg_t alg, int64_t *gsteps);
-void pcs_gen_reduce_scatter(pcs_ctx_t *c, pcs_alg_t alg, int64_t *gsteps);
-void pcs_gen_rsb(pcs_ctx_t *c, pcs_alg_t alg, int64_t *gsteps);
-void pcs_gen_scan_rdbl(pcs_ctx_t *c, bool ex, int64_t *gsteps);
-/* Open MPI coll/libnbc (coll_ompi_nbc.c): the choice for a->nonblocking, and its schedules
- * (choice component PCS_COMP_LIBNBC). */
-pcs_err_t pcs_ompi41_nbc_select(const pcs_args_t *a, const pcs_ompi_forced_t *forced,
-                                pcs_choice_t *out);
-void pcs_gen_nbc(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps);
+/* counts[from] + ... + counts[to - 1] */
+int64_t pcs_sum(const int64_t *counts, int from, int to);
 /* Byte displacement of block i of a v-collective (displs NULL = packed: O(i)). */
 uint64_t pcs_vdisp(uint64_t ts, const int64_t *counts, const int64_t *displs, int i);
 /* Open MPI's ompi_mirror_perm: the nbits low bits of x reversed. */
 int pcs_mirror(int x, int nbits);
 
-/* Shared arithmetic of Open MPI's base algorithms. */
-int pcs_pow2_floor(int n);  /* largest power of two <= n (n >= 1) */
-int pcs_log2_floor(int n);
-/* COLL_BASE_COMPUTE_BLOCKCOUNT: blocks [0,split) have early elements, the rest late. */
+/* Arithmetic both libraries' algorithms use. */
+int pcs_pow2_floor(int n); /* largest power of two <= n (n >= 1) */
+int pcs_log2_floor(int n); /* largest l with 2^l <= n (n >= 1) */
+int pcs_log2_ceil(int n);  /* smallest l with 2^l >= n: 0 for n <= 1 */
+bool pcs_is_pow2(int n);   /* n > 0 a power of two */
+/* Open MPI's macros. COLL_BASE_COMPUTE_BLOCKCOUNT: blocks [0,split) have early elements, the rest late. */
 void pcs_blockcount(int64_t count, int nblocks, int *split, int64_t *early, int64_t *late);
 /* COLL_BASE_COMPUTED_SEGCOUNT from a segment size in bytes (count preset to the whole). */
 int64_t pcs_segcount(uint64_t segsize, uint64_t ts, int64_t count);

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "coll_build.h"
+#include "coll_ompi.h"
 
 /* The fixed rules of ompi/mca/coll/tuned/coll_tuned_decision_fixed.c v4.1.4, one row per
  * `alg = N;` (its line number last), flattened in source order: the first row that matches
@@ -453,7 +453,7 @@ int pcs_ompi41_fixed(pcs_coll_t c, int size, int64_t dsize, bool commutative, in
 /* decision_fixed.c: the message size each fixed function compares (notes §1.0). */
 int64_t pcs_ompi41_dsize(const pcs_args_t *a)
 {
-    int64_t ts = (int64_t)a->type_size, sum = 0;
+    const int64_t ts = (int64_t)a->type_size;
     switch (a->coll) {
     case PCS_ALLREDUCE:
     case PCS_BCAST:
@@ -463,24 +463,11 @@ int64_t pcs_ompi41_dsize(const pcs_args_t *a)
     case PCS_GATHER:
     case PCS_SCATTER:
     case PCS_REDUCE_SCATTER_BLOCK: return ts * a->count;
-    case PCS_REDUCE_SCATTER:
-        for (int i = 0; i < a->size; i++)
-            sum += a->counts[i];
-        return ts * sum;
+    case PCS_REDUCE_SCATTER: return ts * pcs_sum(a->counts, 0, a->size);
     case PCS_ALLGATHERV: /* l.1252-1262: average per rank, integer division */
-        for (int i = 0; i < a->size; i++)
-            sum += ts * a->counts[i];
-        return sum / a->size;
+        return ts * pcs_sum(a->counts, 0, a->size) / a->size;
     default: return -1;
     }
-}
-
-static int64_t sum_counts(const pcs_args_t *a)
-{
-    int64_t s = 0;
-    for (int i = 0; i < a->size; i++)
-        s += a->counts[i];
-    return s;
 }
 
 /* MPI binding early returns (ompi/mpi/c/<coll>.c, notes §4): nothing reaches coll. */
@@ -496,7 +483,7 @@ static bool early_return(const pcs_args_t *a)
     case PCS_ALLTOALL:
     case PCS_REDUCE_SCATTER_BLOCK: return a->count == 0;
     case PCS_ALLGATHERV:
-    case PCS_REDUCE_SCATTER: return sum_counts(a) == 0;
+    case PCS_REDUCE_SCATTER: return pcs_sum(a->counts, 0, a->size) == 0;
     case PCS_GATHER:
     case PCS_SCATTER: return a->count == 0; /* decided per rank in 4.1.4; see doc */
     default: return false;
@@ -564,15 +551,6 @@ static pcs_alg_t tuned_alg(pcs_coll_t c, int id)
     default: return PCS_NALGS;
     }
 #undef PICK
-}
-
-static bool is_pow2(int n) { return n > 0 && (n & (n - 1)) == 0; }
-static int pof2_floor(int n)
-{
-    int p = 1;
-    while (p <= n / 2)
-        p <<= 1;
-    return p;
 }
 
 pcs_err_t pcs_ompi41_select(const pcs_args_t *a, const pcs_ompi_forced_t *forced,
@@ -658,7 +636,7 @@ pcs_err_t pcs_ompi41_select(const pcs_args_t *a, const pcs_ompi_forced_t *forced
             alg = PCS_ALG_BCAST_LINEAR;
         break;
     case PCS_ALG_REDUCE_REDSCAT_GATHER:
-        if (P < 2 || n < pof2_floor(P) || !a->commutative)
+        if (P < 2 || n < pcs_pow2_floor(P) || !a->commutative)
             alg = PCS_ALG_REDUCE_LINEAR;
         break;
     case PCS_ALG_ALLREDUCE_RING:
@@ -673,11 +651,11 @@ pcs_err_t pcs_ompi41_select(const pcs_args_t *a, const pcs_ompi_forced_t *forced
             alg = PCS_ALG_ALLREDUCE_RECURSIVE_DOUBLING;
         break;
     case PCS_ALG_ALLREDUCE_RABENSEIFNER:
-        if (n < pof2_floor(P) || !a->commutative)
+        if (n < pcs_pow2_floor(P) || !a->commutative)
             alg = PCS_ALG_ALLREDUCE_LINEAR;
         break;
     case PCS_ALG_ALLGATHER_RECURSIVE_DOUBLING:
-        if (!is_pow2(P))
+        if (!pcs_is_pow2(P))
             alg = PCS_ALG_ALLGATHER_BRUCK;
         break;
     case PCS_ALG_ALLGATHER_NEIGHBOR:

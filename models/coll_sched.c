@@ -1,8 +1,10 @@
 /* coll_sched.c: names, the schedule array and the builder shared by the generators. */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "coll_build.h"
+#include "vec.h"
 
 const char *pcs_strerror(pcs_err_t e)
 {
@@ -74,8 +76,16 @@ void pcs_ctx_init(pcs_ctx_t *c, const pcs_args_t *a, pcs_sched_t *s, int32_t tag
     c->vbuf = 0;
 }
 
+void pcs_fail(pcs_ctx_t *c, pcs_err_t e)
+{
+    if (e && !c->s->err)
+        c->s->err = e;
+}
+
 void pcs_at(pcs_ctx_t *c, int64_t step)
 {
+    /* steps count up from the (sub-)collective's first one */
+    assert(step >= 0 && (uint64_t)c->step_base + (uint64_t)step <= UINT32_MAX);
     c->s->cur_step = c->step_base + (uint32_t)step;
 }
 
@@ -84,15 +94,9 @@ static pcs_op_t *push(pcs_ctx_t *c, uint8_t kind)
     pcs_sched_t *s = c->s;
     if (s->err)
         return NULL;
-    if (s->n == s->cap) {
-        size_t ncap = s->cap ? 2 * s->cap : 64;
-        pcs_op_t *n = realloc(s->ops, ncap * sizeof *n);
-        if (!n) {
-            s->err = PCS_E_NOMEM;
-            return NULL;
-        }
-        s->ops = n;
-        s->cap = ncap;
+    if (s->n == s->cap && VEC_GROW(s->ops, s->cap, s->n + 1) != 0) {
+        s->err = PCS_E_NOMEM;
+        return NULL;
     }
     pcs_op_t *o = &s->ops[s->n++];
     memset(o, 0, sizeof *o);
@@ -106,6 +110,7 @@ static pcs_op_t *push(pcs_ctx_t *c, uint8_t kind)
 
 static uint8_t mapbuf(const pcs_ctx_t *c, int buf)
 {
+    assert((buf >= 0 && buf < PCS_NBUFS) || buf == PCS_BUF_IOV);
     return buf >= 0 && buf < PCS_NBUFS ? c->map[buf] : (uint8_t)buf;
 }
 static uint64_t mapoff(const pcs_ctx_t *c, int buf, uint64_t off)
@@ -175,6 +180,11 @@ void pcs_isend(pcs_ctx_t *c, unsigned req, int peer, int buf, uint64_t off, uint
 {
     xfer(c, PCS_OP_ISEND, req, peer, buf, off, len, 0);
 }
+void pcs_isend_flags(pcs_ctx_t *c, unsigned req, int peer, int buf, uint64_t off, uint64_t len,
+                     uint8_t flags)
+{
+    xfer(c, PCS_OP_ISEND, req, peer, buf, off, len, flags);
+}
 void pcs_irecv(pcs_ctx_t *c, unsigned req, int peer, int buf, uint64_t off, uint64_t len)
 {
     xfer(c, PCS_OP_IRECV, req, peer, buf, off, len, 0);
@@ -189,6 +199,8 @@ void pcs_piece(pcs_ctx_t *c, int buf, uint64_t off, uint64_t len)
     pcs_op_t *o = push(c, PCS_OP_PIECE);
     if (!o)
         return;
+    /* pieces follow their PCS_BUF_IOV transfer */
+    assert(c->s->n >= 2 && (o[-1].kind == PCS_OP_PIECE || o[-1].a.buf == PCS_BUF_IOV));
     o->a.buf = mapbuf(c, buf);
     o->a.off = mapoff(c, buf, off);
     o->len = len;
@@ -197,8 +209,10 @@ void pcs_piece(pcs_ctx_t *c, int buf, uint64_t off, uint64_t len)
 void pcs_wait(pcs_ctx_t *c, unsigned req)
 {
     pcs_op_t *o = push(c, PCS_OP_WAIT);
-    if (o)
-        o->req = (uint16_t)req;
+    if (!o)
+        return;
+    assert(req < c->s->nreqs); /* a slot some isend or irecv used */
+    o->req = (uint16_t)req;
 }
 
 static void local(pcs_ctx_t *c, uint8_t kind, int sbuf, uint64_t soff, int dbuf, uint64_t doff,
@@ -213,6 +227,8 @@ static void local(pcs_ctx_t *c, uint8_t kind, int sbuf, uint64_t soff, int dbuf,
     o->a.off = mapoff(c, sbuf, soff);
     o->b.buf = mapbuf(c, dbuf);
     o->b.off = mapoff(c, dbuf, doff);
+    /* local operations work on real buffers, never on a message's pieces or a view */
+    assert(o->a.buf < PCS_NBUFS && o->b.buf < PCS_NBUFS);
 }
 
 void pcs_copy(pcs_ctx_t *c, int sbuf, uint64_t soff, int dbuf, uint64_t doff, uint64_t len)
@@ -262,6 +278,14 @@ void pcs_need_tmp(pcs_ctx_t *c, int buf, uint64_t n)
 
 /* ---- arithmetic ---- */
 
+int64_t pcs_sum(const int64_t *counts, int from, int to)
+{
+    int64_t s = 0;
+    for (int i = from; i < to; i++)
+        s += counts[i];
+    return s;
+}
+
 uint64_t pcs_vdisp(uint64_t ts, const int64_t *counts, const int64_t *displs, int i)
 {
     if (displs)
@@ -274,6 +298,7 @@ uint64_t pcs_vdisp(uint64_t ts, const int64_t *counts, const int64_t *displs, in
 
 int pcs_mirror(int x, int nbits)
 {
+    assert(nbits >= 0 && nbits < 31);
     int r = 0;
     for (int i = 0; i < nbits; i++)
         if (x & (1 << i))
@@ -283,6 +308,7 @@ int pcs_mirror(int x, int nbits)
 
 int pcs_pow2_floor(int n)
 {
+    assert(n >= 1);
     int p = 1;
     while (p <= n / 2)
         p <<= 1;
@@ -291,14 +317,26 @@ int pcs_pow2_floor(int n)
 
 int pcs_log2_floor(int n)
 {
+    assert(n >= 1);
     int l = 0;
     while ((1 << (l + 1)) <= n)
         l++;
     return l;
 }
 
+bool pcs_is_pow2(int n) { return n > 0 && !(n & (n - 1)); }
+
+int pcs_log2_ceil(int n)
+{
+    int l = 0;
+    while ((1 << l) < n)
+        l++;
+    return l;
+}
+
 void pcs_blockcount(int64_t count, int nblocks, int *split, int64_t *early, int64_t *late)
 {
+    assert(nblocks > 0);
     *early = *late = count / nblocks;
     *split = (int)(count % nblocks);
     if (*split)

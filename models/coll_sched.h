@@ -16,8 +16,8 @@
  *     pcs_sched_free(&s);
  *
  * Cost: a generator is O(number of operations it writes) in time, plus O(P) for the
- * tree-building ones, and writes only into the caller's growable array (amortised doubling,
- * no other allocation). Per rank and call that is O(log P) operations for the tree and
+ * tree-building ones, and writes only into the caller's growable array (amortised doubling;
+ * the one other allocation is MPICH's node table, O(P) ints per call). Per rank and call that is O(log P) operations for the tree and
  * recursive algorithms, O(P) for ring, linear, pairwise and the roots of linear algorithms;
  * composite algorithms (reduce then bcast, ...) are the sum of their parts. */
 #ifndef COLL_SCHED_H
@@ -337,7 +337,7 @@ typedef struct pcs_op {
 } pcs_op_t;
 
 typedef struct pcs_sched {
-    pcs_op_t *ops; /* grown with realloc; kept across pcs_sched_reset */
+    pcs_op_t *ops; /* grown with VEC_GROW (util/vec.h); kept across pcs_sched_reset */
     size_t n, cap;
     uint64_t tmp_bytes[3]; /* bytes PCS_BUF_TMP, _TMP2 and _TMP3 must hold */
     uint32_t nsteps;       /* steps used (max step + 1; 0 if no operation) */

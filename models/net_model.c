@@ -221,6 +221,27 @@ static int hockney_study(const curve_t *c, pnm_hockney_src_t *h)
     return 0;
 }
 
+/* The end of the points from i on whose sizes are <= hi. */
+static size_t points_upto(const curve_t *c, size_t i, uint64_t hi)
+{
+    while (i < c->n && c->x[i] <= hi)
+        i++;
+    return i;
+}
+
+/* Segment s without points: the line of the one below (a[s - 1], b[s - 1]); the first: the
+ * first point's time, as a constant. */
+static void line_below(const curve_t *c, double *a, double *b, int s)
+{
+    if (s > 0) {
+        a[s] = a[s - 1];
+        b[s] = b[s - 1];
+    } else {
+        a[s] = c->t[0];
+        b[s] = 0;
+    }
+}
+
 /* Segments between given breakpoints: a least-squares line over each segment's points
  * (one point: a constant; none: the previous segment's line). */
 static int hockney_breaks(const curve_t *c, const uint64_t *br, int nb, pnm_hockney_src_t *h)
@@ -230,21 +251,14 @@ static int hockney_breaks(const curve_t *c, const uint64_t *br, int nb, pnm_hock
     h->nseg = nb + 1;
     size_t i = 0;
     for (int s = 0; s <= nb; s++) {
-        uint64_t hi = s < nb ? br[s] : UINT64_MAX;
-        size_t j = i;
-        while (j < c->n && c->x[j] <= hi)
-            j++;
+        const uint64_t hi = s < nb ? br[s] : UINT64_MAX;
+        const size_t j = points_upto(c, i, hi);
         h->hi[s] = hi;
         double rms;
-        if (j > i) {
+        if (j > i)
             lsq(c, i, j, &h->a[s], &h->b[s], &rms);
-        } else if (s > 0) {
-            h->a[s] = h->a[s - 1];
-            h->b[s] = h->b[s - 1];
-        } else { /* nothing below the first break: the first point's value */
-            h->a[s] = c->t[0];
-            h->b[s] = 0;
-        }
+        else
+            line_below(c, h->a, h->b, s);
         i = j;
     }
     return 0;
@@ -356,8 +370,8 @@ static void split_band(pnm_loggp_t *g, int b, uint64_t rndv, double a0, double b
 }
 
 /* Bands are one continuous line broken at the band edges: each band's line starts where the
- * band below ends when that band was measured (fitted through that point), so a message just above an edge costs what
- * one just below does, however few sizes the band has. Fitted freely, the last band of a
+ * band below ends when that band was measured (fitted through that point), so a message just
+ * above an edge costs what one just below does, however few sizes the band has. Fitted freely, the last band of a
  * quick probe (16 KiB..1 MiB, the largest deciding) met 0 below 16 KiB, and its clamped
  * intercept priced 8 KiB at 14x the 4 KiB time (doc/models.md). Only the rendezvous
  * handshake jumps. */
@@ -380,10 +394,8 @@ static int fit_loggp(const curve_t *c, const pnm_opts_t *o, pnm_loggp_t *g)
     size_t i = 0;
     int split = 0, below = 0;
     for (int b = 0; b < g->nband && !split; b++) {
-        uint64_t hi = b < nb ? bands[b] : UINT64_MAX;
-        size_t j = i;
-        while (j < c->n && c->x[j] <= hi)
-            j++;
+        const uint64_t hi = b < nb ? bands[b] : UINT64_MAX;
+        const size_t j = points_upto(c, i, hi);
         g->band_hi[b] = hi;
         double anchor[2], *an = NULL, rms;
         if (below) { /* where the band below, if measured, ends */
@@ -391,15 +403,10 @@ static int fit_loggp(const curve_t *c, const pnm_opts_t *o, pnm_loggp_t *g)
             anchor[1] = fmax(0, g->L2o[b - 1] + g->G[b - 1] * anchor[0]);
             an = anchor;
         }
-        if (j > i) {
+        if (j > i)
             band_line(&d, i, j, an, &g->L2o[b], &g->G[b], &rms);
-        } else if (b > 0) {
-            g->L2o[b] = g->L2o[b - 1];
-            g->G[b] = g->G[b - 1];
-        } else { /* nothing in the first band: the smallest size's time */
-            g->L2o[b] = c->t[0];
-            g->G[b] = 0;
-        }
+        else
+            line_below(c, g->L2o, g->G, b);
         /* the rendezvous handshake at the library's eager size, when known: in the last
          * band, with sizes measured on both sides of it and two above it */
         size_t k_r = i;

@@ -707,3 +707,67 @@ Test(coll_sched, linear_roots_receive_one_step_at_a_time)
             }
     pcs_sched_free(&s);
 }
+
+/* What the executor does not see: the flags of the sends. Open MPI's linear alltoall(v/w)
+ * start persistent sends (pml monitoring counts them as external traffic), and a reduce
+ * leaf with a forced max_requests sends its segments with synchronous isends, at most
+ * max_requests in flight (slots reused after a wait). */
+Test(coll_sched, send_flags)
+{
+    static const pcs_alg_t linear[] = {PCS_ALG_ALLTOALL_LINEAR, PCS_ALG_ALLTOALLV_LINEAR,
+                                       PCS_ALG_ALLTOALLW_LINEAR};
+    static const pcs_coll_t coll[] = {PCS_ALLTOALL, PCS_ALLTOALLV, PCS_ALLTOALLW};
+    const int64_t cnt[4] = {3, 3, 3, 3};
+    pcs_sched_t s = PCS_SCHED_INIT;
+    for (int i = 0; i < 3; i++) {
+        pcs_args_t a = {.coll = coll[i], .size = 4, .rank = 1, .type_size = 4, .count = 3,
+                        .counts = cnt, .scounts = cnt};
+        pcs_choice_t ch = {.component = PCS_COMP_TUNED, .lib_alg = 1, .alg = linear[i]};
+        pcs_sched_reset(&s);
+        cr_assert_eq(pcs_generate(&a, &ch, &s), PCS_OK);
+        int isends = 0;
+        for (size_t k = 0; k < s.n; k++)
+            if (s.ops[k].kind == PCS_OP_ISEND) {
+                isends++;
+                cr_expect_eq(s.ops[k].flags, PCS_F_PERSISTENT, "alg %d op %zu", (int)linear[i], k);
+                cr_expect_eq(s.ops[k].a.buf, PCS_BUF_SEND);
+                cr_expect_eq(s.ops[k].len, 12);
+            }
+        cr_expect_eq(isends, 3, "alg %d", (int)linear[i]);
+    }
+    /* chain reduce, 4 ranks, fanout 4: ranks 1-3 are leaves; 8 segments of one element */
+    pcs_ompi_forced_t f;
+    memset(&f, 0, sizeof f);
+    f.use_dynamic_rules = true;
+    cr_assert_eq(pcs_ompi_forced_set(&f, "OMPI_MCA_coll_tuned_reduce_algorithm", "2"), 1);
+    cr_assert_eq(pcs_ompi_forced_set(&f, "OMPI_MCA_coll_tuned_reduce_algorithm_segmentsize",
+                                     "4"), 1);
+    cr_assert_eq(pcs_ompi_forced_set(&f, "OMPI_MCA_coll_tuned_reduce_algorithm_max_requests",
+                                     "2"), 1);
+    pcs_args_t a = {.coll = PCS_REDUCE, .size = 4, .rank = 3, .root = 0, .type_size = 4,
+                    .count = 8, .commutative = true};
+    pcs_sched_reset(&s);
+    cr_assert_eq(pcs_ompi41_schedule(&a, &f, &s), PCS_OK);
+    cr_assert_eq(s.alg, PCS_ALG_REDUCE_CHAIN);
+    int seg = 0, inflight = 0;
+    for (size_t k = 0; k < s.n; k++) {
+        const pcs_op_t *o = &s.ops[k];
+        if (o->kind == PCS_OP_ISEND) {
+            cr_expect_eq(o->flags, PCS_F_SYNC);
+            cr_expect_eq(o->peer, 0);
+            cr_expect_eq(o->a.buf, PCS_BUF_SEND);
+            cr_expect_eq(o->a.off, (uint64_t)seg * 4);
+            cr_expect_eq(o->len, 4);
+            cr_expect_lt(o->req, 2);
+            seg++;
+            inflight++;
+            cr_expect_leq(inflight, 2);
+        } else if (o->kind == PCS_OP_WAIT) {
+            inflight--;
+        }
+    }
+    cr_expect_eq(seg, 8);
+    cr_expect_eq(inflight, 0);
+    cr_expect_eq(s.nreqs, 2);
+    pcs_sched_free(&s);
+}
