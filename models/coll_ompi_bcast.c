@@ -248,6 +248,19 @@ static void bcast_scatter_allgather(pcs_ctx_t *c, int64_t count, int root, bool 
     *gsteps = bk;
 }
 
+/* A forced radix (coll_tuned_bcast_algorithm_knomial_radix) is the user's: below 2 the
+ * tree never grows (Open MPI's own builder loops), and a node may have at most
+ * (radix - 1) x ceil(log_radix P) children, which must fit a tree node. */
+static bool knomial_fits(int radix, int size)
+{
+    if (radix < 2 || radix > PCS_TREE_MAXKIDS + 1)
+        return false;
+    int levels = 0;
+    for (int64_t m = 1; m < size; m *= radix)
+        levels++;
+    return (int64_t)(radix - 1) * levels <= PCS_TREE_MAXKIDS;
+}
+
 void pcs_gen_bcast(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps)
 {
     const int64_t count = c->a->count;
@@ -262,7 +275,14 @@ void pcs_gen_bcast(pcs_ctx_t *c, const pcs_choice_t *ch, int64_t *gsteps)
     case PCS_ALG_BCAST_CHAIN: t.kind = PCS_TR_CHAIN; t.param = ch->fanout; break;
     case PCS_ALG_BCAST_BINTREE: t.kind = PCS_TR_BIN; break;
     case PCS_ALG_BCAST_BINOMIAL: t.kind = PCS_TR_BM; break;
-    case PCS_ALG_BCAST_KNOMIAL: t.kind = PCS_TR_KM; t.param = ch->radix; break;
+    case PCS_ALG_BCAST_KNOMIAL:
+        if (!knomial_fits(ch->radix, c->size)) {
+            pcs_fail(c, PCS_E_UNSUPPORTED);
+            return;
+        }
+        t.kind = PCS_TR_KM;
+        t.param = ch->radix;
+        break;
     case PCS_ALG_BCAST_SPLIT_BINTREE:
         bcast_split_bintree(c, count, root, ch->segsize, gsteps);
         return;

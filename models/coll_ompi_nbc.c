@@ -105,24 +105,24 @@ static void ibcast_knomial(nbc_t *n, const pcs_choice_t *ch, int64_t *gsteps)
     int depth = 0;
     for (int v = vrank; v; v /= k)
         depth += v % k != 0;
-    int mask = 1;
+    int64_t mask = 1; /* 64 bits: k x mask for a radix near INT_MAX */
     while (mask < p) {
-        if (vrank % (k * mask)) {
-            int parent = vrank / (k * mask) * (k * mask);
+        int64_t span = k * mask;
+        if (vrank % span) {
+            int parent = (int)(vrank / span * span);
             nbc_recv(n, depth - 1, (parent + root) % p, R, 0, len, true);
             break;
         }
-        mask *= k;
+        mask = span;
     }
     mask /= k;
+    /* children grow with r: stop at the first past the end, so a radix far above P (the
+     * user's to set) costs no more than P, and mask * r stays below 2P */
     for (; mask > 0; mask /= k)
-        for (int r = 1; r < k; r++) {
-            int child = vrank + mask * r;
-            if (child < p)
-                nbc_send(n, depth, (child + root) % p, R, 0, len, false);
-        }
+        for (int r = 1; r < k && vrank + (int64_t)mask * r < p; r++)
+            nbc_send(n, depth, (int)((vrank + mask * r + root) % p), R, 0, len, false);
     int h = 0;
-    for (int m = 1; m < p; m *= k)
+    for (int64_t m = 1; m < p; m *= k)
         h++;
     *gsteps = h;
 }

@@ -771,3 +771,55 @@ Test(coll_sched, send_flags)
     cr_expect_eq(s.nreqs, 2);
     pcs_sched_free(&s);
 }
+
+/* A knomial radix is the user's to set (coll_tuned_bcast_algorithm_knomial_radix,
+ * coll_libnbc_ibcast_knomial_radix). No value may hang or overflow the builder: below 2
+ * (a tree that never grows) or too wide for a tree node, the blocking bcast has no
+ * schedule; libnbc's knomial with a radix far above P is a flat tree, built in O(P). */
+Test(coll_sched, knomial_radix_extremes_never_hang)
+{
+    pcs_sched_t s = PCS_SCHED_INIT;
+    static const char *const bad[] = {"1", "200", "2147483647"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        pcs_ompi_forced_t f = {0};
+        cr_assert_eq(pcs_ompi_forced_set(&f, "OMPI_MCA_coll_tuned_use_dynamic_rules", "1"), 1);
+        cr_assert_eq(pcs_ompi_forced_set(&f, "OMPI_MCA_coll_tuned_bcast_algorithm", "7"), 1);
+        cr_assert_eq(pcs_ompi_forced_set(&f, "OMPI_MCA_coll_tuned_bcast_algorithm_knomial_radix",
+                                         bad[i]), 1);
+        pcs_args_t a = {.coll = PCS_BCAST, .size = 9, .rank = 0, .type_size = 8, .count = 64};
+        pcs_choice_t ch;
+        cr_assert_eq(pcs_ompi41_select(&a, &f, &ch), PCS_OK);
+        cr_assert_eq(ch.alg, PCS_ALG_BCAST_KNOMIAL);
+        pcs_sched_reset(&s);
+        cr_expect_eq(pcs_generate(&a, &ch, &s), PCS_E_UNSUPPORTED, "radix %s", bad[i]);
+    }
+    /* the widest radix a node holds at this size still builds */
+    pcs_ompi_forced_t f = {0};
+    pcs_ompi_forced_set(&f, "OMPI_MCA_coll_tuned_use_dynamic_rules", "1");
+    pcs_ompi_forced_set(&f, "OMPI_MCA_coll_tuned_bcast_algorithm", "7");
+    pcs_ompi_forced_set(&f, "OMPI_MCA_coll_tuned_bcast_algorithm_knomial_radix", "100");
+    pcs_args_t a = {.coll = PCS_BCAST, .size = 64, .rank = 0, .type_size = 8, .count = 64};
+    pcs_choice_t ch;
+    cr_assert_eq(pcs_ompi41_select(&a, &f, &ch), PCS_OK);
+    cr_assert_eq(ch.alg, PCS_ALG_BCAST_KNOMIAL);
+    pcs_sched_reset(&s);
+    cr_expect_eq(pcs_generate(&a, &ch, &s), PCS_OK);
+    /* libnbc: a radix of INT_MAX at 1000 ranks, every rank */
+    pcs_ompi_forced_t g = {0};
+    cr_assert_eq(pcs_ompi_forced_set(&g, "OMPI_MCA_coll_libnbc_ibcast_algorithm", "knomial"), 1);
+    cr_assert_eq(pcs_ompi_forced_set(&g, "OMPI_MCA_coll_libnbc_ibcast_knomial_radix",
+                                     "2147483647"), 1);
+    size_t sends = 0;
+    for (int r = 0; r < 1000; r++) {
+        pcs_args_t b = {.coll = PCS_BCAST, .size = 1000, .rank = r, .root = 3, .type_size = 8,
+                        .count = 64, .nonblocking = true};
+        cr_assert_eq(pcs_ompi41_select(&b, &g, &ch), PCS_OK);
+        cr_assert_eq(ch.alg, PCS_ALG_NBC_BCAST_KNOMIAL);
+        pcs_sched_reset(&s);
+        cr_assert_eq(pcs_generate(&b, &ch, &s), PCS_OK);
+        for (size_t i = 0; i < s.n; i++)
+            sends += s.ops[i].kind == PCS_OP_SEND || s.ops[i].kind == PCS_OP_ISEND;
+    }
+    cr_expect_eq(sends, 999, "the root sends to every other rank, nobody else sends");
+    pcs_sched_free(&s);
+}
