@@ -33,11 +33,7 @@ typedef struct times {
 
 static int times_push(times_t *a, int64_t x)
 {
-    /* per marker event: the call only when the array is full */
-    if (a->n == a->cap && VEC_GROW(a->v, a->cap, a->n + 1) != 0)
-        return -1;
-    a->v[a->n++] = x;
-    return 0;
+    return VEC_PUSH(a->v, a->n, a->cap, x);
 }
 
 static int is_pcontrol(const ph_mark_spec_t *sp, const plog_rec_t *e)

@@ -19,10 +19,7 @@ typedef struct dvec {
 
 static int dpush(dvec_t *d, double x)
 {
-    if (VEC_GROW(d->v, d->cap, d->n + 1) != 0)
-        return -1;
-    d->v[d->n++] = x;
-    return 0;
+    return VEC_PUSH(d->v, d->n, d->cap, x);
 }
 
 static double dmedian(dvec_t *d) /* sorts d */

@@ -67,10 +67,7 @@ typedef struct sampleset {
 
 static int push(sampleset_t *s, double x)
 {
-    if (VEC_GROW(s->v, s->cap, s->n + 1) != 0)
-        return -1;
-    s->v[s->n++] = x;
-    return 0;
+    return VEC_PUSH(s->v, s->n, s->cap, x);
 }
 
 #define CHECK(call)                 \

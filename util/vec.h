@@ -21,4 +21,9 @@ static inline int vec_reserve(void **p, size_t *cap, size_t need, size_t elem)
 /* VEC_GROW(arr, cap, need) for an array `arr` of any element type with capacity `cap`. */
 #define VEC_GROW(arr, cap, need) vec_reserve((void **)&(arr), &(cap), (need), sizeof(*(arr)))
 
+/* Append x to arr (n elements, capacity cap): 0, or -1 when it could not grow (arr, n and
+ * cap unchanged). The arguments are evaluated more than once: pass plain lvalues. */
+#define VEC_PUSH(arr, n, cap, x)                                                           \
+    (VEC_GROW(arr, cap, (n) + 1) == 0 ? ((arr)[(n)++] = (x), 0) : -1)
+
 #endif
