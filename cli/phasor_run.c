@@ -194,17 +194,34 @@ static int run_dir(const run_opts_t *op, char dir[PATH_MAX])
     return PHASOR_EXIT_OK;
 }
 
+/* var's name (before its '=') at dst, NUL-terminated; returns where the next one goes. */
+static char *name_copy(char *dst, const char *var)
+{
+    size_t n = (size_t)(strchr(var, '=') - var);
+    memcpy(dst, var, n);
+    dst[n] = '\0';
+    return dst + n + 1;
+}
+
 /* The launcher's new argv: its name, its options forwarding the preload and every PHASOR_*
  * variable to all ranks (Open MPI -x, Hydra -genv), then its own arguments; NULL when out of
- * memory. An unknown launcher gets the preload in the environment it inherits instead. */
-static char **run_argv(enum launcher l, char **cmd, int ncmd, const char *preload)
+ * memory. An unknown launcher gets the preload in the environment it inherits instead. The
+ * variables' names are copied into *names (one block, NUL-separated): free both. */
+static char **run_argv(enum launcher l, char **cmd, int ncmd, const char *preload, char **names)
 {
     int nvars = 0;
-    for (char **e = environ; *e; e++)
+    size_t room = 1;
+    for (char **e = environ; *e; e++) {
         nvars++;
+        room += strlen(*e) + 1;
+    }
     char **nv = calloc((size_t)(ncmd + 3 * nvars + 8), sizeof(char *));
-    if (!nv)
+    char *nm = *names = malloc(room);
+    if (!nv || !nm) {
+        free(nv);
+        free(nm);
         return NULL;
+    }
     int k = 0;
     nv[k++] = cmd[0];
     if (l == L_OPENMPI) {
@@ -216,7 +233,8 @@ static char **run_argv(enum launcher l, char **cmd, int ncmd, const char *preloa
             if (strncmp(*e, "PHASOR_", 7) != 0)
                 continue;
             nv[k++] = "-x";
-            nv[k++] = strndup(*e, (size_t)(strchr(*e, '=') - *e));
+            nv[k++] = nm;
+            nm = name_copy(nm, *e);
         }
     } else if (l == L_MPICH) {
         nv[k++] = "-genv";
@@ -227,7 +245,8 @@ static char **run_argv(enum launcher l, char **cmd, int ncmd, const char *preloa
                 continue;
             const char *eq = strchr(*e, '=');
             nv[k++] = "-genv";
-            nv[k++] = strndup(*e, (size_t)(eq - *e));
+            nv[k++] = nm;
+            nm = name_copy(nm, *e);
             nv[k++] = (char *)(eq + 1);
         }
     } else {
@@ -259,7 +278,8 @@ int phasor_cmd_run(int argc, char **argv)
         snprintf(preload, sizeof(preload), "%s", lib);
     setenv("PHASOR_DIR", dir, 1);
     enum launcher l = detect_launcher(op.cmd[0]);
-    char **nv = run_argv(l, op.cmd, op.ncmd, preload);
+    char *names;
+    char **nv = run_argv(l, op.cmd, op.ncmd, preload, &names);
     if (!nv) {
         fprintf(stderr, "phasor run: out of memory\n");
         return PHASOR_EXIT_INPUT;
@@ -271,10 +291,15 @@ int phasor_cmd_run(int argc, char **argv)
         for (int j = 0; nv[j]; j++)
             printf(" %s", nv[j]);
         printf("\n");
+        free(nv);
+        free(names);
         return PHASOR_EXIT_OK;
     }
     fflush(NULL);
     execvp(nv[0], nv);
-    fprintf(stderr, "phasor run: cannot run '%s': %s\n", nv[0], strerror(errno));
-    return errno == ENOENT ? 127 : 126;
+    int e = errno;
+    fprintf(stderr, "phasor run: cannot run '%s': %s\n", nv[0], strerror(e));
+    free(nv);
+    free(names);
+    return e == ENOENT ? 127 : 126;
 }
