@@ -19,6 +19,7 @@
 #include "phasor_symbols.h"
 #include "plog_callsites.h"
 #include "plog_probeset.h"
+#include "blocked.h"
 #include "report_stats.h"
 
 #define REPORT_JSON_VERSION 2 /* 2: probe sources carry their way (exchange, one-way) */
@@ -89,6 +90,8 @@ typedef struct ctx {
     plog_probeset_t probe;    /* the network probe's results (PHASOR_PROBE), if run */
     int have_probe;
     rep_probe_t probe_sum;    /* of probe, when have_probe */
+    blk_call_t *blk;          /* calls threads were seen blocked in (PHASOR_FLUSH) */
+    size_t n_blk;
 } ctx_t;
 
 /* Reader warnings, then the call-site table's. */
@@ -424,12 +427,68 @@ static void text_endings(FILE *o, const ctx_t *c)
         fprintf(o, "... and %zu more (all of them are in --json)\n", nw - TEXT_MAX_WARNINGS);
 }
 
+static int blk_is_p2p(const blk_call_t *b)
+{
+    int cls = plog_call_class(b->call);
+    return cls == PLOG_CLASS_SEND || cls == PLOG_CLASS_RECV || cls == PLOG_CLASS_SENDRECV ||
+           cls == PLOG_CLASS_PROBE;
+}
+
+/* "peer 3", "root 0", "" -- what a blocked call waits on, as the call's class says */
+static void blk_peer(const blk_call_t *b, char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    if (b->peer == PLOG_ANY_SOURCE)
+        snprintf(buf, cap, "any source");
+    else if (b->peer >= 0 && blk_is_p2p(b))
+        snprintf(buf, cap, "peer %d", (int)b->peer);
+    else if (b->peer >= 0)
+        snprintf(buf, cap, "root %d", (int)b->peer);
+}
+
+static int blk_is_wait(const blk_call_t *b)
+{
+    return plog_call_class(b->call) == PLOG_CLASS_COMPLETE;
+}
+
+/* Shown only when there is something to show: a hang, at a glance. */
+static void text_blocked(FILE *o, const ctx_t *c)
+{
+    if (c->n_blk == 0)
+        return;
+    size_t hung = 0;
+    for (size_t i = 0; i < c->n_blk; i++)
+        hung += c->blk[i].at_end != 0;
+    fprintf(o, "\n@--- Blocked calls (inside one MPI call longer than PHASOR_FLUSH): %zu still "
+               "blocked when the log ended%s\n",
+            hung, hung ? " -- the job hung or was killed there" : "");
+    fprintf(o, "  rank thread function          waits on           tag     comm   since_ms  "
+               "blocked_ms  state\n");
+    for (size_t i = 0; i < c->n_blk; i++) {
+        const blk_call_t *b = &c->blk[i];
+        char peer[32], tag[24];
+        blk_peer(b, peer, sizeof(peer));
+        if (blk_is_wait(b))
+            snprintf(tag, sizeof(tag), "%d req", (int)b->tag);
+        else if (b->tag == PLOG_ANY_TAG)
+            snprintf(tag, sizeof(tag), "any");
+        else if (blk_is_p2p(b))
+            snprintf(tag, sizeof(tag), "%d", (int)b->tag);
+        else
+            snprintf(tag, sizeof(tag), "-");
+        fprintf(o, "%6d %6u %-17s %-18s %-7s %4d %10.3f %11.3f  %s\n", (int)b->rank, b->thread,
+                fname(b->call), peer[0] ? peer : "-", tag, (int)b->comm, b->since_ns / 1e6,
+                (b->seen_ns - b->since_ns) / 1e6 , b->at_end ? "blocked at the end" : "returned");
+    }
+}
+
 static void text_report(FILE *o, const ctx_t *c)
 {
     fprintf(o, "phasor report: %s\n", c->path);
     fprintf(o, "world size %d, %" PRIu64 " events; times in ms unless marked, clocks aligned\n",
             (int)c->rep->world_size, c->rep->events);
     text_ranks(o, c);
+    text_blocked(o, c);
     text_functions(o, c->rep);
     text_matrices(o, c);
     text_sites(o, c);
@@ -664,6 +723,18 @@ static void json_report(FILE *o, const ctx_t *c)
     json_sites(o, c);
     fprintf(o, ",\n\"probe\": ");
     json_probe(o, c);
+    fprintf(o, ",\n\"blocked\": [");
+    for (size_t i = 0; i < c->n_blk; i++) {
+        const blk_call_t *b = &c->blk[i];
+        fprintf(o, "%s{\"rank\": %d, \"thread\": %u, \"function\": ", i ? ",\n  " : "\n  ",
+                (int)b->rank, b->thread);
+        jsonw_fstr(o, fname(b->call));
+        fprintf(o, ", \"peer\": %d, \"tag\": %d, \"comm\": %d, \"request\": %" PRIu64
+                   ", \"since_ns\": %" PRId64 ", \"seen_ns\": %" PRId64 ", \"at_end\": %s}",
+                (int)b->peer, (int)b->tag, (int)b->comm, b->request, b->since_ns, b->seen_ns,
+                b->at_end ? "true" : "false");
+    }
+    fprintf(o, "%s]", c->n_blk ? "\n" : "");
     fprintf(o, ",\n\"warnings\": [");
     for (size_t i = 0; i < nwarnings(c); i++) {
         fprintf(o, "%s", i ? ",\n  " : "\n  ");
@@ -770,6 +841,14 @@ static int report_run(const report_opts_t *opt)
     if (c.have_probe && rep_probe_summarize(&c.probe, plog_run_path(run), &c.probe_sum,
                                             &err) != PLOG_OK)
         goto fail;
+    size_t blk_bad = 0;
+    if (blk_collect(run, &c.blk, &c.n_blk, &blk_bad) != 0) {
+        plog_fail(&err, PLOG_E_NOMEM, plog_run_path(run), PLOG_NO_OFFSET, NULL);
+        goto fail;
+    }
+    if (blk_bad)
+        fprintf(stderr, "phasor report: %zu blocked-call note%s in %s could not be read\n",
+                blk_bad, blk_bad == 1 ? "" : "s", plog_run_path(run));
     c.sym = phasor_symbols_new();
     c.path = opt->path;
     c.run = run;
@@ -796,6 +875,7 @@ static int report_run(const report_opts_t *opt)
 fail:
     fprintf(stderr, "phasor report: %s\n", err.msg);
 out:
+    free(c.blk);
     phasor_symbols_free(c.sym);
     plog_callsites_free(c.cs);
     plog_probeset_free(&c.probe);

@@ -59,6 +59,7 @@ void $fname($fparams)
 ${passthrough_call}${passthrough}        return;
     }
 ${inputs}${before}    uint64_t t0 = phasor_now();
+    phasor_pending($pending_args);
 ${call}    uint64_t t1 = phasor_now();
     const int rc = *ierr;
 ${outputs}${after}    plog_event_t *ev = phasor_event_begin($begin_args);
@@ -178,7 +179,8 @@ class FortranGen(gw.WrapperGen):
             inputs=''.join(line + '\n' for line in inputs),
             before=''.join(line + '\n' for line in before),
             outputs=''.join(line + '\n' for line in outputs),
-            after=after, begin_args=begin_args, fill=fill)
+            after=after, begin_args=begin_args, fill=fill,
+            pending_args=gw.wrap_list(gw.pending_args(c), 19))
 
     @staticmethod
     def c_value(p):

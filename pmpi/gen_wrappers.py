@@ -310,6 +310,7 @@ PW_ENTRY $ret $name($params)
 {
     phasor_thread_t *th = phasor_enter();
 ${passthrough}${before}    uint64_t t0 = phasor_now();
+    phasor_pending($pending_args);
 ${call}    uint64_t t1 = phasor_now();
 ${after}    plog_event_t *ev = phasor_event_begin($begin_args);
     if (ev) {
@@ -325,6 +326,13 @@ LOCALS = {'th', 't0', 't1', 'rc', 'ev', 'x', 'room', 'nx', 'ok', 'ip', 'at_root'
 
 LIST_FLAG = {'vsend': 'PLOG_F_VSEND', 'wsend': 'PLOG_F_VSEND',
              'vrecv': 'PLOG_F_VRECV', 'wrecv': 'PLOG_F_VRECV'}
+
+
+def pending_args(c):
+    """phasor_pending's arguments: what the watch thread names if this call blocks."""
+    return ['th', f'PLOG_CALL_{c.name}', 't0', c.one('comm') or 'MPI_COMM_NULL',
+            c.one('peer') or c.one('root') or 'MPI_PROC_NULL', c.one('tag') or '0',
+            'MPI_REQUEST_NULL']
 
 
 class WrapperGen:
@@ -573,6 +581,7 @@ class WrapperGen:
         else:
             call = f'    int rc = P{c.name}({wrap_list(call_args, len(c.name) + 15)});\n'
         return WRAPPER.substitute(passthrough=passthrough, call=call,
+            pending_args=wrap_list(pending_args(c), 19),
             id=c.id, name=c.name, cls=c.cls, ret=c.ret,
             params=wrap_list([p.decl for p in c.params] or ['void'], len(c.ret + c.name) + 11),
             before=''.join(line + '\n' for line in self.before),

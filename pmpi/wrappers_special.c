@@ -46,6 +46,7 @@ PW_ENTRY int MPI_Wait(MPI_Request *request, MPI_Status *status)
     MPI_Status st_own;
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &st_own : status;
     uint64_t t0 = phasor_now();
+    phasor_pending(th, PLOG_CALL_MPI_Wait, t0, MPI_COMM_NULL, MPI_PROC_NULL, 0, h);
     int rc = PMPI_Wait(request, st);
     uint64_t t1 = phasor_now();
     pw_record_one(th, PLOG_CALL_MPI_Wait, t0, t1, rc, h, NULL, st, pw_status);
@@ -81,6 +82,8 @@ PW_ENTRY int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index,
     MPI_Status st_own;
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &st_own : status;
     uint64_t t0 = phasor_now();
+    phasor_pending(th, PLOG_CALL_MPI_Waitany, t0, MPI_COMM_NULL, MPI_PROC_NULL, count,
+                   count > 0 && saved ? saved[0] : MPI_REQUEST_NULL);
     int rc = PMPI_Waitany(count, array_of_requests, index, st);
     uint64_t t1 = phasor_now();
     pw_record_any(th, PLOG_CALL_MPI_Waitany, t0, t1, rc, count, saved, index, 0, NULL, st,
@@ -118,6 +121,8 @@ PW_ENTRY int MPI_Waitall(int count, MPI_Request array_of_requests[],
     const MPI_Request *saved = pw_save_requests(th, count, array_of_requests);
     MPI_Status *sts = pw_statuses(th, array_of_statuses, saved);
     uint64_t t0 = phasor_now();
+    phasor_pending(th, PLOG_CALL_MPI_Waitall, t0, MPI_COMM_NULL, MPI_PROC_NULL, count,
+                   count > 0 && saved ? saved[0] : MPI_REQUEST_NULL);
     int rc = PMPI_Waitall(count, array_of_requests, sts);
     uint64_t t1 = phasor_now();
     pw_record_all(th, PLOG_CALL_MPI_Waitall, t0, t1, rc, count, saved, NULL, sts, pw_status);
@@ -154,6 +159,8 @@ PW_INLINE int pw_some(int (*fn)(int, MPI_Request[], int *, int[], MPI_Status[]),
     const MPI_Request *saved = pw_save_requests(th, incount, array_of_requests);
     MPI_Status *sts = pw_statuses(th, array_of_statuses, saved);
     uint64_t t0 = phasor_now();
+    phasor_pending(th, call, t0, MPI_COMM_NULL, MPI_PROC_NULL, incount,
+                   incount > 0 && saved ? saved[0] : MPI_REQUEST_NULL);
     int rc = fn(incount, array_of_requests, outcount, array_of_indices, sts);
     uint64_t t1 = phasor_now();
     pw_record_some(th, call, t0, t1, rc, incount, saved, outcount, array_of_indices, 0, is_test,

@@ -131,6 +131,18 @@ void phasor_read_config(int rank)
             phasor_warn("PHASOR_FILE_MODE=%s is not an octal mode with owner read/write; "
                         "using 0600", v);
     }
+    phasor_cfg.flush_ns = 1000000000ull;
+    if ((v = getenv("PHASOR_FLUSH")) && *v) {
+        char *end;
+        errno = 0;
+        double sec = strtod(v, &end);
+        if (strcmp(v, "off") == 0)
+            phasor_cfg.flush_ns = 0;
+        else if (!errno && end != v && *end == '\0' && sec >= 0.01 && sec <= 3600)
+            phasor_cfg.flush_ns = (uint64_t)(sec * 1e9);
+        else if (rank == 0)
+            phasor_warn("PHASOR_FLUSH=%s is not 'off' or seconds from 0.01 to 3600; using 1", v);
+    }
     /* Lets the ending tests send a second signal while the first one's log is being written,
      * a window otherwise a few milliseconds wide. */
     if ((v = getenv("PHASOR_TEST_SIGNAL_DELAY_MS")) && *v && parse_int(v, 0, 10000, &l))

@@ -40,6 +40,7 @@ typedef struct phasor_cfg {
     int quiet;
     int callsite_depth;
     int probe; /* 0 off, else enum pprobe_mode */
+    uint64_t flush_ns; /* PHASOR_FLUSH: records older than this are written; 0 = off */
     long signal_delay_ms; /* tests only: how long a fatal signal's handler holds its flush */
 } phasor_cfg_t;
 extern phasor_cfg_t phasor_cfg;
@@ -59,6 +60,14 @@ typedef struct slot {
     int busy[2];        /* 1 while the writer holds that buffer (guarded by the queue lock) */
     uint64_t ev_mark;   /* th.nevents when the current buffer was started */
     pid_t tid;
+    int ready;          /* set up (release): the watch thread may look at it */
+    /* The prefix of each buffer the watch thread already wrote (guarded by the write lock):
+     * whoever writes the buffer next writes only the rest, and clears it. */
+    size_t fl_len[2];
+    uint32_t fl_n[2];
+    /* the watch thread's own view of the thread (phasor_watch.c) */
+    uint64_t w_nev, w_t0, w_noted_t0, w_noted_ns;
+    int w_in;
 } slot_t;
 
 extern slot_t phasor_slots[MAX_SLOTS];
@@ -103,6 +112,9 @@ void phasor_write_frame(unsigned kind, uint32_t count, const void *raw, size_t l
 /* Definitions (communicators, call sites) go out before any frame that may use them. */
 void phasor_flush_defs_locked(void);
 void phasor_write_events_locked(unsigned thread, uint8_t *buf, size_t len, uint32_t n);
+/* Buffer `which` of slot s holding len bytes / n records: what the watch thread has not
+ * written yet of it (and forget that prefix). */
+void phasor_write_slot_locked(slot_t *s, int which, size_t len, uint32_t n);
 void phasor_write_sync_locked(const plog_sync_sample_t *s);
 /* The END frame with these strings; the file is closed after it. */
 void phasor_writer_end_locked(const char *kv, size_t len);
@@ -116,6 +128,18 @@ void phasor_writer_start_thread(void);
 void phasor_writer_stop_thread(void);
 /* Nothing queued for the writer thread (atomic loads: the signal path). */
 int phasor_writer_idle(void);
+
+/* ---- the watch thread (phasor_watch.c) ---- */
+
+/* Every PHASOR_FLUSH/2: write the records that have waited longer than PHASOR_FLUSH, and note
+ * each thread blocked in one MPI call for longer than that, so that a job killed while it
+ * hangs leaves what it recorded, and where it hung. No-op when PHASOR_FLUSH=off. */
+void phasor_watch_start(void);
+void phasor_watch_stop(void);
+/* "blocked" notes for the threads inside an MPI call now (the endings; caller holds the
+ * write lock; allocates nothing). */
+struct kvbuf;
+void phasor_watch_note_all(struct kvbuf *kv);
 
 /* ---- key=value strings (phasor_meta.c) ---- */
 

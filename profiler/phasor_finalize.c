@@ -4,6 +4,7 @@
  * (phasor_endings.c) write too. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "phasor_core.h"
 
@@ -52,6 +53,8 @@ void phasor_write_tail_locked(const char *ending)
     phasor_kv_addf(&kv, "dead_thread_calls", "%llu",
                    (unsigned long long)phasor_dead_thread_calls());
     phasor_kv_addf(&kv, "writer_stalls", "%llu", (unsigned long long)phasor_writer_stalls);
+    if (strcmp(ending, "finalize") != 0)
+        phasor_watch_note_all(&kv); /* where each thread was when the log ended */
     phasor_kv_add(&kv, "ending", ending);
     phasor_flush_defs_locked();
     phasor_write_frame_locked(PLOG_FRAME_META, 0, 0, kv.p, kv.len);
@@ -79,6 +82,7 @@ void phasor_finish_end(uint64_t t0, uint64_t t1, int rc)
         return;
     finishing = 0;
     phasor_record_raw(PLOG_CALL_MPI_Finalize, t0, t1, rc, PLOG_NONE);
+    phasor_watch_stop();
     int n = phasor_slots_used();
     for (int i = 0; i < n; i++)
         if (phasor_slots[i].th.buf)
@@ -110,6 +114,7 @@ void phasor_on_abort(uint64_t t0, int errorcode, MPI_Comm comm)
     /* MPI_Abort does not return: write everything now. Other threads may still be inside
      * MPI calls; their finished records are written, the lock stays held afterwards so
      * nothing touches the closed file. */
+    phasor_watch_stop();
     phasor_writer_stop_thread();
     pthread_mutex_lock(&phasor_write_lock);
     if (!phasor_log_closed) {

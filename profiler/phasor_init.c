@@ -172,6 +172,7 @@ void phasor_start(unsigned call, uint64_t t0, uint64_t t1, int rc, int required,
     run_probe();
 
     phasor_writer_start_thread();
+    phasor_watch_start();
     phasor_install_endings();
     phasor_thread_t *th = phasor_thread_attach();
     __atomic_store_n(&phasor_active, 1, __ATOMIC_RELEASE);

@@ -52,11 +52,16 @@ void phasor_handoff(slot_t *s)
     th->nflush++;
     if (len == 0)
         return;
+    /* odd while buf/pos change: the watch thread leaves the slot alone (phasor_watch.c) */
+    uint32_t g = th->swap_gen;
+    __atomic_store_n(&th->swap_gen, g + 1, __ATOMIC_RELEASE);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
     phasor_writer_take(s, len, n);
     th->buf = s->bufs[s->cur];
-    th->pos = th->buf;
+    __atomic_store_n(&th->pos, th->buf, __ATOMIC_RELAXED);
     th->end = th->buf + phasor_cfg.buffer;
     s->ev_mark = th->nevents;
+    __atomic_store_n(&th->swap_gen, g + 2, __ATOMIC_RELEASE);
 }
 
 plog_event_t *phasor_event_begin_slow(phasor_thread_t *th, size_t need)
@@ -85,6 +90,7 @@ static phasor_thread_t *claim_slot(void)
     s->th.buf = s->th.pos = s->bufs[0];
     s->th.end = s->th.buf + phasor_cfg.buffer;
     s->th.cs_cache = phasor_callsite_cache_new(); /* NULL: this thread's sites are 0 */
+    __atomic_store_n(&s->ready, 1, __ATOMIC_RELEASE);
     return &s->th;
 }
 
@@ -121,8 +127,8 @@ void phasor_flush_all_slots_locked(void)
         slot_t *s = &phasor_slots[i];
         if (!s->th.buf)
             continue;
-        phasor_write_events_locked(s->th.slot, s->th.buf, (size_t)(s->th.pos - s->th.buf),
-                                   (uint32_t)(s->th.nevents - s->ev_mark));
+        phasor_write_slot_locked(s, s->th.buf == s->bufs[1], (size_t)(s->th.pos - s->th.buf),
+                                 (uint32_t)(s->th.nevents - s->ev_mark));
         s->th.pos = s->th.buf;
         s->ev_mark = s->th.nevents;
     }

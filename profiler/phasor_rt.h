@@ -46,6 +46,16 @@ typedef struct phasor_thread {
     MPI_Request *req_scratch;
     MPI_Status *st_scratch;
     size_t scratch_cap;
+    /* The call this thread is in (phasor_pending), for the watch thread (phasor_watch.c) to
+     * name a rank blocked in MPI. Plain stores at entry; read racily, validated by nevents. */
+    uint64_t pend_t0;
+    MPI_Comm pend_comm;
+    MPI_Request pend_req;
+    int32_t pend_peer, pend_tag;
+    uint16_t pend_call;
+    /* Odd while phasor_handoff swaps buf/pos (slow path only): the watch thread reads
+     * buf/pos only between two equal even values. */
+    uint32_t swap_gen;
 } phasor_thread_t;
 
 /* Global state read on the hot path. phasor_active is 1 between a successful MPI_Init(_thread)
@@ -69,14 +79,34 @@ static inline phasor_thread_t *phasor_enter(void)
         if (th == NULL)
             return NULL;
     }
-    if (th->depth++ != 0 || th->dead) {
-        th->depth--;
+    int d = th->depth;
+    if (d != 0 || th->dead)
         return NULL;
-    }
+    /* relaxed: plain stores, seen by the watch thread (phasor_watch.c); a wrapper that does
+     * not say which call it makes (phasor_pending) is never named as blocked */
+    __atomic_store_n(&th->pend_call, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&th->depth, 1, __ATOMIC_RELAXED);
     return th;
 }
 
-static inline void phasor_leave(phasor_thread_t *th) { th->depth--; }
+static inline void phasor_leave(phasor_thread_t *th)
+{
+    __atomic_store_n(&th->depth, th->depth - 1, __ATOMIC_RELAXED);
+}
+
+/* The call a wrapper is about to make, published for the watch thread (phasor_watch.c):
+ * plain stores into the thread's own hot cache line, no fence. Only the outermost wrapper
+ * (phasor_enter returned th) publishes. */
+static inline void phasor_pending(phasor_thread_t *th, unsigned call, uint64_t t0, MPI_Comm comm,
+                                  int peer, int tag, MPI_Request req)
+{
+    __atomic_store_n(&th->pend_call, (uint16_t)call, __ATOMIC_RELAXED);
+    __atomic_store_n(&th->pend_t0, t0, __ATOMIC_RELAXED);
+    th->pend_comm = comm;
+    th->pend_req = req;
+    __atomic_store_n(&th->pend_peer, peer, __ATOMIC_RELAXED);
+    __atomic_store_n(&th->pend_tag, tag, __ATOMIC_RELAXED);
+}
 
 /* PHASOR_STEPS=measure is on (phasor_measure.c): the `measure` wrappers perform blocking
  * collectives through pw_measure_* (pmpi/wrappers_measure.c). */
@@ -151,8 +181,11 @@ static inline uint64_t *phasor_extras(plog_event_t *ev) { return (uint64_t *)(ev
 static inline void phasor_event_end(phasor_thread_t *th, plog_event_t *ev, size_t nextra)
 {
     ev->nextra = (uint32_t)nextra;
-    th->pos = (uint8_t *)(phasor_extras(ev) + nextra);
-    th->nevents++;
+    /* release: the watch thread may write records up to pos while this thread is inside
+     * MPI (a plain store on x86; it only keeps the compiler from sinking the record's
+     * stores below it) */
+    __atomic_store_n(&th->pos, (uint8_t *)(phasor_extras(ev) + nextra), __ATOMIC_RELEASE);
+    __atomic_store_n(&th->nevents, th->nevents + 1, __ATOMIC_RELEASE);
 }
 
 /* ---- argument translation (no MPI calls unless stated) ---- */

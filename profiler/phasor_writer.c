@@ -167,6 +167,16 @@ void phasor_write_events_locked(unsigned thread, uint8_t *buf, size_t len, uint3
         dropped_events += n;
 }
 
+void phasor_write_slot_locked(slot_t *s, int which, size_t len, uint32_t n)
+{
+    size_t skip = s->fl_len[which];
+    uint32_t nskip = s->fl_n[which];
+    s->fl_len[which] = 0;
+    s->fl_n[which] = 0;
+    assert(skip <= len && nskip <= n);
+    phasor_write_events_locked(s->th.slot, s->bufs[which] + skip, len - skip, n - nskip);
+}
+
 void phasor_queue_comm_def(const plog_comm_def_t *c)
 {
     size_t need = 5 * 10 + ((size_t)c->n_local + c->n_remote + c->n_topo + 3) * 10;
@@ -222,7 +232,7 @@ static void *writer_main(void *arg)
         pthread_mutex_unlock(&q_lock);
 
         pthread_mutex_lock(&phasor_write_lock);
-        phasor_write_events_locked(j.s->th.slot, j.s->bufs[j.which], j.len, j.n);
+        phasor_write_slot_locked(j.s, j.which, j.len, j.n);
         pthread_mutex_unlock(&phasor_write_lock);
 
         pthread_mutex_lock(&q_lock);
@@ -237,7 +247,7 @@ void phasor_writer_take(slot_t *s, size_t len, uint32_t n)
 {
     if (!writer_thread_running) {
         pthread_mutex_lock(&phasor_write_lock);
-        phasor_write_events_locked(s->th.slot, s->th.buf, len, n);
+        phasor_write_slot_locked(s, s->cur, len, n);
         pthread_mutex_unlock(&phasor_write_lock);
         return;
     }
