@@ -112,7 +112,7 @@ static void tick(void)
     phasor_clock_map_t m;
     phasor_clock_map_now(&m);
     uint64_t now_raw = phasor_now(), now_ns = raw_to_ns(&m, now_raw);
-    char note[1024];
+    static char note[64 << 10]; /* this thread's only: ~60 bytes per blocked thread */
     kvbuf_t kv = {note, 0, sizeof(note), 1};
     pthread_mutex_lock(&phasor_write_lock);
     if (!phasor_writer_ok() || phasor_log_closed) {
