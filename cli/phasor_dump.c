@@ -455,7 +455,14 @@ static void json_tail(out_t *o, const plog_run_t *run)
         jkey(o, "events");
         o_u64(o, rk->n_events);
         jkey(o, "dropped");
-        o_u64(o, kv_u64(rk, "dropped_events", 0));
+        if (rk->dropped_known)
+            o_u64(o, rk->dropped);
+        else
+            o_str(o, rk->write_errno ? "null" : "0"); /* null: some, how many unknown */
+        if (rk->write_errno) {
+            jkey(o, "write_error");
+            o_jstr(o, strerror(rk->write_errno));
+        }
         jkey(o, "threads");
         o_u64(o, kv_u64(rk, "threads", rk->n_threads));
         o_chr(o, '}');
@@ -477,11 +484,19 @@ static void text_tail(out_t *o, const plog_run_t *run)
         const char *host = plog_rank_kv(rk, "hostname");
         char line[512];
         const char *ending = rk->complete ? plog_rank_kv(rk, "ending") : NULL;
-        snprintf(line, sizeof(line), "# rank %d: %s%s%s, %" PRIu64 " events, %" PRIu64
-                 " dropped, host %s, pid %" PRId64 "\n", (int)r,
-                 rk->complete ? "complete" : "truncated", ending ? ", ended by " : "",
-                 ending ? ending : "", rk->n_events,
-                 kv_u64(rk, "dropped_events", 0), host ? host : "?", rk->hdr.pid);
+        char dropped[160];
+        if (rk->write_errno && rk->dropped_known)
+            snprintf(dropped, sizeof(dropped), "%" PRIu64 " dropped (writing failed: %s)",
+                     rk->dropped, strerror(rk->write_errno));
+        else if (rk->write_errno)
+            snprintf(dropped, sizeof(dropped), "some dropped (writing failed: %s)",
+                     strerror(rk->write_errno));
+        else
+            snprintf(dropped, sizeof(dropped), "%" PRIu64 " dropped", rk->dropped);
+        snprintf(line, sizeof(line), "# rank %d: %s%s%s, %" PRIu64 " events, %s, host %s, pid %"
+                 PRId64 "\n", (int)r, rk->complete ? "complete" : "truncated",
+                 ending ? ", ended by " : "", ending ? ending : "", rk->n_events, dropped,
+                 host ? host : "?", rk->hdr.pid);
         o_str(o, line);
         if (!rk->complete) {
             snprintf(line, sizeof(line), "#   %s ended early at offset %" PRIu64 "\n", rk->path,

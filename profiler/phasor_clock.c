@@ -61,7 +61,9 @@ void phasor_clock_init(void)
     const char *want = getenv("PHASOR_CLOCK");
     phasor_clock_use_tsc = 0;
 #if defined(__x86_64__)
-    if (want == NULL || strcmp(want, "tsc") == 0 || strcmp(want, "auto") == 0)
+    /* anything but "monotonic" is auto: a bad value is reported later (phasor_read_config)
+     * and replaced by the default, as for every PHASOR_* variable */
+    if (want == NULL || strcmp(want, "monotonic") != 0)
         phasor_clock_use_tsc = tsc_is_usable();
     if (phasor_clock_use_tsc) {
         tsc_sample(&clock_raw0, &clock_ns0);

@@ -1,5 +1,6 @@
 /* phasor_config.c: the runtime's configuration (PHASOR_* variables) and its warnings. */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +19,7 @@ void phasor_warn(const char *fmt, ...)
 {
     if (phasor_cfg.quiet)
         return;
-    char msg[1024];
+    char msg[PATH_MAX + 1024]; /* a whole path and the words around it, never cut */
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
@@ -142,6 +143,16 @@ void phasor_read_config(int rank)
             phasor_cfg.flush_ns = (uint64_t)(sec * 1e9);
         else if (rank == 0)
             phasor_warn("PHASOR_FLUSH=%s is not 'off' or seconds from 0.01 to 3600; using 1", v);
+    }
+    /* The clock was chosen before MPI_Init (phasor_clock_init); what it chose is said here,
+     * once the rank is known. */
+    if ((v = getenv("PHASOR_CLOCK")) && *v && rank == 0) {
+        if (strcmp(v, "auto") != 0 && strcmp(v, "tsc") != 0 && strcmp(v, "monotonic") != 0)
+            phasor_warn("PHASOR_CLOCK=%s is not 'auto', 'tsc' or 'monotonic'; using auto (%s)", v,
+                        phasor_clock_use_tsc ? "the TSC" : "CLOCK_MONOTONIC");
+        else if (strcmp(v, "tsc") == 0 && !phasor_clock_use_tsc)
+            phasor_warn("PHASOR_CLOCK=tsc: the TSC is not invariant or not the kernel's "
+                        "clocksource here; using CLOCK_MONOTONIC");
     }
     /* Lets the ending tests send a second signal while the first one's log is being written,
      * a window otherwise a few milliseconds wide. */

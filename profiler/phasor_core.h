@@ -116,6 +116,9 @@ void phasor_write_events_locked(unsigned thread, uint8_t *buf, size_t len, uint3
  * written yet of it (and forget that prefix). */
 void phasor_write_slot_locked(slot_t *s, int which, size_t len, uint32_t n);
 void phasor_write_sync_locked(const plog_sync_sample_t *s);
+/* A rank whose writes failed: rename its marker file to carry the final count of events
+ * it dropped (allocates nothing; the signal path uses it). */
+void phasor_writer_mark_dropped_locked(void);
 /* The END frame with these strings; the file is closed after it. */
 void phasor_writer_end_locked(const char *kv, size_t len);
 /* Hand buffer s->cur (len bytes, n events) to the writer thread and make the other one

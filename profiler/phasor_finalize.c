@@ -59,6 +59,7 @@ void phasor_write_tail_locked(const char *ending)
     phasor_flush_defs_locked();
     phasor_write_frame_locked(PLOG_FRAME_META, 0, 0, kv.p, kv.len);
     phasor_writer_end_locked(kv.p, kv.len);
+    phasor_writer_mark_dropped_locked();
     phasor_log_closed = 1;
 }
 

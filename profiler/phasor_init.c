@@ -34,12 +34,23 @@ static int make_dirs(const char *path)
     return 0;
 }
 
+/* Room a rank's file name takes after the directory ("/rank-NNNNNN.plog", the markers). */
+#define DIR_TAIL 64
+static size_t dir_too_long; /* PHASOR_DIR's length, when a rank's path could not hold it */
+
 /* All ranks agree on the directory: PHASOR_DIR, or a fresh name chosen by rank 0. */
 static void choose_dir(void)
 {
     const char *d = getenv("PHASOR_DIR");
     if (d && *d) {
-        snprintf(phasor_cfg.dir, sizeof(phasor_cfg.dir), "%s", d);
+        size_t n = strlen(d);
+        if (n + DIR_TAIL >= sizeof(phasor_cfg.dir)) {
+            /* never cut: a shortened path names some other directory */
+            dir_too_long = n;
+            phasor_cfg.dir[0] = '\0';
+            return;
+        }
+        memcpy(phasor_cfg.dir, d, n + 1);
         return;
     }
     if (phasor_world_rank == 0) {
@@ -116,7 +127,7 @@ static void set_up(void)
 /* Open this rank's file, then agree (collective): 1 when every rank could. */
 static int open_log(int required, int provided)
 {
-    int err = make_dirs(phasor_cfg.dir);
+    int err = dir_too_long ? ENAMETOOLONG : make_dirs(phasor_cfg.dir);
     char path[PATH_MAX + 32];
     snprintf(path, sizeof(path), "%s/" PLOG_FILE_PATTERN, phasor_cfg.dir, phasor_world_rank);
     kvbuf_t kv = {0};
@@ -141,7 +152,10 @@ static int open_log(int required, int provided)
         phasor_writer_abandon();
         unlink(path); /* empty but for the header: nothing of the app's is lost */
     }
-    if (phasor_world_rank == 0)
+    if (phasor_world_rank == 0 && dir_too_long)
+        phasor_warn("PHASOR_DIR is %zu bytes long, more than a log's path can hold here (%d): "
+                    "running without phasor", dir_too_long, PATH_MAX - DIR_TAIL - 1);
+    else if (phasor_world_rank == 0)
         phasor_warn("cannot write logs to '%s' (rank %d: %s): running without phasor",
                     phasor_cfg.dir, first[1], strerror(first[0]));
     return 0;

@@ -106,8 +106,40 @@ static int first_to_fail(void)
     return errno != EEXIST;
 }
 
+/* The rank's own marker, created at its first failed write when the disk may have no room
+ * left for data but still for a directory entry: ".phasor-dropped.RANK.ERRNO", renamed at
+ * the end of the log to ".phasor-dropped.RANK.ERRNO.COUNT" (a rename needs no data block;
+ * async-signal-safe, for the endings). The reader reports both (doc/log-format.md). */
+static char dropped_marker[PATH_MAX + 64];
+static int dropped_errno;
+
+static void create_dropped_marker(int e)
+{
+    dropped_errno = e;
+    snprintf(dropped_marker, sizeof(dropped_marker), "%s/.phasor-dropped.%d.%d", phasor_cfg.dir,
+             phasor_world_rank, e);
+    int fd = open(dropped_marker, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd >= 0)
+        close(fd);
+    else
+        dropped_marker[0] = '\0';
+}
+
+void phasor_writer_mark_dropped_locked(void)
+{
+    if (!write_failed || dropped_marker[0] == '\0')
+        return;
+    char to[PATH_MAX + 96];
+    snprintf(to, sizeof(to), "%s.%llu", dropped_marker,
+             (unsigned long long)(dropped_events + phasor_dead_thread_calls()));
+    if (rename(dropped_marker, to) == 0)
+        dropped_marker[0] = '\0';
+}
+
 static void note_write_failure(void)
 {
+    if (writer_ok && !write_failed)
+        create_dropped_marker(writer.sys_errno ? writer.sys_errno : EIO);
     if (writer_ok && !warned_write && first_to_fail())
         phasor_warn("rank %d: writing the log in %s failed (%s): the run goes on; further "
                     "events of the ranks that cannot write are counted as dropped",

@@ -155,6 +155,9 @@ struct plog_run {
 };
 
 void run_warn(plog_run_t *run, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* What each rank lost (plog_rank_t.dropped...): its tail's counters and the markers the shim
+ * leaves beside the logs when a write fails; one warning per rank that lost events. */
+void run_read_drops(plog_run_t *run);
 
 /* Read one rank file: header, frame index, and the small frames (communicators, clock
  * samples, key=value strings). */

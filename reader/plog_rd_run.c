@@ -352,6 +352,7 @@ plog_err_t plog_run_open(const char *path, plog_run_t **out, plog_error_t *err)
     run_fit_clocks(run);
     run_set_time_ref(run);
     run_check_init_times(run);
+    run_read_drops(run);
     *out = run;
     return PLOG_OK;
 }

@@ -129,6 +129,14 @@ typedef struct plog_rank {
     const plog_lcomm_t *comms;       /* sorted by local_id */
     const char *kv;          /* header, META and END key=value\0 strings, in file order */
     size_t kv_len;
+    /* Events the rank recorded that its log does not hold (PLOGREAD_1.1; doc/log-format.md,
+     * "Events the log does not hold"): dropped (dropped_known 0: some, how many unknown) and
+     * why: write_errno, the errno of the rank's failed write (0: none failed), and
+     * dropped_threads, calls of threads over the shim's thread budget. */
+    uint64_t dropped;
+    int dropped_known;
+    int write_errno;
+    uint64_t dropped_threads;
 } plog_rank_t;
 
 /* Open a log directory (rank-NNNNNN.plog for every rank of the world) or one rank file.

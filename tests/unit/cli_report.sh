@@ -95,4 +95,23 @@ done
 expect_exit "report missing-rank" 1 "$phasor" report missing-rank
 check "missing rank named" 'grep -q "missing-rank/rank-000002.plog" "$tmp/err"'
 
+# ---- events the logs do not hold: the markers a rank leaves when its writes fail ----
+mkdir -p "$tmp/drops" && cp golden/*.plog "$tmp/drops/"
+: >"$tmp/drops/.phasor-write-failed"
+: >"$tmp/drops/.phasor-dropped.1.28.1234"
+: >"$tmp/drops/.phasor-dropped.2.5"
+: >"$tmp/drops/.phasor-dropped.9.28.7"      # a rank outside the world: ignored
+: >"$tmp/drops/.phasor-dropped.x.28"        # not a marker
+expect_exit "report with drop markers" 0 "$phasor" report "$tmp/drops"
+check "rank 1: 1234 dropped, no space left" 'grep -q "rank-000001.plog: 1234 events dropped: writing the log failed (No space left on device)" "$tmp/out"'
+check "rank 2: dropped, count unknown, I/O error" 'grep -q "rank-000002.plog: writing the log failed (Input/output error); the events recorded after that were dropped, how many is unknown" "$tmp/out"'
+check "rank 0: nothing dropped" '! grep -q "rank-000000.plog.*dropped" "$tmp/out"'
+expect_exit "report --json with drop markers" 0 "$phasor" report --json "$tmp/drops"
+check "JSON warnings say it" 'grep -q "1234 events dropped: writing the log failed" "$tmp/out"'
+expect_exit "dump --json with drop markers" 0 "$phasor" dump --json "$tmp/drops"
+check "dump JSON: rank 1 dropped 1234, write_error" 'grep -q "\"rank\": 1,.*\"dropped\": 1234, \"write_error\": \"No space left on device\"" "$tmp/out"'
+check "dump JSON: rank 2 dropped null" 'grep -q "\"rank\": 2,.*\"dropped\": null, \"write_error\": \"Input/output error\"" "$tmp/out"'
+expect_exit "dump with drop markers" 0 "$phasor" dump "$tmp/drops"
+check "dump text: rank 1's tail line" 'grep -q "^# rank 1: .*1234 dropped (writing failed: No space left on device)" "$tmp/out"'
+
 cli_done
