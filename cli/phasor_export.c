@@ -679,13 +679,24 @@ static int open_out(const char *path, ofile_t *of)
     return 0;
 }
 
-/* keep: the whole export succeeded: the file takes its name; otherwise it is removed.
- * -1 (said on stderr) when the bytes did not all get out. */
-static int close_out(out_t *o, ofile_t *of, const char *path, int keep)
+/* Every byte out of the buffers; -1 (said on stderr) when they did not all get out. */
+static int flush_out(out_t *o, const char *path)
 {
     o_flush(o);
-    if (ofile_close(of, keep) != 0 && keep) {
+    if (fflush(o->f) != 0 || ferror(o->f)) {
         fprintf(stderr, "phasor export: %s: write failed: %s\n", path ? path : "standard output",
+                strerror(errno ? errno : EIO));
+        return -1;
+    }
+    return 0;
+}
+
+/* keep: the whole export succeeded, every output included: the file takes its name;
+ * otherwise it is removed. -1 (said on stderr) when that failed. */
+static int close_out(ofile_t *of, const char *path, int keep)
+{
+    if (ofile_close(of, keep) != 0 && keep) {
+        fprintf(stderr, "phasor export: %s: cannot write: %s\n", path ? path : "standard output",
                 strerror(errno));
         return -1;
     }
@@ -733,7 +744,7 @@ static int export_run(const export_opts_t *op, plog_run_t *run)
         return PHASOR_EXIT_INPUT;
     o.f = of.f, o.n = 0;
     if (op->mpath && open_out(op->mpath, &mf) != 0) {
-        close_out(&o, &of, op->opath, 0);
+        close_out(&of, op->opath, 0);
         return PHASOR_EXIT_INPUT;
     }
     mo.f = mf.f, mo.n = 0;
@@ -757,10 +768,14 @@ static int export_run(const export_opts_t *op, plog_run_t *run)
                       "\"phasor-export-chrome\",\"version\":1},\"traceEvents\":[\n");
         status = export_stream(&x, run);
     }
-    /* both or neither: the messages file is kept only if the trace was */
-    if (close_out(&o, &of, op->opath, status == PHASOR_EXIT_OK) != 0)
+    /* both or neither: each file takes its name only when both were written whole */
+    if (flush_out(&o, op->opath) != 0)
         status = PHASOR_EXIT_INPUT;
-    if (mf.f && close_out(&mo, &mf, op->mpath, status == PHASOR_EXIT_OK) != 0)
+    if (mf.f && flush_out(&mo, op->mpath) != 0)
+        status = PHASOR_EXIT_INPUT;
+    if (close_out(&of, op->opath, status == PHASOR_EXIT_OK) != 0)
+        status = PHASOR_EXIT_INPUT;
+    if (mf.f && close_out(&mf, op->mpath, status == PHASOR_EXIT_OK) != 0)
         status = PHASOR_EXIT_INPUT;
     if (status == PHASOR_EXIT_OK && x.m.in_flight > 0)
         fprintf(stderr, "phasor export: %" PRIu64 " message ends left unmatched (peak %" PRIu64
