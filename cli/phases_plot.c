@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ofile.h"
 #include "phases_plot.h"
 #include "pstat.h"
 #include "phasor_svg.h"
@@ -278,22 +279,6 @@ static void mark_events(const svg_plot_t *p, const pp_summary_t *sm, tunit_t u)
         snprintf(lab, sizeof(lab), "delay: rank %d", (int)sm->wave->source);
         svg_vline(p, (double)sm->wave_t, "#d62728", "5,3", lab);
     }
-}
-
-static FILE *open_out(const char *dir, const char *name, char *path, size_t pn)
-{
-    snprintf(path, pn, "%s/%s", dir, name);
-    return fopen(path, "w");
-}
-
-static int close_out(FILE *f, const char *path, char *why, size_t wn)
-{
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad) {
-        snprintf(why, wn, "writing %s: %s", path, strerror(errno ? errno : EIO));
-        return -1;
-    }
-    return 0;
 }
 
 static void series_range(const double *const *v, int nv, size_t n, double *lo, double *hi)
@@ -883,21 +868,16 @@ static int index_page(const pp_t *pp, const pp_summary_t *sm, FILE *f)
     return ferror(f) ? -1 : 0;
 }
 
-int pp_write(const pp_t *pp, const pp_summary_t *sm, const char *dir, char *why, size_t wn)
+int pp_write(const pp_t *pp, const pp_summary_t *sm, int dirfd, const char *dir, char *why,
+             size_t wn)
 {
-    size_t pn = strlen(dir) + 32;
-    char *path = malloc(pn);
-    if (path == NULL) {
-        snprintf(why, wn, "out of memory");
-        return -1;
-    }
     for (int k = 0; k < PP_NFILES; k++) {
-        FILE *f = open_out(dir, pp_files[k], path, pn);
-        if (f == NULL) {
-            snprintf(why, wn, "%s: %s", path, strerror(errno));
-            free(path);
+        ofile_t of;
+        if (ofile_open(&of, dirfd, pp_files[k]) != 0) {
+            snprintf(why, wn, "%s/%s: %s", dir, pp_files[k], strerror(errno));
             return -1;
         }
+        FILE *f = of.f;
         int rc;
         switch (k) {
         case 0: rc = circle_figure(pp, sm, f); break;
@@ -910,17 +890,12 @@ int pp_write(const pp_t *pp, const pp_summary_t *sm, const char *dir, char *why,
         case 7: rc = line_figure(pp, sm, f, 2); break;
         default: rc = index_page(pp, sm, f); break;
         }
-        if (rc != 0 && !ferror(f)) {
-            fclose(f);
-            snprintf(why, wn, "%s: out of memory", path);
-            free(path);
-            return -1;
-        }
-        if (close_out(f, path, why, wn) != 0) {
-            free(path);
+        int bad = rc != 0 && !ferror(f);
+        if (ofile_close(&of, !bad && rc == 0) != 0 || rc != 0) {
+            snprintf(why, wn, "%s/%s: %s", dir, pp_files[k],
+                     bad ? "out of memory" : strerror(errno ? errno : EIO));
             return -1;
         }
     }
-    free(path);
     return 0;
 }

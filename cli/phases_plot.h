@@ -84,8 +84,10 @@ void pp_add(pp_t *pp, size_t g, const double *theta, double R, double S, double 
 int pp_want_snapshot(size_t k, size_t n, int64_t gk, int64_t gmin);
 /* A drawn snapshot (its histogram when it has one). -1: out of memory. */
 int pp_snapshot(pp_t *pp, const ph_snapshot_t *sn);
-/* Write the SVG files and index.html into dir; on failure -1 with the file in why. */
-int pp_write(const pp_t *pp, const pp_summary_t *sm, const char *dir, char *why, size_t wn);
+/* Write the SVG files and index.html into dir (open as dirfd: ofile.h); on failure -1 with
+ * the file in why. */
+int pp_write(const pp_t *pp, const pp_summary_t *sm, int dirfd, const char *dir, char *why,
+             size_t wn);
 void pp_free(pp_t *pp);
 
 /* The files written, in order (the index last). */

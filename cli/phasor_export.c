@@ -4,6 +4,7 @@
  * a receive completion or the reverse), never the whole log. */
 #include <assert.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "hmap.h"
+#include "ofile.h"
 #include "phasor_cmd.h"
 #include "phasor_export.h"
 #include "phasor_out.h"
@@ -665,68 +667,39 @@ static int export_parse(int argc, char **argv, export_opts_t *op)
 
 /* ---- outputs ---- */
 
-/* A regular file is written beside its name (PATH.partXXXXXX) and renamed over it only
- * when the whole export succeeded: a failed export leaves no partial file, and a file
- * already there is replaced by a complete one or left as it was. Anything else (a FIFO,
- * /dev/null) is written directly. tmp[0] = 0: written directly. */
-static int open_out(const char *path, FILE **f, char *tmp, size_t cap)
+/* An output file (ofile.h: written beside its name, renamed over it only when the whole
+ * export succeeded; a failed export leaves no partial file, and a file already there is
+ * replaced by a complete one or left as it was). NULL or "-": standard output. */
+static int open_out(const char *path, ofile_t *of)
 {
-    tmp[0] = '\0';
-    *f = stdout;
-    if (!path || strcmp(path, "-") == 0)
-        return 0;
-    struct stat sb;
-    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
-        *f = fopen(path, "w");
-    } else if ((size_t)snprintf(tmp, cap, "%s.partXXXXXX", path) >= cap) {
-        errno = ENAMETOOLONG;
-        *f = NULL;
-    } else {
-        mode_t um = umask(0);
-        umask(um);
-        int fd = mkstemp(tmp); /* 0600: given the mode fopen would have */
-        *f = fd >= 0 && fchmod(fd, 0666 & ~um) == 0 ? fdopen(fd, "w") : NULL;
-        if (!*f && fd >= 0) {
-            int e = errno;
-            close(fd);
-            unlink(tmp);
-            errno = e;
-        }
-    }
-    if (!*f) {
-        tmp[0] = '\0';
+    if (ofile_open(of, AT_FDCWD, path ? path : "-") != 0) {
         fprintf(stderr, "phasor export: %s: cannot write: %s\n", path, strerror(errno));
         return -1;
     }
     return 0;
 }
 
-/* Flush and close; -1 (said on stderr) when the bytes did not all get out. */
-static int finish_out(out_t *o, const char *path)
+/* Every byte out of the buffers; -1 (said on stderr) when they did not all get out. */
+static int flush_out(out_t *o, const char *path)
 {
     o_flush(o);
-    int bad = fflush(o->f) != 0 || ferror(o->f);
-    if (o->f != stdout && fclose(o->f) != 0)
-        bad = 1;
-    if (bad)
+    if (fflush(o->f) != 0 || ferror(o->f)) {
         fprintf(stderr, "phasor export: %s: write failed: %s\n", path ? path : "standard output",
-                strerror(errno));
-    return bad ? -1 : 0;
+                strerror(errno ? errno : EIO));
+        return -1;
+    }
+    return 0;
 }
 
 /* keep: the whole export succeeded, every output included: the file takes its name;
- * otherwise it is removed. */
-static int commit_out(const char *path, const char *tmp, int keep)
+ * otherwise it is removed. -1 (said on stderr) when that failed. */
+static int close_out(ofile_t *of, const char *path, int keep)
 {
-    if (!tmp[0])
-        return 0;
-    if (keep && rename(tmp, path) != 0) {
-        fprintf(stderr, "phasor export: %s: cannot write: %s\n", path, strerror(errno));
-        unlink(tmp);
+    if (ofile_close(of, keep) != 0 && keep) {
+        fprintf(stderr, "phasor export: %s: cannot write: %s\n", path ? path : "standard output",
+                strerror(errno));
         return -1;
     }
-    if (!keep)
-        unlink(tmp);
     return 0;
 }
 
@@ -766,17 +739,15 @@ static int export_stream(xctx_t *x, plog_run_t *run)
 static int export_run(const export_opts_t *op, plog_run_t *run)
 {
     static out_t o, mo;
-    static char otmp[PATH_MAX + 16], mtmp[PATH_MAX + 16];
-    FILE *of = NULL, *mf = NULL;
-    if (open_out(op->opath, &of, otmp, sizeof(otmp)) != 0)
+    ofile_t of, mf = {0};
+    if (open_out(op->opath, &of) != 0)
         return PHASOR_EXIT_INPUT;
-    o.f = of, o.n = 0;
-    if (op->mpath && open_out(op->mpath, &mf, mtmp, sizeof(mtmp)) != 0) {
-        finish_out(&o, op->opath);
-        commit_out(op->opath, otmp, 0);
+    o.f = of.f, o.n = 0;
+    if (op->mpath && open_out(op->mpath, &mf) != 0) {
+        close_out(&of, op->opath, 0);
         return PHASOR_EXIT_INPUT;
     }
-    mo.f = mf, mo.n = 0;
+    mo.f = mf.f, mo.n = 0;
     int32_t nr = plog_run_world_size(run);
     xctx_t x = {.o = &o, .msg = op->mpath ? &mo : NULL, .fmt = op->fmt, .first = 1,
                 .W = op->window, .nr = nr, .m = {.free_end = M_NONE}};
@@ -797,13 +768,14 @@ static int export_run(const export_opts_t *op, plog_run_t *run)
                       "\"phasor-export-chrome\",\"version\":1},\"traceEvents\":[\n");
         status = export_stream(&x, run);
     }
-    if (finish_out(&o, op->opath) != 0)
+    /* both or neither: each file takes its name only when both were written whole */
+    if (flush_out(&o, op->opath) != 0)
         status = PHASOR_EXIT_INPUT;
-    if (mf && finish_out(&mo, op->mpath) != 0)
+    if (mf.f && flush_out(&mo, op->mpath) != 0)
         status = PHASOR_EXIT_INPUT;
-    if (commit_out(op->opath, otmp, status == PHASOR_EXIT_OK) != 0)
+    if (close_out(&of, op->opath, status == PHASOR_EXIT_OK) != 0)
         status = PHASOR_EXIT_INPUT;
-    if (mf && commit_out(op->mpath, mtmp, status == PHASOR_EXIT_OK) != 0)
+    if (mf.f && close_out(&mf, op->mpath, status == PHASOR_EXIT_OK) != 0)
         status = PHASOR_EXIT_INPUT;
     if (status == PHASOR_EXIT_OK && x.m.in_flight > 0)
         fprintf(stderr, "phasor export: %" PRIu64 " message ends left unmatched (peak %" PRIu64

@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "ofile.h"
 #include "phases_plot.h"
 #include "phases_study.h"
 #include "phasor_cmd.h"
@@ -399,51 +401,53 @@ static const char *const fhead[F__N] = {
 
 typedef struct csvf {
     out_t *o;
-    char *path;
+    ofile_t of;
+    const char *name;
 } csvf_t;
 
-static int csv_open(csvf_t *c, const char *dir, const char *name)
+static int csv_open(csvf_t *c, int dirfd, const char *name)
 {
     memset(c, 0, sizeof(*c));
-    size_t len = strlen(dir) + strlen(name) + 2;
-    c->path = malloc(len);
+    c->name = name;
     c->o = malloc(sizeof(*c->o));
-    if (c->path == NULL || c->o == NULL)
+    if (c->o == NULL)
         return -1;
-    snprintf(c->path, len, "%s/%s", dir, name);
     c->o->n = 0;
-    c->o->f = fopen(c->path, "w");
-    return c->o->f ? 0 : -1;
+    if (ofile_open(&c->of, dirfd, name) != 0)
+        return -1;
+    c->o->f = c->of.f;
+    return 0;
 }
 
-/* 0 on success; on failure a message on stderr */
-static int csv_close(csvf_t *c)
+/* keep: the file takes its name (else it is removed). 0 on success; on failure a message on
+ * stderr naming dir/name. */
+static int csv_close(csvf_t *c, const char *dir, int keep)
 {
     int rc = 0;
-    if (c->o != NULL && c->o->f != NULL) {
+    if (c->o != NULL && c->of.f != NULL) {
         o_flush(c->o);
-        if (ferror(c->o->f) || fclose(c->o->f) != 0) {
-            fprintf(stderr, "phasor phases: writing %s: %s\n", c->path, strerror(errno));
+        if (ofile_close(&c->of, keep) != 0 && keep) {
+            fprintf(stderr, "phasor phases: writing %s/%s: %s\n", dir, c->name, strerror(errno));
             rc = -1;
         }
     }
     free(c->o);
-    free(c->path);
     memset(c, 0, sizeof(*c));
     return rc;
 }
 
-/* -o DIR: the directory and every file with its fixed header; prints the error itself */
-static int open_files(const char *dir, csvf_t *f)
+/* -o DIR: the directory (*dirfd) and every file with its fixed header; prints the error */
+static int open_files(const char *dir, int *dirfd, csvf_t *f)
 {
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "phasor phases: %s: cannot create: %s\n", dir, strerror(errno));
+    if ((*dirfd = ofile_dir_open(dir)) < 0) {
+        fprintf(stderr, "phasor phases: %s: %s\n", dir,
+                errno == ELOOP ? "a symbolic link that is not yours; not followed"
+                               : strerror(errno));
         return -1;
     }
     for (int k = 0; k < F__N; k++) {
-        if (csv_open(&f[k], dir, fname[k]) != 0) {
-            fprintf(stderr, "phasor phases: %s: %s\n", f[k].path ? f[k].path : dir,
-                    strerror(errno));
+        if (csv_open(&f[k], *dirfd, fname[k]) != 0) {
+            fprintf(stderr, "phasor phases: %s/%s: %s\n", dir, fname[k], strerror(errno));
             return -1;
         }
     }
@@ -668,17 +672,17 @@ static void small_files(const ph_study_t *st, const ph_summary_t *sm, csvf_t *f)
 
 /* twin.csv (iteration,spread_ns) and twin_ranks.csv (rank,distance,reach_ns) into DIR;
  * prints the error itself */
-static int write_twin(const ph_study_t *st, const char *dir)
+static int write_twin(const ph_study_t *st, int dirfd, const char *dir)
 {
     const ph_twin_t *tw = &st->twin;
     for (int k = 0; k < 2; k++) {
-        char path[4096];
-        snprintf(path, sizeof(path), "%s/%s", dir, k ? "twin_ranks.csv" : "twin.csv");
-        FILE *f = fopen(path, "w");
-        if (f == NULL) {
-            fprintf(stderr, "phasor phases: %s: %s\n", path, strerror(errno));
+        const char *name = k ? "twin_ranks.csv" : "twin.csv";
+        ofile_t of;
+        if (ofile_open(&of, dirfd, name) != 0) {
+            fprintf(stderr, "phasor phases: %s/%s: %s\n", dir, name, strerror(errno));
             return -1;
         }
+        FILE *f = of.f;
         if (k == 0) {
             fputs("iteration,spread_ns\n", f);
             for (uint32_t i = 0; tw->spread_ns != NULL && i < tw->n; i++)
@@ -695,8 +699,8 @@ static int write_twin(const ph_study_t *st, const char *dir)
                 fputc('\n', f);
             }
         }
-        if (fclose(f) != 0) {
-            fprintf(stderr, "phasor phases: %s: %s\n", path, strerror(errno));
+        if (ofile_close(&of, 1) != 0) {
+            fprintf(stderr, "phasor phases: %s/%s: %s\n", dir, name, strerror(errno));
             return -1;
         }
     }
@@ -1053,8 +1057,8 @@ static void summary_json(out_t *o, const phases_opts_t *op, const ph_study_t *st
 }
 
 /* --plots: the figures and index.html, from the aggregates of the passes and the summary. */
-static int write_plots(const pp_t *pp, const phases_opts_t *op, const ph_study_t *st,
-                       const ph_summary_t *sm, char *why, size_t wn)
+static int write_plots(const pp_t *pp, const phases_opts_t *op, int dirfd,
+                       const ph_study_t *st, const ph_summary_t *sm, char *why, size_t wn)
 {
     const ph_mark_spec_t *u = &st->marks.used;
     char marker[160];
@@ -1070,7 +1074,7 @@ static int write_plots(const pp_t *pp, const phases_opts_t *op, const ph_study_t
                        .lag_mean = sm->lag_mean, .period_ns = st->median_period};
     if (st->wave.found)
         ps.wave_t = st->marks.t[st->wave.source][st->wave.source_iter];
-    return pp_write(pp, &ps, op->out, why, wn);
+    return pp_write(pp, &ps, dirfd, op->out, why, wn);
 }
 
 /* ---- the command ---- */
@@ -1143,6 +1147,7 @@ static int phases_run(const phases_opts_t *op)
     memset(&sm, 0, sizeof(sm));
     csvf_t files[F__N];
     memset(files, 0, sizeof(files));
+    int dirfd = -1;
     static pp_t pp;
     pp_t *ppp = NULL;
     char why[1200];
@@ -1155,7 +1160,7 @@ static int phases_run(const phases_opts_t *op)
             fprintf(stderr, "phasor phases: %s\n", err.msg);
         goto done;
     }
-    if (op->out != NULL && open_files(op->out, files) != 0)
+    if (op->out != NULL && open_files(op->out, &dirfd, files) != 0)
         goto done;
     if (op->plots) {
         ppp = &pp;
@@ -1171,15 +1176,15 @@ static int phases_run(const phases_opts_t *op)
         goto fail;
     if (op->out != NULL)
         small_files(&st, &sm, files);
-    if (op->out != NULL && op->study.reference != NULL && write_twin(&st, op->out) != 0)
+    if (op->out != NULL && op->study.reference != NULL && write_twin(&st, dirfd, op->out) != 0)
         goto done;
-    if (ppp != NULL && write_plots(ppp, op, &st, &sm, why, sizeof(why)) != 0) {
+    if (ppp != NULL && write_plots(ppp, op, dirfd, &st, &sm, why, sizeof(why)) != 0) {
         fprintf(stderr, "phasor phases: %s\n", why);
         goto done;
     }
     status = PHASOR_EXIT_OK;
     for (int k = 0; k < F__N; k++)
-        if (csv_close(&files[k]) != 0)
+        if (csv_close(&files[k], op->out, 1) != 0)
             status = PHASOR_EXIT_INPUT;
     if (status == PHASOR_EXIT_OK)
         status = print_summary(op, &st, &sm);
@@ -1187,8 +1192,10 @@ static int phases_run(const phases_opts_t *op)
 fail:
     fprintf(stderr, "phasor phases: %s\n", err.msg);
 done:
-    for (int k = 0; k < F__N; k++)
-        csv_close(&files[k]);
+    for (int k = 0; k < F__N; k++) /* what is still open: a failure, nothing kept */
+        csv_close(&files[k], op->out, 0);
+    if (dirfd >= 0)
+        close(dirfd);
     if (ppp != NULL)
         pp_free(ppp);
     ph_summary_free(&sm);

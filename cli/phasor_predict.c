@@ -10,9 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "jsonw.h"
+#include "ofile.h"
 #include "phasor_cmd.h"
 #include "plog_reader.h"
 #include "predict.h"
@@ -479,21 +481,20 @@ static int parse_args(int argc, char **argv, predict_args_t *a)
     return -1;
 }
 
-/* -o DIR: the directory, and DIR/predict.csv opened with its header into *csvf. */
-static int open_outdir(const char *outdir, const pred_t *p, FILE **csvf)
+/* -o DIR: the directory (*dirfd), and DIR/predict.csv opened with its header into *csv. */
+static int open_outdir(const char *outdir, const pred_t *p, int *dirfd, ofile_t *csv)
 {
-    if (mkdir(outdir, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "phasor predict: %s: %s\n", outdir, strerror(errno));
+    if ((*dirfd = ofile_dir_open(outdir)) < 0) {
+        fprintf(stderr, "phasor predict: %s: %s\n", outdir,
+                errno == ELOOP ? "a symbolic link that is not yours; not followed"
+                               : strerror(errno));
         return -1;
     }
-    char path[4096];
-    snprintf(path, sizeof(path), "%s/predict.csv", outdir);
-    *csvf = fopen(path, "w");
-    if (!*csvf) {
-        fprintf(stderr, "phasor predict: %s: %s\n", path, strerror(errno));
+    if (ofile_open(csv, *dirfd, "predict.csv") != 0) {
+        fprintf(stderr, "phasor predict: %s/predict.csv: %s\n", outdir, strerror(errno));
         return -1;
     }
-    csv_header(*csvf, p);
+    csv_header(csv->f, p);
     return 0;
 }
 
@@ -513,14 +514,16 @@ static int predict(plog_run_t *run, const predict_args_t *a)
                         "replaying with Open MPI's, %" PRIu64 " B: give --eager BYTES "
                         "(bench/cluster/eager measures it)\n", a->path, p.eager);
     }
-    FILE *csvf = NULL, *rows = NULL;
+    FILE *rows = NULL;
+    ofile_t csv = {0};
+    int dirfd = -1;
     int status = PHASOR_EXIT_OK;
     if (a->outdir) {
-        if (open_outdir(a->outdir, &p, &csvf) != 0) {
+        if (open_outdir(a->outdir, &p, &dirfd, &csv) != 0) {
             status = PHASOR_EXIT_INPUT;
             goto done;
         }
-        rows = csvf;
+        rows = csv.f;
     } else if (a->csv) {
         rows = stdout;
         csv_header(stdout, &p);
@@ -531,11 +534,13 @@ static int predict(plog_run_t *run, const predict_args_t *a)
         goto done;
     }
     if (a->outdir) {
-        char path[4096];
-        snprintf(path, sizeof(path), "%s/predict.svg", a->outdir);
-        FILE *f = fopen(path, "w");
-        if (!f || svg_scatter(f, &p) != 0 || fclose(f) != 0) {
-            fprintf(stderr, "phasor predict: %s: %s\n", path, strerror(errno));
+        ofile_t svg;
+        int ok = ofile_open(&svg, dirfd, "predict.svg") == 0;
+        if (ok)
+            ok = ofile_close(&svg, svg_scatter(svg.f, &p) == 0) == 0;
+        if (!ok) {
+            fprintf(stderr, "phasor predict: %s/predict.svg: %s\n", a->outdir,
+                    strerror(errno ? errno : EIO));
             status = PHASOR_EXIT_INPUT;
             goto done;
         }
@@ -549,10 +554,14 @@ static int predict(plog_run_t *run, const predict_args_t *a)
         status = PHASOR_EXIT_INPUT;
     }
 done:
-    if (csvf && fclose(csvf) != 0 && status == PHASOR_EXIT_OK) {
+    /* a predict.csv is kept only when the whole prediction succeeded */
+    if (csv.f && ofile_close(&csv, status == PHASOR_EXIT_OK) != 0 &&
+        status == PHASOR_EXIT_OK) {
         fprintf(stderr, "phasor predict: %s/predict.csv: %s\n", a->outdir, strerror(errno));
         status = PHASOR_EXIT_INPUT;
     }
+    if (dirfd >= 0)
+        close(dirfd);
     pred_free(&p);
     return status;
 }

@@ -12,8 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "jsonw.h"
+#include "ofile.h"
 #include "phasor_cmd.h"
 #include "phasor_svg.h"
 #include "phasor_symbols.h"
@@ -161,24 +163,28 @@ static void pair_row(FILE *o, enum pair_fmt fmt, const rep_stat_t *s)
             s->bytes_max, s->bytes_sum);
 }
 
-static int write_pairs(ctx_t *c, const matrix_t *mx)
+/* What could not be written, named, on stderr; -1. */
+static int out_error(const char *dir, const char *name)
+{
+    fprintf(stderr, "phasor report: %s%s%s: %s\n", dir, name ? "/" : "", name ? name : "",
+            errno == ELOOP && !name ? "a symbolic link that is not yours; not followed"
+                                    : strerror(errno));
+    return -1;
+}
+
+static int write_pairs(ctx_t *c, int dirfd, const matrix_t *mx)
 {
     const rep_map_t *m = mx->m;
-    char path[4096];
-    if (mkdir(c->outdir, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "phasor report: %s: cannot create the directory: %s\n", c->outdir,
-                strerror(errno));
-        return -1;
-    }
-    snprintf(path, sizeof(path), "%s/%s.csv", c->outdir, mx->name);
-    FILE *f = fopen(path, "w");
-    if (f == NULL)
-        goto fail;
-    fprintf(f, "src,dst,messages,bytes_min,bytes_max,bytes_sum\n");
+    char name[64];
+    snprintf(name, sizeof(name), "%s.csv", mx->name);
+    ofile_t of;
+    if (ofile_open(&of, dirfd, name) != 0)
+        return out_error(c->outdir, name);
+    fprintf(of.f, "src,dst,messages,bytes_min,bytes_max,bytes_sum\n");
     for (size_t i = 0; i < m->n; i++)
-        pair_row(f, PAIR_CSV, &m->v[i]);
-    if (fclose(f) != 0)
-        goto fail;
+        pair_row(of.f, PAIR_CSV, &m->v[i]);
+    if (ofile_close(&of, 1) != 0)
+        return out_error(c->outdir, name);
 
     int32_t world = c->rep->world_size;
     int32_t block = world > SVG_MAX_CELLS ? (world + SVG_MAX_CELLS - 1) / SVG_MAX_CELLS : 1;
@@ -199,33 +205,31 @@ static int write_pairs(ctx_t *c, const matrix_t *mx)
         val[k] += (double)s->bytes_sum;
         cnt[k] += s->count;
     }
-    snprintf(path, sizeof(path), "%s/%s.svg", c->outdir, mx->name);
-    f = fopen(path, "w");
+    snprintf(name, sizeof(name), "%s.svg", mx->name);
     int rc = -1;
-    if (f != NULL) {
+    if (ofile_open(&of, dirfd, name) == 0) {
         char title[4200];
         snprintf(title, sizeof(title), "phasor: %s of %s (%d ranks)", mx->what, c->path,
                  (int)world);
-        rc = svg_heatmap(f, title, world, g, block, val, cnt);
-        if (fclose(f) != 0)
+        rc = svg_heatmap(of.f, title, world, g, block, val, cnt);
+        if (ofile_close(&of, rc == 0) != 0)
             rc = -1;
     }
     free(val);
     free(cnt);
-    if (rc != 0)
-        goto fail;
-    return 0;
-fail:
-    fprintf(stderr, "phasor report: %s: %s\n", path, strerror(errno));
-    return -1;
+    return rc == 0 ? 0 : out_error(c->outdir, name);
 }
 
 static int write_matrix(ctx_t *c)
 {
-    if (write_pairs(c, &c->p2p) != 0 || write_pairs(c, &c->cm) != 0)
-        return -1;
-    c->wrote_files = 1;
-    return 0;
+    int dirfd = ofile_dir_open(c->outdir);
+    if (dirfd < 0)
+        return out_error(c->outdir, NULL);
+    int rc = write_pairs(c, dirfd, &c->p2p) != 0 || write_pairs(c, dirfd, &c->cm) != 0 ? -1 : 0;
+    close(dirfd);
+    if (rc == 0)
+        c->wrote_files = 1;
+    return rc;
 }
 
 /* ---- text ---- */

@@ -4,6 +4,7 @@
 #include "model_file.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "net_samples.h"
+#include "ofile.h"
 #include "utf8.h"
 
 void pmf_free(pmf_t *f)
@@ -260,28 +262,24 @@ static json_t *file_json(const pmf_t *f)
 
 plog_err_t pmf_write(const char *path, const pmf_t *f, plog_error_t *err)
 {
-    /* beside it, then renamed over it: a failed write leaves a file already there whole */
-    char tmp[4096];
-    int n = snprintf(tmp, sizeof(tmp), "%s.tmp%ld", path, (long)getpid());
-    if (n < 0 || (size_t)n >= sizeof(tmp))
-        return plog_fail(err, PLOG_E_USAGE, NULL, PLOG_NO_OFFSET, "%s: the path is too long",
-                         path);
+    /* beside it, then renamed over it (ofile.h): a failed write leaves a file already there
+     * whole, and nothing planted at either name is followed */
     json_t *root = file_json(f);
     if (root == NULL)
         return plog_fail(err, PLOG_E_NOMEM, NULL, PLOG_NO_OFFSET,
                          "%s: cannot write the file: out of memory", path);
-    errno = 0;
-    int rc = json_dump_file(root, tmp, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
+    ofile_t of;
+    int rc = ofile_open(&of, AT_FDCWD, path);
+    if (rc == 0) {
+        rc = json_dumpf(root, of.f, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
+        errno = 0;
+        if (ofile_close(&of, rc == 0) != 0)
+            rc = -1;
+    }
     int e = errno;
     json_decref(root);
-    if (rc == 0 && rename(tmp, path) != 0) {
-        rc = -1;
-        e = errno;
-    }
-    if (rc != 0) {
-        unlink(tmp);
+    if (rc != 0)
         return plog_fail(err, PLOG_E_IO, NULL, PLOG_NO_OFFSET, "%s: cannot write the file%s%s",
                          path, e ? ": " : "", e ? strerror(e) : "");
-    }
     return PLOG_OK;
 }
