@@ -79,6 +79,9 @@ int pmf_fit_samples(pnm_sample_t *s, size_t n, int mode, int32_t nranks, const i
  * no memory. */
 pnm_sample_t *pmf_fit_copy(const pmf_t *f, unsigned how, size_t *changed);
 
+/* The largest model file pmf_read takes (doc/model-format.md, "Limits"). */
+#define PMF_MAX_BYTES (128 << 20)
+
 /* Fit every model that the samples allow (the lookup table always). */
 plog_err_t pmf_fit_all(pmf_t *f, const pnm_opts_t *o, plog_error_t *err);
 /* A refusal's message is one line naming the file (and the field). */

@@ -2,12 +2,16 @@
  * with jansson: every field checked, a refusal naming the file and the field. */
 #include "model_file.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* plog_fail with the message "<path>: <detail>" */
 static plog_err_t bad(plog_error_t *err, plog_err_t code, const char *path, const char *fmt,
@@ -334,12 +338,30 @@ static plog_err_t read_all_models(const char *path, json_t *root, json_int_t ver
 plog_err_t pmf_read(const char *path, pmf_t *f, plog_error_t *err)
 {
     memset(f, 0, sizeof(*f));
+    /* The whole document is held while it is read (jansson): about 0.9 KB per sample, some
+     * 7 times the file's size. So the size is checked first (doc/model-format.md, "Limits"). */
+    /* non-blocking open: a FIFO named here must not hang the command */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0)
+        return bad(err, errno == ENOENT ? PLOG_E_MISSING : PLOG_E_IO, path, "%s",
+                   strerror(errno));
+    FILE *in = NULL;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (in = fdopen(fd, "r")) == NULL) {
+        close(fd);
+        return bad(err, PLOG_E_IO, path, "not a regular file");
+    }
+    if (st.st_size > PMF_MAX_BYTES) {
+        fclose(in);
+        return bad(err, PLOG_E_CORRUPT, path,
+                   "%lld bytes; a model file may have at most %d MiB (about %d samples)",
+                   (long long)st.st_size, PMF_MAX_BYTES >> 20, PMF_MAX_BYTES / 128);
+    }
     json_error_t je;
-    json_t *root = json_load_file(path, 0, &je);
+    json_t *root = json_loadf(in, 0, &je);
+    fclose(in);
     if (!root)
-        return bad(err, json_error_code(&je) == json_error_cannot_open_file ? PLOG_E_IO
-                                                                           : PLOG_E_CORRUPT,
-                   path, "line %d: %s", je.line, je.text);
+        return bad(err, PLOG_E_CORRUPT, path, "line %d: %s", je.line, je.text);
     json_int_t ver = 0;
     plog_err_t e = read_probe(path, root, &ver, f, err);
     if (e == PLOG_OK)

@@ -102,6 +102,7 @@ void pnm_free(pnm_model_t *m)
     free(m->lgp);
     free(m->src_first);
     free(m->src_end);
+    free(m->srcs);
     if (m->oneway) {
         pnm_free(m->oneway);
         free(m->oneway);
@@ -588,6 +589,19 @@ static pnm_err_t fit_one(pnm_kind_t kind, const pnm_samples_t *in, const pnm_opt
         m->src_first[m->s[i].src] = i;
     for (size_t i = 0; i < m->n; i++)
         m->src_end[m->s[i].src] = i + 1;
+    /* the sources with samples, in order: what the global fallback pools, without a walk
+     * over a world of which a run may have measured a handful (a log read alone) */
+    for (size_t i = 0; i < m->n; i++)
+        if (i == 0 || m->s[i].src != m->s[i - 1].src)
+            m->nsrcs++;
+    m->srcs = malloc(((size_t)m->nsrcs + 1) * sizeof(*m->srcs));
+    if (!m->srcs) {
+        pnm_free(m);
+        return PNM_E_NOMEM;
+    }
+    for (size_t i = 0, k = 0; i < m->n; i++)
+        if (i == 0 || m->s[i].src != m->s[i - 1].src)
+            m->srcs[k++] = m->s[i].src;
 
     if (kind == PNM_LOOKUP)
         return PNM_OK;
@@ -699,13 +713,13 @@ static void range_of(const pnm_model_t *m, int32_t src, int32_t dst, size_t *a, 
  * fallback (a source the probe never measured). */
 static int global_dist(const pnm_model_t *m, uint64_t bytes, pnm_q_t *out)
 {
-    double *v = malloc(((size_t)m->nranks + 1) * sizeof(double));
-    pnm_q_t *qs = malloc(((size_t)m->nranks + 1) * sizeof(pnm_q_t));
+    double *v = malloc(((size_t)m->nsrcs + 1) * sizeof(double));
+    pnm_q_t *qs = malloc(((size_t)m->nsrcs + 1) * sizeof(pnm_q_t));
     int n = 0;
     if (v && qs)
-        for (int32_t r = 0; r < m->nranks; r++) {
+        for (int32_t k = 0; k < m->nsrcs; k++) {
             size_t a, b;
-            range_of(m, r, -1, &a, &b);
+            range_of(m, m->srcs[k], -1, &a, &b);
             if (interp(m->s, a, b, bytes, &qs[n]))
                 n++;
         }

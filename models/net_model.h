@@ -109,6 +109,8 @@ typedef struct pnm_model {
     pnm_loggp_t lgp_all;
     /* index: per source, [first, end) of its samples */
     size_t *src_first, *src_end;
+    int32_t *srcs;            /* the sources that have samples, increasing */
+    int32_t nsrcs;
     int way;                  /* what its samples measured (PNM_EXCHANGE, PNM_ONEWAY) */
     /* fitted to the one-way samples when the samples have both ways (the model itself is
      * then fitted to the exchanges); NULL otherwise. Owned. */

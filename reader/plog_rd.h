@@ -136,9 +136,17 @@ typedef struct rank_priv {
     unsigned clockfit_flags;
 } rank_priv_t;
 
+/* The largest world a rank file read alone may claim (doc/log-format.md, "Limits"): the
+ * per-world arrays of the reader and of the analyses follow the header's world size, which
+ * nothing in one file can confirm. A directory's world is confirmed by its files. */
+#define PLOG_MAX_WORLD_ALONE (1 << 17)
+
 struct plog_run {
     char *path;
     int is_dir;
+    int64_t world_max;    /* the largest world size a header may say (rank_load) */
+    const int32_t *found_ranks; /* a directory's rank files, sorted (while it is opened) */
+    size_t n_found;
     int32_t world_size;
     rank_priv_t **ranks;  /* [world_size], NULL when not loaded */
     int32_t n_loaded;

@@ -5,6 +5,8 @@
 #include "plog_rd.h"
 
 #include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,7 +146,8 @@ static plog_err_t rank_header_fail(plog_error_t *err, plog_err_t he, const char 
 }
 
 /* The header: rank, world, clock, and its key=value strings. */
-static plog_err_t rank_read_header(rank_priv_t *rp, int fd, plog_error_t *err)
+static plog_err_t rank_read_header(const plog_run_t *run, rank_priv_t *rp, int fd,
+                                   plog_error_t *err)
 {
     plog_rank_t *rk = &rp->pub;
     uint8_t *hbuf = NULL;
@@ -161,6 +164,35 @@ static plog_err_t rank_read_header(rank_priv_t *rp, int fd, plog_error_t *err)
         e = plog_fail(err, PLOG_E_CORRUPT, rp->path, 0,
                       "file header: MPI_Init at %llu ns, past 2^62",
                       (unsigned long long)rk->hdr.t_init_ns);
+    /* the world size sizes the run's arrays: it must be what the input can hold */
+    if (e == PLOG_OK && rk->hdr.world_size > run->world_max && run->is_dir) {
+        /* the world needs files the directory does not have: the first one missing */
+        int32_t miss = 0;
+        for (size_t i = 0; i < run->n_found && run->found_ranks[i] == miss; i++)
+            miss++;
+        char name[64];
+        snprintf(name, sizeof(name), PLOG_FILE_PATTERN, (int)miss);
+        size_t dl = strlen(run->path);
+        char *mp = malloc(dl + sizeof(name) + 2);
+        if (mp)
+            snprintf(mp, dl + sizeof(name) + 2, "%s%s%s", run->path,
+                     dl && run->path[dl - 1] == '/' ? "" : "/", name);
+        e = plog_fail(err, PLOG_E_MISSING, mp ? mp : run->path, PLOG_NO_OFFSET,
+                      "rank %d of a world of size %d (%s says; the directory holds %zu rank "
+                      "files)", (int)miss, (int)rk->hdr.world_size, rp->path, run->n_found);
+        free(mp);
+    } else if (e == PLOG_OK && rk->hdr.world_size > run->world_max)
+        e = plog_fail(err, PLOG_E_CORRUPT, rp->path,
+                            (int64_t)offsetof(plog_file_header_t, world_size),
+                            "file header: world size %d; a rank file read alone may come from "
+                            "a world of at most %d ranks (read a larger one's directory)",
+                            (int)rk->hdr.world_size, PLOG_MAX_WORLD_ALONE);
+    /* checked before the file's communicators are read against it */
+    if (e == PLOG_OK && run->world_size > 0 && rk->hdr.world_size != run->world_size)
+        e = plog_fail(err, PLOG_E_CORRUPT, rp->path,
+                      (int64_t)offsetof(plog_file_header_t, world_size),
+                      "file header: world size %d, but the first rank file read says %d",
+                      (int)rk->hdr.world_size, (int)run->world_size);
     if (e == PLOG_OK) {
         rk->rank = rk->hdr.rank;
         e = rank_kv_append(rp, kv, kv_len, 0, "header", err); /* kv points into hbuf */
@@ -278,7 +310,7 @@ plog_err_t rank_load(plog_run_t *run, const char *path, rank_priv_t **out, frame
     int fd = -1;
     plog_err_t e = rank_open(rp, &fd, err);
     if (e == PLOG_OK)
-        e = rank_read_header(rp, fd, err);
+        e = rank_read_header(run, rp, fd, err);
     if (e == PLOG_OK)
         e = rank_walk_frames(run, rp, fd, z, err);
     if (fd >= 0)

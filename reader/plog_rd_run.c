@@ -194,6 +194,14 @@ static plog_err_t run_open_dir(plog_run_t *run, frame_zbufs_t *z, plog_error_t *
     size_t n_found = 0;
     char *p = NULL;
     plog_err_t e = run_list_dir(run, &found, &n_found, err);
+    run->world_max = (int64_t)n_found; /* every rank of the world has its file here */
+    int32_t *franks = e == PLOG_OK ? malloc((n_found + 1) * sizeof(*franks)) : NULL;
+    if (e == PLOG_OK && franks == NULL)
+        e = plog_fail(err, PLOG_E_NOMEM, run->path, PLOG_NO_OFFSET, NULL);
+    for (size_t i = 0; franks && i < n_found; i++)
+        franks[i] = found[i].rank > INT32_MAX ? INT32_MAX : (int32_t)found[i].rank;
+    run->found_ranks = franks;
+    run->n_found = n_found;
     for (size_t i = 0; i < n_found && e == PLOG_OK; i++) {
         free(p);
         if ((p = run_join_path(run->path, found[i].name)) == NULL) {
@@ -233,6 +241,9 @@ static plog_err_t run_open_dir(plog_run_t *run, frame_zbufs_t *z, plog_error_t *
                       "rank %d of a world of size %d", (int)r, (int)run->world_size);
     }
     free(p);
+    free(franks);
+    run->found_ranks = NULL;
+    run->n_found = 0;
     for (size_t i = 0; i < n_found; i++)
         free(found[i].name);
     free(found);
@@ -243,6 +254,7 @@ static plog_err_t run_open_dir(plog_run_t *run, frame_zbufs_t *z, plog_error_t *
 static plog_err_t run_open_file(plog_run_t *run, frame_zbufs_t *z, plog_error_t *err)
 {
     rank_priv_t *rp = NULL;
+    run->world_max = PLOG_MAX_WORLD_ALONE;
     plog_err_t e = rank_load(run, run->path, &rp, z, err);
     if (e == PLOG_OK && (e = run_size_world(run, rp, err)) != PLOG_OK)
         rank_free(rp);

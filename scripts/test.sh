@@ -115,6 +115,7 @@ if build "$bdir" --enable-werror MPICC="$mpicc"; then
   [ -x "$top/tests/unit/cli_steps.sh" ] && run_step "cli steps --csv and --json" "$top/tests/unit/cli_steps.sh" "$bdir/phasor" "$top/tests/data"
   [ -x "$top/tests/unit/cli_json.sh" ] && run_step "cli JSON with hostile strings" "$top/tests/unit/cli_json.sh" "$bdir/phasor" "$bdir/tests/unit/json_mklog"
   [ -x "$top/tests/unit/cli_outfiles.sh" ] && run_step "cli outputs never follow a planted link" "$top/tests/unit/cli_outfiles.sh" "$bdir/phasor" "$top/tests/data" "$bdir/tests/unit/phases_mklog" "$bdir/tests/unit/probe_mklog"
+  [ -x "$top/tests/unit/cli_guard.sh" ] && run_step "cli every command on hostile inputs, within 5 s and 200 MB" "$top/tests/unit/cli_guard.sh" "$bdir/phasor" "$top/tests/data"
   [ -x "$top/tests/unit/cli_symbols.sh" ] && run_step "exported symbols" "$top/tests/unit/cli_symbols.sh" "$bdir"
   [ $mpitests -eq 1 ] && run_step "mpi integration ($mpi)" "$bdir/tests/mpi/run_mpi_tests.sh"
   [ $mpitests -eq 1 ] && run_step "command line and transparency ($mpi)" "$bdir/tests/mpi/run_cli_tests.sh"
