@@ -41,13 +41,17 @@ static int parse_size(const char *s, size_t *out)
     unsigned long long v = strtoull(s, &end, 10);
     if (errno || end == s)
         return 0;
+    unsigned shift = 0;
     switch (*end) {
-    case 'k': case 'K': v <<= 10; end++; break;
-    case 'm': case 'M': v <<= 20; end++; break;
-    case 'g': case 'G': v <<= 30; end++; break;
+    case 'k': case 'K': shift = 10; end++; break;
+    case 'm': case 'M': shift = 20; end++; break;
+    case 'g': case 'G': shift = 30; end++; break;
     default: break;
     }
-    if (*end == 'i' && end[-1] != '\0')
+    if (shift && v > (ULLONG_MAX >> shift))
+        return 0; /* would wrap, perhaps into the allowed range */
+    v <<= shift;
+    if (*end == 'i' && shift) /* KiB, MiB, GiB; "4i" is no size */
         end++;
     if (*end == 'B' || *end == 'b')
         end++;
