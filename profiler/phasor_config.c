@@ -19,12 +19,20 @@ void phasor_warn(const char *fmt, ...)
 {
     if (phasor_cfg.quiet)
         return;
-    char msg[PATH_MAX + 1024]; /* a whole path and the words around it, never cut */
-    va_list ap;
+    char msg[PATH_MAX + 1024]; /* a whole path and the words around it: one write */
+    va_list ap, again;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_copy(again, ap);
+    int n = vsnprintf(msg, sizeof(msg), fmt, ap);
+    if (n >= 0 && (size_t)n < sizeof(msg)) {
+        fprintf(stderr, "phasor: %s\n", msg);
+    } else { /* longer (a user's value quoted whole): never cut, even if written in pieces */
+        fputs("phasor: ", stderr);
+        vfprintf(stderr, fmt, again);
+        fputc('\n', stderr);
+    }
+    va_end(again);
     va_end(ap);
-    fprintf(stderr, "phasor: %s\n", msg);
 }
 
 int phasor_disabled_by_env(void)
