@@ -124,9 +124,12 @@ static void warn_rank(plog_run_t *run, const plog_rank_t *rk, const plog_drops_t
         run_warn(run, "%s: events dropped: writing the log failed (%s); how many is unknown "
                  "(the rank ended before it counted them)", rk->path,
                  strerror(d->write_errno));
-    else if (d->write_dropped)
+    else if (d->write_dropped && d->threads_known)
         run_warn(run, "%s: %" PRIu64 " events dropped: their buffers could not be written",
                  rk->path, d->write_dropped);
+    else if (d->write_dropped) /* a tail without dead_thread_calls */
+        run_warn(run, "%s: %" PRIu64 " events dropped (the log does not say why)", rk->path,
+                 d->write_dropped);
     if (d->thread_dropped)
         run_warn(run, "%s: %" PRIu64 " calls of threads over the thread budget "
                  "(PHASOR_MAX_THREADS) not recorded", rk->path, d->thread_dropped);
