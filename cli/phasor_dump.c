@@ -454,15 +454,26 @@ static void json_tail(out_t *o, const plog_run_t *run)
         }
         jkey(o, "events");
         o_u64(o, rk->n_events);
+        plog_drops_t dr;
+        plog_rank_drops(rk, &dr);
+        /* "dropped" stays a number (what is known: a lower bound unless dropped_exact) */
         jkey(o, "dropped");
-        if (rk->dropped_known)
-            o_u64(o, rk->dropped);
+        o_u64(o, dr.write_dropped + dr.thread_dropped);
+        jkey(o, "dropped_exact");
+        o_str(o, dr.write_count == PLOG_DROPS_EXACT && (dr.threads_known || !dr.write_errno)
+                     ? "true" : "false");
+        jkey(o, "dropped_write");
+        o_u64(o, dr.write_dropped);
+        jkey(o, "write_error");
+        if (dr.write_errno)
+            o_jstr(o, strerror(dr.write_errno));
         else
-            o_str(o, rk->write_errno ? "null" : "0"); /* null: some, how many unknown */
-        if (rk->write_errno) {
-            jkey(o, "write_error");
-            o_jstr(o, strerror(rk->write_errno));
-        }
+            o_str(o, "null");
+        jkey(o, "dropped_threads");
+        if (dr.threads_known)
+            o_u64(o, dr.thread_dropped);
+        else
+            o_str(o, "null");
         jkey(o, "threads");
         o_u64(o, kv_u64(rk, "threads", rk->n_threads));
         o_chr(o, '}');
@@ -475,6 +486,20 @@ static void json_tail(out_t *o, const plog_run_t *run)
     o_str(o, "\n]}\n");
 }
 
+/* "N dropped", and why when a write failed ("at least N", "some" when the count is unknown) */
+static void drops_text(const plog_drops_t *d, char *buf, size_t cap)
+{
+    uint64_t n = d->write_dropped + d->thread_dropped;
+    if (d->write_errno == 0)
+        snprintf(buf, cap, "%" PRIu64 " dropped", n);
+    else if (d->write_count == PLOG_DROPS_UNKNOWN)
+        snprintf(buf, cap, "some dropped (writing failed: %s)", strerror(d->write_errno));
+    else
+        snprintf(buf, cap, "%s%" PRIu64 " dropped (writing failed: %s)",
+                 d->write_count == PLOG_DROPS_AT_LEAST ? "at least " : "", n,
+                 strerror(d->write_errno));
+}
+
 static void text_tail(out_t *o, const plog_run_t *run)
 {
     for (int32_t r = 0; r < plog_run_world_size(run); r++) {
@@ -484,15 +509,10 @@ static void text_tail(out_t *o, const plog_run_t *run)
         const char *host = plog_rank_kv(rk, "hostname");
         char line[512];
         const char *ending = rk->complete ? plog_rank_kv(rk, "ending") : NULL;
-        char dropped[160];
-        if (rk->write_errno && rk->dropped_known)
-            snprintf(dropped, sizeof(dropped), "%" PRIu64 " dropped (writing failed: %s)",
-                     rk->dropped, strerror(rk->write_errno));
-        else if (rk->write_errno)
-            snprintf(dropped, sizeof(dropped), "some dropped (writing failed: %s)",
-                     strerror(rk->write_errno));
-        else
-            snprintf(dropped, sizeof(dropped), "%" PRIu64 " dropped", rk->dropped);
+        char dropped[192];
+        plog_drops_t dr;
+        plog_rank_drops(rk, &dr);
+        drops_text(&dr, dropped, sizeof(dropped));
         snprintf(line, sizeof(line), "# rank %d: %s%s%s, %" PRIu64 " events, %s, host %s, pid %"
                  PRId64 "\n", (int)r, rk->complete ? "complete" : "truncated",
                  ending ? ", ended by " : "", ending ? ending : "", rk->n_events, dropped,

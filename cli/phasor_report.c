@@ -24,7 +24,8 @@
 #include "blocked.h"
 #include "report_stats.h"
 
-#define REPORT_JSON_VERSION 2 /* 2: probe sources carry their way (exchange, one-way) */
+#define REPORT_JSON_VERSION 3 /* 2: probe sources carry their way (exchange, one-way); 3: ranks
+                                 carry what their logs do not hold (dropped...) */
 #define SVG_MAX_CELLS 64 /* more ranks than this are drawn as blocks */
 #define TEXT_MAX_WARNINGS 20 /* a 1024-rank run can have a warning per rank */
 #define TOP_SITES 20
@@ -423,6 +424,39 @@ static void text_endings(FILE *o, const ctx_t *c)
         }
     }
     fprintf(o, "%d of %d rank logs complete\n", (int)world - ntrunc, (int)world);
+    uint64_t all = 0;
+    int some = 0, nlost = 0;
+    for (int32_t r = 0; r < world; r++) {
+        const plog_rank_t *rk = plog_run_rank(c->run, r);
+        if (rk == NULL)
+            continue;
+        plog_drops_t d;
+        plog_rank_drops(rk, &d);
+        uint64_t n = d.write_dropped + d.thread_dropped;
+        if (n == 0 && d.write_errno == 0)
+            continue;
+        nlost++;
+        all += n;
+        some |= d.write_count != PLOG_DROPS_EXACT;
+        fprintf(o, "rank %d: %s%" PRIu64 " events dropped", (int)r,
+                d.write_count == PLOG_DROPS_EXACT ? "" : "at least ", n);
+        if (d.write_errno && d.thread_dropped == 0)
+            fprintf(o, ": writing the log failed (%s)%s", strerror(d.write_errno),
+                    d.write_count == PLOG_DROPS_UNKNOWN ? ", the rank ended before it counted" : "");
+        else if (d.write_errno)
+            fprintf(o, ", %s%" PRIu64 " because writing the log failed (%s)%s",
+                    d.write_count == PLOG_DROPS_EXACT ? "" : "at least ", d.write_dropped,
+                    strerror(d.write_errno),
+                    d.write_count == PLOG_DROPS_UNKNOWN ? ", the rank ended before it counted" : "");
+        else if (d.write_dropped)
+            fprintf(o, ", %" PRIu64 " because their buffers could not be written", d.write_dropped);
+        if (d.thread_dropped)
+            fprintf(o, ", %" PRIu64 " calls of threads over the thread budget", d.thread_dropped);
+        fputc('\n', o);
+    }
+    if (nlost)
+        fprintf(o, "%s%" PRIu64 " events dropped by %d rank%s (their logs do not hold them)\n",
+                some ? "at least " : "", all, nlost, nlost == 1 ? "" : "s");
     size_t nw = nwarnings(c);
     fprintf(o, "%zu warning%s\n", nw, nw == 1 ? "" : "s");
     for (size_t i = 0; i < nw && i < TEXT_MAX_WARNINGS; i++)
@@ -541,6 +575,19 @@ static void json_ranks(FILE *o, const ctx_t *c)
         const char *host = plog_rank_kv(rk, "hostname");
         fprintf(o, ", \"host\": ");
         jsonw_fstr(o, host);
+        plog_drops_t d;
+        plog_rank_drops(rk, &d);
+        fprintf(o, ", \"dropped\": %" PRIu64 ", \"dropped_exact\": %s, \"dropped_write\": %"
+                   PRIu64 ", \"write_error\": ", d.write_dropped + d.thread_dropped,
+                d.write_count == PLOG_DROPS_EXACT && (d.threads_known || !d.write_errno) ? "true"
+                                                                                       : "false",
+                d.write_dropped);
+        jsonw_fstr(o, d.write_errno ? strerror(d.write_errno) : NULL);
+        fprintf(o, ", \"write_errno\": %d, \"dropped_threads\": ", d.write_errno);
+        if (d.threads_known)
+            fprintf(o, "%" PRIu64, d.thread_dropped);
+        else
+            fputs("null", o);
         fprintf(o, "}");
         first = 0;
     }
@@ -756,7 +803,8 @@ static void report_usage(FILE *f)
             "Profile of a run, as mpiP gives: application and MPI time per rank, load\n"
             "imbalance, time/calls/bytes per MPI function, message-size histograms,\n"
             "collectives by communicator size, the point-to-point communication matrix,\n"
-            "how each rank's log ended and the reader's warnings.\n"
+            "how each rank's log ended, the events it dropped and why (a failed write such\n"
+            "as a full disk, the thread budget), and the reader's warnings.\n"
             "\n"
             "  --json        one JSON object instead of text (doc/report-format.md, version %d)\n"
             "  -o, --outdir OUTDIR\n"

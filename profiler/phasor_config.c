@@ -19,12 +19,20 @@ void phasor_warn(const char *fmt, ...)
 {
     if (phasor_cfg.quiet)
         return;
-    char msg[PATH_MAX + 1024]; /* a whole path and the words around it, never cut */
-    va_list ap;
+    char msg[PATH_MAX + 1024]; /* a whole path and the words around it: one write */
+    va_list ap, again;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_copy(again, ap);
+    int n = vsnprintf(msg, sizeof(msg), fmt, ap);
+    if (n >= 0 && (size_t)n < sizeof(msg)) {
+        fprintf(stderr, "phasor: %s\n", msg);
+    } else { /* longer (a user's value quoted whole): never cut, even if written in pieces */
+        fputs("phasor: ", stderr);
+        vfprintf(stderr, fmt, again);
+        fputc('\n', stderr);
+    }
+    va_end(again);
     va_end(ap);
-    fprintf(stderr, "phasor: %s\n", msg);
 }
 
 int phasor_disabled_by_env(void)
@@ -41,13 +49,17 @@ static int parse_size(const char *s, size_t *out)
     unsigned long long v = strtoull(s, &end, 10);
     if (errno || end == s)
         return 0;
+    unsigned shift = 0;
     switch (*end) {
-    case 'k': case 'K': v <<= 10; end++; break;
-    case 'm': case 'M': v <<= 20; end++; break;
-    case 'g': case 'G': v <<= 30; end++; break;
+    case 'k': case 'K': shift = 10; end++; break;
+    case 'm': case 'M': shift = 20; end++; break;
+    case 'g': case 'G': shift = 30; end++; break;
     default: break;
     }
-    if (*end == 'i' && end[-1] != '\0')
+    if (shift && v > (ULLONG_MAX >> shift))
+        return 0; /* would wrap, perhaps into the allowed range */
+    v <<= shift;
+    if (*end == 'i' && shift) /* KiB, MiB, GiB; "4i" is no size */
         end++;
     if (*end == 'B' || *end == 'b')
         end++;

@@ -77,6 +77,19 @@ static void summary(void)
             failed, shown);
 }
 
+/* Rank 0 knows the job's totals: the job's marker (phasor_writer.c, first_to_fail) is renamed
+ * to carry them, ".phasor-write-failed.DROPPED.RANKS" (a rename fits on a full disk; best
+ * effort). The reader checks the ranks' own markers against it (doc/log-format.md). */
+static void mark_job_dropped(void)
+{
+    char from[PATH_MAX + 32], to[PATH_MAX + 96];
+    int n = snprintf(from, sizeof(from), "%s/.phasor-write-failed", phasor_cfg.dir);
+    int m = snprintf(to, sizeof(to), "%s.%llu.%llu", from, (unsigned long long)job_dropped,
+                     (unsigned long long)job_failed);
+    if (n > 0 && (size_t)n < sizeof(from) && m > 0 && (size_t)m < sizeof(to))
+        (void)rename(from, to);
+}
+
 void phasor_finish_end(uint64_t t0, uint64_t t1, int rc)
 {
     if (!finishing)
@@ -94,6 +107,8 @@ void phasor_finish_end(uint64_t t0, uint64_t t1, int rc)
     phasor_write_tail_locked("finalize");
     phasor_writer_abandon();
     pthread_mutex_unlock(&phasor_write_lock);
+    if (phasor_world_rank == 0 && job_failed)
+        mark_job_dropped();
     if (phasor_world_rank == 0 && !phasor_cfg.quiet)
         summary();
 }

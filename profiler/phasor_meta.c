@@ -85,7 +85,9 @@ void phasor_header_kv(kvbuf_t *kv, int required, int provided)
         if (!eq)
             continue;
         char key[300];
-        snprintf(key, sizeof(key), "env.%.*s", (int)(eq - *e), *e);
+        int n = snprintf(key, sizeof(key), "env.%.*s", (int)(eq - *e), *e);
+        if (n < 0 || (size_t)n >= sizeof(key))
+            continue; /* a cut name would name another variable */
         phasor_kv_add(kv, key, eq + 1);
     }
 }

@@ -106,18 +106,22 @@ static int first_to_fail(void)
     return errno != EEXIST;
 }
 
-/* The rank's own marker, created at its first failed write when the disk may have no room
- * left for data but still for a directory entry: ".phasor-dropped.RANK.ERRNO", renamed at
- * the end of the log to ".phasor-dropped.RANK.ERRNO.COUNT" (a rename needs no data block;
- * async-signal-safe, for the endings). The reader reports both (doc/log-format.md). */
+/* The rank's own marker, created at its first failed write, when the disk may have no room
+ * left for data but still for a directory entry: ".phasor-dropped.RANK.ERRNO". Renamed (a
+ * rename needs no data block, and is async-signal-safe, for the endings) as events are
+ * dropped to ".phasor-dropped.RANK.ERRNO.N" (at least N so far), and when the rank ends its
+ * log to ".phasor-dropped.RANK.ERRNO.N.T" (N events dropped by failed writes, T calls of
+ * threads over the budget: final). The reader reports them (doc/log-format.md). */
 static char dropped_marker[PATH_MAX + 64];
-static int dropped_errno;
 
 static void create_dropped_marker(int e)
 {
-    dropped_errno = e;
-    snprintf(dropped_marker, sizeof(dropped_marker), "%s/.phasor-dropped.%d.%d", phasor_cfg.dir,
-             phasor_world_rank, e);
+    int n = snprintf(dropped_marker, sizeof(dropped_marker), "%s/.phasor-dropped.%d.%d",
+                     phasor_cfg.dir, phasor_world_rank, e);
+    if (n < 0 || (size_t)n >= sizeof(dropped_marker)) {
+        dropped_marker[0] = '\0';
+        return;
+    }
     int fd = open(dropped_marker, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd >= 0)
         close(fd);
@@ -125,15 +129,33 @@ static void create_dropped_marker(int e)
         dropped_marker[0] = '\0';
 }
 
+/* Rename the marker to carry the count: final (with the thread count) at the end of the log. */
+static void rename_dropped_marker(int final)
+{
+    if (dropped_marker[0] == '\0')
+        return;
+    char to[sizeof(dropped_marker)];
+    const char *dot = strrchr(dropped_marker, '/');
+    /* the base name up to its errno: ".phasor-dropped.R.E" is the first three dots */
+    const char *p = dot ? dot + 1 : dropped_marker;
+    int dots = 0;
+    while (*p && !(*p == '.' && ++dots == 4))
+        p++;
+    size_t base = (size_t)(p - dropped_marker);
+    int n = final ? snprintf(to, sizeof(to), "%.*s.%llu.%llu", (int)base, dropped_marker,
+                             (unsigned long long)dropped_events,
+                             (unsigned long long)phasor_dead_thread_calls())
+                  : snprintf(to, sizeof(to), "%.*s.%llu", (int)base, dropped_marker,
+                             (unsigned long long)dropped_events);
+    if (n < 0 || (size_t)n >= sizeof(to) || rename(dropped_marker, to) != 0)
+        return;
+    memcpy(dropped_marker, to, (size_t)n + 1);
+}
+
 void phasor_writer_mark_dropped_locked(void)
 {
-    if (!write_failed || dropped_marker[0] == '\0')
-        return;
-    char to[PATH_MAX + 96];
-    snprintf(to, sizeof(to), "%s.%llu", dropped_marker,
-             (unsigned long long)(dropped_events + phasor_dead_thread_calls()));
-    if (rename(dropped_marker, to) == 0)
-        dropped_marker[0] = '\0';
+    if (write_failed)
+        rename_dropped_marker(1);
 }
 
 static void note_write_failure(void)
@@ -183,6 +205,8 @@ void phasor_write_events_locked(unsigned thread, uint8_t *buf, size_t len, uint3
         return;
     if (!writer_ok) {
         dropped_events += n;
+        if (write_failed)
+            rename_dropped_marker(0);
         return;
     }
     phasor_flush_defs_locked();
@@ -195,8 +219,10 @@ void phasor_write_events_locked(unsigned thread, uint8_t *buf, size_t len, uint3
         return;
     }
     phasor_write_frame_locked(PLOG_FRAME_EVENTS, thread, n, enc_buf, out);
-    if (!writer_ok)
+    if (!writer_ok) {
         dropped_events += n;
+        rename_dropped_marker(0);
+    }
 }
 
 void phasor_write_slot_locked(slot_t *s, int which, size_t len, uint32_t n)

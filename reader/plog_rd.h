@@ -134,6 +134,7 @@ typedef struct rank_priv {
     char *kv;
     size_t kv_cap;
     unsigned clockfit_flags;
+    plog_drops_t drops; /* plog_rank_drops */
 } rank_priv_t;
 
 /* The largest world a rank file read alone may claim (doc/log-format.md, "Limits"): the
@@ -163,8 +164,8 @@ struct plog_run {
 };
 
 void run_warn(plog_run_t *run, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* What each rank lost (plog_rank_t.dropped...): its tail's counters and the markers the shim
- * leaves beside the logs when a write fails; one warning per rank that lost events. */
+/* What each rank lost (plog_rank_drops): its tail's counters and the markers the shim leaves
+ * beside the logs when a write fails; one warning per rank that lost events. */
 void run_read_drops(plog_run_t *run);
 
 /* Read one rank file: header, frame index, and the small frames (communicators, clock

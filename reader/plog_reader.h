@@ -129,14 +129,6 @@ typedef struct plog_rank {
     const plog_lcomm_t *comms;       /* sorted by local_id */
     const char *kv;          /* header, META and END key=value\0 strings, in file order */
     size_t kv_len;
-    /* Events the rank recorded that its log does not hold (PLOGREAD_1.1; doc/log-format.md,
-     * "Events the log does not hold"): dropped (dropped_known 0: some, how many unknown) and
-     * why: write_errno, the errno of the rank's failed write (0: none failed), and
-     * dropped_threads, calls of threads over the shim's thread budget. */
-    uint64_t dropped;
-    int dropped_known;
-    int write_errno;
-    uint64_t dropped_threads;
 } plog_rank_t;
 
 /* Open a log directory (rank-NNNNNN.plog for every rank of the world) or one rank file.
@@ -148,6 +140,24 @@ void plog_run_close(plog_run_t *run);
 const char *plog_run_path(const plog_run_t *run);
 int32_t plog_run_world_size(const plog_run_t *run);
 const plog_rank_t *plog_run_rank(const plog_run_t *run, int32_t rank); /* NULL: not loaded */
+
+/* Events a rank recorded that its log does not hold, and why (since PLOGREAD_1.1;
+ * doc/log-format.md, "Events the log does not hold"). A log that merely ends early (a crash,
+ * a kill) is plog_rank_t.complete == 0; its lost events are not counted anywhere. */
+enum plog_drop_count {
+    PLOG_DROPS_EXACT = 0,    /* write_dropped is the count */
+    PLOG_DROPS_AT_LEAST = 1, /* the rank ended before its final count: at least write_dropped */
+    PLOG_DROPS_UNKNOWN = 2   /* writing failed, then the rank ended before it counted */
+};
+typedef struct plog_drops {
+    int write_errno;         /* errno of the rank's failed write (ENOSPC, EDQUOT, EIO...), 0 none */
+    int write_count;         /* enum plog_drop_count: how well write_dropped is known */
+    uint64_t write_dropped;  /* events dropped because writing the log failed */
+    int threads_known;       /* 0: the rank ended before it said (thread_dropped is 0) */
+    uint64_t thread_dropped; /* calls of threads over the thread budget (PHASOR_MAX_THREADS) */
+} plog_drops_t;
+/* Fill *out for rank rk (of the run that returned it); costs nothing (read at open). */
+void plog_rank_drops(const plog_rank_t *rk, plog_drops_t *out);
 /* Time origin: rank 0's t_init_ns (or, without rank 0, the loaded rank's aligned t_init). */
 uint64_t plog_run_time_ref(const plog_run_t *run);
 

@@ -46,7 +46,8 @@ if command -v python3 >/dev/null 2>&1; then
     if python3 - "$tmp/out" <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["format"] == "phasor-report" and d["version"] == 2 and d["world_size"] == 3
+assert d["format"] == "phasor-report" and d["version"] == 3 and d["world_size"] == 3
+assert [r["dropped"] for r in d["ranks"]] == [0, 0, 0] and d["ranks"][0]["write_error"] is None
 assert [r["ended"] for r in d["ranks"]] == ["complete", "complete", "truncated"]
 assert d["ranks"][2]["truncated_at"] == 452 and d["ranks"][0]["truncated_at"] is None
 assert d["callsites"] == [] and d["callsites_note"] == "call sites not recorded"
@@ -96,22 +97,44 @@ expect_exit "report missing-rank" 1 "$phasor" report missing-rank
 check "missing rank named" 'grep -q "missing-rank/rank-000002.plog" "$tmp/err"'
 
 # ---- events the logs do not hold: the markers a rank leaves when its writes fail ----
+# (doc/log-format.md: .R.E writing failed; .R.E.N at least N dropped; .R.E.N.T final)
 mkdir -p "$tmp/drops" && cp golden/*.plog "$tmp/drops/"
-: >"$tmp/drops/.phasor-write-failed"
-: >"$tmp/drops/.phasor-dropped.1.28.1234"
+: >"$tmp/drops/.phasor-write-failed.9999.3"
+: >"$tmp/drops/.phasor-dropped.1.28.1234.5"
+: >"$tmp/drops/.phasor-dropped.1.28.1000"   # an older, lower count of the same rank
 : >"$tmp/drops/.phasor-dropped.2.5"
-: >"$tmp/drops/.phasor-dropped.9.28.7"      # a rank outside the world: ignored
+: >"$tmp/drops/.phasor-dropped.0.122.77"
+: >"$tmp/drops/.phasor-dropped.9.28.7.0"    # a rank outside the world: ignored
 : >"$tmp/drops/.phasor-dropped.x.28"        # not a marker
 expect_exit "report with drop markers" 0 "$phasor" report "$tmp/drops"
 check "rank 1: 1234 dropped, no space left" 'grep -q "rank-000001.plog: 1234 events dropped: writing the log failed (No space left on device)" "$tmp/out"'
-check "rank 2: dropped, count unknown, I/O error" 'grep -q "rank-000002.plog: writing the log failed (Input/output error); the events recorded after that were dropped, how many is unknown" "$tmp/out"'
-check "rank 0: nothing dropped" '! grep -q "rank-000000.plog.*dropped" "$tmp/out"'
+check "rank 1: 5 thread-budget calls" 'grep -q "rank-000001.plog: 5 calls of threads over the thread budget" "$tmp/out"'
+check "rank 2: dropped, count unknown, I/O error" 'grep -q "rank-000002.plog: events dropped: writing the log failed (Input/output error); how many is unknown" "$tmp/out"'
+check "rank 0: at least 77, quota" 'grep -q "rank-000000.plog: at least 77 events dropped: writing the log failed (Disk quota exceeded)" "$tmp/out"'
+check "endings: rank 1's line" 'grep -q "^rank 1: 1239 events dropped, 1234 because writing the log failed (No space left on device), 5 calls of threads over the thread budget" "$tmp/out"'
+check "endings: the total" 'grep -q "^at least 1316 events dropped by 3 ranks" "$tmp/out"'
+check "rank 0's job count checked" 'grep -q "rank 0 counted 9999 events dropped and 3 ranks failing to write at MPI_Finalize; the ranks. own counts say 1316 and 3" "$tmp/out"'
 expect_exit "report --json with drop markers" 0 "$phasor" report --json "$tmp/drops"
-check "JSON warnings say it" 'grep -q "1234 events dropped: writing the log failed" "$tmp/out"'
+check "report JSON: per-rank keys" 'python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = d[\"ranks\"]
+assert d[\"version\"] == 3
+assert [x[\"dropped\"] for x in r] == [77, 1239, 0], r
+assert [x[\"dropped_exact\"] for x in r] == [False, True, False]
+assert [x[\"dropped_write\"] for x in r] == [77, 1234, 0]
+assert [x[\"write_errno\"] for x in r] == [122, 28, 5]
+assert r[1][\"write_error\"] == \"No space left on device\" and r[1][\"dropped_threads\"] == 5
+assert r[0][\"dropped_threads\"] is None
+assert any(\"1234 events dropped: writing the log failed\" in w for w in d[\"warnings\"])
+" "$tmp/out"'
 expect_exit "dump --json with drop markers" 0 "$phasor" dump --json "$tmp/drops"
-check "dump JSON: rank 1 dropped 1234, write_error" 'grep -q "\"rank\": 1,.*\"dropped\": 1234, \"write_error\": \"No space left on device\"" "$tmp/out"'
-check "dump JSON: rank 2 dropped null" 'grep -q "\"rank\": 2,.*\"dropped\": null, \"write_error\": \"Input/output error\"" "$tmp/out"'
+check "dump JSON: rank 1 dropped 1239, write_error" 'grep -q "\"rank\": 1,.*\"dropped\": 1239, \"dropped_exact\": true, \"dropped_write\": 1234, \"write_error\": \"No space left on device\", \"dropped_threads\": 5" "$tmp/out"'
+check "dump JSON: rank 2 count unknown" 'grep -q "\"rank\": 2,.*\"dropped\": 0, \"dropped_exact\": false, \"dropped_write\": 0, \"write_error\": \"Input/output error\"" "$tmp/out"'
 expect_exit "dump with drop markers" 0 "$phasor" dump "$tmp/drops"
-check "dump text: rank 1's tail line" 'grep -q "^# rank 1: .*1234 dropped (writing failed: No space left on device)" "$tmp/out"'
-
+check "dump text: rank 1's tail line" 'grep -q "^# rank 1: .*1239 dropped (writing failed: No space left on device)" "$tmp/out"'
+check "dump text: rank 2's tail line" 'grep -q "^# rank 2: .*some dropped (writing failed: Input/output error)" "$tmp/out"'
+# one rank file: the markers beside it count too
+expect_exit "report one rank file with drop markers" 0 "$phasor" report "$tmp/drops/rank-000001.plog"
+check "one rank file: its drops said" 'grep -q "1234 events dropped: writing the log failed" "$tmp/out"'
 cli_done

@@ -65,10 +65,10 @@ check "libphasor.so defines no PMPI_ or pmpi_ symbol" '! grep -qi "^pmpi_" "$tmp
 # ---- libplogread ----
 # the map's symbols: the words ending in ';' between "global:" and "local:", comments cut
 sed 's:/\*.*\*/::g; /\/\*/,/\*\//d' "$map" |
-    awk '/global:/ { on = 1; next } /local:/ { on = 0 } on && /;/ { gsub(/[ \t;]/, ""); print }' |
+    awk '/global:/ { on = 1; next } /local:/ || /^}/ { on = 0 } on && /;/ { gsub(/[ \t;]/, ""); print }' |
     sort -u >"$tmp/read.want"
 nodes=$(sed 's:/\*.*\*/::g; /\/\*/,/\*\//d' "$map" | awk '/^[A-Za-z_][A-Za-z0-9_.]*[ \t]*\{/ { print $1 }')
-check "the map lists symbols under a version node ($(wc -l <"$tmp/read.want") symbols, node $nodes)" \
+check "the map lists symbols under a version node ($(wc -l <"$tmp/read.want") symbols, node $(echo $nodes))" \
     '[ -s "$tmp/read.want" ] && [ -n "$nodes" ] && grep -qx plog_run_open "$tmp/read.want"'
 exported "$reader" >"$tmp/read.got"
 compare "libplogread.so exports exactly the symbols of reader/libplogread.map" \

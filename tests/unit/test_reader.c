@@ -337,7 +337,12 @@ Test(reader, random_log_reads_back_exactly, .timeout = 120)
         want += ex.n[r];
     cr_assert_eq(total, want);
     plog_iter_close(it);
-    cr_assert_eq(plog_run_nwarnings(run), 0, "unexpected warning: %s", plog_run_warning(run, 0));
+    /* the tails count 5 dropped events (without dead_thread_calls): each rank says so */
+    cr_assert_eq(plog_run_nwarnings(run), RMAX, "warnings: %zu", plog_run_nwarnings(run));
+    for (size_t i = 0; i < plog_run_nwarnings(run); i++)
+        cr_assert(strstr(plog_run_warning(run, i), ".plog: 5 events dropped (the log does not "
+                                                   "say why)") != NULL,
+                  "unexpected warning: %s", plog_run_warning(run, i));
     plog_run_close(run);
     /* one file on its own */
     char *p1 = path_of(dir, 1);
@@ -1846,4 +1851,59 @@ Test(reader, impossible_times_are_refused)
         pgen_rmdir(dir);
         free(dir);
     }
+}
+
+/* ==== events the log does not hold (plog_rank_drops, doc/log-format.md) ==================== */
+
+static void touch(const char *dir, const char *name)
+{
+    char *p = NULL;
+    cr_assert_neq(asprintf(&p, "%s/%s", dir, name), -1);
+    FILE *f = fopen(p, "w");
+    cr_assert_not_null(f, "%s", p);
+    fclose(f);
+    free(p);
+}
+
+Test(reader, drops_from_the_tail_and_the_markers)
+{
+    char *dir = pgen_tmpdir();
+    static const char tail[] = "dropped_events=12\0dead_thread_calls=7";
+    for (int r = 0; r < 4; r++) {
+        pgen_rank_t g;
+        cr_assert_eq(pgen_open(&g, dir, r, 4, 100), 0);
+        pgen_event(&g, 0, PLOG_CALL_MPI_Barrier, 200, 300);
+        cr_assert_eq(pgen_close(&g, r == 3 ? tail : NULL, r == 3 ? sizeof(tail) : 0), 0);
+    }
+    touch(dir, ".phasor-dropped.0.28.500.2"); /* final */
+    touch(dir, ".phasor-dropped.0.28.400");   /* an older lower bound: the final wins */
+    touch(dir, ".phasor-dropped.1.122.300");  /* killed after counting */
+    touch(dir, ".phasor-dropped.1.122.900");  /* the higher lower bound wins */
+    touch(dir, ".phasor-dropped.2.5");        /* killed before counting */
+    touch(dir, ".phasor-dropped.7.28.1.1");   /* outside the world */
+    touch(dir, ".phasor-dropped.1.0.5.5");    /* errno 0: not a marker */
+    touch(dir, ".phasor-dropped.1.28.-5");    /* signed: not a marker */
+    touch(dir, ".phasor-dropped.1.28.5.5.5"); /* too many numbers */
+    touch(dir, ".phasor-write-failed.99999.3");
+    plog_run_t *run = open_ok(dir);
+    plog_drops_t d[4];
+    for (int r = 0; r < 4; r++)
+        plog_rank_drops(plog_run_rank(run, r), &d[r]);
+    cr_assert(d[0].write_errno == 28 && d[0].write_count == PLOG_DROPS_EXACT &&
+              d[0].write_dropped == 500 && d[0].threads_known && d[0].thread_dropped == 2);
+    cr_assert(d[1].write_errno == 122 && d[1].write_count == PLOG_DROPS_AT_LEAST &&
+              d[1].write_dropped == 900 && !d[1].threads_known);
+    cr_assert(d[2].write_errno == 5 && d[2].write_count == PLOG_DROPS_UNKNOWN &&
+              d[2].write_dropped == 0);
+    /* no marker: the tail's counts, the thread budget's apart */
+    cr_assert(d[3].write_errno == 0 && d[3].write_count == PLOG_DROPS_EXACT &&
+              d[3].write_dropped == 5 && d[3].threads_known && d[3].thread_dropped == 7);
+    cr_assert(has_warning(run, "rank-000000.plog", "500 events dropped: writing the log failed"));
+    cr_assert(has_warning(run, "rank-000001.plog", "at least 900 events dropped"));
+    cr_assert(has_warning(run, "rank-000002.plog", "how many is unknown"));
+    cr_assert(has_warning(run, "rank-000003.plog", "7 calls of threads over the thread budget"));
+    cr_assert(has_warning(run, "rank 0 counted 99999 events dropped", NULL));
+    plog_run_close(run);
+    pgen_rmdir(dir);
+    free(dir);
 }
