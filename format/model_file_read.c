@@ -344,7 +344,7 @@ plog_err_t pmf_read(const char *path, pmf_t *f, plog_error_t *err)
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     struct stat st;
     if (fd < 0)
-        return bad(err, errno == ENOENT ? PLOG_E_MISSING : PLOG_E_IO, path, "%s",
+        return bad(err, PLOG_E_IO, path, "%s",
                    strerror(errno));
     FILE *in = NULL;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (in = fdopen(fd, "r")) == NULL) {

@@ -164,6 +164,12 @@ static plog_err_t rank_read_header(const plog_run_t *run, rank_priv_t *rp, int f
         e = plog_fail(err, PLOG_E_CORRUPT, rp->path, 0,
                       "file header: MPI_Init at %llu ns, past 2^62",
                       (unsigned long long)rk->hdr.t_init_ns);
+    /* checked before the file's communicators are read against it */
+    if (e == PLOG_OK && run->world_size > 0 && rk->hdr.world_size != run->world_size)
+        e = plog_fail(err, PLOG_E_CORRUPT, rp->path,
+                      (int64_t)offsetof(plog_file_header_t, world_size),
+                      "file header: world size %d, but the first rank file read says %d",
+                      (int)rk->hdr.world_size, (int)run->world_size);
     /* the world size sizes the run's arrays: it must be what the input can hold */
     if (e == PLOG_OK && rk->hdr.world_size > run->world_max && run->is_dir) {
         /* the world needs files the directory does not have: the first one missing */
@@ -183,16 +189,10 @@ static plog_err_t rank_read_header(const plog_run_t *run, rank_priv_t *rp, int f
         free(mp);
     } else if (e == PLOG_OK && rk->hdr.world_size > run->world_max)
         e = plog_fail(err, PLOG_E_CORRUPT, rp->path,
-                            (int64_t)offsetof(plog_file_header_t, world_size),
-                            "file header: world size %d; a rank file read alone may come from "
-                            "a world of at most %d ranks (read a larger one's directory)",
-                            (int)rk->hdr.world_size, PLOG_MAX_WORLD_ALONE);
-    /* checked before the file's communicators are read against it */
-    if (e == PLOG_OK && run->world_size > 0 && rk->hdr.world_size != run->world_size)
-        e = plog_fail(err, PLOG_E_CORRUPT, rp->path,
                       (int64_t)offsetof(plog_file_header_t, world_size),
-                      "file header: world size %d, but the first rank file read says %d",
-                      (int)rk->hdr.world_size, (int)run->world_size);
+                      "file header: world size %d; a rank file read alone may come from a "
+                      "world of at most %d ranks (read a larger one's directory)",
+                      (int)rk->hdr.world_size, PLOG_MAX_WORLD_ALONE);
     if (e == PLOG_OK) {
         rk->rank = rk->hdr.rank;
         e = rank_kv_append(rp, kv, kv_len, 0, "header", err); /* kv points into hbuf */

@@ -67,7 +67,7 @@ done
 guarded fail "world size claimed alone" report "$data/crafted/world-2147483647.plog"
 check "... names the file and the field" 'grep -q "world-2147483647.plog: offset 20: .*world size 2147483647" "$tmp/err"'
 guarded fail "world size beyond the directory" report "$data/crafted/world-dir"
-check "... says how many files there are" 'grep -q "world size 100000, but the directory holds 3 rank files" "$tmp/err"'
+check "... names the first file missing" 'grep -q "world-dir/rank-000003.plog: missing file (rank 3 of a world of size 100000" "$tmp/err"'
 
 # a model file over the limit (sparse: no disk used) is refused before it is parsed
 truncate -s 200M "$tmp/big.json"
