@@ -377,6 +377,12 @@ static void text_sites(FILE *o, const ctx_t *c)
             fprintf(o, "%11s%s %s\n", "", k ? "  from" : "at", where);
         }
     }
+    const char *path, *why;
+    int st;
+    for (size_t i = 0; phasor_symbols_unresolved(c->sym, i, &path, &st, &why); i++)
+        fprintf(o, "%s  %s: %s: %s\n", i ? "" : "modules not resolved (frames shown as "
+                                                 "module+offset):\n",
+                path, phasor_sym_status_name(st), why);
 }
 
 static void text_probe(FILE *o, const ctx_t *c)
@@ -720,7 +726,18 @@ static void json_sites(FILE *o, const ctx_t *c)
         }
         fprintf(o, "]}");
     }
-    fprintf(o, "%s]", sites->n ? "\n" : "");
+    fprintf(o, "%s],\n\"modules_unresolved\": [", sites->n ? "\n" : "");
+    const char *path, *why;
+    int st;
+    size_t i = 0;
+    for (; phasor_symbols_unresolved(c->sym, i, &path, &st, &why); i++) {
+        fprintf(o, "%s{\"module\": ", i ? ",\n  " : "\n  ");
+        jsonw_fstr(o, path);
+        fprintf(o, ", \"status\": \"%s\", \"why\": ", phasor_sym_status_name(st));
+        jsonw_fstr(o, why);
+        fprintf(o, "}");
+    }
+    fprintf(o, "%s]", i ? "\n" : "");
 }
 
 /* Every source's pooled quantiles per size (the per-pair ones go to model files). */
@@ -809,25 +826,41 @@ static void report_usage(FILE *f)
             "  --json        one JSON object instead of text (doc/report-format.md, version %d)\n"
             "  -o, --outdir OUTDIR\n"
             "                write OUTDIR/matrix.csv and OUTDIR/matrix.svg (created if needed)\n"
+            "  --symbol-path DIR\n"
+            "                look the modules of call sites up under DIR (as DIR/recorded-path,\n"
+            "                then DIR/base-name) instead of at their recorded paths; repeatable\n"
+            "  --no-symbols  show call sites as module+offset, open no module file\n"
             "  -h, --help    this text\n"
+            "\n"
+            "A log names the modules its call sites are in; only absolute paths are opened,\n"
+            "non-blocking, and read only if they are regular files (doc/phasor.1). The\n"
+            "modules not resolved are listed with the reason.\n"
             "\n"
             "Exit status: 0 success, 1 unreadable or damaged log (the reason names the file),\n"
             "2 bad usage. A log that ended early is read up to its last complete frame.\n",
             REPORT_JSON_VERSION);
 }
 
+#define REPORT_MAX_SYMPATHS 16
+
 typedef struct report_opts {
     int json;
     const char *outdir; /* -o, or NULL */
     const char *path;   /* the log */
+    int no_symbols;
+    const char *sympath[REPORT_MAX_SYMPATHS];
+    size_t nsympath;
 } report_opts_t;
 
 /* -1 when the command is to run, else the exit status (--help, bad usage). */
 static int report_parse(int argc, char **argv, report_opts_t *opt)
 {
     memset(opt, 0, sizeof(*opt));
+    enum { O_SYMPATH = 256, O_NOSYM };
     static const struct option opts[] = {{"json", no_argument, NULL, 'j'},
                                          {"outdir", required_argument, NULL, 'o'},
+                                         {"symbol-path", required_argument, NULL, O_SYMPATH},
+                                         {"no-symbols", no_argument, NULL, O_NOSYM},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     optind = 0;
@@ -846,7 +879,20 @@ static int report_parse(int argc, char **argv, report_opts_t *opt)
                 return phasor_usage_error("report", "%s", "-o needs a directory");
             opt->outdir = optarg;
             break;
+        case O_SYMPATH:
+            if (optarg[0] == '\0')
+                return phasor_usage_error("report", "%s", "--symbol-path needs a directory");
+            if (opt->nsympath == REPORT_MAX_SYMPATHS)
+                return phasor_usage_error("report", "at most %d --symbol-path directories",
+                                          REPORT_MAX_SYMPATHS);
+            opt->sympath[opt->nsympath++] = optarg;
+            break;
+        case O_NOSYM:
+            opt->no_symbols = 1;
+            break;
         default:
+            if (ch == ':' && optopt == O_SYMPATH)
+                return phasor_usage_error("report", "%s", "--symbol-path needs a directory");
             if (ch == ':' && optopt == 'o')
                 return phasor_usage_error("report", "%s", "-o needs a directory");
             return phasor_getopt_error("report", ch, argv);
@@ -901,7 +947,8 @@ static int report_run(const report_opts_t *opt)
     if (blk_bad)
         fprintf(stderr, "phasor report: %zu blocked-call note%s in %s could not be read\n",
                 blk_bad, blk_bad == 1 ? "" : "s", plog_run_path(run));
-    c.sym = phasor_symbols_new();
+    phasor_symopts_t so = {opt->no_symbols, opt->sympath, opt->nsympath};
+    c.sym = phasor_symbols_new(&so);
     c.path = opt->path;
     c.run = run;
     c.rep = &rep;

@@ -4,7 +4,9 @@
 #include <criterion/criterion.h>
 #include <dlfcn.h>
 #include <link.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -314,7 +316,7 @@ Test(symbols, resolves_this_test)
     uintptr_t bias;
     plog_cmodule_t m = self_module(path, sizeof(path), &bias, ra);
     plog_cframe_t f = {&m, (uint64_t)(uintptr_t)ra - bias};
-    phasor_symbols_t *s = phasor_symbols_new();
+    phasor_symbols_t *s = phasor_symbols_new(NULL);
     phasor_sym_t out;
     phasor_symbols_resolve(s, &f, &out);
     cr_assert_eq(out.status, PHASOR_SYM_LINE, "status %s", phasor_sym_status_name(out.status));
@@ -342,4 +344,70 @@ Test(symbols, resolves_this_test)
     cr_assert_eq(out.status, PHASOR_SYM_NOMODULE);
     cr_assert_null(out.module);
     phasor_symbols_free(s);
+}
+
+/* A log names the module files report opens: only absolute paths, only regular files,
+ * opened non-blocking (a FIFO would hang a blocking open forever); each refusal says why. */
+Test(symbols, opens_only_what_the_rules_allow)
+{
+    char dir[] = "/tmp/phasor-symtest-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char fifo[256], sub[256];
+    snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+    snprintf(sub, sizeof(sub), "%s/sub", dir);
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
+    cr_assert_eq(mkdir(sub, 0700), 0);
+    const struct {
+        const char *path;
+        int status;
+        const char *why;
+    } cases[] = {{fifo, PHASOR_SYM_REFUSED, "not a regular file"},
+                 {sub, PHASOR_SYM_REFUSED, "not a regular file"},
+                 {"/dev/zero", PHASOR_SYM_REFUSED, "not a regular file"},
+                 {"relative/libfoo.so", PHASOR_SYM_REFUSED, "not an absolute path"},
+                 {"/nonexistent/libfoo.so", PHASOR_SYM_MISSING, "No such file"}};
+    const size_t n = sizeof(cases) / sizeof(cases[0]);
+    plog_cmodule_t mods[sizeof(cases) / sizeof(cases[0])];
+    phasor_symbols_t *s = phasor_symbols_new(NULL);
+    for (size_t i = 0; i < n; i++) {
+        mods[i] = (plog_cmodule_t){cases[i].path, NULL, 0};
+        plog_cframe_t f = {&mods[i], 0x1234};
+        phasor_sym_t out;
+        phasor_symbols_resolve(s, &f, &out);
+        cr_assert_eq(out.status, cases[i].status, "%s: %s", cases[i].path,
+                     phasor_sym_status_name(out.status));
+    }
+    const char *path, *why;
+    int st;
+    for (size_t i = 0; i < n; i++) {
+        cr_assert(phasor_symbols_unresolved(s, i, &path, &st, &why));
+        cr_assert_str_eq(path, cases[i].path);
+        cr_assert(strstr(why, cases[i].why) != NULL, "%s: %s", path, why);
+    }
+    cr_assert(!phasor_symbols_unresolved(s, n, &path, &st, &why));
+    phasor_symbols_free(s);
+
+    /* --no-symbols: nothing opened; --symbol-path: looked up under DIR only */
+    phasor_symopts_t off = {1, NULL, 0};
+    s = phasor_symbols_new(&off);
+    plog_cframe_t f = {&mods[4], 1};
+    phasor_sym_t out;
+    phasor_symbols_resolve(s, &f, &out);
+    cr_assert_eq(out.status, PHASOR_SYM_OFF);
+    phasor_symbols_free(s);
+    const char *paths[] = {dir};
+    phasor_symopts_t under = {0, paths, 1};
+    s = phasor_symbols_new(&under);
+    plog_cmodule_t fifo_by_name = {"/somewhere/else/fifo", NULL, 0}; /* DIR/fifo by base name */
+    f.module = &fifo_by_name;
+    phasor_symbols_resolve(s, &f, &out);
+    cr_assert_eq(out.status, PHASOR_SYM_REFUSED);
+    plog_cmodule_t absent = {"/usr/lib/x86_64-linux-gnu/libc.so.6", NULL, 0}; /* not under DIR */
+    f.module = &absent;
+    phasor_symbols_resolve(s, &f, &out);
+    cr_assert_eq(out.status, PHASOR_SYM_MISSING);
+    phasor_symbols_free(s);
+    unlink(fifo);
+    rmdir(sub);
+    rmdir(dir);
 }
