@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # install-deps.sh: install, from Debian's archive, whatever phasor's build and tests need and
-# the machine lacks. Usage: scripts/install-deps.sh [--mpi=openmpi|mpich] [--quiet]
+# the machine lacks. Usage: scripts/install-deps.sh [--mpi=openmpi|mpich] [--fuzzing] [--quiet]
+#   --fuzzing  also clang and libFuzzer (tests/fuzz/smoke.sh, ./configure --enable-fuzzing)
 set -euo pipefail
 
 mpi=openmpi
 quiet=0
+fuzzing=0
 for a in "$@"; do
   case "$a" in
     --mpi=openmpi|--mpi=mpich) mpi=${a#--mpi=} ;;
     --quiet) quiet=1 ;;
-    -h|--help) sed -n '2,3p' "$0"; exit 0 ;;
+    --fuzzing) fuzzing=1 ;;
+    -h|--help) sed -n '2,4p' "$0"; exit 0 ;;
     *) echo "install-deps.sh: unknown option '$a'" >&2; exit 2 ;;
   esac
 done
@@ -26,6 +29,7 @@ pkgs+=(libotf2-trace-dev otf2-tools)
 pkgs+=(libucx-dev)
 # The emulated cluster of bench/cluster and its test: namespaces, tbf, traffic, ping.
 pkgs+=(iproute2 util-linux iperf3 iputils-ping)
+[ $fuzzing -eq 1 ] && pkgs+=(clang libclang-rt-14-dev)
 case "$mpi" in
   openmpi) pkgs+=(openmpi-bin libopenmpi-dev) ;;
   mpich) pkgs+=(mpich libmpich-dev) ;;

@@ -145,6 +145,9 @@ if [ $asan -eq 1 ]; then
   fi
 fi
 
+# the libFuzzer targets, a minute each (once: in the Open MPI pass)
+[ "$mpi" = openmpi ] && [ -x "$top/tests/fuzz/smoke.sh" ] && run_step "fuzz the log reader and the model file, 60 s each" "$top/tests/fuzz/smoke.sh" 60
+
 echo
 [ ${#failures[@]} -gt 0 ] && printf 'failed: %s\n' "${failures[@]}"
 [ ${#skipped[@]} -gt 0 ] && printf 'skipped: %s\n' "${skipped[@]}"
