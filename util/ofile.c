@@ -96,6 +96,10 @@ int ofile_close(ofile_t *o, int keep)
         return 0;
     if (fflush(o->f) != 0 || ferror(o->f))
         e = errno ? errno : EIO;
+    /* on disk before it takes the name: a crash leaves the old file or the new, never an
+     * empty one (EIO from writeback is reported here, not lost) */
+    if (e == 0 && o->tmp && fsync(fileno(o->f)) != 0)
+        e = errno;
     if (o->f != stdout && fclose(o->f) != 0 && e == 0)
         e = errno ? errno : EIO;
     if (o->tmp) {

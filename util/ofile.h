@@ -27,7 +27,8 @@ int ofile_dir_open(const char *dir);
  * new file. 0, or -1 with errno set and o->f NULL. */
 int ofile_open(ofile_t *o, int dirfd, const char *name);
 
-/* Flush and close; keep: the file takes its name (renamed into place), else it is removed.
+/* Flush, fsync (a new file) and close; keep: the file takes its name (renamed into place),
+ * else it is removed.
  * 0, or -1 with errno set when a byte did not get out or the rename failed (nothing kept).
  * Always frees o. Standard output is flushed, not closed. */
 int ofile_close(ofile_t *o, int keep);
