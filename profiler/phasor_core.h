@@ -139,10 +139,11 @@ int phasor_writer_idle(void);
  * hangs leaves what it recorded, and where it hung. No-op when PHASOR_FLUSH=off. */
 void phasor_watch_start(void);
 void phasor_watch_stop(void);
-/* "blocked" notes for the threads inside an MPI call now (the endings; caller holds the
- * write lock; allocates nothing). */
+/* "unblocked" notes for noted calls that returned since the watch thread last looked and, if
+ * PENDING, "blocked" notes for the threads inside an MPI call now (the endings; caller holds
+ * the write lock; allocates nothing). */
 struct kvbuf;
-void phasor_watch_note_all(struct kvbuf *kv);
+void phasor_watch_note_all(struct kvbuf *kv, int pending);
 
 /* ---- key=value strings (phasor_meta.c) ---- */
 

@@ -53,8 +53,7 @@ void phasor_write_tail_locked(const char *ending)
     phasor_kv_addf(&kv, "dead_thread_calls", "%llu",
                    (unsigned long long)phasor_dead_thread_calls());
     phasor_kv_addf(&kv, "writer_stalls", "%llu", (unsigned long long)phasor_writer_stalls);
-    if (strcmp(ending, "finalize") != 0)
-        phasor_watch_note_all(&kv); /* where each thread was when the log ended */
+    phasor_watch_note_all(&kv, strcmp(ending, "finalize") != 0); /* where each thread was */
     phasor_kv_add(&kv, "ending", ending);
     phasor_flush_defs_locked();
     phasor_write_frame_locked(PLOG_FRAME_META, 0, 0, kv.p, kv.len);

@@ -107,6 +107,16 @@ static int pending_of(const slot_t *s, unsigned *call, uint64_t *t0, MPI_Comm *c
     return *call != 0;
 }
 
+/* The noted call returned after all: a long call, not a hang. */
+static void note_returned(kvbuf_t *kv, slot_t *s, int in, uint64_t t0)
+{
+    if (s->w_noted_t0 && (!in || t0 != s->w_noted_t0)) {
+        phasor_kv_addf(kv, "unblocked", "%u %llu", (unsigned)s->th.slot,
+                       (unsigned long long)s->w_noted_ns);
+        s->w_noted_t0 = 0;
+    }
+}
+
 static void tick(void)
 {
     phasor_clock_map_t m;
@@ -131,12 +141,7 @@ static void tick(void)
         MPI_Request req;
         int peer, tag;
         int in = pending_of(s, &call, &t0, &comm, &peer, &tag, &req, &nev);
-        if (s->w_noted_t0 && (!in || t0 != s->w_noted_t0)) {
-            /* the noted call returned after all: a long call, not a hang */
-            phasor_kv_addf(&kv, "unblocked", "%u %llu", (unsigned)s->th.slot,
-                           (unsigned long long)s->w_noted_ns);
-            s->w_noted_t0 = 0;
-        }
+        note_returned(&kv, s, in, t0);
         int stable = in && s->w_in && s->w_t0 == t0 && s->w_nev == nev;
         if (stable && t0 != s->w_noted_t0 && now_ns - raw_to_ns(&m, t0) >= phasor_cfg.flush_ns &&
             (int64_t)(now_ns - raw_to_ns(&m, t0)) >= 0) {
@@ -155,7 +160,7 @@ static void tick(void)
     pthread_mutex_unlock(&phasor_write_lock);
 }
 
-void phasor_watch_note_all(kvbuf_t *kv)
+void phasor_watch_note_all(kvbuf_t *kv, int pending)
 {
     phasor_clock_map_t m;
     phasor_clock_map_now(&m);
@@ -168,8 +173,12 @@ void phasor_watch_note_all(kvbuf_t *kv)
         MPI_Comm comm;
         MPI_Request req;
         int peer, tag;
-        if (__atomic_load_n(&s->ready, __ATOMIC_ACQUIRE) &&
-            pending_of(s, &call, &t0, &comm, &peer, &tag, &req, &nev))
+        if (!__atomic_load_n(&s->ready, __ATOMIC_ACQUIRE))
+            continue;
+        int in = pending_of(s, &call, &t0, &comm, &peer, &tag, &req, &nev);
+        /* a noted call that returned since the watch thread's last look (it may have stopped) */
+        note_returned(kv, s, in, t0);
+        if (in && pending)
             /* the same start as a note already written, so the reader sees one call */
             note_blocked(kv, s, call, t0 == s->w_noted_t0 ? s->w_noted_ns : raw_to_ns(&m, t0),
                          now_ns, comm, peer, tag, req);
