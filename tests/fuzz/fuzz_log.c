@@ -99,6 +99,12 @@ static void read_all(void)
     plog_run_close(run);
 }
 
+static void cleanup(void)
+{
+    unlink(path);
+    rmdir(dir);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
@@ -110,6 +116,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
             abort();
     }
     snprintf(path, sizeof(path), "%s/rank-000000.plog", dir);
+    atexit(cleanup); /* libFuzzer ends by exit(), a finding included */
     return 0;
 }
 

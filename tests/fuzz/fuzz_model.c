@@ -8,6 +8,8 @@
 
 static char path[64];
 
+static void cleanup(void) { unlink(path); }
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
@@ -20,6 +22,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
             abort();
     }
     close(fd);
+    atexit(cleanup); /* libFuzzer ends by exit(), a finding included */
     return 0;
 }
 
