@@ -114,6 +114,7 @@ if build "$bdir" --enable-werror MPICC="$mpicc"; then
   [ -x "$top/tests/unit/cli_export.sh" ] && run_step "cli export" "$top/tests/unit/cli_export.sh" "$bdir/phasor" "$top/tests/data"
   [ -x "$top/tests/unit/cli_steps.sh" ] && run_step "cli steps --csv and --json" "$top/tests/unit/cli_steps.sh" "$bdir/phasor" "$top/tests/data"
   [ -x "$top/tests/unit/cli_json.sh" ] && run_step "cli JSON with hostile strings" "$top/tests/unit/cli_json.sh" "$bdir/phasor" "$bdir/tests/unit/json_mklog"
+  [ -x "$top/tests/unit/cli_sites.sh" ] && run_step "cli call-site modules a hostile log names" "$top/tests/unit/cli_sites.sh" "$bdir/phasor" "$bdir/tests/unit/sites_mklog"
   [ -x "$top/tests/unit/cli_outfiles.sh" ] && run_step "cli outputs never follow a planted link" "$top/tests/unit/cli_outfiles.sh" "$bdir/phasor" "$top/tests/data" "$bdir/tests/unit/phases_mklog" "$bdir/tests/unit/probe_mklog"
   [ -x "$top/tests/unit/cli_guard.sh" ] && run_step "cli every command on hostile inputs, within 5 s and 200 MB" "$top/tests/unit/cli_guard.sh" "$bdir/phasor" "$top/tests/data"
   [ -x "$top/tests/unit/cli_symbols.sh" ] && run_step "exported symbols" "$top/tests/unit/cli_symbols.sh" "$bdir"
@@ -142,6 +143,7 @@ if [ $asan -eq 1 ]; then
       [ -x "$t" ] && [ -f "$t" ] || continue
       run_step "asan+ubsan $(basename "$t")" "$t" --jobs=2
     done
+    [ -x "$top/tests/unit/cli_sites.sh" ] && run_step "asan+ubsan cli call-site modules" "$top/tests/unit/cli_sites.sh" "$adir/phasor" "$adir/tests/unit/sites_mklog"
   fi
 fi
 
