@@ -2,10 +2,16 @@
  * libdw. A log names the modules it wants opened, so a module is opened only as the rules
  * say (doc/phasor.1, "Call sites"): the recorded path must be absolute; with symbol
  * directories (--symbol-path) it is looked up only under them, as DIR/recorded-path and then
- * DIR/base-name; the file is opened non-blocking and read only if it is a regular file of at
- * most PHASOR_SYM_MAX_BYTES. Its build id must match the recorded one (a rebuilt binary would
- * give wrong lines), else the frame stays module+offset. Separate debug files are found the
- * standard way (.gnu_debuglink, /usr/lib/debug/.build-id/, Debian's -dbgsym packages). */
+ * DIR/base-name, with DIR as the root of the lookup (openat2 RESOLVE_IN_ROOT: no symlink
+ * under DIR leads out of it); /proc's magic links are not followed. A candidate is looked at
+ * with O_PATH and fstat first (a FIFO, device or directory is never opened), then opened
+ * non-blocking and read only if it is a regular file of 1 byte to PHASOR_SYM_MAX_BYTES. Its
+ * build id must match the recorded one (a rebuilt binary would give wrong lines), else the
+ * frame stays module+offset. Separate debug files are found by the same rules (not libdwfl's
+ * standard search, which opens a .gnu_debuglink name with a blocking open): by build id
+ * under /usr/lib/debug/.build-id/ (Debian's -dbgsym packages) and each
+ * DIR/usr/lib/debug/.build-id/, then by the debuglink name beside the module and in .debug/
+ * there; each must carry the build id looked for. */
 #ifndef PHASOR_SYMBOLS_H
 #define PHASOR_SYMBOLS_H
 

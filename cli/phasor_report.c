@@ -833,8 +833,9 @@ static void report_usage(FILE *f)
             "  -h, --help    this text\n"
             "\n"
             "A log names the modules its call sites are in; only absolute paths are opened,\n"
-            "non-blocking, and read only if they are regular files (doc/phasor.1). The\n"
-            "modules not resolved are listed with the reason.\n"
+            "non-blocking, and read only if they are regular files of 1 byte to 4 GiB (a\n"
+            "FIFO or device is never opened; doc/phasor.1). The modules not resolved are\n"
+            "listed with the reason.\n"
             "\n"
             "Exit status: 0 success, 1 unreadable or damaged log (the reason names the file),\n"
             "2 bad usage. A log that ended early is read up to its last complete frame.\n",
