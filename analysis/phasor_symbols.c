@@ -240,8 +240,8 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
         return -1;
     const unsigned char *bits;
     GElf_Addr bias;
+    Elf *main_elf = dwfl_module_getelf(mod, &bias); /* first: the build id is read with it */
     int len = dwfl_module_build_id(mod, &bits, &bias);
-    Elf *main_elf = dwfl_module_getelf(mod, &bias);
     GElf_Word main_crc;
     const char *main_link = main_elf ? dwelf_elf_gnu_debuglink(main_elf, &main_crc) : NULL;
     int alt = debuglink && (!main_link || strcmp(debuglink, main_link) != 0);
@@ -269,7 +269,7 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
             size_t r = (size_t)k;
             dirfd = r < s->o.npaths ? s->dirfd[r] : AT_FDCWD;
             root = r < s->o.npaths ? s->o.paths[r] : "";
-            if (dirfd < 0)
+            if (r < s->o.npaths && dirfd < 0) /* not a directory */
                 continue;
             snprintf(name, sizeof(name), "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
         } else if ((size_t)snprintf(name, sizeof(name), "%s/%s%s", w->dir,

@@ -144,6 +144,27 @@ else
     skip "split debug files" "no objcopy/strip"
 fi
 
+# this machine's debug files by build id (Debian's libc6-dbg, when installed): a static
+# function of libc that only its debug file's symbol table names
+libc=/lib/x86_64-linux-gnu/libc.so.6
+lbid=$(python3 -c "
+import sys
+d = open(sys.argv[1], 'rb').read()
+i = d.find(b'\\x03\\x00\\x00\\x00GNU\\x00')
+print(d[i + 8:i + 28].hex() if i >= 0 else '')" "$libc" 2>/dev/null)
+ldbg=/usr/lib/debug/.build-id/${lbid:0:2}/${lbid:2}.debug
+if [ -n "$lbid" ] && [ -f "$ldbg" ] && command -v nm >/dev/null &&
+    addr=$(nm "$ldbg" 2>/dev/null | awk '$3 == "__libc_start_call_main" { print $1; exit }') &&
+    [ -n "$addr" ]; then
+    mkdir "$tmp/log7"
+    "$mklog" "$tmp/log7" "$libc@0x$(printf '%x' $((0x$addr + 1)))" || bad "sites_mklog libc"
+    expect_exit "libc with its -dbg package" 0 timeout -k 1 $T "$phasor" report "$tmp/log7" --json
+    modules "libc's debug file found by build id in /usr/lib/debug" "$tmp/out" \
+        "frames[0]['function'] == '__libc_start_call_main'"
+else
+    skip "libc's debug file by build id" "libc6-dbg not installed"
+fi
+
 expect_exit "--no-symbols" 0 timeout -k 1 $T "$phasor" report "$tmp/log" --json --no-symbols
 modules "--no-symbols: every frame 'off'" "$tmp/out" \
     "all(f['status'] == 'off' for f in frames) and all(x['status'] == 'off' for x in mods)"

@@ -4,12 +4,14 @@
  * A path of "SELF" is this program (its /proc/self/exe target) with the offset of a call
  * in it, so the report can resolve it to a function; "SELF-CHANGED" is the same file with
  * a build id that is not its own; "SELF=PATH" is PATH (a copy of this program, say) with
- * that offset. Other paths are written as given, without a build id.
+ * that offset; "PATH@0xOFF" is PATH with offset OFF. Other paths are written as given,
+ * with offset 0x1234; none has a build id but SELF-CHANGED.
  * Usage: sites_mklog DIR PATH...  (DIR must exist). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <link.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -74,11 +76,18 @@ int main(int argc, char **argv)
             p += 5;
             is_self = 1;
         }
+        const char *at = strstr(p, "@0x");
+        uint64_t at_off = at ? strtoull(at + 3, NULL, 16) : 0x1234;
+        char given[PLOG_SITE_MAX_PATH];
+        if (at) {
+            snprintf(given, sizeof(given), "%.*s", (int)(at - p), p);
+            p = given;
+        }
         uint8_t buf[PLOG_SITE_MAX_PATH + 256];
         plog_wcur_t w = {buf, buf + sizeof(buf), 0};
         plog_site_put_module(&w, (uint32_t)i + 1, p, (uint32_t)strlen(p),
                              changed ? wrong_id : NULL, changed ? sizeof(wrong_id) : 0);
-        plog_site_frame_t f = {(uint32_t)i + 1, is_self || changed ? off : 0x1234};
+        plog_site_frame_t f = {(uint32_t)i + 1, is_self || changed ? off : at_off};
         plog_site_put_site(&w, (uint32_t)i + 1, 1, &f);
         if (w.overflow || plog_writer_frame(&g.w, PLOG_FRAME_CALLSITES, 0, 2, buf,
                                             (size_t)(w.p - buf)) != PLOG_OK) {
