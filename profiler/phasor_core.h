@@ -125,6 +125,9 @@ void phasor_writer_end_locked(const char *kv, size_t len);
  * current (waiting until the writer gave it back), or write it here when there is no
  * writer thread. */
 void phasor_writer_take(slot_t *s, size_t len, uint32_t n);
+/* A thread of the shim's own (writer, watch): asynchronous signals blocked, named. 0 when it
+ * started (pthread_create's result otherwise). */
+int phasor_thread_start(pthread_t *t, void *(*fn)(void *), const char *name);
 /* Start the writer thread (unless the writes are inline), with the signals blocked. */
 void phasor_writer_start_thread(void);
 /* Stop it after it wrote everything queued. */

@@ -24,7 +24,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -219,19 +218,8 @@ void phasor_watch_start(void)
     pthread_cond_init(&w_cond, &ca);
     pthread_condattr_destroy(&ca);
     w_stop = 0;
-    /* created with the asynchronous signals blocked, like the writer thread: a signal meant
-     * for the application never lands here */
-    sigset_t all, was;
-    sigfillset(&all);
-    const int faults[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS};
-    for (size_t i = 0; i < sizeof(faults) / sizeof(faults[0]); i++)
-        sigdelset(&all, faults[i]);
-    pthread_sigmask(SIG_BLOCK, &all, &was);
-    if (pthread_create(&watch_thread, NULL, watch_main, NULL) == 0) {
+    if (phasor_thread_start(&watch_thread, watch_main, "phasor-watch") == 0)
         watch_running = 1;
-        pthread_setname_np(watch_thread, "phasor-watch");
-    }
-    pthread_sigmask(SIG_SETMASK, &was, NULL);
 }
 
 void phasor_watch_stop(void)

@@ -371,27 +371,34 @@ void phasor_writer_choose(void)
 }
 
 
-void phasor_writer_start_thread(void)
+/* The shim's threads (writer, watch) are created with every asynchronous signal blocked,
+ * so that none is delivered to them: a signal meant for the application goes to its own
+ * threads, and a fatal one is never handled on a thread the handler waits for. Faults stay
+ * open: one raised by such a thread itself, blocked, would end the process without any
+ * handler (the MPI library's backtrace, phasor's END frame). 0 when it started. */
+int phasor_thread_start(pthread_t *t, void *(*fn)(void *), const char *name)
 {
-    /* The writer is created with every asynchronous signal blocked, so that none is
-     * delivered to it: a signal meant for the application goes to its own threads, and a
-     * fatal one is never handled on the thread whose queue the handler waits to drain.
-     * Faults stay open: one raised by the writer itself, blocked, would end the process
-     * without any handler (the MPI library's backtrace, phasor's END frame). */
     sigset_t all, was;
     sigfillset(&all);
     const int faults[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS};
     for (size_t i = 0; i < sizeof(faults) / sizeof(faults[0]); i++)
         sigdelset(&all, faults[i]);
     pthread_sigmask(SIG_BLOCK, &all, &was);
-    if (!phasor_cfg.inline_writer &&
-        pthread_create(&writer_thread, NULL, writer_main, NULL) == 0) {
-        writer_thread_running = 1;
-        pthread_setname_np(writer_thread, "phasor-writer");
-        if (phasor_writer_pinned)
-            pthread_setaffinity_np(writer_thread, sizeof(writer_cpus), &writer_cpus);
-    }
+    int rc = pthread_create(t, NULL, fn, NULL);
+    if (rc == 0)
+        pthread_setname_np(*t, name);
     pthread_sigmask(SIG_SETMASK, &was, NULL);
+    return rc;
+}
+
+void phasor_writer_start_thread(void)
+{
+    if (phasor_cfg.inline_writer ||
+        phasor_thread_start(&writer_thread, writer_main, "phasor-writer") != 0)
+        return;
+    writer_thread_running = 1;
+    if (phasor_writer_pinned)
+        pthread_setaffinity_np(writer_thread, sizeof(writer_cpus), &writer_cpus);
 }
 
 void phasor_writer_stop_thread(void)
