@@ -1,5 +1,5 @@
 /* phasor_clocksync.c: offset of each rank's monotonic clock to rank 0's, measured by
- * min-round-trip ping-pong on the shim's private communicator (never the app's).
+ * min-round-trip ping-pong on phasor_shim_comm (every message of it received before it returns).
  *
  * Rank 0 serves every other rank in turn, PHASOR_SYNC_ROUNDS exchanges each. For the
  * exchange with the smallest round trip, rank 0's reply time is assumed to fall in the
@@ -16,14 +16,14 @@
 void phasor_clocksync(unsigned phase, plog_sync_sample_t *out)
 {
     assert(phase == PLOG_SYNC_INIT || phase == PLOG_SYNC_FINALIZE);
-    assert(phasor_private_comm != MPI_COMM_NULL); /* collective on the shim's own comm */
+    assert(phasor_shim_comm != MPI_COMM_NULL); /* collective on the shim's own comm */
     out->phase = phase;
     out->offset_ns = 0;
     out->rtt_ns = 0;
     out->local_ns = phasor_mono_ns();
     if (phasor_world_size <= 1)
         return;
-    MPI_Comm c = phasor_private_comm;
+    MPI_Comm c = phasor_shim_comm;
     if (phasor_world_rank == 0) {
         for (int r = 1; r < phasor_world_size; r++) {
             for (int k = 0; k < PHASOR_SYNC_ROUNDS; k++) {

@@ -11,7 +11,7 @@
 volatile sig_atomic_t phasor_log_closed;
 
 static plog_sync_sample_t sync_fin_sample;
-static int finishing;
+static int finishing, fin_synced;
 static uint64_t job_events, job_dropped, job_failed;
 
 void phasor_finish_begin(void)
@@ -20,17 +20,25 @@ void phasor_finish_begin(void)
         return;
     finishing = 1;
     __atomic_store_n(&phasor_active, 0, __ATOMIC_RELEASE);
-    phasor_clocksync(PLOG_SYNC_FINALIZE, &sync_fin_sample);
     uint64_t mine[3], sum[3] = {0, 0, 0};
     int threads;
     phasor_totals(&mine[0], &mine[1], &threads);
     mine[0] += 1; /* the Finalize event itself, recorded after the library's finalize */
     mine[2] = (uint64_t)phasor_writer_failed();
-    PMPI_Reduce(mine, sum, 3, MPI_UINT64_T, MPI_SUM, 0, phasor_private_comm);
+    /* a communicator of our own for as long as the shim's traffic takes: the application
+     * may have left a receive posted on MPI_COMM_WORLD; every rank is here, none in a call */
+    if (PMPI_Comm_dup(MPI_COMM_WORLD, &phasor_shim_comm) == MPI_SUCCESS) {
+        phasor_clocksync(PLOG_SYNC_FINALIZE, &sync_fin_sample);
+        fin_synced = 1;
+        PMPI_Reduce(mine, sum, 3, MPI_UINT64_T, MPI_SUM, 0, phasor_shim_comm);
+        PMPI_Comm_free(&phasor_shim_comm);
+    } else { /* no second clock sample (the reader then keeps the first), own totals */
+        phasor_shim_comm = MPI_COMM_NULL;
+        memcpy(sum, mine, sizeof(sum));
+    }
     job_events = sum[0];
     job_dropped = sum[1];
     job_failed = sum[2];
-    PMPI_Comm_free(&phasor_private_comm);
 }
 
 /* Allocates nothing (static buffer, writer memory kept) so that the signal path can use it. */
@@ -102,7 +110,8 @@ void phasor_finish_end(uint64_t t0, uint64_t t1, int rc)
             phasor_handoff(&phasor_slots[i]);
     phasor_writer_stop_thread();
     pthread_mutex_lock(&phasor_write_lock);
-    phasor_write_sync_locked(&sync_fin_sample);
+    if (fin_synced)
+        phasor_write_sync_locked(&sync_fin_sample);
     phasor_write_tail_locked("finalize");
     phasor_writer_abandon();
     pthread_mutex_unlock(&phasor_write_lock);

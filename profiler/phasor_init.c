@@ -61,7 +61,7 @@ static void choose_dir(void)
         strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
         snprintf(phasor_cfg.dir, sizeof(phasor_cfg.dir), "phasor-%s-%ld", stamp, (long)getpid());
     }
-    PMPI_Bcast(phasor_cfg.dir, sizeof(phasor_cfg.dir), MPI_CHAR, 0, phasor_private_comm);
+    PMPI_Bcast(phasor_cfg.dir, sizeof(phasor_cfg.dir), MPI_CHAR, 0, phasor_shim_comm);
 }
 
 /* PHASOR_PROBE: measure the network before the application starts, and keep what this
@@ -69,7 +69,7 @@ static void choose_dir(void)
 static void run_probe(void)
 {
     int lo_hi[2] = {phasor_cfg.probe, -phasor_cfg.probe}, agreed[2];
-    if (PMPI_Allreduce(lo_hi, agreed, 2, MPI_INT, MPI_MIN, phasor_private_comm) != MPI_SUCCESS)
+    if (PMPI_Allreduce(lo_hi, agreed, 2, MPI_INT, MPI_MIN, phasor_shim_comm) != MPI_SUCCESS)
         return;
     if (agreed[0] != -agreed[1]) {
         if (phasor_world_rank == 0)
@@ -80,8 +80,9 @@ static void run_probe(void)
         return;
     pprobe_opts_t o;
     pprobe_defaults((pprobe_mode_t)agreed[0], &o);
+    o.on_comm = 1;
     pprobe_result_t res;
-    int rc = pprobe_run(MPI_COMM_WORLD, PPROBE_NO_GATHER, &o, &res);
+    int rc = pprobe_run(phasor_shim_comm, PPROBE_NO_GATHER, &o, &res);
     if (rc != MPI_SUCCESS) {
         phasor_warn("rank %d: the network probe failed (MPI error %d): no probe results",
                     phasor_world_rank, rc);
@@ -145,7 +146,7 @@ static int open_log(int required, int provided)
         err = phasor_writer_open(path, &h, kv.p, kv.len);
     free(kv.p);
     int mine[2] = {err ? err : INT_MAX, phasor_world_rank}, first[2];
-    PMPI_Allreduce(mine, first, 1, MPI_2INT, MPI_MINLOC, phasor_private_comm);
+    PMPI_Allreduce(mine, first, 1, MPI_2INT, MPI_MINLOC, phasor_shim_comm);
     if (first[0] == INT_MAX)
         return 1;
     if (err == 0) {
@@ -161,15 +162,10 @@ static int open_log(int required, int provided)
     return 0;
 }
 
-void phasor_start(unsigned call, uint64_t t0, uint64_t t1, int rc, int required, int provided)
+/* Everything the ranks do together before recording starts. */
+static void start_log(unsigned call, uint64_t t0, uint64_t t1, int rc, int required,
+                      int provided)
 {
-    if (rc != MPI_SUCCESS)
-        return;
-    assert(!phasor_active && phasor_private_comm == MPI_COMM_NULL); /* MPI starts once */
-    PMPI_Comm_rank(MPI_COMM_WORLD, &phasor_world_rank);
-    PMPI_Comm_size(MPI_COMM_WORLD, &phasor_world_size);
-    if (PMPI_Comm_dup(MPI_COMM_WORLD, &phasor_private_comm) != MPI_SUCCESS)
-        return;
     set_up();
     if (!open_log(required, provided))
         return;
@@ -192,4 +188,21 @@ void phasor_start(unsigned call, uint64_t t0, uint64_t t1, int rc, int required,
     __atomic_store_n(&phasor_active, 1, __ATOMIC_RELEASE);
     if (th)
         phasor_record_raw(call, t0, t1, rc, PLOG_NONE);
+}
+
+void phasor_start(unsigned call, uint64_t t0, uint64_t t1, int rc, int required, int provided)
+{
+    if (rc != MPI_SUCCESS)
+        return;
+    assert(!phasor_active && phasor_shim_comm == MPI_COMM_NULL); /* MPI starts once */
+    PMPI_Comm_rank(MPI_COMM_WORLD, &phasor_world_rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &phasor_world_size);
+    /* No communicator of our own here: one created before the application's, even freed
+     * again, changes the library's state enough that Open MPI 4.1's treematch component
+     * hangs in MPI_Dist_graph_create in some runs (doc/design.md, "The shim's own
+     * communicators"). MPI_COMM_WORLD is safe inside MPI_Init: the application has nothing
+     * posted yet, and every message sent here is received here. */
+    phasor_shim_comm = MPI_COMM_WORLD;
+    start_log(call, t0, t1, rc, required, provided);
+    phasor_shim_comm = MPI_COMM_NULL;
 }

@@ -11,7 +11,11 @@
 #pragma GCC visibility push(hidden) /* the shim's own: see phasor_rt.h */
 
 extern int phasor_world_rank, phasor_world_size;
-extern MPI_Comm phasor_private_comm; /* dup of MPI_COMM_WORLD: the shim's own traffic */
+/* The communicator of the shim's own traffic: MPI_COMM_WORLD inside MPI_Init (nothing of the
+ * application's can be in flight yet, and no communicator is created: see phasor_start), a
+ * duplicate inside MPI_Finalize (a receive the application left posted must not match
+ * ours), MPI_COMM_NULL in between. */
+extern MPI_Comm phasor_shim_comm;
 
 /* Lifecycle, called by pmpi/wrappers_lifecycle.c. t0/t1 are raw stamps around the PMPI call. */
 void phasor_start(unsigned call, uint64_t t0, uint64_t t1, int rc, int required, int provided);
@@ -32,7 +36,7 @@ int phasor_callsite_init(int depth);
 uint64_t *phasor_callsite_cache_new(void);
 void phasor_callsite_flush(void (*emit)(uint32_t n, const void *buf, size_t len), int try_only);
 
-/* Clock alignment (phasor_clocksync.c): min-RTT ping-pong with rank 0 on the private comm. */
+/* Clock alignment (phasor_clocksync.c): min-RTT ping-pong with rank 0 on phasor_shim_comm. */
 void phasor_clocksync(unsigned phase, plog_sync_sample_t *out);
 
 #pragma GCC visibility pop

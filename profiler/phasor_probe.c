@@ -467,7 +467,8 @@ static int summarise(plog_probe_entry_t *mine, size_t *nmine, int me, sampleset_
 
 /* One probe on a rank: what it measured and summarised. */
 typedef struct probe {
-    MPI_Comm c;               /* private duplicate of the probed communicator */
+    MPI_Comm c;               /* private duplicate of the probed communicator, or itself */
+    int own;                  /* c is the duplicate: freed at the end */
     int me, p;
     const pprobe_opts_t *o;
     uint64_t seed;            /* rank 0's (or root's) */
@@ -488,7 +489,7 @@ static void probe_free(probe_t *pr)
         free_sets(pr->sets, (size_t)pr->nslots * (size_t)pr->ns);
     free(pr->buf);
     free(pr->mine);
-    if (pr->c != MPI_COMM_NULL)
+    if (pr->own && pr->c != MPI_COMM_NULL)
         PMPI_Comm_free(&pr->c);
 }
 
@@ -638,7 +639,12 @@ int pprobe_run(MPI_Comm comm, int root, const pprobe_opts_t *o, pprobe_result_t 
     memset(res, 0, sizeof(*res));
     int rc = MPI_SUCCESS;
     probe_t pr = {.c = MPI_COMM_NULL, .o = o, .seed = o->seed};
-    CHECK(PMPI_Comm_dup(comm, &pr.c));
+    if (o->on_comm) {
+        pr.c = comm;
+    } else {
+        CHECK(PMPI_Comm_dup(comm, &pr.c));
+        pr.own = 1;
+    }
     PMPI_Comm_rank(pr.c, &pr.me);
     PMPI_Comm_size(pr.c, &pr.p);
     CHECK(PMPI_Bcast(&pr.seed, 1, MPI_UINT64_T, root >= 0 ? root : 0, pr.c));

@@ -1,5 +1,6 @@
 /* phasor_probe.h: the live network-health probe (phasor_probe.c). Times point-to-point
- * messages between the ranks of a communicator with PMPI calls on a private duplicate, and
+ * messages between the ranks of a communicator with PMPI calls on a private duplicate (or on
+ * the communicator itself: pprobe_opts_t.on_comm), and
  * summarises the samples as quantiles per (source, destination, size) and per (source, size).
  * Used by the phasor-probe program and by the shim at MPI_Init (PHASOR_PROBE=quick|full).
  *
@@ -51,6 +52,9 @@ typedef struct pprobe_opts {
     int reps_max;     /* quick: at most */
     int max_rounds;   /* quick: tournament rounds used (partners per rank), <= P-1 */
     uint64_t seed;    /* rank 0's value is used by all */
+    int on_comm;      /* measure on comm itself, not on a duplicate: for a caller that knows
+                       * nothing else can be in flight on it (the shim inside MPI_Init, where
+                       * creating a communicator would change the application's) */
 } pprobe_opts_t;
 
 /* The defaults of each mode (budget 0.8 s, 3..200 reps, 16 rounds; full: 5 reps). */

@@ -15,7 +15,7 @@ PHASOR_TLS phasor_thread_t *phasor_tls;
 static PHASOR_TLS phasor_thread_t tls_dead = {.dead = 1};
 
 int phasor_world_rank, phasor_world_size;
-MPI_Comm phasor_private_comm = MPI_COMM_NULL;
+MPI_Comm phasor_shim_comm = MPI_COMM_NULL;
 
 slot_t phasor_slots[MAX_SLOTS];
 static int nslots; /* claimed so far (atomic) */

@@ -322,6 +322,64 @@ void phasor_writer_take(slot_t *s, size_t len, uint32_t n)
     pthread_mutex_unlock(&q_lock);
 }
 
+/* The 64-bit FNV-1a hash of this host's name: ranks with equal keys share a node. */
+static uint64_t host_key(void)
+{
+    char name[256] = "";
+    gethostname(name, sizeof(name) - 1);
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+        h = (h ^ *p) * 0x100000001b3ull;
+    return h;
+}
+
+/* The union of the CPU masks of the ranks that share this rank's node, and how many they
+ * are, without a communicator of the node (creating one would change the application's:
+ * phasor_start): the host keys are gathered, the lowest rank of each node collects its
+ * ranks' masks and sends back their union. 0 on success (the same on every rank). */
+static int node_cpus(cpu_set_t *used, int *local)
+{
+    MPI_Comm c = phasor_shim_comm;
+    const int tag = 4243, me = phasor_world_rank, p = phasor_world_size;
+    uint64_t *keys = malloc(sizeof(uint64_t) * (size_t)p);
+    int ok = keys != NULL;
+    PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, c);
+    if (!ok) {
+        free(keys);
+        return -1;
+    }
+    const uint64_t key = host_key();
+    PMPI_Allgather(&key, 1, MPI_UINT64_T, keys, 1, MPI_UINT64_T, c);
+    int leader = -1;
+    *local = 0;
+    for (int r = 0; r < p; r++)
+        if (keys[r] == key) {
+            leader = leader < 0 ? r : leader;
+            ++*local;
+        }
+    cpu_set_t mine;
+    CPU_ZERO(&mine);
+    if (sched_getaffinity(0, sizeof(mine), &mine) != 0)
+        CPU_ZERO(&mine);
+    if (me != leader) {
+        PMPI_Send(&mine, sizeof(mine), MPI_BYTE, leader, tag, c);
+        PMPI_Recv(used, sizeof(*used), MPI_BYTE, leader, tag, c, MPI_STATUS_IGNORE);
+    } else {
+        *used = mine;
+        for (int r = me + 1; r < p; r++)
+            if (keys[r] == key) {
+                cpu_set_t other;
+                PMPI_Recv(&other, sizeof(other), MPI_BYTE, r, tag, c, MPI_STATUS_IGNORE);
+                CPU_OR(used, used, &other);
+            }
+        for (int r = me + 1; r < p; r++)
+            if (keys[r] == key)
+                PMPI_Send(used, sizeof(*used), MPI_BYTE, r, tag, c);
+    }
+    free(keys);
+    return 0;
+}
+
 /* A writer thread only pays off when it has a core of its own: with every core running a
  * rank that busy-polls in MPI, it preempts ranks and their peers wait (measured: ping-pong
  * on 2 ranks / 2 cores slower with the thread than with inline writes). In auto mode the
@@ -333,30 +391,10 @@ void phasor_writer_choose(void)
     if (phasor_cfg.inline_writer >= 0)
         return;
     phasor_cfg.inline_writer = 1;
-    MPI_Comm node;
-    if (PMPI_Comm_split_type(phasor_private_comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
-                             &node) != MPI_SUCCESS)
-        return;
-    int local = 1;
-    PMPI_Comm_size(node, &local);
-    cpu_set_t mine, *all = malloc(sizeof(cpu_set_t) * (size_t)local);
-    CPU_ZERO(&mine);
-    if (sched_getaffinity(0, sizeof(mine), &mine) != 0)
-        CPU_ZERO(&mine);
-    int ok = all != NULL;
-    PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, node);
-    if (ok)
-        PMPI_Allgather(&mine, sizeof(mine), MPI_BYTE, all, sizeof(mine), MPI_BYTE, node);
-    PMPI_Comm_free(&node);
-    if (!ok) {
-        free(all);
-        return;
-    }
     cpu_set_t used;
-    CPU_ZERO(&used);
-    for (int i = 0; i < local; i++)
-        CPU_OR(&used, &used, &all[i]);
-    free(all);
+    int local = 1;
+    if (node_cpus(&used, &local) != 0)
+        return;
     long online = sysconf(_SC_NPROCESSORS_ONLN);
     CPU_ZERO(&writer_cpus);
     for (long c = 0; c < online && c < CPU_SETSIZE; c++)

@@ -122,6 +122,7 @@ if build "$bdir" --enable-werror MPICC="$mpicc"; then
   [ $mpitests -eq 1 ] && run_step "command line and transparency ($mpi)" "$bdir/tests/mpi/run_cli_tests.sh"
   [ $mpitests -eq 1 ] && run_step "endings without MPI_Finalize ($mpi)" "$bdir/tests/mpi/run_ending_tests.sh"
   [ $mpitests -eq 1 ] && run_step "a hung job killed by its launcher ($mpi)" "$bdir/tests/mpi/run_hang_tests.sh"
+  [ $mpitests -eq 1 ] && run_step "distributed graph topologies, 50 runs on Open MPI (treematch) ($mpi)" "$bdir/tests/mpi/run_distgraph_tests.sh"
   [ $mpitests -eq 1 ] && run_step "call sites ($mpi)" "$bdir/tests/mpi/run_callsite_tests.sh"
   [ $mpitests -eq 1 ] && run_step "collective steps ($mpi)" "$bdir/tests/mpi/run_steps_tests.sh"
   [ $mpitests -eq 1 ] && run_step "network probe ($mpi)" "$bdir/tests/mpi/run_probe_tests.sh"
