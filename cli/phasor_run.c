@@ -277,6 +277,7 @@ int phasor_cmd_run(int argc, char **argv)
     else
         snprintf(preload, sizeof(preload), "%s", lib);
     setenv("PHASOR_DIR", dir, 1);
+    setenv("PHASOR_SUMMARY", "1", 0); /* the line that says where the logs went */
     enum launcher l = detect_launcher(op.cmd[0]);
     char *names;
     char **nv = run_argv(l, op.cmd, op.ncmd, preload, &names);

@@ -90,6 +90,7 @@ void phasor_read_config(int rank)
     phasor_cfg.callsite_depth = 4;
     const char *q = getenv("PHASOR_QUIET");
     phasor_cfg.quiet = q && *q && strcmp(q, "0") != 0;
+    phasor_cfg.summary = -1;
     const char *v;
     long l;
     if ((v = getenv("PHASOR_BUFFER")) && *v) {
@@ -128,6 +129,13 @@ void phasor_read_config(int rank)
             phasor_cfg.inline_writer = 0;
         else if (strcmp(v, "auto") != 0 && rank == 0)
             phasor_warn("PHASOR_WRITER=%s is not 'auto', 'thread' or 'inline'; using auto", v);
+    }
+    if ((v = getenv("PHASOR_SUMMARY")) && *v) {
+        if (strcmp(v, "0") == 0 || strcmp(v, "1") == 0)
+            phasor_cfg.summary = v[0] == '1';
+        else if (rank == 0)
+            phasor_warn("PHASOR_SUMMARY=%s is not 0 or 1; the line only when events were lost",
+                        v);
     }
     if ((v = getenv("PHASOR_PROBE")) && *v) {
         if (strcmp(v, "quick") == 0)

@@ -38,6 +38,7 @@ typedef struct phasor_cfg {
     int inline_writer;
     unsigned file_mode;
     int quiet;
+    int summary; /* PHASOR_SUMMARY: 1 always, 0 never, -1 only when events were lost */
     int callsite_depth;
     int probe; /* 0 off, else enum pprobe_mode */
     uint64_t flush_ns; /* PHASOR_FLUSH: records older than this are written; 0 = off */
