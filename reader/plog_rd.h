@@ -220,7 +220,7 @@ typedef struct req_tab {
     req_ent_t *pool;
     size_t npool, cappool;
     uint32_t freelist;    /* index + 1 */
-    uint64_t serial;      /* completion events seen (marks entries named in one event) */
+    uint64_t serial;      /* events that named requests (marks entries named in one event) */
     uint64_t orphans;     /* open starts given up (their handle was reused) */
 } req_tab_t;
 

@@ -435,6 +435,8 @@ rec_link_free(rstream_t *s, const plog_event_t *ev, plog_rec_t *r, uint8_t cflag
         return;
     }
     size_t slot;
+    q->serial++; /* an event of its own: before the rank's first completion every entry's
+                  * picked (0) would equal the serial and count as named already */
     uint32_t k = req_open_choose(q, ev->request, ev->t_start, r->thread, 0, &slot);
     const req_ent_t *def = req_pers_get(q, ev->request);
     if (k != REQ_NONE || def != NULL) {

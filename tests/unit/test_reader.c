@@ -1614,6 +1614,34 @@ Test(requests, test_cancel_free)
     rq_end(&q, run);
 }
 
+/* Cancel and Request_free before the rank's first Wait or Test: each names its own start
+ * (no completion has been seen yet, so nothing was ever picked). */
+Test(requests, cancel_free_before_any_completion)
+{
+    rq_t q;
+    rq_begin(&q);
+    rq_isend(&q, 0, 1000, 1100, 0xd0, 1, 1, 8, PLOG_CALL_MPI_Irecv);
+    rq_ev(&q, 0, PLOG_CALL_MPI_Cancel, 1200, 1300, 0xd0);
+    rq_ev(&q, 0, PLOG_CALL_MPI_Request_free, 1400, 1500, 0xd0);
+    rq_isend(&q, 0, 1600, 1700, 0xd1, 1, 1, 8, PLOG_CALL_MPI_Irecv);
+    rq_ev(&q, 0, PLOG_CALL_MPI_Cancel, 1800, 1900, 0xd1);
+    plog_event_t *e = rq_ev(&q, 0, PLOG_CALL_MPI_Wait, 2000, 2100, 0xd1);
+    (void)e;
+    rq_status(&q, 0, 1);
+    pgen_status(&q.g, 0, 0xd1, 1, 1, PLOG_STATUS_CANCELLED, 0);
+    got_t g[8];
+    plog_run_t *run;
+    size_t n = rq_read(&q, g, 8, &run);
+    cr_assert_eq(n, 6);
+    cr_assert_eq(g[1].request, 1, "Cancel names its request");
+    cr_assert_eq(g[2].request, 1, "Request_free ends it");
+    cr_assert_eq(g[4].request, 2, "the second Cancel names the second Irecv");
+    cr_assert_eq(g[5].sid[0], 2);
+    cr_assert_eq(g[5].scanc[0], 1, "its status stays cancelled: MPI_Cancel named it");
+    cr_assert_eq(plog_run_nwarnings(run), 0, "no warning");
+    rq_end(&q, run);
+}
+
 Test(requests, comm_idup_and_matched_probes)
 {
     rq_t q;
