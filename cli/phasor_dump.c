@@ -35,7 +35,7 @@ static void o_bytes(out_t *o, uint64_t v)
 static const char *const flag_names[] = {"inplace", "flag_true", "recvspec",  "handles",
                                          "status",  "vsend",     "vrecv",     "newcomm",
                                          "truncated", "inter",   "message",   "collinfo",
-                                         "measured"};
+                                         "measured",  "renewed"};
 #define N_FLAG_NAMES (sizeof(flag_names) / sizeof(flag_names[0]))
 
 static void o_flags(out_t *o, uint32_t flags, const char *sep, int json)

@@ -6,7 +6,8 @@
  *
  * In this order, each part present only with its flag:
  *   PLOG_F_RECVSPEC  1 word   posted source << 32 | posted tag   (plog_extras_pair)
- *   PLOG_F_HANDLES   list     n, then n handles (PLOG_F_MESSAGE: one MPI_Message)
+ *   PLOG_F_HANDLES   list     n, then n handles (PLOG_F_MESSAGE: one MPI_Message;
+ *                             PLOG_F_RENEWED: the handles after a Start(all), then before)
  *   PLOG_F_STATUS    list     n, then n entries of PLOG_STATUS_WORDS words (plog_format.h)
  *   PLOG_F_VSEND     list     n, then n byte counts, one per peer
  *   PLOG_F_VRECV     list     n, then n byte counts, one per peer

@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #define PLOG_MAGIC "PHASORLG"           /* 8 bytes, no terminator on disk */
-#define PLOG_VERSION 8u             /* written; 2: CALLSITES payload defined (plog_sites.h);
+#define PLOG_VERSION 9u             /* written; 2: CALLSITES payload defined (plog_sites.h);
                                      * 3: PROBE payload defined (plog_probe.h);
                                      * 4: EVENTS extras: handles and status source/tag
                                      *    stored small (plog_codec.c);
@@ -25,7 +25,9 @@
                                      * 7: a quick PROBE's exchange samples are the
                                      *    pair's (the longer side's), same layout;
                                      * 8: and timed from the later posting, on one
-                                     *    clock, same layout */
+                                     *    clock, same layout;
+                                     * 9: PLOG_F_RENEWED (Start/Startall whose
+                                     *    requests MPI gave new handles) */
 #define PLOG_VERSION_MIN 1u         /* oldest the reader reads (1: no call-site tables) */
 #define PLOG_FRAME_MAGIC 0x4d524650u    /* "PFRM" */
 #define PLOG_FILE_PATTERN "rank-%06d.plog"
@@ -136,9 +138,13 @@ enum plog_event_flags {
                                  * Mrecv, Imrecv), not requests: links a receive to its probe */
     PLOG_F_MEASURED = 1u << 12, /* version 2: the shim performed this collective itself; its
                                  * transfers are the STEP events just before it on its thread */
-    PLOG_F_COLLINFO = 1u << 11  /* version 2: two words a collective's algorithm depends on:
+    PLOG_F_COLLINFO = 1u << 11, /* version 2: two words a collective's algorithm depends on:
                                  * w0 send type size | recv type size << 32 (bytes, 0: not
                                  * significant here), w1 the op: PLOG_OP_* | commutative << 8 */
+    PLOG_F_RENEWED = 1u << 13   /* version 9, Start/Startall only: MPI gave a request started
+                                 * a new handle (Open MPI, a buffered send still in flight):
+                                 * HANDLES holds the n handles after the call, then the n
+                                 * before it, whole (never cut) */
 };
 
 /* Reduction operations in COLLINFO (0: the call has no op). */
@@ -246,7 +252,8 @@ PLOG_AT_(plog_hash_trailer_t, len, 4);
 PLOG_AT_(plog_hash_trailer_t, hash, 8);
 _Static_assert(sizeof(plog_event_t) == 72 && sizeof(plog_event_t) % sizeof(uint64_t) == 0,
                "an event's extras (uint64 words) follow it aligned");
-_Static_assert(PLOG_F_MEASURED <= UINT16_MAX && PLOG_F_COLLINFO <= UINT16_MAX,
+_Static_assert(PLOG_F_MEASURED <= UINT16_MAX && PLOG_F_COLLINFO <= UINT16_MAX &&
+                   PLOG_F_RENEWED <= UINT16_MAX,
                "the flags fit plog_event_t.flags (uint16)");
 _Static_assert(sizeof(PLOG_MAGIC) - 1 == sizeof(((plog_file_header_t *)0)->magic),
                "PLOG_MAGIC fills the header's magic, without a terminator");

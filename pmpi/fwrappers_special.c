@@ -299,7 +299,7 @@ PFW_ALIASES(mpi_testsome_, mpi_testsome, mpi_testsome__, MPI_TESTSOME)
 
 /* ---- persistent starts, freeing, cancelling ---- */
 
-/* Start, Request_free, Cancel: request = the handle before the call. */
+/* Request_free, Cancel: request = the handle before the call. */
 #define PFW_REQ_WRAPPER(fname, lname, lname2, uname, CALL, pre)                             \
     PFW_DECL(fname, MPI_Fint *request, MPI_Fint *ierr);                                     \
     void fname(MPI_Fint *request, MPI_Fint *ierr)                                           \
@@ -318,12 +318,44 @@ PFW_ALIASES(mpi_testsome_, mpi_testsome, mpi_testsome__, MPI_TESTSOME)
     }                                                                                       \
     PFW_ALIASES(fname, lname, lname2, uname)
 
-PFW_REQ_WRAPPER(mpi_start_, mpi_start, mpi_start__, MPI_START, PLOG_CALL_MPI_Start, (void)0)
+/* Start: as the C one (the handle before, and after when MPI gave a new one) */
+PFW_DECL(mpi_start_, MPI_Fint *request, MPI_Fint *ierr);
+void mpi_start_(MPI_Fint *request, MPI_Fint *ierr)
+{
+    phasor_thread_t *th = phasor_enter();
+    if (!th) {
+        pmpi_start_(request, ierr);
+        return;
+    }
+    const MPI_Request h = pfw_req(request);
+    uint64_t t0 = phasor_now();
+    pmpi_start_(request, ierr);
+    pw_record_start(th, t0, *ierr, h, *ierr == MPI_SUCCESS ? pfw_req(request) : h);
+    phasor_leave(th);
+}
+PFW_ALIASES(mpi_start_, mpi_start, mpi_start__, MPI_START)
 PFW_REQ_WRAPPER(mpi_request_free_, mpi_request_free, mpi_request_free__, MPI_REQUEST_FREE,
                 PLOG_CALL_MPI_Request_free, (void)0)
 /* from now on completions ask MPI_Test_cancelled (see the C MPI_Cancel) */
 PFW_REQ_WRAPPER(mpi_cancel_, mpi_cancel, mpi_cancel__, MPI_CANCEL, PLOG_CALL_MPI_Cancel,
                 phasor_cancel_seen = 1)
+
+PFW_DECL(mpi_grequest_complete_, MPI_Fint *request, MPI_Fint *ierr);
+void mpi_grequest_complete_(MPI_Fint *request, MPI_Fint *ierr)
+{
+    phasor_thread_t *th = phasor_enter();
+    if (!th) {
+        pmpi_grequest_complete_(request, ierr);
+        return;
+    }
+    const MPI_Request h = pfw_req(request);
+    uint64_t t0 = phasor_now();
+    pmpi_grequest_complete_(request, ierr);
+    pw_record_request(th, PLOG_CALL_MPI_Grequest_complete, t0, *ierr, h);
+    phasor_leave(th);
+}
+PFW_ALIASES(mpi_grequest_complete_, mpi_grequest_complete, mpi_grequest_complete__,
+            MPI_GREQUEST_COMPLETE)
 
 PFW_DECL(mpi_startall_, MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *ierr);
 void mpi_startall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *ierr)
@@ -333,12 +365,20 @@ void mpi_startall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *ierr)
         pmpi_startall_(count, array_of_requests, ierr);
         return;
     }
+    /* the C handles before the call in the second half of the scratch, after it in the
+     * first (Open MPI may give a request still in flight a new handle) */
+    const int n = array_of_requests != NULL && *count > 0 ? *count : 0;
+    const MPI_Request *before = NULL;
+    if (n > 0 && phasor_scratch_reserve(th, 2 * (size_t)n)) {
+        for (int i = 0; i < n; i++)
+            th->req_scratch[n + i] = PMPI_Request_f2c(array_of_requests[i]);
+        before = th->req_scratch + n;
+    }
     uint64_t t0 = phasor_now();
     pmpi_startall_(count, array_of_requests, ierr);
     uint64_t t1 = phasor_now();
-    /* Startall leaves the handles as they were: read them after the call */
-    const int n = array_of_requests != NULL && *count > 0 ? *count : 0;
-    pw_record_startall(th, t0, t1, *ierr, pfw_save_requests(th, n, array_of_requests), n);
+    pw_record_startall(th, t0, t1, *ierr, pfw_save_requests(th, n, array_of_requests), before,
+                       n);
     phasor_leave(th);
 }
 PFW_ALIASES(mpi_startall_, mpi_startall, mpi_startall__, MPI_STARTALL)

@@ -375,16 +375,62 @@ PW_INLINE void pw_record_request(phasor_thread_t *th, unsigned call, uint64_t t0
     }
 }
 
-/* Startall: HANDLES = the n handles started (read after the call: it leaves them as they
- * were; reqs NULL: there was no memory to convert them), cut to the room there is. */
+/* RENEWED: HANDLES = the n handles after a Start(all), then the n before it, only whole
+ * (the reader pairs them by position). 0 when none changed (or nothing to compare). */
+static inline size_t pw_put_renewed(plog_event_t *ev, uint64_t *x, size_t room,
+                                    const MPI_Request *after, const MPI_Request *before, int n)
+{
+    int changed = 0;
+    for (int i = 0; after != NULL && before != NULL && i < n && !changed; i++)
+        changed = after[i] != before[i];
+    if (!changed)
+        return 0;
+    if (room < 1 + 2 * (size_t)n) {
+        ev->flags |= PLOG_F_TRUNCATED;
+        return 0;
+    }
+    size_t k = plog_extras_list(ev, x, room, PLOG_F_HANDLES, 2 * (size_t)n, 1);
+    for (size_t i = 0; i < (size_t)n; i++) {
+        x[1 + i] = phasor_handle_value(after[i]);
+        x[1 + (size_t)n + i] = phasor_handle_value(before[i]);
+    }
+    ev->flags |= PLOG_F_RENEWED;
+    return 1 + k;
+}
+
+/* Start: request = the handle started, as it was before the call; if MPI gave the request
+ * a new handle (Open MPI does for a buffered send still in flight), RENEWED with both. */
+PW_INLINE void pw_record_start(phasor_thread_t *th, uint64_t t0, int rc, MPI_Request before,
+                               MPI_Request after)
+{
+    plog_event_t *ev = phasor_event_begin(th, PLOG_CALL_MPI_Start, t0, phasor_now(), rc,
+                                          after != before ? 3 : 0);
+    if (ev) {
+        ev->request = phasor_handle_value(before);
+        size_t nx = rc == MPI_SUCCESS ? pw_put_renewed(ev, phasor_extras(ev),
+                                                       phasor_extras_room(th, ev), &after,
+                                                       &before, 1)
+                                      : 0;
+        phasor_event_end(th, ev, nx);
+    }
+}
+
+/* Startall: HANDLES = the n handles started, read after the call (reqs NULL: there was no
+ * memory to convert them), cut to the room there is; or, when MPI gave some of them new
+ * handles (before: the array as it was, NULL if not kept), RENEWED with both arrays. */
 PW_INLINE void pw_record_startall(phasor_thread_t *th, uint64_t t0, uint64_t t1, int rc,
-                                  const MPI_Request *reqs, int n)
+                                  const MPI_Request *reqs, const MPI_Request *before, int n)
 {
     plog_event_t *ev =
-        phasor_event_begin(th, PLOG_CALL_MPI_Startall, t0, t1, rc, n ? 1 + (size_t)n : 0);
-    if (ev)
-        phasor_event_end(th, ev, pw_put_requests(ev, phasor_extras(ev), phasor_extras_room(th, ev),
-                                                 reqs, n, 0, 0));
+        phasor_event_begin(th, PLOG_CALL_MPI_Startall, t0, t1, rc, n ? 1 + 2 * (size_t)n : 0);
+    if (!ev)
+        return;
+    uint64_t *x = phasor_extras(ev);
+    size_t room = phasor_extras_room(th, ev);
+    size_t nx = rc == MPI_SUCCESS ? pw_put_renewed(ev, x, room, reqs, before, n) : 0;
+    if (!(ev->flags & PLOG_F_RENEWED))
+        nx = pw_put_requests(ev, x, room, reqs, n, 0, 0);
+    phasor_event_end(th, ev, nx);
 }
 
 /* Comm_idup: the parent's id, the request, NEWCOMM = the new communicator's id. */

@@ -10,8 +10,11 @@
  *                          entry per completed request
  *   Testany/all/some       STATUS entries only: a polling loop must stay cheap
  *   Test, Testany, Testall PLOG_F_FLAG_TRUE when the flag came back true
- *   Start                  request = the handle started; Startall: HANDLES = the handles
+ *   Start                  request = the handle started; Startall: HANDLES = the handles;
+ *                          both RENEWED with the handles after and before when MPI
+ *                          gave a request a new handle
  *   Request_free, Cancel   request = the handle before the call
+ *   Grequest_complete      request = the handle given
  *   Comm_free/disconnect   comm = the id the communicator had; Comm_idup: NEWCOMM, request
  * A status entry is [handle, source/tag, bytes, index] (format/plog_extras.h);
  * MPI_REQUEST_NULL inputs give none. */
@@ -185,7 +188,7 @@ PW_ENTRY int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *out
 
 /* ---- persistent starts, freeing, cancelling ---- */
 
-/* Start, Request_free and Cancel: one request in, the handle before the call recorded. */
+/* Request_free and Cancel: one request in, the handle before the call recorded. */
 PW_INLINE int pw_request(int (*fn)(MPI_Request *), unsigned call, MPI_Request *request)
 {
     phasor_thread_t *th = phasor_enter();
@@ -201,7 +204,15 @@ PW_INLINE int pw_request(int (*fn)(MPI_Request *), unsigned call, MPI_Request *r
 
 PW_ENTRY int MPI_Start(MPI_Request *request)
 {
-    return pw_request(PMPI_Start, PLOG_CALL_MPI_Start, request);
+    phasor_thread_t *th = phasor_enter();
+    if (!th)
+        return PMPI_Start(request);
+    const MPI_Request h = request ? *request : MPI_REQUEST_NULL;
+    uint64_t t0 = phasor_now();
+    int rc = PMPI_Start(request);
+    pw_record_start(th, t0, rc, h, rc == MPI_SUCCESS && request ? *request : h);
+    phasor_leave(th);
+    return rc;
 }
 
 PW_ENTRY int MPI_Request_free(MPI_Request *request)
@@ -217,15 +228,30 @@ PW_ENTRY int MPI_Cancel(MPI_Request *request)
     return pw_request(PMPI_Cancel, PLOG_CALL_MPI_Cancel, request);
 }
 
+/* the request by value: named, not completed (the application's Wait/Test completes it) */
+PW_ENTRY int MPI_Grequest_complete(MPI_Request request)
+{
+    phasor_thread_t *th = phasor_enter();
+    if (!th)
+        return PMPI_Grequest_complete(request);
+    uint64_t t0 = phasor_now();
+    int rc = PMPI_Grequest_complete(request);
+    pw_record_request(th, PLOG_CALL_MPI_Grequest_complete, t0, rc, request);
+    phasor_leave(th);
+    return rc;
+}
+
 PW_ENTRY int MPI_Startall(int count, MPI_Request array_of_requests[])
 {
     phasor_thread_t *th = phasor_enter();
     if (!th)
         return PMPI_Startall(count, array_of_requests);
+    /* the handles as they were: Open MPI may give a request still in flight a new one */
+    const MPI_Request *before = pw_save_requests(th, count, array_of_requests);
     uint64_t t0 = phasor_now();
     int rc = PMPI_Startall(count, array_of_requests);
     uint64_t t1 = phasor_now();
-    pw_record_startall(th, t0, t1, rc, array_of_requests,
+    pw_record_startall(th, t0, t1, rc, array_of_requests, before,
                        array_of_requests != NULL && count > 0 ? count : 0);
     phasor_leave(th);
     return rc;

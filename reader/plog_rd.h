@@ -118,7 +118,8 @@ enum run_callf { /* what the reader needs to know of a call id (run->call_flags)
     CALLF_ALL = 4,       /* ...all */
     CALLF_GETSTATUS = 8, /* MPI_Request_get_status: names its request, completes nothing */
     CALLF_CANCEL = 16,
-    CALLF_ARRAY = 32     /* ...all, ...any, ...some */
+    CALLF_ARRAY = 32,    /* ...all, ...any, ...some */
+    CALLF_NAMES = 64     /* MPI_Grequest_complete: names its request, as Cancel, no more */
 };
 
 typedef struct rank_priv {

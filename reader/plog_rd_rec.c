@@ -14,6 +14,7 @@ typedef struct rec_parts { /* an event's extras, split by its flags */
     int has_recvspec, has_newcomm, has_collinfo;
     uint64_t recvspec, newcomm, collinfo[2];
     const uint64_t *handles, *status, *vsend, *vrecv;
+    const uint64_t *before; /* RENEWED: the handles before the Start(all), nh of them */
     uint32_t nh, ns, nvs, nvr;
 } rec_parts_t;
 
@@ -58,7 +59,7 @@ static int rec_parse_extras(const plog_event_t *ev, const uint64_t *x, rec_parts
 {
     /* field by field: a memset here compiled to rep stos, slow to start, once per event */
     p->has_recvspec = p->has_newcomm = p->has_collinfo = 0;
-    p->handles = p->status = p->vsend = p->vrecv = NULL;
+    p->handles = p->status = p->vsend = p->vrecv = p->before = NULL;
     p->nh = p->ns = p->nvs = p->nvr = 0;
     if (ev->nextra == 0)
         return ev->flags & PLOG_EXTRAS_FLAGS ? ((ev->flags & PLOG_F_TRUNCATED) ? 0 : -1) : 0;
@@ -91,6 +92,14 @@ static int rec_parse_extras(const plog_event_t *ev, const uint64_t *x, rec_parts
         case PLOG_F_STATUS: p->status = base; p->ns = (uint32_t)k; break;
         case PLOG_F_VSEND: p->vsend = base; p->nvs = (uint32_t)k; break;
         default: p->vrecv = base; p->nvr = (uint32_t)k; break;
+        }
+    }
+    if ((f & PLOG_F_RENEWED) && p->handles != NULL) { /* after, then before: never cut */
+        if (p->nh % 2 != 0 && !cut)
+            return -1;
+        if (p->nh % 2 == 0) {
+            p->nh /= 2;
+            p->before = p->handles + p->nh;
         }
     }
     if (f & PLOG_F_NEWCOMM) {
@@ -394,7 +403,20 @@ static uint64_t rec_start_instance(rstream_t *s, const plog_rec_t *r, uint64_t h
     return inf.id;
 }
 
-/* Start/Startall: an instance of each persistent request named. */
+/* MPI gave the persistent request `before` the handle `after` inside a Start: its
+ * definition goes by the new handle from now on (the old one is the library's again). */
+static void rec_renew(rstream_t *s, uint64_t before, uint64_t after)
+{
+    const req_ent_t *def = req_pers_get(&s->req, before);
+    if (def == NULL || after == 0)
+        return; /* the start then names no definition, and says so */
+    const req_ent_t e = *def;
+    req_pers_drop(&s->req, before);
+    (void)req_pers_put(&s->req, after, e.lc, e.inter, e.t_end, e.thread, &e.info);
+}
+
+/* Start/Startall: an instance of each persistent request named, under the handle it has
+ * after the call. */
 static __attribute__((noinline)) void
 rec_link_start(rstream_t *s, const plog_event_t *ev, plog_rec_t *r, const rec_parts_t *p)
 {
@@ -408,15 +430,22 @@ rec_link_start(rstream_t *s, const plog_event_t *ev, plog_rec_t *r, const rec_pa
     for (uint32_t i = 0; i < p->nh; i++) {
         if (p->handles[i] == 0)
             continue;
+        if (p->before != NULL && p->before[i] != p->handles[i])
+            rec_renew(s, p->before[i], p->handles[i]);
         uint64_t id = rec_start_instance(s, r, p->handles[i], ev->t_end, &s->iv[ni]);
         if (id != 0) {
             s->hv[i].id = id;
             s->hv[i].start = &s->iv[ni++];
         }
     }
+    if (ev->call == PLOG_CALL_MPI_Start && p->nh == 1 && s->hv[0].start != NULL) {
+        r->request = s->hv[0].id; /* a renewed Start: its one instance */
+        r->req = s->hv[0].start;
+    }
 }
 
-/* Request_free ends the request (and a persistent definition); Cancel only names it. */
+/* Request_free ends the request (and a persistent definition); Cancel and
+ * Grequest_complete only name it. */
 static __attribute__((noinline)) void
 rec_link_free(rstream_t *s, const plog_event_t *ev, plog_rec_t *r, uint8_t cflags)
 {
@@ -429,7 +458,7 @@ rec_link_free(rstream_t *s, const plog_event_t *ev, plog_rec_t *r, uint8_t cflag
             s->rinfo = def->info;
             r->request = s->rinfo.id;
             r->req = &s->rinfo;
-            if (!(cflags & CALLF_CANCEL))
+            if (!(cflags & (CALLF_CANCEL | CALLF_NAMES)))
                 req_pers_drop(q, ev->request);
         }
         return;
@@ -449,7 +478,7 @@ rec_link_free(rstream_t *s, const plog_event_t *ev, plog_rec_t *r, uint8_t cflag
     if (cflags & CALLF_CANCEL) {
         if (k != REQ_NONE)
             q->pool[k].cancelled = 1;
-    } else {
+    } else if (!(cflags & CALLF_NAMES)) {
         if (k != REQ_NONE)
             req_open_close_at(q, k, slot);
         req_pers_drop(q, ev->request);

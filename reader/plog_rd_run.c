@@ -74,6 +74,8 @@ static void run_init_calls(plog_run_t *run)
             f |= CALLF_GETSTATUS;
         if (strcmp(name, "MPI_Cancel") == 0)
             f |= CALLF_CANCEL;
+        if (strcmp(name, "MPI_Grequest_complete") == 0)
+            f |= CALLF_NAMES;
         run->call_flags[id] = f;
     }
 }

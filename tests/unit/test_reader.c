@@ -1614,6 +1614,51 @@ Test(requests, test_cancel_free)
     rq_end(&q, run);
 }
 
+/* MPI gave persistent requests new handles inside Start and Startall (RENEWED): the
+ * definitions follow, so the completions on the new handles and the frees link. */
+Test(requests, renewed_handles)
+{
+    rq_t q;
+    rq_begin(&q);
+    rq_isend(&q, 0, 1000, 1100, 0xa0, 3, 1, 32, PLOG_CALL_MPI_Bsend_init);
+    rq_ev(&q, 0, PLOG_CALL_MPI_Start, 1200, 1300, 0xa0)->flags = PLOG_F_HANDLES | PLOG_F_RENEWED;
+    uint64_t one[3] = {2, 0xb0, 0xa0};
+    pgen_extra(&q.g, 0, one, 3);
+    rq_ev(&q, 0, PLOG_CALL_MPI_Wait, 1400, 1500, 0xb0);
+    rq_status(&q, 0, 1);
+    pgen_status(&q.g, 0, 0xb0, 0, 0, 0, 0);
+    rq_isend(&q, 0, 1600, 1700, 0xa1, 3, 2, 8, PLOG_CALL_MPI_Bsend_init);
+    rq_ev(&q, 0, PLOG_CALL_MPI_Startall, 1800, 1900, 0)->flags = PLOG_F_HANDLES | PLOG_F_RENEWED;
+    uint64_t two[5] = {4, 0xb1, 0xb0, 0xa1, 0xb0}; /* after b1, b0; before a1, b0 */
+    pgen_extra(&q.g, 0, two, 5);
+    rq_ev(&q, 0, PLOG_CALL_MPI_Waitall, 2000, 2100, 0);
+    rq_status(&q, 0, 2);
+    pgen_status(&q.g, 0, 0xb1, 0, 0, 0, 0);
+    pgen_status(&q.g, 0, 0xb0, 0, 0, 0, 1);
+    rq_ev(&q, 0, PLOG_CALL_MPI_Request_free, 2200, 2300, 0xb0);
+    rq_ev(&q, 0, PLOG_CALL_MPI_Request_free, 2400, 2500, 0xb1);
+    rq_ev(&q, 0, PLOG_CALL_MPI_Start, 2600, 2700, 0xa0); /* freed under its new handle */
+    got_t g[16];
+    plog_run_t *run;
+    size_t n = rq_read(&q, g, 16, &run);
+    cr_assert_eq(n, 9);
+    cr_assert_eq(g[1].request, 2, "the renewed Start's instance");
+    cr_assert_eq(g[1].req_def, 1);
+    cr_assert_eq(g[1].nh, 1, "one request started");
+    cr_assert_eq(g[2].sid[0], 2, "completed under its new handle");
+    cr_assert_eq(g[4].nh, 2);
+    cr_assert_eq(g[4].hid[0], 4);
+    cr_assert_eq(g[4].hid[1], 5);
+    cr_assert_eq(g[5].sid[0], 4);
+    cr_assert_eq(g[5].sid[1], 5);
+    cr_assert_eq(g[6].request, 1, "frees the first definition");
+    cr_assert_eq(g[7].request, 3, "frees the second");
+    cr_assert_eq(g[8].request, 0, "the old handle names nothing any more");
+    cr_assert_eq(plog_run_nwarnings(run), 1);
+    cr_assert(has_warning(run, "1 Start calls named a handle with no persistent request", NULL));
+    rq_end(&q, run);
+}
+
 /* Cancel and Request_free before the rank's first Wait or Test: each names its own start
  * (no completion has been seen yet, so nothing was ever picked). */
 Test(requests, cancel_free_before_any_completion)
