@@ -583,6 +583,58 @@ def persistent(c, P, r, ctx):
     c.finish()
 
 
+def requests(c, P, r, ctx):
+    right, left = (r + 1) % P, (r + P - 1) % P
+    big = 4 << 20
+    c.ev('MPI_Init')
+    # cancelled and freed before the rank's first completion, then cancelled and waited for
+    c.start('MPI_Irecv', 'c1', 'cancelled', comm=WORLD, peer=r, tag=99, rbytes=4)
+    for call in ('MPI_Cancel', 'MPI_Request_free'):
+        gi, e = c.take(call)
+        c.eq(gi, e, 'rc', 0)
+        c.eq(gi, e, 'request', c.req['c1'])
+    c.pending.discard('c1')
+    c.start('MPI_Irecv', 'c2', 'cancelled', comm=WORLD, peer=r, tag=98, rbytes=4)
+    gi, e = c.take('MPI_Cancel')
+    c.eq(gi, e, 'request', c.req['c2'])
+    gi, e = c.take('MPI_Wait')
+    c.eq(gi, e, 'request', c.req['c2'])
+    sts = e.get('status') or []
+    if len(sts) != 1 or sts[0]['request'] != c.req['c2'] or not sts[0]['cancelled']:
+        c.err(f"MPI_Wait of the cancelled receive: status {sts}, expected one, cancelled", gi)
+    c.mark(gi, ('status_req', 0))     # the rest of a cancelled request's status is undefined
+    c.pending.discard('c2')
+    # buffered persistent sends, restarted while the last may be in flight: whatever handle
+    # MPI gives them, every Start opens an instance its Wait completes
+    c.pinit('MPI_Bsend_init', 'B', SEND_ST, comm=WORLD, peer=right, tag=5, bytes=big)
+    for it in range(4):
+        c.pstart('B')
+        c.wait('B')
+        c.ev('MPI_Recv', comm=WORLD, peer=left, tag=5, rbytes=big, recv=(left, 5, big))
+    c.pinit('MPI_Bsend_init', 'B1', SEND_ST, comm=WORLD, peer=right, tag=6, bytes=big)
+    c.pinit('MPI_Bsend_init', 'B2', SEND_ST, comm=WORLD, peer=right, tag=7, bytes=big)
+    for it in range(4):
+        c.pstartall(['B1', 'B2'])
+        c.waitall(['B1', 'B2'])
+        for tag in (6, 7):
+            c.ev('MPI_Recv', comm=WORLD, peer=left, tag=tag, rbytes=big, recv=(left, tag, big))
+    for n in ('B', 'B1', 'B2'):
+        c.reqfree('MPI_Request_free', n)
+    # generalized requests: MPI leaves their status to the query function; the log's is
+    # that of a request that is neither a send nor a receive
+    c.start('MPI_Grequest_start', 'g1', SEND_ST)
+    gi, e = c.take('MPI_Grequest_complete')
+    c.eq(gi, e, 'rc', 0)
+    c.eq(gi, e, 'request', c.req['g1'])
+    c.wait('g1')
+    c.start('MPI_Grequest_start', 'g2', SEND_ST)
+    c.ev('MPI_Test', request=c.req['g2'], flag_true=False)
+    gi, e = c.take('MPI_Grequest_complete')
+    c.eq(gi, e, 'request', c.req['g2'])
+    c.poll('MPI_Test', ['g2'])
+    c.finish()
+
+
 def probe(c, P, r, ctx):
     right, left = (r + 1) % P, (r + P - 1) % P
     c.ev('MPI_Init')
@@ -1172,6 +1224,7 @@ def bigtype(c, P, r, ctx):
 
 PROGRAMS = {
     't_p2p_modes': p2p_modes, 't_p2p_any': p2p_any, 't_persistent': persistent,
+    't_requests': requests,
     't_probe': probe, 't_colls': colls, 't_icolls': icolls, 't_subcomm': subcomm,
     't_threads': None, 't_transparent': transparent, 'stencil': stencil,
     't_fortran': fortran, 't_fortran_req': fortran_req, 't_fortran_colls': fortran_colls,
@@ -1305,7 +1358,8 @@ class Checker:
             cls, call, rid = e['class'], e['call'], e.get('request', 0)
             if e['rc'] != 0:
                 continue
-            if cls in ('isend', 'irecv', 'icoll') or call == 'MPI_Comm_idup':
+            if cls in ('isend', 'irecv', 'icoll') or call in ('MPI_Comm_idup',
+                                                               'MPI_Grequest_start'):
                 if not rid or rid in open_ or rid in done or rid in defs:
                     fail(f"rank {r}, event #{gi}: {call} request id {rid} not new")
                 open_[rid] = gi
@@ -1335,6 +1389,9 @@ class Checker:
                     done.add(x)
             elif call == 'MPI_Request_free':
                 defs.discard(rid)
+                if rid in open_:     # an active request freed: it ends unseen
+                    del open_[rid]
+                    done.add(rid)
         for x in self.ended.get(r, ()):
             open_.pop(x, None)       # ended by a completion call that returned an error
         if open_:
@@ -1363,7 +1420,7 @@ class Checker:
                     got[(s['source'], r, s['tag'], s['bytes'])] += 1
         # persistent sends: t_persistent starts each of its 4 requests equally often,
         # t_fortran_req each of its 2
-        nreq = {'t_persistent': 4, 't_fortran_req': 2}.get(self.prog)
+        nreq = {'t_persistent': 4, 't_fortran_req': 2, 't_requests': 3}.get(self.prog)
         if nreq:
             for r in range(self.np):
                 mine = [e for e in events if e['rank'] == r and e['rc'] == 0]
