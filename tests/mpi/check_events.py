@@ -388,6 +388,20 @@ class Cursor:
             self.ev(call, flag_true=False, **kw)
             self.chk.loose.add(self.events[self.pos - 1][0])
 
+    def cancel_wait(self, name):
+        """MPI_Cancel of the receive `name`, then the MPI_Wait that completes it cancelled."""
+        gi, e = self.take('MPI_Cancel')
+        self.eq(gi, e, 'request', self.req[name])
+        self.eq(gi, e, 'rc', 0)
+        gi, e = self.take('MPI_Wait')
+        self.eq(gi, e, 'request', self.req[name])
+        sts = e.get('status') or []
+        if len(sts) != 1 or sts[0]['request'] != self.req[name] or not sts[0]['cancelled']:
+            self.err(f"MPI_Wait of the cancelled receive: status {sts}, expected one, "
+                     f"cancelled", gi)
+        self.mark(gi, ('status_req', 0))  # the rest of a cancelled request's status is undefined
+        self.pending.discard(name)
+
     def reqfree(self, call, name):
         """Request_free of a persistent request: refers to its definition or its last start."""
         gi, e = self.take(call)
@@ -595,15 +609,7 @@ def requests(c, P, r, ctx):
         c.eq(gi, e, 'request', c.req['c1'])
     c.pending.discard('c1')
     c.start('MPI_Irecv', 'c2', 'cancelled', comm=WORLD, peer=r, tag=98, rbytes=4)
-    gi, e = c.take('MPI_Cancel')
-    c.eq(gi, e, 'request', c.req['c2'])
-    gi, e = c.take('MPI_Wait')
-    c.eq(gi, e, 'request', c.req['c2'])
-    sts = e.get('status') or []
-    if len(sts) != 1 or sts[0]['request'] != c.req['c2'] or not sts[0]['cancelled']:
-        c.err(f"MPI_Wait of the cancelled receive: status {sts}, expected one, cancelled", gi)
-    c.mark(gi, ('status_req', 0))     # the rest of a cancelled request's status is undefined
-    c.pending.discard('c2')
+    c.cancel_wait('c2')
     # buffered persistent sends, restarted while the last may be in flight: whatever handle
     # MPI gives them, every Start opens an instance its Wait completes
     c.pinit('MPI_Bsend_init', 'B', SEND_ST, comm=WORLD, peer=right, tag=5, bytes=big)
@@ -1020,16 +1026,7 @@ def transparent(c, P, r, ctx):
     c.reqfree('MPI_Request_free', 'P2')
     c.reqfree('MPI_Request_free', 'P1')
     c.start('MPI_Irecv', 'x', 'cancelled', comm=WORLD, peer=r, tag=999, rbytes=8)
-    gi, e = c.take('MPI_Cancel')
-    c.eq(gi, e, 'request', c.req['x'])
-    c.eq(gi, e, 'rc', 0)
-    gi, e = c.take('MPI_Wait')
-    c.eq(gi, e, 'request', c.req['x'])
-    sts = e.get('status') or []
-    if len(sts) != 1 or sts[0]['request'] != c.req['x'] or not sts[0]['cancelled']:
-        c.err(f"MPI_Wait of the cancelled receive: status {sts}, expected one, cancelled", gi)
-    c.mark(gi, ('status_req', 0))     # the rest of a cancelled request's status is undefined
-    c.pending.discard('x')
+    c.cancel_wait('x')
     c.ev('MPI_Iprobe', comm=WORLD, peer=ANY, tag=998, flag_true=False)
     c.newcomm('MPI_Comm_split', 'half', None if r % 2 else list(range(0, P, 2)), parent=WORLD,
               comm=WORLD)
