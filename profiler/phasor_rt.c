@@ -13,13 +13,13 @@ volatile int phasor_active;
 volatile int phasor_cancel_seen;
 PHASOR_TLS phasor_thread_t *phasor_tls;
 static PHASOR_TLS phasor_thread_t tls_dead = {.dead = 1};
+uint64_t phasor_dead_calls;
 
 int phasor_world_rank, phasor_world_size;
 MPI_Comm phasor_shim_comm = MPI_COMM_NULL;
 
 slot_t phasor_slots[MAX_SLOTS];
 static int nslots; /* claimed so far (atomic) */
-static uint64_t dead_thread_calls; /* atomic: calls of threads that got no slot */
 _Static_assert(offsetof(slot_t, th) == 0, "phasor_thread_t pointers are slot pointers");
 
 int phasor_slots_used(void)
@@ -30,7 +30,7 @@ int phasor_slots_used(void)
 
 uint64_t phasor_dead_thread_calls(void)
 {
-    return __atomic_load_n(&dead_thread_calls, __ATOMIC_RELAXED);
+    return __atomic_load_n(&phasor_dead_calls, __ATOMIC_RELAXED);
 }
 
 void phasor_totals(uint64_t *events, uint64_t *dropped, int *threads)
@@ -98,9 +98,9 @@ phasor_thread_t *phasor_thread_attach(void)
 {
     phasor_thread_t *th = claim_slot();
     if (th == NULL) {
-        /* Over the thread budget (or out of memory): this thread's calls are counted, and
-         * the log says how many were not recorded. */
-        __atomic_fetch_add(&dead_thread_calls, 1, __ATOMIC_RELAXED);
+        /* Over the thread budget (or out of memory): this thread's calls are counted (here
+         * and in phasor_enter), and the log says how many were not recorded. */
+        __atomic_fetch_add(&phasor_dead_calls, 1, __ATOMIC_RELAXED);
         phasor_tls = &tls_dead;
         return NULL;
     }

@@ -37,7 +37,7 @@ typedef struct phasor_thread {
     uint8_t *end;
     int depth;            /* re-entrancy: > 0 while inside a wrapper */
     uint16_t slot;        /* thread number in the log (0 = first thread to call MPI) */
-    uint8_t dead;         /* slot could not be set up: count, don't record */
+    uint8_t dead;         /* no slot: count, don't record */
     uint64_t nevents;     /* events recorded by this thread */
     uint64_t dropped;     /* events lost (buffer could not be written) */
     uint64_t nflush;
@@ -68,6 +68,8 @@ extern volatile int phasor_active;
 extern PHASOR_TLS phasor_thread_t *phasor_tls;
 
 phasor_thread_t *phasor_thread_attach(void); /* first call of a thread: claim a slot */
+/* Calls of threads without a slot (over PHASOR_MAX_THREADS): atomic. */
+extern uint64_t phasor_dead_calls;
 
 static inline phasor_thread_t *phasor_enter(void)
 {
@@ -80,8 +82,12 @@ static inline phasor_thread_t *phasor_enter(void)
             return NULL;
     }
     int d = th->depth;
-    if (d != 0 || th->dead)
+    if (__builtin_expect(d != 0 || th->dead, 0)) {
+        /* every call of a thread without a slot is counted: the log says how many it lacks */
+        if (th->dead)
+            __atomic_fetch_add(&phasor_dead_calls, 1, __ATOMIC_RELAXED);
         return NULL;
+    }
     /* relaxed: plain stores, seen by the watch thread (phasor_watch.c); a wrapper that does
      * not say which call it makes (phasor_pending) is never named as blocked */
     __atomic_store_n(&th->pend_call, 0, __ATOMIC_RELAXED);
