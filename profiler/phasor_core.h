@@ -7,7 +7,8 @@
  *   phasor_finalize.c  its end (MPI_Finalize, MPI_Abort)
  *   phasor_endings.c   the ends without MPI_Finalize: fatal signals and exit()
  *
- * Each thread that calls MPI owns a slot with two record buffers. When one fills, the thread
+ * Each thread that calls MPI owns a slot with two record buffers (until it exits: the slot
+ * then goes to the next thread that calls MPI, phasor_rt.c). When one fills, the thread
  * hands it to the writer thread (which converts stamps to ns, encodes, compresses and
  * writes it) and carries on in the other; it only waits if the writer still holds that one.
  * The hot path therefore never locks, allocates or enters the kernel. */
@@ -60,7 +61,8 @@ typedef struct slot {
     int cur;
     int busy[2];        /* 1 while the writer holds that buffer (guarded by the queue lock) */
     uint64_t ev_mark;   /* th.nevents when the current buffer was started */
-    pid_t tid;
+    pid_t tid;          /* the OS thread that owns it now, or owned it last */
+    uint32_t uses;      /* threads that have owned it (release store at each claim) */
     int ready;          /* set up (release): the watch thread may look at it */
     /* The prefix of each buffer the watch thread already wrote (guarded by the write lock):
      * whoever writes the buffer next writes only the rest, and clears it. */
@@ -69,15 +71,23 @@ typedef struct slot {
     /* the watch thread's own view of the thread (phasor_watch.c) */
     uint64_t w_nev, w_t0, w_noted_t0, w_noted_ns;
     int w_in;
+    uint32_t w_uses; /* `uses` when it last looked: another value is another thread */
 } slot_t;
 
 extern slot_t phasor_slots[MAX_SLOTS];
-/* Slots set up so far, at most the thread budget. */
+/* Slots set up so far: at most the threads alive at once, up to the thread budget. */
 int phasor_slots_used(void);
-/* Every thread's records; dropped: lost to failed writes or to threads over the budget. */
+/* Threads that got a slot over the run (a slot is reused once its thread exits). */
+uint64_t phasor_threads_started(void);
+/* Every thread's records; dropped: lost to failed writes or to threads without a slot. */
 void phasor_totals(uint64_t *events, uint64_t *dropped, int *threads);
-/* Calls of threads that got no slot (atomic). */
+/* Calls of threads without a slot (atomic). */
 uint64_t phasor_dead_thread_calls(void);
+/* The log is ending: no slot changes hands any more (waits for a release under way), and
+ * every slot's current buffer goes to the writer (MPI_Finalize). */
+void phasor_slots_handoff_all(void);
+/* The same without the hand-off, for the ends that write the buffers themselves. */
+void phasor_slots_close(void);
 /* Give a slot's current buffer to the writer and continue in the other one. */
 void phasor_handoff(slot_t *s);
 /* Every thread's buffered records, for the ends that come without MPI_Finalize. Caller
@@ -126,6 +136,8 @@ void phasor_writer_end_locked(const char *kv, size_t len);
  * current (waiting until the writer gave it back), or write it here when there is no
  * writer thread. */
 void phasor_writer_take(slot_t *s, size_t len, uint32_t n);
+/* Wait until the writer thread gave back both of slot s's buffers (written). */
+void phasor_writer_wait_slot(slot_t *s);
 /* A thread of the shim's own (writer, watch): asynchronous signals blocked, named. 0 when it
  * started (pthread_create's result otherwise). */
 int phasor_thread_start(pthread_t *t, void *(*fn)(void *), const char *name);

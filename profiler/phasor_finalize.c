@@ -44,6 +44,8 @@ void phasor_finish_begin(void)
 /* Allocates nothing (static buffer, writer memory kept) so that the signal path can use it. */
 static char tail_buf[64 << 10];
 
+/* The counters and the ending come first: a full buffer drops the thread table's tail and
+ * the notes, never them. */
 void phasor_write_tail_locked(const char *ending)
 {
     uint64_t events, dropped;
@@ -51,18 +53,25 @@ void phasor_write_tail_locked(const char *ending)
     phasor_totals(&events, &dropped, &threads);
     kvbuf_t kv = {tail_buf, 0, sizeof(tail_buf), 1};
     phasor_kv_addf(&kv, "threads", "%d", threads);
-    for (int i = 0; i < threads; i++) {
-        char key[64];
-        snprintf(key, sizeof(key), "thread.%d.tid", i);
-        phasor_kv_addf(&kv, key, "%ld", (long)phasor_slots[i].tid);
-    }
+    phasor_kv_addf(&kv, "threads_started", "%llu",
+                   (unsigned long long)phasor_threads_started());
     phasor_kv_addf(&kv, "events", "%llu", (unsigned long long)events);
     phasor_kv_addf(&kv, "dropped_events", "%llu", (unsigned long long)dropped);
     phasor_kv_addf(&kv, "dead_thread_calls", "%llu",
                    (unsigned long long)phasor_dead_thread_calls());
     phasor_kv_addf(&kv, "writer_stalls", "%llu", (unsigned long long)phasor_writer_stalls);
-    phasor_watch_note_all(&kv, strcmp(ending, "finalize") != 0); /* where each thread was */
     phasor_kv_add(&kv, "ending", ending);
+    phasor_watch_note_all(&kv, strcmp(ending, "finalize") != 0); /* where each thread was */
+    for (int i = 0; i < threads; i++) {
+        char key[64];
+        snprintf(key, sizeof(key), "thread.%d.tid", i);
+        phasor_kv_addf(&kv, key, "%ld", (long)phasor_slots[i].tid);
+        uint32_t uses = __atomic_load_n(&phasor_slots[i].uses, __ATOMIC_RELAXED);
+        if (uses > 1) { /* absent: one thread */
+            snprintf(key, sizeof(key), "thread.%d.started", i);
+            phasor_kv_addf(&kv, key, "%lu", (unsigned long)uses);
+        }
+    }
     phasor_flush_defs_locked();
     phasor_write_frame_locked(PLOG_FRAME_META, 0, 0, kv.p, kv.len);
     phasor_writer_end_locked(kv.p, kv.len);
@@ -104,10 +113,7 @@ void phasor_finish_end(uint64_t t0, uint64_t t1, int rc)
     finishing = 0;
     phasor_record_raw(PLOG_CALL_MPI_Finalize, t0, t1, rc, PLOG_NONE);
     phasor_watch_stop();
-    int n = phasor_slots_used();
-    for (int i = 0; i < n; i++)
-        if (phasor_slots[i].th.buf)
-            phasor_handoff(&phasor_slots[i]);
+    phasor_slots_handoff_all();
     phasor_writer_stop_thread();
     pthread_mutex_lock(&phasor_write_lock);
     if (fin_synced)
@@ -141,6 +147,7 @@ void phasor_on_abort(uint64_t t0, int errorcode, MPI_Comm comm)
     /* MPI_Abort does not return: write everything now. Other threads may still be inside
      * MPI calls; their finished records are written, the lock stays held afterwards so
      * nothing touches the closed file. */
+    phasor_slots_close();
     phasor_watch_stop();
     phasor_writer_stop_thread();
     pthread_mutex_lock(&phasor_write_lock);

@@ -1,5 +1,11 @@
 /* phasor_rt.c: the per-thread record buffers behind phasor_rt.h (slots: phasor_core.h), and
- * the few records the runtime makes itself (Init, Finalize, Pcontrol). */
+ * the few records the runtime makes itself (Init, Finalize, Pcontrol).
+ *
+ * A slot is a thread's while it lives: when the thread exits, a key destructor hands its
+ * buffer to the writer, waits until both are written and puts the slot on a free list, so
+ * PHASOR_MAX_THREADS bounds the threads alive at once, not those started over the run. The
+ * log's thread number is the slot's: its frames are the events of successive threads, each
+ * one's written before the next one starts. */
 #define _GNU_SOURCE
 #include <assert.h>
 #include <stdlib.h>
@@ -12,6 +18,7 @@
 volatile int phasor_active;
 volatile int phasor_cancel_seen;
 PHASOR_TLS phasor_thread_t *phasor_tls;
+/* A thread without a slot (over the budget, or exiting after its slot was released) */
 static PHASOR_TLS phasor_thread_t tls_dead = {.dead = 1};
 uint64_t phasor_dead_calls;
 
@@ -19,13 +26,30 @@ int phasor_world_rank, phasor_world_size;
 MPI_Comm phasor_shim_comm = MPI_COMM_NULL;
 
 slot_t phasor_slots[MAX_SLOTS];
-static int nslots; /* claimed so far (atomic) */
+/* Claims, releases and the ends' hand-off of every slot exclude each other (cold paths). */
+static pthread_mutex_t slot_lock = PTHREAD_MUTEX_INITIALIZER;
+static int nslots;                   /* set up so far (written under slot_lock, read atomic) */
+static uint16_t free_slots[MAX_SLOTS]; /* released, for the next thread (under slot_lock) */
+static int nfree;
+static int slots_closed; /* the log is ending: buffers are the end's, no slot changes hands */
+static pthread_key_t exit_key;       /* its destructor releases the slot of an exiting thread */
+static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
+static int exit_key_ok;
 _Static_assert(offsetof(slot_t, th) == 0, "phasor_thread_t pointers are slot pointers");
+_Static_assert(MAX_SLOTS - 1 <= UINT16_MAX, "free_slots holds slot numbers");
 
 int phasor_slots_used(void)
 {
-    int n = __atomic_load_n(&nslots, __ATOMIC_RELAXED);
-    return n < phasor_cfg.max_threads ? n : phasor_cfg.max_threads;
+    return __atomic_load_n(&nslots, __ATOMIC_ACQUIRE);
+}
+
+uint64_t phasor_threads_started(void)
+{
+    int n = phasor_slots_used();
+    uint64_t started = 0;
+    for (int i = 0; i < n; i++)
+        started += __atomic_load_n(&phasor_slots[i].uses, __ATOMIC_RELAXED);
+    return started;
 }
 
 uint64_t phasor_dead_thread_calls(void)
@@ -71,27 +95,80 @@ plog_event_t *phasor_event_begin_slow(phasor_thread_t *th, size_t need)
     return (size_t)(th->end - th->pos) >= sizeof(plog_event_t) ? (plog_event_t *)th->pos : NULL;
 }
 
-static phasor_thread_t *claim_slot(void)
+/* Called by the thread that exits (arg: its slot), after its last MPI call. */
+static void release_slot(void *arg)
 {
-    int idx = __atomic_fetch_add(&nslots, 1, __ATOMIC_RELAXED);
-    if (idx >= phasor_cfg.max_threads || idx >= MAX_SLOTS)
-        return NULL;
-    slot_t *s = &phasor_slots[idx];
+    slot_t *s = arg;
+    phasor_thread_t *th = &s->th;
+    /* a later MPI call of this thread (another destructor's) must not record into a slot
+     * that another thread may own by then: it is counted, as a call without a slot */
+    phasor_tls = &tls_dead;
+    pthread_mutex_lock(&slot_lock);
+    /* once recording stopped the buffers are the end's to write (phasor_slots_handoff_all,
+     * the endings): the slot stays as it is */
+    if (!slots_closed && __atomic_load_n(&phasor_active, __ATOMIC_ACQUIRE)) {
+        phasor_handoff(s);
+        /* written before the next occupant's: the frames of one slot stay in time order */
+        phasor_writer_wait_slot(s);
+        /* a thread that left from inside a call (pthread_exit in a callback) */
+        __atomic_store_n(&th->pend_call, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->depth, 0, __ATOMIC_RELAXED);
+        free_slots[nfree++] = th->slot;
+    }
+    pthread_mutex_unlock(&slot_lock);
+}
+
+static void make_exit_key(void)
+{
+    exit_key_ok = pthread_key_create(&exit_key, release_slot) == 0;
+}
+
+/* A fresh slot's buffers (caller holds slot_lock). 0 without memory. */
+static int set_up_slot(slot_t *s, int idx)
+{
     s->bufs[0] = malloc(phasor_cfg.buffer);
     s->bufs[1] = malloc(phasor_cfg.buffer);
     if (!s->bufs[0] || !s->bufs[1]) {
         free(s->bufs[0]);
         free(s->bufs[1]);
         s->bufs[0] = s->bufs[1] = NULL;
-        return NULL;
+        return 0;
     }
-    s->tid = (pid_t)syscall(SYS_gettid);
     s->th.slot = (uint16_t)idx;
     s->th.buf = s->th.pos = s->bufs[0];
     s->th.end = s->th.buf + phasor_cfg.buffer;
     s->th.cs_cache = phasor_callsite_cache_new(); /* NULL: this thread's sites are 0 */
-    __atomic_store_n(&s->ready, 1, __ATOMIC_RELEASE);
-    return &s->th;
+    return 1;
+}
+
+/* A released slot keeps its buffers, call-site cache, scratch arrays and counters (totals
+ * stay exact); only who owns it changes. */
+static phasor_thread_t *claim_slot(void)
+{
+    pthread_once(&exit_key_once, make_exit_key);
+    int budget = phasor_cfg.max_threads < MAX_SLOTS ? phasor_cfg.max_threads : MAX_SLOTS;
+    slot_t *s = NULL;
+    pthread_mutex_lock(&slot_lock);
+    if (slots_closed) {
+        /* the log is ending: no new thread records */
+    } else if (nfree > 0) {
+        s = &phasor_slots[free_slots[--nfree]];
+    } else if (nslots < budget && set_up_slot(&phasor_slots[nslots], nslots)) {
+        s = &phasor_slots[nslots];
+        __atomic_store_n(&s->ready, 1, __ATOMIC_RELEASE);
+        __atomic_store_n(&nslots, nslots + 1, __ATOMIC_RELEASE);
+    }
+    if (s) {
+        s->tid = (pid_t)syscall(SYS_gettid);
+        /* release: the watch thread sees a new occupant and forgets the last one's call */
+        __atomic_store_n(&s->uses, s->uses + 1, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&slot_lock);
+    /* without the key (or its memory) the slot is this thread's until the end, as it was
+     * before slots were reused */
+    if (s && exit_key_ok)
+        (void)pthread_setspecific(exit_key, s);
+    return s ? &s->th : NULL;
 }
 
 phasor_thread_t *phasor_thread_attach(void)
@@ -106,6 +183,24 @@ phasor_thread_t *phasor_thread_attach(void)
     }
     phasor_tls = th;
     return th;
+}
+
+void phasor_slots_handoff_all(void)
+{
+    pthread_mutex_lock(&slot_lock);
+    slots_closed = 1;
+    int n = phasor_slots_used();
+    for (int i = 0; i < n; i++)
+        if (phasor_slots[i].th.buf)
+            phasor_handoff(&phasor_slots[i]);
+    pthread_mutex_unlock(&slot_lock);
+}
+
+void phasor_slots_close(void)
+{
+    pthread_mutex_lock(&slot_lock);
+    slots_closed = 1;
+    pthread_mutex_unlock(&slot_lock);
 }
 
 int phasor_scratch_reserve(phasor_thread_t *th, size_t n)

@@ -38,7 +38,8 @@ typedef struct phasor_thread {
     int depth;            /* re-entrancy: > 0 while inside a wrapper */
     uint16_t slot;        /* thread number in the log (0 = first thread to call MPI) */
     uint8_t dead;         /* no slot: count, don't record */
-    uint64_t nevents;     /* events recorded by this thread */
+    /* Per slot, over every thread that used it (a slot is reused once its thread exits) */
+    uint64_t nevents;     /* events recorded */
     uint64_t dropped;     /* events lost (buffer could not be written) */
     uint64_t nflush;
     uint64_t *cs_cache;   /* call-site cache (phasor_callsite.c), NULL when sites are off */
@@ -68,7 +69,8 @@ extern volatile int phasor_active;
 extern PHASOR_TLS phasor_thread_t *phasor_tls;
 
 phasor_thread_t *phasor_thread_attach(void); /* first call of a thread: claim a slot */
-/* Calls of threads without a slot (over PHASOR_MAX_THREADS): atomic. */
+/* Calls of threads without a slot (started while PHASOR_MAX_THREADS threads recorded, or
+ * calling while they exit, after their slot was released): atomic. */
 extern uint64_t phasor_dead_calls;
 
 static inline phasor_thread_t *phasor_enter(void)

@@ -116,6 +116,19 @@ static void note_returned(kvbuf_t *kv, slot_t *s, int in, uint64_t t0)
     }
 }
 
+/* Another thread owns the slot since the last look (phasor_rt.c): the last one's call
+ * returned before it exited, and what was seen of it says nothing about the new one. */
+static void note_new_owner(kvbuf_t *kv, slot_t *s)
+{
+    uint32_t uses = __atomic_load_n(&s->uses, __ATOMIC_ACQUIRE);
+    if (uses == s->w_uses)
+        return;
+    note_returned(kv, s, 0, 0);
+    s->w_in = 0;
+    s->w_t0 = s->w_nev = 0;
+    s->w_uses = uses;
+}
+
 static void tick(void)
 {
     phasor_clock_map_t m;
@@ -133,6 +146,7 @@ static void tick(void)
         slot_t *s = &phasor_slots[i];
         if (!__atomic_load_n(&s->ready, __ATOMIC_ACQUIRE))
             continue;
+        note_new_owner(&kv, s);
         flush_stale(s, &m, now_ns);
         unsigned call;
         uint64_t t0, nev;
@@ -174,6 +188,7 @@ void phasor_watch_note_all(kvbuf_t *kv, int pending)
         int peer, tag;
         if (!__atomic_load_n(&s->ready, __ATOMIC_ACQUIRE))
             continue;
+        note_new_owner(kv, s);
         int in = pending_of(s, &call, &t0, &comm, &peer, &tag, &req, &nev);
         /* a noted call that returned since the watch thread's last look (it may have stopped) */
         note_returned(kv, s, in, t0);

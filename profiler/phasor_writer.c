@@ -322,6 +322,16 @@ void phasor_writer_take(slot_t *s, size_t len, uint32_t n)
     pthread_mutex_unlock(&q_lock);
 }
 
+void phasor_writer_wait_slot(slot_t *s)
+{
+    if (!writer_thread_running)
+        return; /* inline writes: phasor_writer_take wrote it */
+    pthread_mutex_lock(&q_lock);
+    while (s->busy[0] || s->busy[1])
+        pthread_cond_wait(&done_cond, &q_lock);
+    pthread_mutex_unlock(&q_lock);
+}
+
 /* The 64-bit FNV-1a hash of this host's name: ranks with equal keys share a node. */
 static uint64_t host_key(void)
 {
