@@ -475,7 +475,11 @@ static void json_tail(out_t *o, const plog_run_t *run)
         else
             o_str(o, "null");
         jkey(o, "threads");
-        o_u64(o, kv_u64(rk, "threads", rk->n_threads));
+        uint64_t threads = kv_u64(rk, "threads", rk->n_threads);
+        o_u64(o, threads);
+        /* before slots were reused each slot had one thread */
+        jkey(o, "threads_started");
+        o_u64(o, kv_u64(rk, "threads_started", threads));
         o_chr(o, '}');
     }
     o_str(o, "\n],\n\"warnings\": [");

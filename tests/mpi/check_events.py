@@ -1334,10 +1334,10 @@ class Checker:
     def check_threads(self, r, mine, info, ctx):
         threads = sorted({e['thread'] for _, e in mine})
         if threads != list(range(len(threads))) or not 2 <= len(threads) <= 5 or \
-                info.get('threads') != len(threads):
-            fail(f"rank {r}: threads {threads} (rank table {info.get('threads')}), expected "
-                 f"the main thread 0 and the 4 workers in slots 1..4 (fewer when one ended "
-                 f"before another started)")
+                info.get('threads') != len(threads) or info.get('threads_started') != 5:
+            fail(f"rank {r}: threads {threads} (rank table {info.get('threads')}, "
+                 f"{info.get('threads_started')} started), expected the main thread 0 and "
+                 f"the 4 workers in slots 1..4 (fewer when one ended before another started)")
         tags = []
         for t in threads:
             sub = [(gi, e) for gi, e in mine if e['thread'] == t]
