@@ -19,6 +19,7 @@ Exit status: 0 all checks passed, 1 a check failed, 2 bad usage. Python 3 standa
 """
 import argparse
 import copy
+import itertools
 import json
 import random
 import re
@@ -936,6 +937,60 @@ def threads_worker(c, P, r, ctx):
     return tag
 
 
+# t_threadchurn.c: workers per rank, alive at once, calls per worker
+CHURN_WORKERS, CHURN_BATCH, CHURN_CALLS = 10000, 4, 3
+
+
+# What the checker compares of a t_threadchurn event besides its request ids (below); marked
+# for --selftest, which picks what to change among them.
+CHURN_VARYING = frozenset(('rank', 'thread', 'start_ns', 'end_ns', 'callsite', 'request',
+                           'requests', 'status'))
+CHURN_MARKS = (frozenset(('call', 'comm', 'peer', 'tag', 'bytes', 'rbytes', 'root', 'rc',
+                          'flags', 'request')),) * 2 + \
+    (frozenset(('call', 'rc', 'flags', 'request', ('status', 0), ('status', 1))),)
+
+
+def churn_worker(chk, r, t, sub, i, self_comm):
+    """One worker thread of t_threadchurn, events sub[i:i + 3] of its slot t: Irecv and Isend
+    to itself on MPI_COMM_SELF with its own number as the tag, then Waitall. The Cursor's
+    checks, as whole-event compares: 10 000 workers per rank, and --selftest checks ~40
+    mutants. Returns the tag."""
+    if len(sub) < i + 3:
+        fail(f"rank {r} thread {t}, event #{sub[i][0]}: {len(sub) - i} events left, expected "
+             f"a worker's Irecv, Isend, Waitall")
+    (ga, a), (gb, b), (gc, c) = sub[i:i + 3]
+    tag = a.get('tag')
+    if not isinstance(tag, int) or not 0 <= tag < CHURN_WORKERS:
+        fail(f"rank {r} thread {t}, event #{ga}: tag {tag}, not a worker number")
+    ra, rb = a.get('request'), b.get('request')
+    want = ((ga, a, {'call': 'MPI_Irecv', 'class': 'irecv', 'comm': self_comm, 'peer': r,
+                     'tag': tag, 'bytes': 0, 'rbytes': 16, 'root': NONE, 'rc': 0, 'flags': []}),
+            (gb, b, {'call': 'MPI_Isend', 'class': 'isend', 'comm': self_comm, 'peer': r,
+                     'tag': tag, 'bytes': 16, 'rbytes': 0, 'root': NONE, 'rc': 0, 'flags': []}),
+            (gc, c, {'call': 'MPI_Waitall', 'class': 'complete', 'comm': 0, 'peer': NONE,
+                     'tag': NONE, 'bytes': 0, 'rbytes': 0, 'root': NONE, 'rc': 0,
+                     'flags': ['handles', 'status'] if 'requests' in c else ['status']}))
+    for gi, e, w in want:
+        got = {k: v for k, v in e.items() if k not in CHURN_VARYING}
+        if got != w:
+            diff = sorted(k for k in set(got) | set(w) if got.get(k) != w.get(k))
+            fail(f"rank {r} thread {t}, event #{gi} ({e.get('call')}): "
+                 + ', '.join(f"{k} is {got.get(k)!r}, expected {w.get(k)!r}" for k in diff))
+    if not ra or not rb or ra == rb or c.get('request') != 0:
+        fail(f"rank {r} thread {t}, events #{ga}..#{gc}: request ids {ra}, {rb}, "
+             f"{c.get('request')}, expected two new ids and 0")
+    want_st = [{'request': ra, 'source': r, 'tag': tag, 'bytes': 16, 'index': 0,
+                'cancelled': False},
+               {'request': rb, 'source': NONE, 'tag': NONE, 'bytes': -1, 'index': 1,
+                'cancelled': False}]
+    if c.get('status') != want_st or c.get('requests', [ra, rb]) != [ra, rb]:
+        fail(f"rank {r} thread {t}, event #{gc} (MPI_Waitall): status {c.get('status')} "
+             f"requests {c.get('requests')}, expected {want_st}, requests [{ra}, {rb}]")
+    for gi, m in zip((ga, gb, gc), CHURN_MARKS):
+        chk.marks[gi] = m
+    return tag
+
+
 def transparent(c, P, r, ctx):
     rcs = ctx['rcs'].get(r, [])
     if len(rcs) != (9 if P >= 2 else 7):
@@ -1224,7 +1279,7 @@ PROGRAMS = {
     't_p2p_modes': p2p_modes, 't_p2p_any': p2p_any, 't_persistent': persistent,
     't_requests': requests,
     't_probe': probe, 't_colls': colls, 't_icolls': icolls, 't_subcomm': subcomm,
-    't_threads': None, 't_transparent': transparent, 'stencil': stencil,
+    't_threads': None, 't_threadchurn': None, 't_transparent': transparent, 'stencil': stencil,
     't_fortran': fortran, 't_fortran_req': fortran_req, 't_fortran_colls': fortran_colls,
     'halo': halo, 't_bigtype': bigtype,
 }
@@ -1281,17 +1336,25 @@ class Checker:
             if e['end_ns'] < e['start_ns']:
                 fail(f"event #{gi} ({e['call']}): ends before it starts")
         fn = PROGRAMS[self.prog]
-        ctx = {'stdout': self.stdout, 'rcs': self.parse_rcs()}
+        ctx = {'stdout': self.stdout, 'rcs': self.parse_rcs(),
+               'max_threads': self.max_threads()}
         for r in range(self.np):
             mine = [(gi, e) for gi, e in enumerate(events) if e['rank'] == r]
             info = ranks[r]
-            if info.get('ended') != 'complete' or info.get('dropped') != 0:
-                fail(f"rank {r}: log ended {info.get('ended')}, {info.get('dropped')} dropped")
+            # t_threadchurn over its thread budget: the calls of threads without a slot
+            # (check_churn counts them exactly); nothing else may be missing
+            lost = info.get('dropped_threads') if self.prog == 't_threadchurn' else 0
+            if info.get('ended') != 'complete' or info.get('dropped') != lost or \
+                    info.get('dropped_exact') is not True:
+                fail(f"rank {r}: log ended {info.get('ended')}, {info.get('dropped')} dropped "
+                     f"(exact: {info.get('dropped_exact')})")
             if info.get('events') != len(mine):
                 fail(f"rank {r}: rank table says {info.get('events')} events, dump has "
                      f"{len(mine)}")
             if self.prog == 't_threads':
                 self.check_threads(r, mine, info, ctx)
+            elif self.prog == 't_threadchurn':
+                self.check_churn(r, mine, info, ctx)
             else:
                 bad = [gi for gi, e in mine if e['thread'] != 0]
                 if bad or info.get('threads') != 1:
@@ -1315,8 +1378,17 @@ class Checker:
         if mpich and re.search(r"rank-\d+\.plog: \d+ statuses of receives from MPI_PROC_NULL "
                                r"were not the empty status", w):
             return True
+        m = re.search(r"rank-(\d+)\.plog: (\d+) calls of threads over the thread budget", w)
+        if self.prog == 't_threadchurn' and self.max_threads() <= CHURN_BATCH and m:
+            info = [x for x in self.dump.get('ranks', []) if x.get('rank') == int(m.group(1))]
+            return len(info) == 1 and info[0].get('dropped_threads') == int(m.group(2))
         return self.prog == 't_transparent' and re.search(
             r"rank-\d+\.plog: 3 ranks could not be translated", w) is not None
+
+    def max_threads(self):
+        """The thread budget of the run (t_threadchurn says it on stderr), else the default."""
+        m = re.search(r"^mt-max-threads (\S+)$", self.stderr, re.M)
+        return int(m.group(1)) if m else 256
 
     def predefined_self(self):
         return {cid for cid, c in self.comms.items()
@@ -1353,6 +1425,48 @@ class Checker:
         if sorted(tags) != [70, 71, 72, 73]:
             fail(f"rank {r}: worker threads used tags {tags}, expected one each of 70..73")
         return tags
+
+    def check_churn(self, r, mine, info, ctx):
+        """t_threadchurn: the main thread in slot 0, and every worker's three calls exactly once
+        in another slot, the workers of one slot one after another (a slot is reused once its
+        thread exited); no more slots than threads alive at once. Within the thread budget
+        every worker is recorded; over it, the calls of those without a slot are counted, and
+        recorded plus counted is every call made."""
+        self_comm = next((cid for cid, c in self.comms.items() if cid != WORLD
+                          and c.get('creator') == 'MPI_Init' and c.get('members') == [r]), None)
+        if self_comm is None:
+            fail(f"rank {r}: no MPI_COMM_SELF in the comms list")
+        self.comm_marks.add(self_comm)
+        slots = {}
+        for gi, e in mine:
+            slots.setdefault(e['thread'], []).append((gi, e))
+        alive = min(CHURN_BATCH + 1, ctx['max_threads'])
+        if sorted(slots) != list(range(len(slots))) or not 0 < len(slots) <= alive or \
+                info.get('threads') != len(slots):
+            fail(f"rank {r}: thread slots {sorted(slots)} (rank table {info.get('threads')}), "
+                 f"expected 0 and at most {alive - 1} more")
+        seen = Counter()
+        for t, sub in sorted(slots.items()):
+            if t == 0:
+                c = Cursor(self, r, sub, f"rank {r} thread 0")
+                c.ev('MPI_Init_thread', thread=0)
+                c.finish()
+                continue
+            for i in range(0, len(sub), CHURN_CALLS):
+                seen[churn_worker(self, r, t, sub, i, self_comm)] += 1
+        twice = sorted(w for w, n in seen.items() if n > 1)
+        if twice:
+            fail(f"rank {r}: workers recorded more than once: {twice[:5]}")
+        lost = CHURN_WORKERS - len(seen)
+        if ctx['max_threads'] > CHURN_BATCH and lost:
+            fail(f"rank {r}: {lost} workers missing (first: "
+                 f"{sorted(set(range(CHURN_WORKERS)) - set(seen))[:5]})")
+        if info.get('dropped_threads') != CHURN_CALLS * lost:
+            fail(f"rank {r}: {info.get('dropped_threads')} calls of threads without a slot, "
+                 f"expected {CHURN_CALLS * lost} ({lost} workers not recorded)")
+        if info.get('threads_started') != 1 + len(seen):
+            fail(f"rank {r}: threads_started {info.get('threads_started')}, expected "
+                 f"{1 + len(seen)} (the main thread and the recorded workers)")
 
     def check_linkage(self, r, mine):
         """Every request started on a rank is completed exactly once, by a completion that
@@ -1547,11 +1661,60 @@ def mutants(dump, marks, loose, comm_marks, np_, rng):
         yield "mark the last rank's log truncated", d
 
 
+def churn_mutants(dump, rng):
+    """t_threadchurn: the counts must be exact, not only each worker's events right."""
+    ev = dump['events']
+    workers = [gi for gi, e in enumerate(ev) if e['thread'] != 0 and e['call'] == 'MPI_Irecv']
+    if not workers:
+        return
+
+    def with_ranks(evs, r, **change):
+        d = dict(dump)
+        d['events'] = evs
+        d['ranks'] = copy.deepcopy(dump['ranks'])
+        info = next(x for x in d['ranks'] if x['rank'] == r)
+        for k, v in change.items():
+            info[k] = v(info[k])
+        return d
+
+    gi = rng.choice(workers)
+    e = ev[gi]
+    mine = [i for i, x in enumerate(ev) if (x['rank'], x['thread']) == (e['rank'], e['thread'])]
+    k = mine.index(gi)
+    three = set(mine[k:k + 3])
+    yield (f"drop worker {e['tag']} of rank {e['rank']} (events #{gi}.., and from the rank "
+           f"table's count)", with_ranks([x for i, x in enumerate(ev) if i not in three],
+                                         e['rank'], events=lambda n: n - 3))
+    # the copy last in its rank's events, with requests of its own
+    rank_ev = [i for i, x in enumerate(ev) if x['rank'] == e['rank']]
+    last, t = rank_ev[-1] + 1, max(ev[i]['end_ns'] for i in rank_ev)
+    rid = max(x.get('request', 0) for i, x in enumerate(ev) if x['rank'] == e['rank'])
+    copies = [copy.deepcopy(ev[i]) for i in sorted(three)]
+    for j, x in enumerate(copies):
+        x['start_ns'], x['end_ns'] = t + 2 * j + 1, t + 2 * j + 2
+        if j < 2:
+            x['request'] = rid + 1 + j
+        else:
+            for n, sx in enumerate(x['status']):
+                sx['request'] = rid + 1 + n
+            if 'requests' in x:
+                x['requests'] = [rid + 1, rid + 2]
+    yield (f"record worker {e['tag']} of rank {e['rank']} twice",
+           with_ranks(ev[:last] + copies + ev[last:], e['rank'], events=lambda n: n + 3))
+    r = e['rank']
+    yield (f"rank {r}: 3 calls of threads without a slot",
+           with_ranks(ev, r, dropped=lambda n: n + 3, dropped_threads=lambda n: n + 3))
+    yield f"rank {r}: one more thread started", with_ranks(ev, r, threads_started=lambda n: n + 1)
+    yield f"rank {r}: one more slot", with_ranks(ev, r, threads=lambda n: n + 1)
+
+
 def selftest(args, dump, base):
     rng = random.Random(f"{args.prog}/{args.np}")
     n = 0
     survivors = []
-    for desc, d in mutants(dump, base.marks, base.loose, base.comm_marks, args.np, rng):
+    more = churn_mutants(dump, rng) if args.prog == 't_threadchurn' else ()
+    for desc, d in itertools.chain(
+            mutants(dump, base.marks, base.loose, base.comm_marks, args.np, rng), more):
         n += 1
         try:
             Checker(d, args.prog, args.np, base.stdout, base.stderr).run()
