@@ -174,8 +174,20 @@ void ph_fd_bins(double *x, size_t n, ph_bins_t *b);
 uint32_t ph_bin_of(const ph_bins_t *b, double x);
 
 /* Synchronisation entropy S = -sum p_k log p_k of the finite phases wrapped to [-pi, pi)
- * around psi, over Freedman-Diaconis bins; scratch holds n doubles. *nbins gets N_b. */
-double ph_entropy(const double *theta, size_t n, double psi, double *scratch, uint32_t *nbins);
+ * around psi; scratch holds n doubles, *nbins gets N_b.
+ *   PH_ENTROPY_CIRCLE (the default): N_b = the number of finite phases (at most PH_MAX_BINS)
+ *     bins of width 2 pi / N_b tiling the circle, one centred on psi. S is 0 for any cluster
+ *     narrower than a bin, log N_b for the splay state, and does not depend on the spread's
+ *     scale within a bin.
+ *   PH_ENTROPY_FD: the literal recipe, Freedman-Diaconis bins over the wrapped values' own
+ *     [min, max], so S measures the shape of the spread, not its width (a cluster of 1e-3 rad
+ *     can score as high as the splay state). */
+enum ph_entropy_kind { PH_ENTROPY_CIRCLE = 0, PH_ENTROPY_FD = 1 };
+double ph_entropy(const double *theta, size_t n, double psi, double *scratch, uint32_t *nbins,
+                  int kind);
+/* "circle" or "fd": 0 with *kind set, -1 otherwise. */
+int ph_entropy_parse(const char *s, int *kind);
+const char *ph_entropy_name(int kind);
 
 /* g_i = sum_j T_ij |theta_j - theta_i| and the signed sum; NaN when theta_i or a
  * neighbour's phase is NaN. */

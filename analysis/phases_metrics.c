@@ -72,8 +72,69 @@ uint32_t ph_bin_of(const ph_bins_t *b, double x)
     return (uint32_t)k;
 }
 
-double ph_entropy(const double *theta, size_t n, double psi, double *x, uint32_t *nbins)
+/* -sum p log p over the runs of equal values of sorted x[0..k) */
+static double entropy_of_sorted_runs(const double *x, size_t k, const ph_bins_t *b)
 {
+    double S = 0;
+    size_t i = 0;
+    while (i < k) {
+        uint32_t bin = b ? ph_bin_of(b, x[i]) : (uint32_t)x[i];
+        size_t j = i;
+        while (j < k && (b ? ph_bin_of(b, x[j]) : (uint32_t)x[j]) == bin)
+            j++;
+        double p = (double)(j - i) / (double)k;
+        S -= p * log(p);
+        i = j;
+    }
+    return S;
+}
+
+static double entropy_circle(const double *theta, size_t n, double psi, double *x,
+                             uint32_t *nbins)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(theta[i]))
+            k++;
+    uint32_t nb = k < 1 ? 1 : k > PH_MAX_BINS ? PH_MAX_BINS : (uint32_t)k;
+    *nbins = nb;
+    if (nb == 1)
+        return 0;
+    const double w = 2 * M_PI / nb;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(theta[i])) {
+            /* bin 0 is centred on psi: [-w/2, w/2); the bins wrap round the circle */
+            double b = floor(ph_wrap_pi(theta[i] - psi) / w + 0.5);
+            if (b < 0)
+                b += nb;
+            x[m++] = b >= nb ? 0 : b;
+        }
+    qsort(x, m, sizeof(*x), pstat_cmp_double);
+    return entropy_of_sorted_runs(x, m, NULL);
+}
+
+int ph_entropy_parse(const char *s, int *kind)
+{
+    if (strcmp(s, "circle") == 0)
+        *kind = PH_ENTROPY_CIRCLE;
+    else if (strcmp(s, "fd") == 0)
+        *kind = PH_ENTROPY_FD;
+    else
+        return -1;
+    return 0;
+}
+
+const char *ph_entropy_name(int kind)
+{
+    return kind == PH_ENTROPY_FD ? "fd" : "circle";
+}
+
+double ph_entropy(const double *theta, size_t n, double psi, double *x, uint32_t *nbins,
+                  int kind)
+{
+    if (kind != PH_ENTROPY_FD)
+        return entropy_circle(theta, n, psi, x, nbins);
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
         if (!isnan(theta[i]))
@@ -83,19 +144,7 @@ double ph_entropy(const double *theta, size_t n, double psi, double *x, uint32_t
     *nbins = b.n;
     if (k == 0 || b.n == 1)
         return 0;
-    /* x is sorted, so each bin's values are one run */
-    double S = 0;
-    size_t i = 0;
-    while (i < k) {
-        uint32_t bin = ph_bin_of(&b, x[i]);
-        size_t j = i;
-        while (j < k && ph_bin_of(&b, x[j]) == bin)
-            j++;
-        double p = (double)(j - i) / (double)k;
-        S -= p * log(p);
-        i = j;
-    }
-    return S;
+    return entropy_of_sorted_runs(x, k, &b); /* x is sorted: each bin's values are one run */
 }
 
 void ph_gradient(const double *theta, const ph_topo_t *t, double *g_abs, double *g_signed)

@@ -251,7 +251,7 @@ int ph_study_next(ph_study_t *st, ph_point_t *pt, plog_error_t *err)
     pt->t = t;
     pt->theta = st->theta;
     ph_order(st->theta, P, &pt->R, &pt->psi);
-    pt->S = ph_entropy(st->theta, P, pt->psi, st->scratch, &pt->nbins);
+    pt->S = ph_entropy(st->theta, P, pt->psi, st->scratch, &pt->nbins, st->op->entropy);
     ph_gradient(st->theta, &st->topo, st->gabs, st->gsig);
     pt->gabs = st->gabs;
     pt->gsig = st->gsig;

@@ -24,6 +24,7 @@ typedef struct ph_study_opts {
     ph_mark_spec_t spec;
     int compute_only;      /* the phase advances only outside MPI calls */
     int wrap;              /* pairwise differences wrapped to [-pi, pi) */
+    int entropy;           /* PH_ENTROPY_CIRCLE or PH_ENTROPY_FD */
     int64_t dt;            /* grid step (ns); 0: the median iteration period / 4 */
     size_t points;         /* grid points at most (dt grows) */
     const char *topology;  /* T_ij: "log", "all" or a file of "i j" lines */

@@ -266,7 +266,7 @@ static void phase_tracks(xctx_t *x, plog_run_t *run, int32_t nr)
         double R, psi;
         ph_order(theta, (size_t)nr, &R, &psi);
         uint32_t nb;
-        double S = ph_entropy(theta, (size_t)nr, psi, scratch, &nb);
+        double S = ph_entropy(theta, (size_t)nr, psi, scratch, &nb, PH_ENTROPY_CIRCLE);
         double E = ph_energy(theta, &topo, &pot);
         chrome_counter(x, nr, "R", t, "R", R);
         chrome_counter(x, nr, "S", t, "S", S);

@@ -23,7 +23,8 @@
 #include "plog_reader.h"
 #include "vec.h"
 
-#define PHASES_FORMAT 2       /* version of the files' layout, in the summary */
+#define PHASES_FORMAT 3       /* version of the files' layout, in the summary; 3: S on the
+                               * circle's bins by default (--entropy) */
 #define DEFAULT_POINTS 20000  /* grid points at most, unless --points */
 
 static void usage(FILE *f)
@@ -57,6 +58,9 @@ static void usage(FILE *f)
         "  --pairs auto|all|topo|LIST  pairs for dtheta.csv: LIST is i:j,i:j... (default auto:\n"
         "                              all pairs up to %d ranks, else the topology's)\n"
         "  --wrap                      pairwise differences wrapped to [-pi, pi)\n"
+        "  --entropy circle|fd         S over N bins tiling the circle, one centred on psi\n"
+        "                              (default), or the paper's Freedman-Diaconis bins over\n"
+        "                              the phases' own range\n"
 
         "  --snapshots N               evenly spaced snapshots (default 5), plus min R\n"
         "  --at T[,T...]               snapshots at these times (ns) instead\n"
@@ -210,7 +214,8 @@ static int parse_source(const char *s, ph_study_opts_t *so)
 }
 
 enum { O_MARKER = 256, O_EVERY, O_SKIP, O_END, O_COMPUTE, O_DT, O_POINTS, O_TOPO, O_POT,
-       O_PAIRS, O_WRAP, O_SNAP, O_AT, O_THR, O_WAVE, O_RECOVER, O_REF, O_SRC, O_JSON, O_PLOTS };
+       O_PAIRS, O_WRAP, O_SNAP, O_AT, O_THR, O_WAVE, O_RECOVER, O_REF, O_SRC, O_JSON, O_PLOTS,
+       O_ENTROPY };
 
 /* One option (c, with its argument arg) into op: -1 when taken, else the exit status. */
 static int take_option(int c, const char *arg, phases_opts_t *op)
@@ -270,6 +275,10 @@ static int take_option(int c, const char *arg, phases_opts_t *op)
         break;
     case O_WRAP:
         so->wrap = 1;
+        break;
+    case O_ENTROPY:
+        if (ph_entropy_parse(arg, &so->entropy) != 0)
+            return phasor_usage_error("phases", "--entropy: '%s' is not circle or fd", arg);
         break;
     case O_SNAP:
         if (parse_u64(arg, &u) != 0 || u > 1000)
@@ -345,7 +354,7 @@ static int phases_parse(int argc, char **argv, phases_opts_t *op)
         {"wrap", no_argument, NULL, O_WRAP}, {"snapshots", required_argument, NULL, O_SNAP},
         {"at", required_argument, NULL, O_AT}, {"threshold", required_argument, NULL, O_THR},
         {"wave-frac", required_argument, NULL, O_WAVE}, {"json", no_argument, NULL, O_JSON},
-        {"plots", no_argument, NULL, O_PLOTS},
+        {"plots", no_argument, NULL, O_PLOTS}, {"entropy", required_argument, NULL, O_ENTROPY},
         {"recover-frac", required_argument, NULL, O_RECOVER},
         {"reference", required_argument, NULL, O_REF},
         {"source", required_argument, NULL, O_SRC},
@@ -848,8 +857,8 @@ static void summary_text(out_t *o, const phases_opts_t *op, const ph_study_t *st
     o_str(o, ")\n");
     text_notes(o, st, sm);
     o_fmt(o, "order parameter R: mean %.4f, min %.4f at %" PRId64 " ns, final %.4f\n"
-          "entropy S: mean %.4f, max %.4f; potential E (", sm->r_mean, st->r_min, st->r_min_t,
-          st->r_last, sm->s_mean, st->s_max);
+          "entropy S (%s bins): mean %.4f, max %.4f; potential E (", sm->r_mean, st->r_min,
+          st->r_min_t, st->r_last, ph_entropy_name(st->op->entropy), sm->s_mean, st->s_max);
     o_str(o, op->pot_text);
     o_fmt(o, "): mean %.6g\n", sm->e_mean);
     text_resync(o, st);
@@ -1031,6 +1040,8 @@ static void summary_json(out_t *o, const phases_opts_t *op, const ph_study_t *st
     j_num(o, ",\"R_final\":", st->r_last);
     j_num(o, "},\"entropy\":{\"S_mean\":", sm->s_mean);
     j_num(o, ",\"S_max\":", st->s_max);
+    o_str(o, ",\"bins\":");
+    o_jstr(o, ph_entropy_name(st->op->entropy));
     j_num(o, "},\"potential_mean\":", sm->e_mean);
     json_resync(o, st);
     json_wave(o, &st->wave);

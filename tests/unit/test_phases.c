@@ -78,13 +78,13 @@ Test(phases_metrics, entropy_of_equal_bins_is_log_nb)
     for (int k = 0; k < 64; k++)
         th[k] = -1 + 2.0 * k / 63;
     uint32_t nb;
-    double S = ph_entropy(th, 64, 0, scratch, &nb);
+    double S = ph_entropy(th, 64, 0, scratch, &nb, PH_ENTROPY_FD);
     cr_assert_eq(nb, 4);
     cr_assert_float_eq(S, log(4.0), 1e-12);
     /* the same phases turned by psi and whole turns: wrapped around psi, same entropy */
     for (int k = 0; k < 64; k++)
         th[k] += 2.5 + TAU * (k % 5);
-    S = ph_entropy(th, 64, 2.5, scratch, &nb);
+    S = ph_entropy(th, 64, 2.5, scratch, &nb, PH_ENTROPY_FD);
     cr_assert_eq(nb, 4);
     cr_assert_float_eq(S, log(4.0), 1e-9);
 }
@@ -99,16 +99,58 @@ Test(phases_metrics, entropy_does_not_split_phases_at_the_cut)
     ph_order(th, 5, &R, &psi);
     ph_order(at0, 5, &R0, &psi0);
     uint32_t nb, nb0;
-    double S = ph_entropy(th, 5, psi, scratch, &nb);
-    double S0 = ph_entropy(at0, 5, psi0, scratch, &nb0);
+    double S = ph_entropy(th, 5, psi, scratch, &nb, PH_ENTROPY_FD);
+    double S0 = ph_entropy(at0, 5, psi0, scratch, &nb0, PH_ENTROPY_FD);
     cr_assert_eq(nb, nb0);
     cr_assert_float_eq(S, S0, 1e-12);
     /* exactly equal (whole turns apart): one bin, S = 0 */
     double same[5] = {M_PI, M_PI, M_PI, 3 * M_PI, -M_PI};
     ph_order(same, 5, &R, &psi);
-    S = ph_entropy(same, 5, psi, scratch, &nb);
+    S = ph_entropy(same, 5, psi, scratch, &nb, PH_ENTROPY_FD);
     cr_assert_eq(nb, 1);
     cr_assert_eq(S, 0.0);
+}
+
+/* The default bins tile the circle (N_b = the number of phases, one centred on psi): jitter
+ * narrower than a bin is S = 0, the splay state log N_b; the literal Freedman-Diaconis recipe
+ * scales its bins to the spread and scores the same jitter high. */
+Test(phases_metrics, entropy_on_the_circle)
+{
+    enum { N = 64 };
+    double th[N], scratch[N], R, psi;
+    uint32_t nb;
+    uint64_t st = 7;
+    for (int k = 0; k < N; k++) /* 1e-3 rad of jitter around 1.3, some whole turns apart */
+        th[k] = 1.3 + ((double)(pgen_rand(&st) % 2001) - 1000) * 1e-6 + TAU * (k % 3);
+    ph_order(th, N, &R, &psi);
+    double S = ph_entropy(th, N, psi, scratch, &nb, PH_ENTROPY_CIRCLE);
+    cr_assert_eq(nb, N);
+    cr_assert_eq(S, 0.0, "S=%g", S);
+    double Sfd = ph_entropy(th, N, psi, scratch, &nb, PH_ENTROPY_FD);
+    cr_assert_gt(Sfd, 1.0, "the literal recipe scores jitter as disorder: S=%g", Sfd);
+    for (int k = 0; k < N; k++) /* the splay state, turned */
+        th[k] = 0.7 + TAU * k / N;
+    ph_order(th, N, &R, &psi);
+    cr_assert_lt(R, 1e-12);
+    S = ph_entropy(th, N, psi, scratch, &nb, PH_ENTROPY_CIRCLE);
+    cr_assert_float_eq(S, log((double)N), 1e-12);
+    /* four phases at psi, two half a turn away (either side of the cut), NaNs skipped */
+    double two[8] = {0.1, 0.1 + 1e-4, 0.1 - 1e-4, 0.1 + M_PI - 1e-4, NAN, 0.1, 0.1 + M_PI, NAN};
+    ph_order(two, 8, &R, &psi);
+    S = ph_entropy(two, 8, psi, scratch, &nb, PH_ENTROPY_CIRCLE);
+    cr_assert_eq(nb, 6);
+    cr_assert_float_eq(S, -(4.0 / 6) * log(4.0 / 6) - (2.0 / 6) * log(2.0 / 6), 1e-12);
+    /* S falls as the phases gather: from the splay state to a cluster, never rising */
+    double prev = INFINITY;
+    for (double spread = TAU; spread > 1e-4; spread /= 2) {
+        for (int k = 0; k < N; k++)
+            th[k] = spread * k / N;
+        ph_order(th, N, &R, &psi);
+        S = ph_entropy(th, N, psi, scratch, &nb, PH_ENTROPY_CIRCLE);
+        cr_assert_leq(S, prev + 1e-12, "spread %g: S=%g after %g", spread, S, prev);
+        prev = S;
+    }
+    cr_assert_eq(prev, 0.0);
 }
 
 Test(phases_metrics, freedman_diaconis_edge_cases)
@@ -150,7 +192,7 @@ Test(phases_metrics, entropy_bounds)
     double R, psi;
     ph_order(th, 300, &R, &psi);
     uint32_t nb;
-    double S = ph_entropy(th, 300, psi, scratch, &nb);
+    double S = ph_entropy(th, 300, psi, scratch, &nb, PH_ENTROPY_FD);
     cr_assert(S >= 0 && S <= log((double)nb) + 1e-12, "S=%g nb=%u", S, nb);
 }
 
