@@ -701,9 +701,10 @@ static const char *const caption[8] = {
     "below the threshold R*, their end is the time to resynchronise. Compute-bound codes "
     "return to R &asymp; 1; memory-bound codes keep a wavefront and R stays low.",
     "<b>Synchronisation entropy S(t).</b> Shannon entropy of the phases (wrapped around "
-    "&psi;) over Freedman&ndash;Diaconis bins: 0 when all ranks share one bin, up to log "
-    "N<sub>b</sub> when the bins are equally filled. It rises while a disturbance spreads "
-    "and falls again when the ranks resynchronise.",
+    "&psi;) over N<sub>b</sub> bins tiling the circle, one centred on &psi; (with "
+    "--entropy fd: Freedman&ndash;Diaconis bins over the phases' own range): 0 when all "
+    "ranks share one bin, up to log N<sub>b</sub> when the bins are equally filled. It rises "
+    "while a disturbance spreads and falls again when the ranks resynchronise.",
     "<b>Topological phase gradient g<sub>i</sub>(t).</b> g<sub>i</sub> = &Sigma;<sub>j</sub> "
     "T<sub>ij</sub> |&theta;<sub>j</sub> &minus; &theta;<sub>i</sub>| over the ranks i receives "
     "from, as a rank &times; time map (bright = far out of step with its neighbours). An idle "
