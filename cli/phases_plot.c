@@ -22,11 +22,12 @@ static const double quant[5] = {0.05, 0.25, 0.5, 0.75, 0.95};
 static size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
 
 int pp_init(pp_t *pp, int32_t P, const ph_grid_t *g, const int32_t *pairs, size_t npairs,
-            int wrap)
+            int wrap, int heat_wrap)
 {
     memset(pp, 0, sizeof(*pp));
     pp->P = P;
     pp->wrap = wrap;
+    pp->heat_wrap = heat_wrap;
     pp->t0 = g->t0;
     pp->dt = g->dt;
     pp->n = g->n;
@@ -221,7 +222,7 @@ int pp_snapshot(pp_t *pp, const ph_snapshot_t *sn)
             if (!isfinite(theta[j]))
                 continue;
             size_t cell = bi * nb + j / (size_t)pp->bsize;
-            s->block[cell] += ph_dtheta(theta, (int32_t)i, (int32_t)j, pp->wrap);
+            s->block[cell] += ph_dtheta(theta, (int32_t)i, (int32_t)j, pp->heat_wrap);
             c[cell]++;
         }
     }
@@ -644,7 +645,7 @@ static int heatmap_figure(const pp_t *pp, FILE *f)
         amax = 1;
     char sub[240];
     snprintf(sub, sizeof(sub), "cell (i, j): dtheta_ij = theta_j - theta_i%s%s at %zu snapshots "
-             "(the lowest R among them); one colour scale", pp->wrap ? ", wrapped" : "",
+             "(the lowest R among them); one colour scale", pp->heat_wrap ? ", wrapped" : "",
              pp->bsize > 1 ? ", mean over blocks of ranks" : "", np);
     int side = 340, gap = 90, cols = np < 2 ? 1 : 2, rows = np > 2 ? 2 : 1;
     svg_begin(f, 80 + cols * (side + gap) + 60, 70 + rows * (side + 80),
@@ -720,7 +721,9 @@ static const char *const caption[8] = {
     "at 0; a wavefront or a persistent lag gives a broad or multi-peaked distribution.",
     "<b>&Delta;&theta; heatmap.</b> All pairwise differences &theta;<sub>j</sub> &minus; "
     "&theta;<sub>i</sub> (row i, column j) at up to four snapshots, the one with the lowest R "
-    "among them, on one colour scale (blue: j behind i, red: j ahead). "
+    "among them, on one colour scale (blue: j behind i, red: j ahead), wrapped to "
+    "[&minus;&pi;, &pi;) as in the paper unless --heatmap unwrapped (then a rank whole "
+    "iterations behind shows by how many). "
     "A delayed rank is a cross of one colour through its row and column; a wavefront gives a "
     "gradient from one corner to the other.",
     "<b>Potential energy E(t).</b> E = &Sigma; T<sub>ij</sub> V<sup>2</sup>(&theta;<sub>j</sub> "

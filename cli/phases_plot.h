@@ -36,6 +36,7 @@ typedef struct pp_snap {
 typedef struct pp {
     int32_t P;
     int wrap;
+    int heat_wrap; /* the heatmap's differences wrapped (the paper's), whatever wrap says */
     int64_t t0, dt;
     size_t n, per, nbins;          /* grid points, points per time bin, bins */
     double *t, *r[3], *s[3], *e[3]; /* per bin: time (ns, bin centre); mean, min, max */
@@ -76,7 +77,7 @@ typedef struct pp_summary {
 
 /* pairs: (i, j) of dtheta.csv, borrowed until pp_free. -1: out of memory. */
 int pp_init(pp_t *pp, int32_t P, const ph_grid_t *g, const int32_t *pairs, size_t npairs,
-            int wrap);
+            int wrap, int heat_wrap);
 /* Grid point g (in order): the phases and the metrics there. */
 void pp_add(pp_t *pp, size_t g, const double *theta, double R, double S, double E,
             const double *gabs);

@@ -76,6 +76,8 @@ static void usage(FILE *f)
         "Output:\n"
         "  -o, --out DIR               write one CSV per metric to DIR (created if needed)\n"
         "  --plots                     also write SVG figures and index.html into DIR (-o)\n"
+        "  --heatmap wrapped|unwrapped the heatmap's differences wrapped to [-pi, pi), as the\n"
+        "                              paper's (default), or as the phases differ\n"
         "  --json                      the summary as one JSON object on stdout\n"
         "  -h, --help                  this text\n"
         "\n"
@@ -91,6 +93,7 @@ typedef struct phases_opts {
     const char *out;      /* -o DIR, or NULL */
     const char *pot_text; /* --potential as given */
     int json, plots;
+    int heat_unwrapped;   /* --heatmap unwrapped */
     int64_t *at;          /* --at, owned (study.at) */
     size_t at_cap;
 } phases_opts_t;
@@ -215,7 +218,7 @@ static int parse_source(const char *s, ph_study_opts_t *so)
 
 enum { O_MARKER = 256, O_EVERY, O_SKIP, O_END, O_COMPUTE, O_DT, O_POINTS, O_TOPO, O_POT,
        O_PAIRS, O_WRAP, O_SNAP, O_AT, O_THR, O_WAVE, O_RECOVER, O_REF, O_SRC, O_JSON, O_PLOTS,
-       O_ENTROPY };
+       O_ENTROPY, O_HEATMAP };
 
 /* One option (c, with its argument arg) into op: -1 when taken, else the exit status. */
 static int take_option(int c, const char *arg, phases_opts_t *op)
@@ -324,6 +327,12 @@ static int take_option(int c, const char *arg, phases_opts_t *op)
     case O_PLOTS:
         op->plots = 1;
         break;
+    case O_HEATMAP:
+        if (strcmp(arg, "wrapped") != 0 && strcmp(arg, "unwrapped") != 0)
+            return phasor_usage_error("phases", "--heatmap: '%s' is not wrapped or unwrapped",
+                                      arg);
+        op->heat_unwrapped = arg[0] == 'u';
+        break;
     }
     return -1;
 }
@@ -355,6 +364,7 @@ static int phases_parse(int argc, char **argv, phases_opts_t *op)
         {"at", required_argument, NULL, O_AT}, {"threshold", required_argument, NULL, O_THR},
         {"wave-frac", required_argument, NULL, O_WAVE}, {"json", no_argument, NULL, O_JSON},
         {"plots", no_argument, NULL, O_PLOTS}, {"entropy", required_argument, NULL, O_ENTROPY},
+        {"heatmap", required_argument, NULL, O_HEATMAP},
         {"recover-frac", required_argument, NULL, O_RECOVER},
         {"reference", required_argument, NULL, O_REF},
         {"source", required_argument, NULL, O_SRC},
@@ -1175,7 +1185,8 @@ static int phases_run(const phases_opts_t *op)
         goto done;
     if (op->plots) {
         ppp = &pp;
-        if (pp_init(ppp, st.P, &st.grid, st.pairs, st.npairs, op->study.wrap) != 0) {
+        if (pp_init(ppp, st.P, &st.grid, st.pairs, st.npairs, op->study.wrap,
+                    !op->heat_unwrapped) != 0) {
             fprintf(stderr, "phasor phases: out of memory\n");
             goto done;
         }

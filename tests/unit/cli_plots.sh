@@ -31,6 +31,12 @@ cp "$tmp/out" "$tmp/p1k.json"
 # a fine grid: 40000 points must come out as at most 2000 per series
 expect_exit "phases --plots, 40000 grid points" 0 "$phasor" phases --plots --dt 97 --points 40000 \
     -o "$tmp/pfine" "$tmp/log8"
+# the heatmap wrapped as the paper's unless asked, whatever --wrap does to the other outputs
+expect_exit "phases --plots --heatmap unwrapped" 0 "$phasor" phases --plots --heatmap unwrapped \
+    -o "$tmp/punw" "$tmp/log8"
+expect_exit "--heatmap with a bad value is a usage error" 2 "$phasor" phases --heatmap bogus "$tmp/log8"
+check "heatmap.svg wrapped by default" "grep -q 'theta_j - theta_i, wrapped' '$tmp/p8/heatmap.svg'"
+check "heatmap.svg unwrapped on request" "! grep -q 'theta_j - theta_i, wrapped' '$tmp/punw/heatmap.svg' && grep -q 'theta_j - theta_i' '$tmp/punw/heatmap.svg'"
 
 # Each check prints "ok|FAIL name" lines; python does the XML work.
 python3 - "$tmp" <<'PYEOF' >"$tmp/py.out" 2>&1
