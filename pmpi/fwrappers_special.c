@@ -299,8 +299,9 @@ PFW_ALIASES(mpi_testsome_, mpi_testsome, mpi_testsome__, MPI_TESTSOME)
 
 /* ---- persistent starts, freeing, cancelling ---- */
 
-/* Request_free, Cancel: request = the handle before the call. */
-#define PFW_REQ_WRAPPER(fname, lname, lname2, uname, CALL, pre)                             \
+/* Start, Request_free, Cancel, Grequest_complete: request = the handle before the call;
+ * renews: also the one after it (Start), which MPI may have changed. */
+#define PFW_REQ_WRAPPER(fname, lname, lname2, uname, CALL, pre, renews)                     \
     PFW_DECL(fname, MPI_Fint *request, MPI_Fint *ierr);                                     \
     void fname(MPI_Fint *request, MPI_Fint *ierr)                                           \
     {                                                                                       \
@@ -313,49 +314,20 @@ PFW_ALIASES(mpi_testsome_, mpi_testsome, mpi_testsome__, MPI_TESTSOME)
         const MPI_Request h = pfw_req(request);                                             \
         uint64_t t0 = phasor_now();                                                         \
         p##fname(request, ierr);                                                            \
-        pw_record_request(th, CALL, t0, *ierr, h);                                          \
+        pw_record_request(th, CALL, t0, *ierr, h,                                           \
+                          (renews) && *ierr == MPI_SUCCESS ? pfw_req(request) : h);         \
         phasor_leave(th);                                                                   \
     }                                                                                       \
     PFW_ALIASES(fname, lname, lname2, uname)
 
-/* Start: as the C one (the handle before, and after when MPI gave a new one) */
-PFW_DECL(mpi_start_, MPI_Fint *request, MPI_Fint *ierr);
-void mpi_start_(MPI_Fint *request, MPI_Fint *ierr)
-{
-    phasor_thread_t *th = phasor_enter();
-    if (!th) {
-        pmpi_start_(request, ierr);
-        return;
-    }
-    const MPI_Request h = pfw_req(request);
-    uint64_t t0 = phasor_now();
-    pmpi_start_(request, ierr);
-    pw_record_start(th, t0, *ierr, h, *ierr == MPI_SUCCESS ? pfw_req(request) : h);
-    phasor_leave(th);
-}
-PFW_ALIASES(mpi_start_, mpi_start, mpi_start__, MPI_START)
+PFW_REQ_WRAPPER(mpi_start_, mpi_start, mpi_start__, MPI_START, PLOG_CALL_MPI_Start, (void)0, 1)
 PFW_REQ_WRAPPER(mpi_request_free_, mpi_request_free, mpi_request_free__, MPI_REQUEST_FREE,
-                PLOG_CALL_MPI_Request_free, (void)0)
+                PLOG_CALL_MPI_Request_free, (void)0, 0)
 /* from now on completions ask MPI_Test_cancelled (see the C MPI_Cancel) */
 PFW_REQ_WRAPPER(mpi_cancel_, mpi_cancel, mpi_cancel__, MPI_CANCEL, PLOG_CALL_MPI_Cancel,
-                phasor_cancel_seen = 1)
-
-PFW_DECL(mpi_grequest_complete_, MPI_Fint *request, MPI_Fint *ierr);
-void mpi_grequest_complete_(MPI_Fint *request, MPI_Fint *ierr)
-{
-    phasor_thread_t *th = phasor_enter();
-    if (!th) {
-        pmpi_grequest_complete_(request, ierr);
-        return;
-    }
-    const MPI_Request h = pfw_req(request);
-    uint64_t t0 = phasor_now();
-    pmpi_grequest_complete_(request, ierr);
-    pw_record_request(th, PLOG_CALL_MPI_Grequest_complete, t0, *ierr, h);
-    phasor_leave(th);
-}
-PFW_ALIASES(mpi_grequest_complete_, mpi_grequest_complete, mpi_grequest_complete__,
-            MPI_GREQUEST_COMPLETE)
+                phasor_cancel_seen = 1, 0)
+PFW_REQ_WRAPPER(mpi_grequest_complete_, mpi_grequest_complete, mpi_grequest_complete__,
+                MPI_GREQUEST_COMPLETE, PLOG_CALL_MPI_Grequest_complete, (void)0, 0)
 
 PFW_DECL(mpi_startall_, MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *ierr);
 void mpi_startall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *ierr)

@@ -364,17 +364,6 @@ PW_INLINE void pw_record_some(phasor_thread_t *th, unsigned call, uint64_t t0, u
 
 /* ---- requests and communicators ---- */
 
-/* Start, Request_free, Cancel: request = the handle h before the call. */
-PW_INLINE void pw_record_request(phasor_thread_t *th, unsigned call, uint64_t t0, int rc,
-                                 MPI_Request h)
-{
-    plog_event_t *ev = phasor_event_begin(th, call, t0, phasor_now(), rc, 0);
-    if (ev) {
-        ev->request = phasor_handle_value(h);
-        phasor_event_end(th, ev, 0);
-    }
-}
-
 /* RENEWED: HANDLES = the n handles after a Start(all), then the n before it, only whole
  * (the reader pairs them by position). 0 when none changed (or nothing to compare). */
 static inline size_t pw_put_renewed(plog_event_t *ev, uint64_t *x, size_t room,
@@ -398,19 +387,19 @@ static inline size_t pw_put_renewed(plog_event_t *ev, uint64_t *x, size_t room,
     return 1 + k;
 }
 
-/* Start: request = the handle started, as it was before the call; if MPI gave the request
- * a new handle (Open MPI does for a buffered send still in flight), RENEWED with both. */
-PW_INLINE void pw_record_start(phasor_thread_t *th, uint64_t t0, int rc, MPI_Request before,
-                               MPI_Request after)
+/* Start, Request_free, Cancel, Grequest_complete: request = the handle before the call.
+ * after: the handle after it where MPI may change it (Start: Open MPI gives a buffered send
+ * still in flight a new one: RENEWED with both), else before. */
+PW_INLINE void pw_record_request(phasor_thread_t *th, unsigned call, uint64_t t0, int rc,
+                                 MPI_Request before, MPI_Request after)
 {
-    plog_event_t *ev = phasor_event_begin(th, PLOG_CALL_MPI_Start, t0, phasor_now(), rc,
-                                          after != before ? 3 : 0);
+    const int renewed = rc == MPI_SUCCESS && after != before;
+    plog_event_t *ev = phasor_event_begin(th, call, t0, phasor_now(), rc, renewed ? 3 : 0);
     if (ev) {
         ev->request = phasor_handle_value(before);
-        size_t nx = rc == MPI_SUCCESS ? pw_put_renewed(ev, phasor_extras(ev),
-                                                       phasor_extras_room(th, ev), &after,
-                                                       &before, 1)
-                                      : 0;
+        size_t nx = renewed ? pw_put_renewed(ev, phasor_extras(ev), phasor_extras_room(th, ev),
+                                             &after, &before, 1)
+                            : 0;
         phasor_event_end(th, ev, nx);
     }
 }

@@ -188,8 +188,10 @@ PW_ENTRY int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *out
 
 /* ---- persistent starts, freeing, cancelling ---- */
 
-/* Request_free and Cancel: one request in, the handle before the call recorded. */
-PW_INLINE int pw_request(int (*fn)(MPI_Request *), unsigned call, MPI_Request *request)
+/* Start, Request_free and Cancel: one request in, the handle before the call recorded, and
+ * for Start (renews) the one after it (Request_free sets it to MPI_REQUEST_NULL). */
+PW_INLINE int pw_request(int (*fn)(MPI_Request *), unsigned call, MPI_Request *request,
+                         int renews)
 {
     phasor_thread_t *th = phasor_enter();
     if (!th)
@@ -197,27 +199,19 @@ PW_INLINE int pw_request(int (*fn)(MPI_Request *), unsigned call, MPI_Request *r
     const MPI_Request h = request ? *request : MPI_REQUEST_NULL;
     uint64_t t0 = phasor_now();
     int rc = fn(request);
-    pw_record_request(th, call, t0, rc, h);
+    pw_record_request(th, call, t0, rc, h, renews && rc == MPI_SUCCESS && request ? *request : h);
     phasor_leave(th);
     return rc;
 }
 
 PW_ENTRY int MPI_Start(MPI_Request *request)
 {
-    phasor_thread_t *th = phasor_enter();
-    if (!th)
-        return PMPI_Start(request);
-    const MPI_Request h = request ? *request : MPI_REQUEST_NULL;
-    uint64_t t0 = phasor_now();
-    int rc = PMPI_Start(request);
-    pw_record_start(th, t0, rc, h, rc == MPI_SUCCESS && request ? *request : h);
-    phasor_leave(th);
-    return rc;
+    return pw_request(PMPI_Start, PLOG_CALL_MPI_Start, request, 1);
 }
 
 PW_ENTRY int MPI_Request_free(MPI_Request *request)
 {
-    return pw_request(PMPI_Request_free, PLOG_CALL_MPI_Request_free, request);
+    return pw_request(PMPI_Request_free, PLOG_CALL_MPI_Request_free, request, 0);
 }
 
 PW_ENTRY int MPI_Cancel(MPI_Request *request)
@@ -225,7 +219,7 @@ PW_ENTRY int MPI_Cancel(MPI_Request *request)
     /* from now on completions ask MPI_Test_cancelled; set even when not recording, since the
      * request may be completed by a thread that is */
     phasor_cancel_seen = 1;
-    return pw_request(PMPI_Cancel, PLOG_CALL_MPI_Cancel, request);
+    return pw_request(PMPI_Cancel, PLOG_CALL_MPI_Cancel, request, 0);
 }
 
 /* the request by value: named, not completed (the application's Wait/Test completes it) */
@@ -236,7 +230,7 @@ PW_ENTRY int MPI_Grequest_complete(MPI_Request request)
         return PMPI_Grequest_complete(request);
     uint64_t t0 = phasor_now();
     int rc = PMPI_Grequest_complete(request);
-    pw_record_request(th, PLOG_CALL_MPI_Grequest_complete, t0, rc, request);
+    pw_record_request(th, PLOG_CALL_MPI_Grequest_complete, t0, rc, request, request);
     phasor_leave(th);
     return rc;
 }
