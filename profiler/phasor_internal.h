@@ -11,6 +11,9 @@
 #pragma GCC visibility push(hidden) /* the shim's own: see phasor_rt.h */
 
 extern int phasor_world_rank, phasor_world_size;
+/* This host's name hashed (FNV-1a, 64 bits): ranks with equal keys share a node
+ * (phasor_meta.c). */
+uint64_t phasor_host_key(void);
 /* The communicator of the shim's own traffic: MPI_COMM_WORLD inside MPI_Init (nothing of the
  * application's can be in flight yet, and no communicator is created: see phasor_start), a
  * duplicate inside MPI_Finalize (a receive the application left posted must not match

@@ -19,7 +19,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "coll_sched.h"
 #include "phasor_internal.h"
@@ -114,11 +113,8 @@ static mcomm_t *mcomm_get(MPI_Comm comm)
     }
     c->user = comm;
     if (lib == LIB_MPICH40) { /* ranks sharing a host share a node */
-        char host[256] = "";
-        gethostname(host, sizeof(host) - 1);
-        int h = 5381;
-        for (const char *p = host; *p; p++)
-            h = h * 33 + (unsigned char)*p;
+        const uint64_t key = phasor_host_key();
+        int h = (int)(uint32_t)(key ^ (key >> 32)); /* the schedules take int node ids */
         c->node = malloc((size_t)size * sizeof(int));
         if (!c->node || PMPI_Allgather(&h, 1, MPI_INT, c->node, 1, MPI_INT, c->dup) != MPI_SUCCESS) {
             free(c->node);

@@ -41,6 +41,16 @@ static int env_worth_recording(const char *e)
     return 0;
 }
 
+uint64_t phasor_host_key(void)
+{
+    char name[256] = "";
+    gethostname(name, sizeof(name) - 1);
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+        h = (h ^ *p) * 0x100000001b3ull;
+    return h;
+}
+
 void phasor_header_kv(kvbuf_t *kv, int required, int provided)
 {
     char host[256] = "";

@@ -332,17 +332,6 @@ void phasor_writer_wait_slot(slot_t *s)
     pthread_mutex_unlock(&q_lock);
 }
 
-/* The 64-bit FNV-1a hash of this host's name: ranks with equal keys share a node. */
-static uint64_t host_key(void)
-{
-    char name[256] = "";
-    gethostname(name, sizeof(name) - 1);
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (const unsigned char *p = (const unsigned char *)name; *p; p++)
-        h = (h ^ *p) * 0x100000001b3ull;
-    return h;
-}
-
 /* The union of the CPU masks of the ranks that share this rank's node, and how many they
  * are, without a communicator of the node (creating one would change the application's:
  * phasor_start): the host keys are gathered, the lowest rank of each node collects its
@@ -358,7 +347,7 @@ static int node_cpus(cpu_set_t *used, int *local)
         free(keys);
         return -1;
     }
-    const uint64_t key = host_key();
+    const uint64_t key = phasor_host_key();
     PMPI_Allgather(&key, 1, MPI_UINT64_T, keys, 1, MPI_UINT64_T, c);
     int leader = -1;
     *local = 0;
