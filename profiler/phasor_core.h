@@ -83,11 +83,10 @@ uint64_t phasor_threads_started(void);
 void phasor_totals(uint64_t *events, uint64_t *dropped, int *threads);
 /* Calls of threads without a slot (atomic). */
 uint64_t phasor_dead_thread_calls(void);
-/* The log is ending: no slot changes hands any more (waits for a release under way), and
- * every slot's current buffer goes to the writer (MPI_Finalize). */
-void phasor_slots_handoff_all(void);
-/* The same without the hand-off, for the ends that write the buffers themselves. */
-void phasor_slots_close(void);
+/* The log is ending: no slot changes hands any more (waits for a release under way); with
+ * handoff every slot's current buffer goes to the writer (MPI_Finalize; the other ends write
+ * the buffers themselves). */
+void phasor_slots_close(int handoff);
 /* Give a slot's current buffer to the writer and continue in the other one. */
 void phasor_handoff(slot_t *s);
 /* Every thread's buffered records, for the ends that come without MPI_Finalize. Caller

@@ -157,7 +157,7 @@ static void at_exit_without_finalize(void)
     if (!phasor_active || phasor_log_closed)
         return;
     __atomic_store_n(&phasor_active, 0, __ATOMIC_RELEASE);
-    phasor_slots_close();
+    phasor_slots_close(0);
     phasor_watch_stop();
     phasor_writer_stop_thread();
     pthread_mutex_lock(&phasor_write_lock);

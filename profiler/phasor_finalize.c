@@ -113,7 +113,7 @@ void phasor_finish_end(uint64_t t0, uint64_t t1, int rc)
     finishing = 0;
     phasor_record_raw(PLOG_CALL_MPI_Finalize, t0, t1, rc, PLOG_NONE);
     phasor_watch_stop();
-    phasor_slots_handoff_all();
+    phasor_slots_close(1);
     phasor_writer_stop_thread();
     pthread_mutex_lock(&phasor_write_lock);
     if (fin_synced)
@@ -147,7 +147,7 @@ void phasor_on_abort(uint64_t t0, int errorcode, MPI_Comm comm)
     /* MPI_Abort does not return: write everything now. Other threads may still be inside
      * MPI calls; their finished records are written, the lock stays held afterwards so
      * nothing touches the closed file. */
-    phasor_slots_close();
+    phasor_slots_close(0);
     phasor_watch_stop();
     phasor_writer_stop_thread();
     pthread_mutex_lock(&phasor_write_lock);

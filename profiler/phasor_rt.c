@@ -104,7 +104,7 @@ static void release_slot(void *arg)
      * that another thread may own by then: it is counted, as a call without a slot */
     phasor_tls = &tls_dead;
     pthread_mutex_lock(&slot_lock);
-    /* once recording stopped the buffers are the end's to write (phasor_slots_handoff_all,
+    /* once recording stopped the buffers are the end's to write (phasor_slots_close,
      * the endings): the slot stays as it is */
     if (!slots_closed && __atomic_load_n(&phasor_active, __ATOMIC_ACQUIRE)) {
         phasor_handoff(s);
@@ -185,21 +185,14 @@ phasor_thread_t *phasor_thread_attach(void)
     return th;
 }
 
-void phasor_slots_handoff_all(void)
+void phasor_slots_close(int handoff)
 {
     pthread_mutex_lock(&slot_lock);
     slots_closed = 1;
-    int n = phasor_slots_used();
+    int n = handoff ? phasor_slots_used() : 0;
     for (int i = 0; i < n; i++)
         if (phasor_slots[i].th.buf)
             phasor_handoff(&phasor_slots[i]);
-    pthread_mutex_unlock(&slot_lock);
-}
-
-void phasor_slots_close(void)
-{
-    pthread_mutex_lock(&slot_lock);
-    slots_closed = 1;
     pthread_mutex_unlock(&slot_lock);
 }
 
