@@ -88,6 +88,19 @@ static inline void mt_begin(void)
     MPI_Comm_size(MPI_COMM_WORLD, &mt.size);
 }
 
+/* MPI_Init_thread asking for MPI_THREAD_MULTIPLE, then mt_begin(). 0 when it was provided;
+ * otherwise the program cannot run its threads: a failure is counted (said loudly). */
+static inline int mt_begin_multiple(int *argc, char ***argv)
+{
+    int provided = MPI_THREAD_SINGLE;
+    MT_CHECK(MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided));
+    mt_begin();
+    if (provided == MPI_THREAD_MULTIPLE)
+        return 0;
+    mt_fail(__FILE__, __LINE__, "MPI_THREAD_MULTIPLE not provided (%d)", provided);
+    return -1;
+}
+
 /* Gather every rank's text to rank 0, print it in rank order, finalize.
  * Returns the exit status: non-zero if this rank (or, on rank 0, any rank) saw an error. */
 static inline int mt_finish(void)

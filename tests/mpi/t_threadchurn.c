@@ -37,13 +37,8 @@ static void *work(void *arg)
 
 int main(int argc, char **argv)
 {
-    int provided = MPI_THREAD_SINGLE;
-    MT_CHECK(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
-    mt_begin();
-    if (provided != MPI_THREAD_MULTIPLE) {
-        mt_fail(__FILE__, __LINE__, "MPI_THREAD_MULTIPLE not provided (%d)", provided);
+    if (mt_begin_multiple(&argc, &argv) != 0)
         return mt_finish();
-    }
     /* The checker needs the budget the shim ran with (stderr is not compared): over it, the
      * threads that got no slot must be counted exactly instead of recorded. */
     const char *budget = getenv("PHASOR_MAX_THREADS");

@@ -42,14 +42,8 @@ static void *work(void *arg)
 
 int main(int argc, char **argv)
 {
-    int provided = MPI_THREAD_SINGLE;
-    MT_CHECK(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
-    mt_begin();
-    if (provided != MPI_THREAD_MULTIPLE) {
-        /* Not a failure of MPI's results, but this test cannot run: say so loudly. */
-        mt_fail(__FILE__, __LINE__, "MPI_THREAD_MULTIPLE not provided (%d)", provided);
+    if (mt_begin_multiple(&argc, &argv) != 0)
         return mt_finish();
-    }
     pthread_t th[NTHREADS];
     worker_t w[NTHREADS];
     for (int t = 0; t < NTHREADS; t++) {
