@@ -1,0 +1,30 @@
+/* osc_priv.h: what osc_model.c and osc_dp45.c share and nobody else sees. */
+#ifndef OSC_PRIV_H
+#define OSC_PRIV_H
+
+#include "osc_model.h"
+
+#include <math.h>
+
+#define OSC_2PI 6.283185307179586476925
+
+/* -1, with the message in why (when given). */
+int osc_fail(char *why, size_t nwhy, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* The noise window holding t: floor(t / window), corrected so that a time the integrator
+ * landed on as (w + 1) * window (computed that way) is in window w + 1, whatever the
+ * rounding of the division. Both the integrator and osc_model_rhs use it. */
+static inline int64_t osc_noise_window(double window, double t)
+{
+    int64_t w = (int64_t)floor(t / window);
+    if ((double)(w + 1) * window <= t)
+        w++;
+    else if ((double)w * window > t)
+        w--;
+    return w;
+}
+
+/* Rank i is held back at t (any perturbation with p.t <= t < p.t + delta). */
+int osc_held(const osc_model_t *m, int32_t i, double t);
+
+#endif
