@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "osc_model.h"
 #include "plog_reader.h"
 
 /* ---- 1. iteration boundaries ---- */
@@ -193,17 +194,9 @@ const char *ph_entropy_name(int kind);
  * neighbour's phase is NaN. */
 void ph_gradient(const double *theta, const ph_topo_t *t, double *g_abs, double *g_signed);
 
-enum ph_pot_kind { PH_POT_SIN, PH_POT_TANH, PH_POT_PIECEWISE, PH_POT_FOURIER };
-typedef struct ph_potential {
-    int kind;            /* enum ph_pot_kind */
-    double s;            /* TANH: slope s (tanh(s x)) */
-    double sigma;        /* PIECEWISE: width of the repulsive zone */
-    double a, b;         /* FOURIER: sin x - a sin(N x) + b sin(2N x) */
-    int harmonic;        /* FOURIER: N */
-} ph_potential_t;
-/* Parse "sin", "tanh", "tanh:S", "piecewise[:SIGMA]" (default pi), "fourier:A,B,N". */
-int ph_potential_parse(const char *s, ph_potential_t *p);
-double ph_potential_eval(const ph_potential_t *p, double x);
+/* The potential V is the oscillator model's (models/osc_model.h: osc_pot_parse, _eval,
+ * _format and the OSC_POT_* kinds): one definition for the model and the metrics. */
+typedef osc_pot_t ph_potential_t;
 /* E = sum_i sum_j T_ij V^2(theta_j - theta_i) over pairs with finite phases. */
 double ph_energy(const double *theta, const ph_topo_t *t, const ph_potential_t *p);
 

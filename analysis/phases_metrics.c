@@ -161,57 +161,6 @@ void ph_gradient(const double *theta, const ph_topo_t *t, double *g_abs, double 
     }
 }
 
-int ph_potential_parse(const char *s, ph_potential_t *p)
-{
-    memset(p, 0, sizeof(*p));
-    char tail;
-    if (strcmp(s, "sin") == 0) {
-        p->kind = PH_POT_SIN;
-        return 0;
-    }
-    if (strcmp(s, "tanh") == 0) {
-        p->kind = PH_POT_TANH;
-        p->s = 1;
-        return 0;
-    }
-    if (sscanf(s, "tanh:%lf%c", &p->s, &tail) == 1 && p->s > 0 && isfinite(p->s)) {
-        p->kind = PH_POT_TANH;
-        return 0;
-    }
-    if (strcmp(s, "piecewise") == 0) {
-        p->kind = PH_POT_PIECEWISE;
-        p->sigma = M_PI;
-        return 0;
-    }
-    if (sscanf(s, "piecewise:%lf%c", &p->sigma, &tail) == 1 && p->sigma > 0 &&
-        isfinite(p->sigma)) {
-        p->kind = PH_POT_PIECEWISE;
-        return 0;
-    }
-    if (sscanf(s, "fourier:%lf,%lf,%d%c", &p->a, &p->b, &p->harmonic, &tail) == 3 &&
-        isfinite(p->a) && isfinite(p->b) && p->harmonic >= 1) {
-        p->kind = PH_POT_FOURIER;
-        return 0;
-    }
-    return -1;
-}
-
-double ph_potential_eval(const ph_potential_t *p, double x)
-{
-    switch (p->kind) {
-    case PH_POT_TANH:
-        return tanh(p->s * x);
-    case PH_POT_PIECEWISE:
-        if (fabs(x) < p->sigma)
-            return -sin(3 * M_PI * x / (2 * p->sigma));
-        return x > 0 ? 1 : x < 0 ? -1 : 0;
-    case PH_POT_FOURIER:
-        return sin(x) - p->a * sin(p->harmonic * x) + p->b * sin(2 * p->harmonic * x);
-    default:
-        return sin(x);
-    }
-}
-
 double ph_energy(const double *theta, const ph_topo_t *t, const ph_potential_t *p)
 {
     double E = 0;
@@ -222,7 +171,7 @@ double ph_energy(const double *theta, const ph_topo_t *t, const ph_potential_t *
             double th = theta[t->nb[k]];
             if (isnan(th))
                 continue;
-            double v = ph_potential_eval(p, th - theta[i]);
+            double v = osc_pot_eval(p, th - theta[i]);
             E += v * v;
         }
     }

@@ -255,7 +255,7 @@ static void phase_tracks(xctx_t *x, plog_run_t *run, int32_t nr)
         goto out;
     }
     ph_potential_t pot;
-    ph_potential_parse("tanh", &pot);
+    osc_pot_parse("tanh", &pot);
     chrome_process_name(x, nr, "phases");
     for (size_t k = 0; k < g.n; k++) {
         int64_t t = g.t0 + (int64_t)k * g.dt;

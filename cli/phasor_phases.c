@@ -268,7 +268,7 @@ static int take_option(int c, const char *arg, phases_opts_t *op)
         so->topology = arg;
         break;
     case O_POT:
-        if (ph_potential_parse(arg, &so->pot) != 0)
+        if (osc_pot_parse(arg, &so->pot) != 0)
             return phasor_usage_error("phases", "--potential: '%s' is not sin, tanh, tanh:S, "
                                       "piecewise[:SIGMA] or fourier:A,B,N", arg);
         op->pot_text = arg;
@@ -352,7 +352,7 @@ static int phases_parse(int argc, char **argv, phases_opts_t *op)
                                   .recover_frac = 0.9,
                                   .src_rank = -1};
     op->pot_text = "tanh";
-    ph_potential_parse("tanh", &op->study.pot);
+    osc_pot_parse("tanh", &op->study.pot);
     static const struct option opts[] = {
         {"marker", required_argument, NULL, O_MARKER}, {"every", required_argument, NULL, O_EVERY},
         {"skip", required_argument, NULL, O_SKIP}, {"marker-end", no_argument, NULL, O_END},

@@ -220,7 +220,7 @@ Test(phases_metrics, gradient_and_energy)
     cr_assert_float_eq(ga[2], 2.0, 1e-15);
     cr_assert_float_eq(gs[3], 0.5, 1e-15);
     ph_potential_t p;
-    cr_assert_eq(ph_potential_parse("tanh:2", &p), 0);
+    cr_assert_eq(osc_pot_parse("tanh:2", &p), 0);
     double E = ph_energy(th, &t, &p);
     double want = pow(tanh(-2.0), 2) + pow(tanh(-4.0), 2) + pow(tanh(1.0), 2);
     cr_assert_float_eq(E, want, 1e-12);
@@ -244,20 +244,20 @@ Test(phases_metrics, gradient_and_energy)
 Test(phases_metrics, potentials)
 {
     ph_potential_t p;
-    cr_assert_eq(ph_potential_parse("sin", &p), 0);
-    cr_assert_float_eq(ph_potential_eval(&p, 0.3), sin(0.3), 1e-15);
-    cr_assert_eq(ph_potential_parse("piecewise", &p), 0);
+    cr_assert_eq(osc_pot_parse("sin", &p), 0);
+    cr_assert_float_eq(osc_pot_eval(&p, 0.3), sin(0.3), 1e-15);
+    cr_assert_eq(osc_pot_parse("piecewise", &p), 0);
     cr_assert_float_eq(p.sigma, M_PI, 1e-15);
-    cr_assert_float_eq(ph_potential_eval(&p, 1.0), -sin(1.5), 1e-15); /* -sin(1.5 x), sigma = pi */
-    cr_assert_eq(ph_potential_eval(&p, 4.0), 1.0);
-    cr_assert_eq(ph_potential_eval(&p, -4.0), -1.0);
-    cr_assert_eq(ph_potential_parse("fourier:0.5,0.25,3", &p), 0);
-    cr_assert_float_eq(ph_potential_eval(&p, 0.4), sin(0.4) - 0.5 * sin(1.2) + 0.25 * sin(2.4),
+    cr_assert_float_eq(osc_pot_eval(&p, 1.0), -sin(1.5), 1e-15); /* -sin(1.5 x), sigma = pi */
+    cr_assert_eq(osc_pot_eval(&p, 4.0), 1.0);
+    cr_assert_eq(osc_pot_eval(&p, -4.0), -1.0);
+    cr_assert_eq(osc_pot_parse("fourier:0.5,0.25,3", &p), 0);
+    cr_assert_float_eq(osc_pot_eval(&p, 0.4), sin(0.4) - 0.5 * sin(1.2) + 0.25 * sin(2.4),
                        1e-15);
-    cr_assert_eq(ph_potential_parse("tanh:0", &p), -1);
-    cr_assert_eq(ph_potential_parse("piecewise:x", &p), -1);
-    cr_assert_eq(ph_potential_parse("fourier:1,2", &p), -1);
-    cr_assert_eq(ph_potential_parse("cos", &p), -1);
+    cr_assert_eq(osc_pot_parse("tanh:0", &p), -1);
+    cr_assert_eq(osc_pot_parse("piecewise:x", &p), -1);
+    cr_assert_eq(osc_pot_parse("fourier:1,2", &p), -1);
+    cr_assert_eq(osc_pot_parse("cos", &p), -1);
     cr_assert_float_eq(ph_wrap_pi(M_PI), -M_PI, 1e-15);
     cr_assert_float_eq(ph_wrap_pi(-M_PI), -M_PI, 1e-15);
     cr_assert_float_eq(ph_wrap_pi(7 * M_PI / 2), -M_PI / 2, 1e-12);
@@ -935,7 +935,7 @@ static ph_study_opts_t study_opts(void)
                           .dt = 10000, .points = 100000, .topology = "log", .pairs = "auto",
                           .snapshots = 3, .thr = 0.99, .wave_frac = 0.5, .recover_frac = 0.9,
                           .src_rank = -1};
-    cr_assert_eq(ph_potential_parse("tanh", &op.pot), 0);
+    cr_assert_eq(osc_pot_parse("tanh", &op.pot), 0);
     return op;
 }
 
