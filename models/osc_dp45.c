@@ -604,8 +604,10 @@ static int dp_run(dp_t *d, double t0, double t1, char *why, size_t nwhy)
                 facold = fmax(err, 1e-4);
                 rejected_last = 0;
             }
-            if (!isfinite(err) && d->hfixed > 0)
-                return osc_fail(why, nwhy, "not finite at t = %g", tnew);
+            if (d->hfixed > 0) /* no error control: only refuse a state gone non-finite */
+                for (size_t i = 0; i < d->n; i++)
+                    if (!isfinite(d->y5[i]))
+                        return osc_fail(why, nwhy, "not finite at t = %g", tnew);
             if (o) {
                 int rc = osc_accepted(d, t, hh, tnew, land && bp >= t1);
                 if (rc && o->nomem)
