@@ -107,11 +107,14 @@ typedef struct ost {
     int nomem; /* osc_accepted's -1 was ours, not the sample function's */
 } ost_t;
 
+/* osc_pot_eval, inlined for the inner loop; tanh through one exp (2.3x faster than libm's
+ * tanh here, absolute error ~2e-16, which is what a sum into a rate sees; +-inf of exp give
+ * +-1). */
 static inline double pot(const osc_pot_t *p, double x)
 {
     switch (p->kind) {
     case OSC_POT_TANH:
-        return tanh(p->s * x);
+        return 1 - 2 / (exp(2 * p->s * x) + 1);
     case OSC_POT_PIECEWISE:
         if (fabs(x) < p->sigma)
             return -sin(3 * M_PI * x / (2 * p->sigma));
