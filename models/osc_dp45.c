@@ -592,9 +592,13 @@ static int dp_run(dp_t *d, double t0, double t1, char *why, size_t nwhy)
             hh = h < d->hmax ? h : d->hmax;
             if (hh > d->hcap)
                 hh = d->hcap;
-            if (bp - t <= 1.01 * hh && bp - t <= d->hcap)
+            /* past the smallest delay by a rounding error: the history's end stands in */
+            if (bp - t <= 1.01 * hh && bp - t <= d->hcap * (1 + 1e-9))
                 hh = bp - t, land = 1;
+            else if (bp - t < 1.1 * hh) /* no sliver before bp: two near-equal steps */
+                hh = 0.5 * (bp - t);
         }
+        double hwant = h; /* what the controller asked for before bp cut it */
         double err = dp_try(d, t, hh);
         if (d->hfixed > 0 || err <= 1) {
             double tnew = land ? bp : t + hh;
@@ -604,6 +608,9 @@ static int dp_run(dp_t *d, double t0, double t1, char *why, size_t nwhy)
                 h = hh / fac;
                 if (rejected_last && h > hh)
                     h = hh;
+                /* a step cut short by a breakpoint says little about the next one */
+                else if (land && h < hwant)
+                    h = hwant;
                 facold = fmax(err, 1e-4);
                 rejected_last = 0;
             }

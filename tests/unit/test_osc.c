@@ -473,6 +473,31 @@ Test(osc_integrate, history_bounded)
     osc_graph_free(&g);
 }
 
+/* Breakpoints on a grid of steps (a perturbation at a whole period, its ends reached
+ * through the delay) cost no sliver steps: the steps stay at h_max. */
+Test(osc_integrate, no_sliver_steps)
+{
+    int32_t n = 64;
+    osc_topo_spec_t ts;
+    osc_graph_t g;
+    char why[200];
+    cr_assert_eq(osc_topo_parse("chain:bi", &ts), 0);
+    cr_assert_eq(osc_graph_named(n, &ts, &g, why, sizeof(why)), 0);
+    cr_assert_eq(osc_graph_set_delay(&g, 0.1), 0);
+    double om[64], th0[64] = {0};
+    for (int i = 0; i < n; i++)
+        om[i] = TWO_PI;
+    osc_perturb_t p = {.rank = 32, .t = 10, .delta = 0.5};
+    osc_model_t m = {.n = n, .omega = om, .vp = 2, .graph = &g, .perturb = &p, .nperturb = 1};
+    osc_pot_parse("tanh", &m.pot);
+    osc_stats_t st;
+    osc_run_t r = {.t0 = 0, .t1 = 30, .theta0 = th0};
+    cr_assert_eq(osc_integrate(&m, NULL, &r, NULL, &st, why, sizeof(why)), 0, "%s", why);
+    cr_assert_leq(st.steps, 300 + 15, "%zu steps", st.steps); /* 15: the first steps' ramp */
+    cr_assert_leq(st.history_peak, 6);
+    osc_graph_free(&g);
+}
+
 /* ---- noise and perturbations ---- */
 
 Test(osc_model, noise_generator)
