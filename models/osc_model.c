@@ -72,18 +72,7 @@ int osc_pot_format(const osc_pot_t *p, char *buf, size_t n)
 
 double osc_pot_eval(const osc_pot_t *p, double x)
 {
-    switch (p->kind) {
-    case OSC_POT_TANH:
-        return tanh(p->s * x);
-    case OSC_POT_PIECEWISE:
-        if (fabs(x) < p->sigma)
-            return -sin(3 * M_PI * x / (2 * p->sigma));
-        return x > 0 ? 1 : x < 0 ? -1 : 0;
-    case OSC_POT_FOURIER:
-        return sin(x) - p->a * sin(p->harmonic * x) + p->b * sin(2 * p->harmonic * x);
-    default:
-        return sin(x);
-    }
+    return osc_pot_v(p, x, 0);
 }
 
 /* ---- graphs ---- */
