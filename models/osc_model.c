@@ -170,7 +170,8 @@ int osc_topo_parse(const char *s, osc_topo_spec_t *t)
             if (!seen_dir && (strcmp(tok, "uni") == 0 || strcmp(tok, "bi") == 0)) {
                 t->uni = tok[0] == 'u';
                 seen_dir = 1;
-            } else if (!seen_d && tok[0] == 'd' && parse_int(tok + 1, 1, 1 << 20, &t->distance) == 0) {
+            } else if (!seen_d && tok[0] == 'd' &&
+                       parse_int(tok + 1, 1, 1 << 20, &t->distance) == 0) {
                 seen_d = 1;
             } else {
                 goto bad;

@@ -678,7 +678,8 @@ Test(osc_model, parsers)
 {
     osc_pot_t p;
     char buf[64];
-    const char *good[] = {"sin", "tanh", "tanh:2.5", "piecewise", "piecewise:2", "fourier:0.5,0.25,3"};
+    const char *good[] = {"sin",         "tanh", "tanh:2.5", "piecewise",
+                          "piecewise:2", "fourier:0.5,0.25,3"};
     for (int k = 0; k < 6; k++) {
         cr_assert_eq(osc_pot_parse(good[k], &p), 0, "%s", good[k]);
         osc_pot_format(&p, buf, sizeof(buf));
