@@ -19,6 +19,7 @@
 #include "phases_study.h"
 #include "phasor_cmd.h"
 #include "phasor_out.h"
+#include "phasor_phases.h"
 #include "plog_calls.h"
 #include "plog_reader.h"
 #include "vec.h"
@@ -128,7 +129,20 @@ static int parse_frac(const char *s, double *v)
     return parse_dbl(s, v) != 0 || *v <= 0 || *v > 1 ? -1 : 0;
 }
 
-static int parse_marker(const char *s, ph_mark_spec_t *sp)
+void phases_study_defaults(ph_study_opts_t *so)
+{
+    *so = (ph_study_opts_t){.spec = {.mode = PH_MARK_AUTO, .level = PH_ANY_LEVEL, .every = 1},
+                            .points = DEFAULT_POINTS,
+                            .topology = "log",
+                            .pairs = "auto",
+                            .snapshots = 5,
+                            .thr = 0.9,
+                            .wave_frac = 0.5,
+                            .recover_frac = 0.9,
+                            .src_rank = -1};
+}
+
+int phases_marker_arg(const char *s, ph_mark_spec_t *sp)
 {
     if (strcmp(s, "auto") == 0) {
         sp->mode = PH_MARK_AUTO;
@@ -233,7 +247,7 @@ static int take_option(int c, const char *arg, phases_opts_t *op)
         op->out = arg;
         break;
     case O_MARKER:
-        if (parse_marker(arg, &so->spec) != 0)
+        if (phases_marker_arg(arg, &so->spec) != 0)
             return phasor_usage_error("phases", "--marker: '%s' is not pcontrol[:LEVEL], "
                                       "auto, period or an MPI call[@SITE]", arg);
         break;
@@ -341,16 +355,7 @@ static int take_option(int c, const char *arg, phases_opts_t *op)
 static int phases_parse(int argc, char **argv, phases_opts_t *op)
 {
     memset(op, 0, sizeof(*op));
-    op->study = (ph_study_opts_t){.spec = {.mode = PH_MARK_AUTO, .level = PH_ANY_LEVEL,
-                                           .every = 1},
-                                  .points = DEFAULT_POINTS,
-                                  .topology = "log",
-                                  .pairs = "auto",
-                                  .snapshots = 5,
-                                  .thr = 0.9,
-                                  .wave_frac = 0.5,
-                                  .recover_frac = 0.9,
-                                  .src_rank = -1};
+    phases_study_defaults(&op->study);
     op->pot_text = "tanh";
     osc_pot_parse("tanh", &op->study.pot);
     static const struct option opts[] = {
