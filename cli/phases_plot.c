@@ -868,6 +868,8 @@ static int index_page(const pp_t *pp, const pp_summary_t *sm, FILE *f)
                    "</figcaption>\n</figure>\n", (int)(strlen(pp_files[k]) - 4), pp_files[k],
                 pp_files[k], pp_files[k], caption[k]);
     }
+    if (sm->extra_html != NULL)
+        fputs(sm->extra_html, f);
     fputs("</body>\n</html>\n", f);
     return ferror(f) ? -1 : 0;
 }

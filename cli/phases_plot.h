@@ -73,6 +73,7 @@ typedef struct pp_summary {
     int64_t wave_t;            /* start of the source's delayed iteration, ns */
     const double *lag_mean;    /* per rank, iterations (NaN: no phase) */
     double period_ns;
+    const char *extra_html;    /* NULL, or a section put at the page's end (phasor oscillate) */
 } pp_summary_t;
 
 /* pairs: (i, j) of dtheta.csv, borrowed until pp_free. -1: out of memory. */
