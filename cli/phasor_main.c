@@ -25,6 +25,7 @@ static const struct subcommand {
      "the point-to-point steps inside every collective call (--csv, --json)"},
     {"predict", phasor_cmd_predict, "collective times predicted by network models vs measured"},
     {"phases", phasor_cmd_phases, "phases of the ranks and coupled-oscillator metrics (-o DIR)"},
+    {"oscillate", phasor_cmd_oscillate, "the oscillator model fitted to a run, side by side"},
     {"export", phasor_cmd_export, "a log as OTF2, Chrome/Perfetto JSON or CSV (--format, -o)"},
 };
 
