@@ -124,8 +124,11 @@ double osf_distance(const osf_series_t *a, const osf_series_t *b);
 /* ---- the fit ---- */
 
 enum osf_family { OSF_FAM_AUTO = 0, OSF_FAM_TANH = 1, OSF_FAM_BOTTLENECK = 2, OSF_FAM_FIXED = 3 };
-enum osf_delay_mode { OSF_DELAY_NONE = 0, OSF_DELAY_CONST = 1, OSF_DELAY_PROBE = 2,
-                      OSF_DELAY_AUTO = 3 };
+/* tau: none, one given value, per pair from the log's messages (AUTO), or one value for
+ * every pair fitted like the shape (FIT: an effective delay, the lag with which a rank learns
+ * of a neighbour's progress when they exchange once per iteration) */
+enum osf_delay_mode { OSF_DELAY_NONE = 0, OSF_DELAY_CONST = 1, OSF_DELAY_AUTO = 3,
+                      OSF_DELAY_FIT = 4 };
 
 /* One change for a what-if run of the fitted model (NAN / -1: unchanged). */
 typedef struct osf_whatif {
@@ -174,6 +177,8 @@ typedef struct osf_family_fit {
     osc_pot_t pot;           /* best of the family */
     double distance;         /* rad */
     unsigned evals;
+    double gain;             /* the coupling's gain fitted with it */
+    double tau;              /* --delay fit: the delay fitted with it (s) */
 } osf_family_fit_t;
 
 typedef struct osf_fit {
@@ -186,12 +191,14 @@ typedef struct osf_fit {
     int64_t src_t;           /* when it was injected in the model, ns */
     double src_delta_s;
     /* fitted */
-    double *omega;           /* P */
+    double *rate;            /* P: each rank's measured rate, 2 pi / its period (rad/s) */
+    double *omega;           /* P: the natural frequencies (osf_natural) */
     double *theta0;          /* P: the measured phases at the grid's start */
     osc_graph_t graph;
     osc_model_t model;
     osc_perturb_t perturb;
     double vp_formula;       /* beta kappa / period, 1/s */
+    double tau_log;          /* the messages' median delay (s) */
     osf_param_t param[OSF_MAX_PARAMS];
     size_t nparam;
     osf_family_fit_t fam[4]; /* by enum osf_family (AUTO's slot: unused) */
@@ -211,6 +218,12 @@ typedef struct osf_fit {
     unsigned evals;          /* integrations run by the fit */
     double fit_s;            /* wall time of the whole fit */
 } osf_fit_t;
+
+/* The natural frequencies omega[i] that make the locked state of model m (every phase equal,
+ * each delayed term theta_j(t - tau) = theta - rate_i tau) advance at rate[i], on average over
+ * the noise: omega_i = (rate_i - (v_p / n) sum_j T_ij V(-rate_i tau_ij)) / (1 + share E[r]).
+ * Without delays and noise omega = rate. */
+void osf_natural(const osc_model_t *m, const double *rate, double *omega);
 
 /* Fit run's model with o (borrowed until osf_fit_free) and run it side by side. */
 plog_err_t osf_fit(plog_run_t *run, const osf_opts_t *o, osf_fit_t *f, plog_error_t *err);

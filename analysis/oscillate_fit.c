@@ -314,10 +314,26 @@ typedef struct fitctx {
 } fitctx_t;
 
 /* The distance of the model as f->model holds it now; INFINITY when it fails (e set). */
+void osf_natural(const osc_model_t *m, const double *rate, double *omega)
+{
+    const osc_graph_t *g = m->graph;
+    double mean_r = m->noise.kind == OSC_NOISE_UNIFORM ? 0.5 : m->noise.kind == OSC_NOISE_EXP ? 1 : 0;
+    for (int32_t i = 0; i < m->n; i++) {
+        double c = 0;
+        for (uint32_t e = g ? g->off[i] : 0; g && g->tau && e < g->off[i + 1]; e++)
+            c += osc_pot_eval(&m->pot, -rate[i] * g->tau[e]);
+        omega[i] = (rate[i] - m->vp / m->n * c) / (1 + m->noise.share * mean_r);
+    }
+}
+
 static double evaluate(fitctx_t *c)
 {
     osf_side_t side;
     c->f->evals++;
+    osf_natural(&c->f->model, c->f->rate, c->f->omega);
+    for (int32_t i = 0; i < c->f->model.n; i++)
+        if (!(c->f->omega[i] >= 0))
+            return INFINITY; /* the locked state needs a rank to run backwards: no model */
     c->su.model = &c->f->model;
     plog_err_t e = osf_side_run(&c->su, &side, c->err);
     if (e != PLOG_OK) {
@@ -376,6 +392,10 @@ static void set_gain(osf_fit_t *f, double x)
 {
     f->model.vp = f->vp_formula * exp(x);
 }
+static void set_tau(osf_fit_t *f, double x)
+{
+    osc_graph_set_delay(&f->graph, x); /* the array exists: the setter cannot fail */
+}
 
 /* The fit's distance with one value scaled by k (0.8, 1.2), then restored. */
 static double scaled(fitctx_t *c, const char *what, double k)
@@ -386,10 +406,10 @@ static double scaled(fitctx_t *c, const char *what, double k)
     double d;
     if (strcmp(what, "omega") == 0) {
         for (int32_t i = 0; i < f->model.n; i++)
-            f->omega[i] *= k;
+            f->rate[i] *= k;
         d = evaluate(c);
         for (int32_t i = 0; i < f->model.n; i++)
-            f->omega[i] /= k;
+            f->rate[i] /= k;
     } else if (strcmp(what, "delay") == 0) {
         for (size_t e = 0; f->graph.tau != NULL && e < f->graph.nnz; e++)
             f->graph.tau[e] *= k;
@@ -455,12 +475,13 @@ static plog_err_t parameters(osf_fit_t *f, plog_run_t *run, const osf_opts_t *o,
     int32_t P = st->P;
     const ph_marks_t *m = &st->marks;
     f->omega = malloc((size_t)P * sizeof(double));
+    f->rate = malloc((size_t)P * sizeof(double));
     uint32_t most = 0;
     for (int32_t r = 0; r < P; r++)
         most = m->n[r] > most ? m->n[r] : most;
     double *scratch = malloc((size_t)(most + P + 1) * sizeof(double));
     double *per = malloc((size_t)P * sizeof(double)), *iq = malloc((size_t)P * sizeof(double));
-    if (!f->omega || !scratch || !per || !iq) {
+    if (!f->omega || !f->rate || !scratch || !per || !iq) {
         free(scratch);
         free(per);
         free(iq);
@@ -498,15 +519,15 @@ static plog_err_t parameters(osf_fit_t *f, plog_run_t *run, const osf_opts_t *o,
                   "2 x the median over ranks of the IQR of the iteration times / their mean "
                   "(%.3g)%s", iqr_rel, z->kind == OSC_NOISE_NONE ? ": below 0.01, none" : "");
     }
-    double mean_r = z->kind == OSC_NOISE_UNIFORM ? 0.5 : z->kind == OSC_NOISE_EXP ? 1 : 0;
     for (int32_t r = 0; r < P; r++)
-        f->omega[r] = 2 * M_PI / (per[r] / 1e9) / (1 + z->share * mean_r);
+        f->rate[r] = f->omega[r] = 2 * M_PI / (per[r] / 1e9);
     add_param(f, "period_s", T,
               "mean over ranks of each rank's mean iteration time without outliers "
               "(> median + 3 IQR): %.6g .. %.6g s", pmin / 1e9, pmax / 1e9);
-    add_param(f, "omega_mean_rad_s", 2 * M_PI / T / (1 + z->share * mean_r),
-              "2 pi / each rank's period%s", mean_r > 0 ? ", / (1 + share x the noise's mean)"
-                                                        : "");
+    add_param(f, "rate_mean_rad_s", 2 * M_PI / T,
+              "2 pi / each rank's period; the natural frequencies omega_i make the model's "
+              "locked state advance at it (the delayed terms' pull and the noise's mean "
+              "taken off)");
     free(per);
     free(iq);
     free(scratch);
@@ -597,10 +618,18 @@ static plog_err_t parameters(osf_fit_t *f, plog_run_t *run, const osf_opts_t *o,
         add_param(f, "delay_s", 0, "none (--delay none)");
     } else {
         size_t nm = delays_from_log(&lf, &f->graph, &tau);
-        add_param(f, "delay_s", tau,
-                  "median over pairs of each pair's median (receive completed - send "
-                  "started) where the receiver waited: %zu of %zu pairs measured",
-                  nm, f->graph.nnz);
+        if (o->delay_mode == OSF_DELAY_FIT) {
+            f->tau_log = tau;
+            add_param(f, "delay_s", tau,
+                      "fitted (--delay fit): one delay for every pair, golden section over "
+                      "0 .. 1.5 periods; the messages' own: %.3g s (%zu of %zu pairs measured)",
+                      tau, nm, f->graph.nnz);
+        } else {
+            add_param(f, "delay_s", tau,
+                      "median over pairs of each pair's median (receive completed - send "
+                      "started) where the receiver waited: %zu of %zu pairs measured",
+                      nm, f->graph.nnz);
+        }
     }
     logfacts_free(&lf, P);
 
@@ -667,6 +696,14 @@ static int measured_energy(osf_fit_t *f)
         }
     f->mfig.e_mean = c ? s / (double)c : NAN;
     return 0;
+}
+
+static double mean_of(const double *x, size_t n)
+{
+    double s = 0;
+    for (size_t k = 0; k < n; k++)
+        s += x[k];
+    return n ? s / (double)n : NAN;
 }
 
 static double rms_diff(const double *a, const double *b, size_t n)
@@ -792,23 +829,40 @@ plog_err_t osf_fit(plog_run_t *run, const osf_opts_t *o, osf_fit_t *f, plog_erro
                        &f->mfig) != 0)
         return nomem(err);
 
-    /* the potential: each family's shape by golden section at the formula's v_p, the
-     * better family kept, then the coupling's gain, then the shape once more */
+    /* the potential: per family, its shape by golden section at the formula's v_p, then
+     * the coupling's gain, then the shape once more at that gain; the family of the
+     * smaller distance is kept. A fixed V: the gain alone. */
     unsigned n = o->fit_evals < 4 ? 4 : o->fit_evals;
-    double x;
+    double x, d = INFINITY, gx = 0, T = param(f, "period_s")->value;
+    static const struct {
+        int fam;
+        setter_fn set;
+        double lo, hi;
+    } fams[] = {{OSF_FAM_TANH, set_tanh, -2.995732273553991 /* log 0.05 */, 2.995732273553991},
+                {OSF_FAM_BOTTLENECK, set_sigma, 0.25 * M_PI, 1.5 * M_PI}};
     if (o->family == OSF_FAM_FIXED) {
+        unsigned e0 = f->evals;
         f->model.pot = o->pot;
-        f->fam[OSF_FAM_FIXED] = (osf_family_fit_t){1, o->pot, evaluate(&c), 1};
+        d = golden(&c, set_gain, log(0.01), log(1000), n, &gx);
+        f->fam[OSF_FAM_FIXED] = (osf_family_fit_t){1, o->pot, d, f->evals - e0, exp(gx), NAN};
     } else {
-        if (o->family != OSF_FAM_BOTTLENECK) {
+        for (size_t k = 0; k < 2 && c.e == PLOG_OK; k++) {
+            int fam = fams[k].fam;
+            if (o->family != OSF_FAM_AUTO && o->family != fam)
+                continue;
             unsigned e0 = f->evals;
-            double d = golden(&c, set_tanh, log(0.05), log(20), n, &x);
-            f->fam[OSF_FAM_TANH] = (osf_family_fit_t){1, f->model.pot, d, f->evals - e0};
-        }
-        if (o->family != OSF_FAM_TANH && c.e == PLOG_OK) {
-            unsigned e0 = f->evals;
-            double d = golden(&c, set_sigma, 0.25 * M_PI, 1.5 * M_PI, n, &x);
-            f->fam[OSF_FAM_BOTTLENECK] = (osf_family_fit_t){1, f->model.pot, d, f->evals - e0};
+            double g, t = f->tau_log;
+            set_gain(f, 0);
+            if (o->delay_mode == OSF_DELAY_FIT)
+                set_tau(f, t);
+            golden(&c, fams[k].set, fams[k].lo, fams[k].hi, n, &x);
+            golden(&c, set_gain, log(0.01), log(1000), n, &g);
+            if (o->delay_mode == OSF_DELAY_FIT) {
+                golden(&c, set_tau, 0, 1.5 * T, n, &t);
+                golden(&c, set_gain, log(0.01), log(1000), n, &g);
+            }
+            double dk = golden(&c, fams[k].set, fams[k].lo, fams[k].hi, n, &x);
+            f->fam[fam] = (osf_family_fit_t){1, f->model.pot, dk, f->evals - e0, exp(g), t};
         }
         int best = OSF_FAM_TANH;
         if (!f->fam[OSF_FAM_TANH].tried ||
@@ -816,23 +870,20 @@ plog_err_t osf_fit(plog_run_t *run, const osf_opts_t *o, osf_fit_t *f, plog_erro
              f->fam[OSF_FAM_BOTTLENECK].distance < f->fam[OSF_FAM_TANH].distance))
             best = OSF_FAM_BOTTLENECK;
         f->model.pot = f->fam[best].pot;
-    }
-    if (c.e != PLOG_OK)
-        return c.e;
-    double gx;
-    double d = golden(&c, set_gain, log(0.1), log(10), n, &gx);
-    if (o->family != OSF_FAM_FIXED && c.e == PLOG_OK) {
-        if (f->model.pot.kind == OSC_POT_TANH)
-            d = golden(&c, set_tanh, log(0.05), log(20), n, &x);
-        else
-            d = golden(&c, set_sigma, 0.25 * M_PI, 1.5 * M_PI, n, &x);
+        gx = log(f->fam[best].gain);
+        set_gain(f, gx);
+        if (o->delay_mode == OSF_DELAY_FIT) {
+            set_tau(f, f->fam[best].tau);
+            param(f, "delay_s")->value = f->fam[best].tau;
+        }
+        d = f->fam[best].distance;
     }
     if (c.e != PLOG_OK)
         return c.e;
     char pot[80];
     osc_pot_format(&f->model.pot, pot, sizeof(pot));
     add_param(f, "coupling_gain", exp(gx),
-              "fitted: v_p = gain x the formula's (golden section over 0.1 .. 10)");
+              "fitted: v_p = gain x the formula's (golden section over 0.01 .. 1000)");
     add_param(f, "vp_per_s", f->model.vp, "gain x beta kappa / period");
     add_param(f, "potential_shape",
               f->model.pot.kind == OSC_POT_TANH ? f->model.pot.s
@@ -844,7 +895,7 @@ plog_err_t osf_fit(plog_run_t *run, const osf_opts_t *o, osf_fit_t *f, plog_erro
     /* how well each value is determined: the distance at 0.8 and 1.2 times it */
     sensitivity(&c, "potential_shape", "shape", d);
     sensitivity(&c, "vp_per_s", "vp", d);
-    sensitivity(&c, "omega_mean_rad_s", "omega", d);
+    sensitivity(&c, "rate_mean_rad_s", "omega", d);
     if (f->model.noise.kind != OSC_NOISE_NONE)
         sensitivity(&c, "noise_share", "noise", d);
     if (f->graph.tau != NULL && param(f, "delay_s")->value > 0)
@@ -854,6 +905,9 @@ plog_err_t osf_fit(plog_run_t *run, const osf_opts_t *o, osf_fit_t *f, plog_erro
     if (c.e != PLOG_OK)
         return c.e;
     c.su.model = &f->model;
+    osf_natural(&f->model, f->rate, f->omega);
+    add_param(f, "omega_mean_rad_s", mean_of(f->omega, (size_t)f->model.n),
+              "the mean natural frequency (rate_mean_rad_s less the locked state's pull)");
     if ((e = osf_side_run(&c.su, &f->model_side, err)) != PLOG_OK)
         return e;
     f->evals++;
@@ -873,6 +927,7 @@ void osf_fit_free(osf_fit_t *f)
     osf_series_free(&f->meas);
     osf_figures_free(&f->mfig);
     free(f->omega);
+    free(f->rate);
     free(f->theta0);
     osc_graph_free(&f->graph);
     osf_side_free(&f->model_side);

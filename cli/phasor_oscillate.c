@@ -48,8 +48,9 @@ static void usage(FILE *f)
         "  --potential auto|tanh|bottleneck|SPEC  the family fitted (default auto: the better\n"
         "                              of tanh(s x) and the bottleneck's piecewise form), or a\n"
         "                              fixed V (sin, tanh:S, piecewise:SIGMA, fourier:A,B,N)\n"
-        "  --delay auto|none|SECONDS   tau_ij: per pair from the log's messages (default), none,\n"
-        "                              or one value for every pair\n"
+        "  --delay auto|fit|none|SECONDS  tau_ij: per pair from the log's messages (default),\n"
+        "                              one value for every pair fitted with the shape, none,\n"
+        "                              or one value given\n"
         "  --noise auto|none|uniform:SHARE|exp:SHARE  zeta: from the iteration times' spread\n"
         "                              (default), or as given (SHARE of omega)\n"
         "  --seed N                    the noise's seed (default 1)\n"
@@ -261,6 +262,10 @@ static int take(int c, const char *arg, osc_opts_t *op)
         op->given |= G_DELAY;
         if (strcmp(arg, "auto") == 0) {
             fo->delay_mode = OSF_DELAY_AUTO;
+            return PHASOR_EXIT_OK;
+        }
+        if (strcmp(arg, "fit") == 0) {
+            fo->delay_mode = OSF_DELAY_FIT;
             return PHASOR_EXIT_OK;
         }
         if (strcmp(arg, "none") == 0) {
