@@ -48,7 +48,9 @@ const char *osf_pattern_name(int p); /* "synchronised", "wavefront", "splay", "d
  * fraction of the amplitude). Per rank, from the boundaries: its steady period (the median
  * iteration time) and the iteration in the window [k0, k0 + 2 (largest distance + 2)] whose
  * time exceeds it the most; the rank is reached when that excess is above max(5 x its median
- * absolute deviation, 5 % of the source's excess), and arrives then. Distances as
+ * absolute deviation, 5 % of the source's excess), and arrives then; nothing is reached when
+ * the source's own excess is within 5 x its median absolute deviation or 1 % of its median
+ * iteration time. Distances as
  * ph_hop_distance. Speed: the inverse least-squares slope of (arrival - k0) over the distance,
  * over the reached ranks at distance >= 1 (two distances at least); reach: the largest
  * distance reached. */

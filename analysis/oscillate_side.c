@@ -149,6 +149,7 @@ int osf_wave_find(const ph_marks_t *m, const ph_topo_t *topo, int32_t src, uint3
     for (int32_t r = 0; r < P; r++)
         dmax = w->distance[r] > dmax ? w->distance[r] : dmax;
     uint32_t win = 2 * ((uint32_t)dmax + 2);
+    double med_src = NAN;
     double *mad = malloc((size_t)P * sizeof(*mad));
     if (mad == NULL) {
         free(d);
@@ -177,12 +178,16 @@ int osf_wave_find(const ph_marks_t *m, const ph_topo_t *topo, int32_t src, uint3
         for (size_t k = 0; k < nd; k++)
             d[k] = fabs(d[k] - med);
         mad[r] = median_of(d, nd);
+        if (r == src)
+            med_src = med;
         w->excess_ns[r] = best - med;
         w->arrival[r] = at;
     }
     free(d);
     w->source_excess_ns = w->excess_ns[src];
     double floor_src = 0.05 * w->source_excess_ns;
+    if (!(w->source_excess_ns > fmax(5 * mad[src], 0.01 * med_src)))
+        floor_src = INFINITY; /* the source's own jitter: no perturbation to follow */
     double sx = 0, sy = 0, sxx = 0, sxy = 0;
     size_t c = 0;
     int32_t dlo = INT32_MAX, dhi = -1;
