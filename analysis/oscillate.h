@@ -231,6 +231,14 @@ void osf_natural(const osc_model_t *m, const double *rate, double *omega);
 plog_err_t osf_fit(plog_run_t *run, const osf_opts_t *o, osf_fit_t *f, plog_error_t *err);
 void osf_fit_free(osf_fit_t *f);
 
+/* T from a CSV file: one row per rank i, P comma-separated numbers, nonzero in column j when
+ * i receives from j ('#' lines and blank lines skipped); P > 0: the matrix must be P x P;
+ * *rows (may be NULL) gets its size. Errors name the file and the line. */
+plog_err_t osf_graph_read_csv(const char *path, int32_t P, osc_graph_t *g, int32_t *rows,
+                              plog_error_t *err);
+/* A named topology (osc_topo_parse) of P nodes, else a CSV file as above. */
+plog_err_t osf_graph_spec(const char *spec, int32_t P, osc_graph_t *g, plog_error_t *err);
+
 /* A ph_topo of the model's graph (same edges). -1: out of memory. */
 int osf_topo_of_graph(const osc_graph_t *g, ph_topo_t *t);
 

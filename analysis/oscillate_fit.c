@@ -745,15 +745,10 @@ static plog_err_t whatif(fitctx_t *c)
     const osf_whatif_t *w = &c->o->whatif;
     f->wmodel = f->model;
     osf_setup_t su = c->su;
-    char why[200];
     if (w->topology != NULL) {
-        osc_topo_spec_t ts;
-        if (osc_topo_parse(w->topology, &ts) != 0)
-            return plog_fail(c->err, PLOG_E_USAGE, NULL, PLOG_NO_OFFSET,
-                             "--what-if topology=%s: not a topology", w->topology);
-        if (osc_graph_named(f->model.n, &ts, &f->wgraph, why, sizeof(why)) != 0)
-            return plog_fail(c->err, PLOG_E_USAGE, NULL, PLOG_NO_OFFSET,
-                             "--what-if topology=%s: %s", w->topology, why);
+        plog_err_t e = osf_graph_spec(w->topology, f->model.n, &f->wgraph, c->err);
+        if (e != PLOG_OK)
+            return e;
         double tau = 0;
         if (f->graph.tau != NULL) { /* the median delay, on every new edge */
             double *x = malloc((f->graph.nnz ? f->graph.nnz : 1) * sizeof(double));

@@ -2,12 +2,15 @@
  * measured side's grid, its metrics computed by the very functions of the measured side,
  * its iteration boundaries from the dense output, and the figures of either side. */
 #include <assert.h>
+#include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "oscillate.h"
+#include "vec.h"
 
 void osf_series_free(osf_series_t *s)
 {
@@ -437,4 +440,118 @@ int osf_topo_of_graph(const osc_graph_t *g, ph_topo_t *t)
     if (g->nnz)
         memcpy(t->nb, g->nb, g->nnz * sizeof(*t->nb));
     return 0;
+}
+
+/* ---- topologies from a spec or a CSV matrix ---- */
+
+plog_err_t osf_graph_read_csv(const char *path, int32_t P, osc_graph_t *g, int32_t *rows,
+                              plog_error_t *err)
+{
+    memset(g, 0, sizeof(*g));
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return plog_fail(err, PLOG_E_IO, path, PLOG_NO_OFFSET, "%s", strerror(errno));
+    int32_t *pairs = NULL;
+    size_t np = 0, cap = 0;
+    char *line = NULL;
+    size_t lcap = 0;
+    int32_t row = 0, cols = -1;
+    long lineno = 0;
+    plog_err_t e = PLOG_OK;
+    while (getline(&line, &lcap, f) >= 0) {
+        lineno++;
+        char *s = line;
+        while (*s == ' ' || *s == '\t')
+            s++;
+        if (*s == '#' || *s == '\n' || *s == '\r' || *s == '\0')
+            continue;
+        int32_t col = 0;
+        for (;;) {
+            char *end;
+            errno = 0;
+            double v = strtod(s, &end);
+            if (end == s || errno || !isfinite(v)) {
+                e = plog_fail(err, PLOG_E_CORRUPT, path, PLOG_NO_OFFSET,
+                              "line %ld, column %d: not a number", lineno, (int)col + 1);
+                goto out;
+            }
+            if (v != 0) {
+                if (col == row) {
+                    e = plog_fail(err, PLOG_E_CORRUPT, path, PLOG_NO_OFFSET,
+                                  "line %ld: T_%d%d is not 0 (a rank does not couple to itself)",
+                                  lineno, (int)row, (int)col);
+                    goto out;
+                }
+                if (np == cap && VEC_GROW(pairs, cap, 2 * (np + 1)) != 0) {
+                    e = plog_fail(err, PLOG_E_NOMEM, NULL, PLOG_NO_OFFSET, "out of memory");
+                    goto out;
+                }
+                pairs[2 * np] = row;
+                pairs[2 * np + 1] = col;
+                np++;
+            }
+            col++;
+            s = end;
+            while (*s == ' ' || *s == '\t')
+                s++;
+            if (*s == ',') {
+                s++;
+                continue;
+            }
+            if (*s == '\n' || *s == '\r' || *s == '\0')
+                break;
+            e = plog_fail(err, PLOG_E_CORRUPT, path, PLOG_NO_OFFSET,
+                          "line %ld, column %d: not a number", lineno, (int)col + 1);
+            goto out;
+        }
+        if (cols >= 0 && col != cols) {
+            e = plog_fail(err, PLOG_E_CORRUPT, path, PLOG_NO_OFFSET,
+                          "line %ld: %d columns, the rows before have %d", lineno, (int)col,
+                          (int)cols);
+            goto out;
+        }
+        cols = col;
+        if (++row > (1 << 20)) {
+            e = plog_fail(err, PLOG_E_CORRUPT, path, PLOG_NO_OFFSET, "more than 2^20 rows");
+            goto out;
+        }
+    }
+    if (ferror(f)) {
+        e = plog_fail(err, PLOG_E_IO, path, PLOG_NO_OFFSET, "%s", strerror(errno));
+        goto out;
+    }
+    if (row == 0 || cols != row) {
+        e = plog_fail(err, PLOG_E_CORRUPT, path, PLOG_NO_OFFSET,
+                      "%d rows of %d columns: not a square matrix", (int)row, (int)cols);
+        goto out;
+    }
+    if (P > 0 && row != P) {
+        e = plog_fail(err, PLOG_E_USAGE, path, PLOG_NO_OFFSET, "a %d x %d matrix for %d ranks",
+                      (int)row, (int)row, (int)P);
+        goto out;
+    }
+    char why[160];
+    if (osc_graph_from_pairs(row, pairs, np, g, why, sizeof(why)) != 0)
+        e = plog_fail(err, PLOG_E_CORRUPT, path, PLOG_NO_OFFSET, "%s", why);
+    else if (rows != NULL)
+        *rows = row;
+out:
+    free(line);
+    free(pairs);
+    fclose(f);
+    return e;
+}
+
+plog_err_t osf_graph_spec(const char *spec, int32_t P, osc_graph_t *g, plog_error_t *err)
+{
+    osc_topo_spec_t ts;
+    char why[160];
+    memset(g, 0, sizeof(*g));
+    if (osc_topo_parse(spec, &ts) == 0) {
+        if (osc_graph_named(P, &ts, g, why, sizeof(why)) != 0)
+            return plog_fail(err, PLOG_E_USAGE, NULL, PLOG_NO_OFFSET, "topology %s: %s", spec,
+                             why);
+        return PLOG_OK;
+    }
+    return osf_graph_read_csv(spec, P, g, NULL, err);
 }

@@ -60,8 +60,10 @@ static void usage(FILE *f)
         "                              perturbation=S\n"
         "Model alone (--model; a CONFIG file's values come first, options override them):\n"
         "  -P, --ranks N               oscillators (default 16)\n"
-        "  --topology SPEC             chain[:uni|bi][:dD], ring[...], stencil2d[:AxB][:periodic],\n"
-        "                              stencil3d[:AxBxC][:periodic], all (default chain:bi)\n"
+        "  --topology SPEC|FILE.csv    chain[:uni|bi][:dD], ring[...], stencil2d[:AxB][:periodic],\n"
+        "                              stencil3d[:AxBxC][:periodic], all (default chain:bi), or\n"
+        "                              a CSV matrix: row i nonzero in column j if i receives\n"
+        "                              from j (its size gives P unless -P is given)\n"
         "  --potential SPEC            V (default tanh)\n"
         "  --period S                  2 pi / omega, seconds (default 0.01)\n"
         "  --vp V                      v_p, 1/s (default 2 / period: beta = 1, kappa = 2)\n"
@@ -195,8 +197,8 @@ static int whatif_arg(const char *s, osf_whatif_t *w)
     }
     if (k == 8 && strncmp(s, "topology", 8) == 0) {
         osc_topo_spec_t t;
-        if (osc_topo_parse(v, &t) != 0)
-            return -1;
+        if (osc_topo_parse(v, &t) != 0 && access(v, F_OK) != 0)
+            return -1; /* neither a topology nor a file (read with the run) */
         w->topology = v;
         return 0;
     }
@@ -316,8 +318,9 @@ static int take(int c, const char *arg, osc_opts_t *op)
         return PHASOR_EXIT_OK;
     case O_TOPOLOGY: {
         osc_topo_spec_t t;
-        if (osc_topo_parse(arg, &t) != 0)
-            return phasor_usage_error("oscillate", "--topology: '%s' is not a topology", arg);
+        if (osc_topo_parse(arg, &t) != 0 && access(arg, F_OK) != 0)
+            return phasor_usage_error("oscillate", "--topology: '%s' is not a topology nor a "
+                                      "file", arg);
         op->topology = arg;
         op->given |= G_TOPO;
         return PHASOR_EXIT_OK;
@@ -533,8 +536,8 @@ static int read_config(osc_opts_t *op, json_t **doc)
         return rc;
     if (s != NULL) {
         osc_topo_spec_t t;
-        if (osc_topo_parse(s, &t) != 0)
-            return cfg_fail(p, "\"topology\": '%s' is not a topology", s);
+        if (osc_topo_parse(s, &t) != 0 && access(s, F_OK) != 0)
+            return cfg_fail(p, "\"topology\": '%s' is not a topology nor a file", s);
         op->topology = s;
     }
     s = NULL;
@@ -1370,12 +1373,23 @@ static int model_run(osc_opts_t *op)
     osc_topo_spec_t ts;
     osc_pot_t pot;
     osc_init_t in;
-    osc_topo_parse(op->topology, &ts);
     osc_pot_parse(op->potential, &pot);
     osc_init_parse(op->init, &in);
-    if (osc_graph_named(op->P, &ts, &g, why, sizeof(why)) != 0) {
-        status = phasor_usage_error("oscillate", "--topology %s: %s", op->topology, why);
-        goto done;
+    if (osc_topo_parse(op->topology, &ts) == 0) {
+        if (osc_graph_named(op->P, &ts, &g, why, sizeof(why)) != 0) {
+            status = phasor_usage_error("oscillate", "--topology %s: %s", op->topology, why);
+            goto done;
+        }
+    } else {
+        int32_t rows;
+        plog_err_t e = osf_graph_read_csv(op->topology, (op->given & G_P) ? op->P : 0, &g, &rows,
+                                          &err);
+        if (e != PLOG_OK) {
+            fprintf(stderr, "phasor oscillate: %s\n", err.msg);
+            status = e == PLOG_E_USAGE ? PHASOR_EXIT_USAGE : PHASOR_EXIT_INPUT;
+            goto done;
+        }
+        op->P = rows;
     }
     if (op->delay > 0 && osc_graph_set_delay(&g, op->delay) != 0)
         goto nomem;
