@@ -245,16 +245,18 @@ int ph_resync_finish(ph_resync_t *r, int64_t t_end); /* -1: out of memory */
 void ph_resync_free(ph_resync_t *r);
 
 /* Idle wave. A delay is an iteration longer than the rank's median duration. The source is
- * where it was caused, and the delay that travelled farthest: a loaded machine's one-rank
- * stall can be longer than a delay that reaches every rank. Candidates: the
+ * where it was caused, and of the delays the one whose wave spread farthest: a loaded
+ * machine's one-rank stall can be longer than a delay that reaches every rank. Candidates: the
  * PH_WAVE_CANDIDATES (rank, iteration) whose excess is largest, the excess of compute time
  * over the rank's median compute time with m->comp (waiting for a late neighbour is time
  * inside MPI), else of duration, each above 5 x that rank's median absolute deviation of
  * it (the largest one alone when none is). The wave is walked from each; a candidate that
  * another one's wave reached at that very iteration is an arrival of that wave, not a
  * source (of two that reach each other, the larger excess). The source: the candidate left
- * whose wave reached the most ranks, then the most hops, then the largest excess (equal
- * excesses: the earliest).
+ * whose wave delivered the most idle time past it (the sum of the idle periods at the other
+ * ranks reached: the reached ranks weighted by the wait that arrived, so a one-rank stall
+ * scores 0 and machine-wide jitter little), then reached the most ranks, then the most
+ * hops, then the largest excess (equal excesses: the earliest).
  * Distance: hops from the source in topo along the messages (i is one hop past j when
  * T_ij = 1, i receives from j); ranks the messages do not lead to get the hop distance with
  * the edges taken both ways (a wave against the messages: rendezvous senders waiting), ranks
@@ -286,12 +288,14 @@ typedef struct ph_wave {
     double decay_ns_per_hop, decay_per_hop;
     /* How sure the pick is. The runner-up: the best other candidate left that is not on
      * the source's wave (its rank reached within PH_WAVE_SLACK iterations of its iteration,
-     * the source's rank included), -1 none. confidence = 1 - (runner-up's reached - 1) /
-     * (reached - 1): 1 when no other delay travelled at all, 0 when one reached as many
-     * ranks; NaN when not found. ph_wave_find_at: 0 candidates, no runner-up, NaN. */
+     * the source's rank included), -1 none. confidence = 1 - the runner-up's idle time
+     * delivered / the source's: 1 when no other delay reached anyone, 0 when one delivered
+     * as much; NaN when not found. ph_wave_find_at: 0 candidates, no runner-up, NaN. */
     uint32_t candidates;  /* sources walked */
+    double idle_delivered_ns; /* the idle periods at the ranks reached past the source */
     int32_t runner_up_source;
     uint32_t runner_up_iter, runner_up_reached;
+    double runner_up_idle_ns; /* its idle time delivered (0 without one) */
     double confidence;
     int32_t *arrival_iter; /* per rank: iteration reached, -1 not reached / no phase */
     int64_t *arrival_ns;

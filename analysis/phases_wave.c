@@ -432,6 +432,17 @@ typedef struct wctx {
     int32_t *snb;
 } wctx_t;
 
+/* The idle time a wave brought to the ranks past its source: the ranks reached, each weighted
+ * by the wait that arrived there. */
+static double delivered(const ph_wave_t *w, int32_t P)
+{
+    double s = 0;
+    for (int32_t r = 0; r < P; r++)
+        if (w->arrival_iter[r] >= 0 && r != w->source)
+            s += w->idle_ns[r];
+    return s;
+}
+
 static void unreached(ph_wave_t *w, int32_t P)
 {
     for (int32_t r = 0; r < P; r++) {
@@ -451,6 +462,7 @@ static int walk_from(const wctx_t *c, int32_t src, uint32_t k, double pick_ex, p
     int32_t P = m->nranks;
     w->found = 0;
     w->reached = 0;
+    w->idle_delivered_ns = 0;
     w->reach_hops = w->extent_hops = 0;
     w->ranks_per_iter = w->ranks_per_s = NAN;
     w->decay_ns_per_hop = w->decay_per_hop = NAN;
@@ -471,21 +483,26 @@ static int walk_from(const wctx_t *c, int32_t src, uint32_t k, double pick_ex, p
         return -1;
     walk_out(m, c->med, c->mad, c->frac, c->order, no, c->soff, c->snb, w);
     fit(P, c->xs, c->yi, c->yt, w);
+    w->idle_delivered_ns = delivered(w, P);
     return 0;
 }
 
-/* ranks first, then hops, then the candidates' own order (excess) */
-static int reaches_farther(const ph_wave_t *a, size_t ia, const ph_wave_t *b, size_t ib)
+/* Candidate a's wave before b's: the idle time delivered first, then ranks, hops and the
+ * candidates' own order (excess). */
+static int farther(const ph_wave_t *sum, size_t a, size_t b)
 {
-    if (a->reached != b->reached)
-        return a->reached > b->reached;
-    if (a->reach_hops != b->reach_hops)
-        return a->reach_hops > b->reach_hops;
-    return ia < ib;
+    if (sum[a].idle_delivered_ns != sum[b].idle_delivered_ns)
+        return sum[a].idle_delivered_ns > sum[b].idle_delivered_ns;
+    if (sum[a].reached != sum[b].reached)
+        return sum[a].reached > sum[b].reached;
+    if (sum[a].reach_hops != sum[b].reach_hops)
+        return sum[a].reach_hops > sum[b].reach_hops;
+    return a < b;
 }
 
 /* The sources of c walked one by one; w ends with the chosen one's wave. The summaries and
- * the K x K "i's wave reached j's source" table are all that is kept between walks. */
+ * the K x K "i's wave reached j's source" table are all that is kept between walks: memory
+ * O(P), time K + 1 walks of O(P + edges) each, small beside finding the K (all iterations). */
 static int choose(const wctx_t *cx, const cand_t *c, size_t nc, ph_wave_t *w)
 {
     ph_wave_t sum[PH_WAVE_CANDIDATES]; /* scalars only */
@@ -507,12 +524,12 @@ static int choose(const wctx_t *cx, const cand_t *c, size_t nc, ph_wave_t *w)
         for (size_t i = 0; i < nc; i++)
             if (on[i][j] && !(on[j][i] && j < i))
                 left[j] = 0;
-        if (left[j] && (win == nc || reaches_farther(&sum[j], j, &sum[win], win)))
+        if (left[j] && (win == nc || farther(sum, j, win)))
             win = j;
     }
     if (win == nc) /* a cycle of arrivals at one iteration: take the farthest of all */
         for (size_t j = 0; j < nc; j++)
-            if (win == nc || reaches_farther(&sum[j], j, &sum[win], win))
+            if (win == nc || farther(sum, j, win))
                 win = j;
     if (win != nc - 1 && walk_from(cx, c[win].r, c[win].k, c[win].ex, w) != 0)
         return -1;
@@ -525,20 +542,17 @@ static int choose(const wctx_t *cx, const cand_t *c, size_t nc, ph_wave_t *w)
         if (j == win || !left[j] ||
             (a >= 0 && llabs((long long)a - (long long)c[j].k) <= PH_WAVE_SLACK))
             continue;
-        if (ru == nc || reaches_farther(&sum[j], j, &sum[ru], ru))
+        if (ru == nc || farther(sum, j, ru))
             ru = j;
     }
-    uint32_t r2 = 1;
     if (ru < nc) {
         w->runner_up_source = c[ru].r;
         w->runner_up_iter = c[ru].k;
         w->runner_up_reached = sum[ru].reached;
-        r2 = sum[ru].reached > 1 ? sum[ru].reached : 1;
+        w->runner_up_idle_ns = sum[ru].idle_delivered_ns;
     }
-    if (w->found) {
-        assert(r2 <= w->reached);
-        w->confidence = 1 - (double)(r2 - 1) / (double)(w->reached - 1);
-    }
+    if (w->found && w->idle_delivered_ns > 0)
+        w->confidence = 1 - w->runner_up_idle_ns / w->idle_delivered_ns;
     return 0;
 }
 

@@ -72,7 +72,7 @@ static void usage(FILE *f)
         "                              its drop below the R before the delay (default 0.9)\n"
         "  --source R:K                the idle wave starts at rank R, iteration K (default:\n"
         "                              of the largest compute excesses, the one whose wave\n"
-        "                              reaches the most ranks)\n"
+        "                              brings the most idle time to other ranks)\n"
         "  --reference LOG             the same run without the delay (same noise): the\n"
         "                              delay's own effect, rank by rank (twin.csv, \"twin\")\n"
         "Output:\n"
@@ -813,7 +813,7 @@ static void text_wave(out_t *o, const ph_wave_t *w)
     g4(v[3], w->decay_per_hop);
     char conf[32] = "given";
     if (w->candidates > 0)
-        snprintf(conf, sizeof(conf), "confidence %.2f", w->confidence);
+        snprintf(conf, sizeof(conf), "confidence %.3f", w->confidence);
     o_fmt(o, "idle wave: from rank %d, iteration %u (+%.0f ns, %s), reached %u ranks, %s "
           "ranks/iteration, %s ranks/s\n"
           "  %d of %d hops (%s), idle period decays by %s ns per hop (%s of it)\n",
@@ -824,12 +824,14 @@ static void text_wave(out_t *o, const ph_wave_t *w)
     if (w->candidates == 0)
         return;
     if (w->runner_up_source < 0)
-        o_fmt(o, "  source: the farthest of %u candidate delays, the others on its own wave\n",
-              w->candidates);
+        o_fmt(o, "  source: of %u candidate delays the one whose wave brought the most idle time "
+              "(%.0f ns past it), the others on its own wave\n", w->candidates,
+              w->idle_delivered_ns);
     else
-        o_fmt(o, "  source: the farthest of %u candidate delays; runner-up rank %d, iteration %u, "
-              "reached %u ranks\n", w->candidates, (int)w->runner_up_source, w->runner_up_iter,
-              w->runner_up_reached);
+        o_fmt(o, "  source: of %u candidate delays the one whose wave brought the most idle time "
+              "(%.0f ns past it); runner-up rank %d, iteration %u: %u ranks, %.0f ns\n",
+              w->candidates, w->idle_delivered_ns, (int)w->runner_up_source, w->runner_up_iter,
+              w->runner_up_reached, w->runner_up_idle_ns);
 }
 
 static void text_recovery(out_t *o, const ph_study_t *st, const ph_summary_t *sm)
@@ -983,6 +985,7 @@ static void json_wave(out_t *o, const ph_wave_t *w)
         j_int(o, ",\"extent_hops\":", w->extent_hops);
         j_num(o, ",\"decay_ns_per_hop\":", w->decay_ns_per_hop);
         j_num(o, ",\"decay_per_hop\":", w->decay_per_hop);
+        j_num(o, ",\"idle_delivered_ns\":", w->idle_delivered_ns);
         j_int(o, ",\"candidates\":", w->candidates);
         j_num(o, ",\"confidence\":", w->confidence);
         j_int_or_null(o, ",\"runner_up_source\":", w->runner_up_source >= 0,
@@ -990,6 +993,7 @@ static void json_wave(out_t *o, const ph_wave_t *w)
         j_int_or_null(o, ",\"runner_up_iteration\":", w->runner_up_source >= 0,
                       w->runner_up_iter);
         j_int(o, ",\"runner_up_reached\":", w->runner_up_reached);
+        j_num(o, ",\"runner_up_idle_ns\":", w->runner_up_idle_ns);
     }
     o_chr(o, '}');
 }

@@ -1164,11 +1164,13 @@ Test(phases_wave_source, the_farthest_wave_beats_a_larger_stall)
         /* tried: the stall, the delay's arrivals and the second delay's three */
         cr_assert_eq(w.candidates, 1 + 7 + 3);
         /* the second delay is the runner-up (its arrivals are its wave, the stall reached
-         * no one): 1 - 2 / 6 */
+         * no one): it delivered 2 DELAY2 of idle time, the source 6 DELAY */
+        cr_assert_float_eq(w.idle_delivered_ns, 6.0 * DELAY, 1e-6);
         cr_assert_eq(w.runner_up_source, 4);
         cr_assert_eq(w.runner_up_iter, K2);
         cr_assert_eq(w.runner_up_reached, 3);
-        cr_assert_float_eq(w.confidence, 1 - 2.0 / 6, 1e-12);
+        cr_assert_float_eq(w.runner_up_idle_ns, 2.0 * DELAY2, 1e-6);
+        cr_assert_float_eq(w.confidence, 1 - 2.0 * DELAY2 / (6.0 * DELAY), 1e-12);
         ph_wave_free(&w);
     }
     /* the stall given as the source: no wave, and the pick is not rated */
@@ -1196,6 +1198,8 @@ Test(phases_wave_source, one_clear_wave_is_certain)
     cr_assert_eq(w.candidates, 8);
     cr_assert_eq(w.runner_up_source, -1);
     cr_assert_eq(w.runner_up_reached, 0);
+    cr_assert_float_eq(w.runner_up_idle_ns, 0, 1e-12);
+    cr_assert_float_eq(w.idle_delivered_ns, 7.0 * DELAY, 1e-6);
     cr_assert_float_eq(w.confidence, 1, 1e-12);
     ph_wave_free(&w);
     /* the source given: the same wave, nothing to compare it with */
