@@ -250,13 +250,13 @@ void ph_resync_free(ph_resync_t *r);
  * PH_WAVE_CANDIDATES (rank, iteration) whose excess is largest, the excess of compute time
  * over the rank's median compute time with m->comp (waiting for a late neighbour is time
  * inside MPI), else of duration, each above 5 x that rank's median absolute deviation of
- * it (the largest one alone when none is). The wave is walked from each; a candidate that
+ * it and of its durations (the largest one alone when none is). The wave is walked from each; a candidate that
  * another one's wave reached at that very iteration is an arrival of that wave, not a
  * source (of two that reach each other, the larger excess). The source: the candidate left
  * whose wave delivered the most idle time past it (the sum of the idle periods at the other
- * ranks reached: the reached ranks weighted by the wait that arrived, so a one-rank stall
- * scores 0 and machine-wide jitter little), then reached the most ranks, then the most
- * hops, then the largest excess (equal excesses: the earliest).
+ * ranks reached, each up to the source's excess: the reached ranks weighted by the wait that
+ * arrived, so a one-rank stall scores 0 and machine-wide jitter little), then reached the
+ * most ranks, then the most hops, then the largest excess (equal excesses: the earliest).
  * Distance: hops from the source in topo along the messages (i is one hop past j when
  * T_ij = 1, i receives from j); ranks the messages do not lead to get the hop distance with
  * the edges taken both ways (a wave against the messages: rendezvous senders waiting), ranks
@@ -292,7 +292,8 @@ typedef struct ph_wave {
      * delivered / the source's: 1 when no other delay reached anyone, 0 when one delivered
      * as much; NaN when not found. ph_wave_find_at: 0 candidates, no runner-up, NaN. */
     uint32_t candidates;  /* sources walked */
-    double idle_delivered_ns; /* the idle periods at the ranks reached past the source */
+    double idle_delivered_ns; /* the idle periods at the ranks reached past the source, each
+                               * up to source_excess_ns */
     int32_t runner_up_source;
     uint32_t runner_up_iter, runner_up_reached;
     double runner_up_idle_ns; /* its idle time delivered (0 without one) */

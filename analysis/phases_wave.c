@@ -235,8 +235,8 @@ static int cand_cmp(const void *a, const void *b) /* qsort: the best first */
     return cand_better(a, b) ? -1 : cand_better(b, a) ? 1 : 0;
 }
 
-/* The best PH_WAVE_CANDIDATES offered above their bar, in a heap over c; top: the best
- * one offered at all (the source when none clears its bar). */
+/* The best PH_WAVE_CANDIDATES offered that clear their rank's noise, in a heap over c; top:
+ * the best one offered at all (the source when none clears it). */
 typedef struct cands {
     cand_t c[PH_WAVE_CANDIDATES];
     uint32_t h[PH_WAVE_CANDIDATES];
@@ -245,14 +245,14 @@ typedef struct cands {
 } cands_t;
 
 static void cand_offer(cands_t *cs, const ph_marks_t *m, int32_t r, uint32_t k, double ex,
-                       double bar)
+                       int clears)
 {
     cand_t x = {.r = r, .k = k, .ex = ex, .t = m->t[r][k]};
     if (ex <= 0)
         return;
     if (cs->top.r < 0 || cand_better(&x, &cs->top))
         cs->top = x;
-    if (ex <= bar)
+    if (!clears)
         return;
     if (cs->n < PH_WAVE_CANDIDATES) {
         cs->c[cs->n] = x;
@@ -275,7 +275,10 @@ static void med_mad(const double *v, size_t n, double *scr, double *med, double 
 
 /* The candidate sources, the best first, into c (PH_WAVE_CANDIDATES room); their count.
  * Excess of compute time where any rank has one (where the delay was made), else of
- * duration. -1: out of memory. */
+ * duration; either way the iteration must also be longer than the rank's noise (5 MAD of
+ * its durations, the bar of an arrival): a rank that computed longer and waited less made
+ * no delay, and walked from it a loaded machine's noise next door passes for a wave.
+ * -1: out of memory. */
 static int pick_candidates(const ph_marks_t *m, const double *med, const double *mad, cand_t *c,
                            size_t *nc)
 {
@@ -294,11 +297,12 @@ static int pick_candidates(const ph_marks_t *m, const double *med, const double 
         double cmed, cmad;
         med_mad(m->comp[r], n - 1, scr, &cmed, &cmad);
         for (uint32_t k = 0; k + 1 < n; k++)
-            cand_offer(&cs, m, r, k, m->comp[r][k] - cmed, 5 * cmad);
+            cand_offer(&cs, m, r, k, m->comp[r][k] - cmed,
+                       m->comp[r][k] - cmed > 5 * cmad && excess(m, med, r, k) > 5 * mad[r]);
     }
     for (int32_t r = 0; cs.top.r < 0 && r < P; r++)
         for (uint32_t k = 0; m->n[r] >= 3 && k + 1 < m->n[r]; k++)
-            cand_offer(&cs, m, r, k, excess(m, med, r, k), 5 * mad[r]);
+            cand_offer(&cs, m, r, k, excess(m, med, r, k), excess(m, med, r, k) > 5 * mad[r]);
     free(scr);
     if (cs.n == 0 && cs.top.r >= 0)
         cs.c[cs.n++] = cs.top;
@@ -433,13 +437,14 @@ typedef struct wctx {
 } wctx_t;
 
 /* The idle time a wave brought to the ranks past its source: the ranks reached, each weighted
- * by the wait that arrived there. */
+ * by the wait that arrived there, up to the source's excess (a delay cannot make a longer
+ * wait: more is the rank's own noise, which on a loaded machine can be tens of ms). */
 static double delivered(const ph_wave_t *w, int32_t P)
 {
     double s = 0;
     for (int32_t r = 0; r < P; r++)
         if (w->arrival_iter[r] >= 0 && r != w->source)
-            s += w->idle_ns[r];
+            s += fmin(w->idle_ns[r], w->source_excess_ns);
     return s;
 }
 
