@@ -250,9 +250,10 @@ void ph_resync_free(ph_resync_t *r);
  * PH_WAVE_CANDIDATES (rank, iteration) whose excess is largest, the excess of compute time
  * over the rank's median compute time with m->comp (waiting for a late neighbour is time
  * inside MPI), else of duration, each above 5 x that rank's median absolute deviation of
- * it and of its durations (the largest one alone when none is). The wave is walked from each; a candidate that
- * another one's wave reached at that very iteration is an arrival of that wave, not a
- * source (of two that reach each other, the larger excess). The source: the candidate left
+ * it and of its durations (the largest one alone when none is). The wave is walked from
+ * each; a candidate that the wave of one with no smaller excess reached at that very
+ * iteration is an arrival of that wave, not a source (of two that reach each other, the
+ * earlier). The source: the candidate left
  * whose wave delivered the most idle time past it (the sum of the idle periods at the other
  * ranks reached, each up to the source's excess: the reached ranks weighted by the wait that
  * arrived, so a one-rank stall scores 0 and machine-wide jitter little), then reached the

@@ -518,10 +518,12 @@ static int choose(const wctx_t *cx, const cand_t *c, size_t nc, ph_wave_t *w)
             return -1;
         sum[i] = *w;
         for (size_t j = 0; j < nc; j++)
-            on[i][j] = j != i && c[j].r != c[i].r && w->arrival_iter[c[j].r] == (int32_t)c[j].k;
+            on[i][j] = j != i && c[j].r != c[i].r && c[j].ex <= c[i].ex &&
+                       w->arrival_iter[c[j].r] == (int32_t)c[j].k;
     }
     /* an arrival of another candidate's wave is not a source (reached both ways: the
-     * larger excess is) */
+     * earlier is); a larger delay is never another's arrival: walked with the low bar of a
+     * small excess, a wave can run into it within the slack */
     unsigned char left[PH_WAVE_CANDIDATES];
     size_t win = nc;
     for (size_t j = 0; j < nc; j++) {
