@@ -494,7 +494,7 @@ static int walk_from(const wctx_t *c, int32_t src, uint32_t k, double pick_ex, p
 
 /* Candidate a's wave before b's: the idle time delivered first, then ranks, hops and the
  * candidates' own order (excess). */
-static int farther(const ph_wave_t *sum, size_t a, size_t b)
+static int stronger(const ph_wave_t *sum, size_t a, size_t b)
 {
     if (sum[a].idle_delivered_ns != sum[b].idle_delivered_ns)
         return sum[a].idle_delivered_ns > sum[b].idle_delivered_ns;
@@ -531,12 +531,12 @@ static int choose(const wctx_t *cx, const cand_t *c, size_t nc, ph_wave_t *w)
         for (size_t i = 0; i < nc; i++)
             if (on[i][j] && !(on[j][i] && j < i))
                 left[j] = 0;
-        if (left[j] && (win == nc || farther(sum, j, win)))
+        if (left[j] && (win == nc || stronger(sum, j, win)))
             win = j;
     }
-    if (win == nc) /* a cycle of arrivals at one iteration: take the farthest of all */
+    if (win == nc) /* a cycle of equal excesses reaching each other: the strongest of all */
         for (size_t j = 0; j < nc; j++)
-            if (win == nc || farther(sum, j, win))
+            if (win == nc || stronger(sum, j, win))
                 win = j;
     if (win != nc - 1 && walk_from(cx, c[win].r, c[win].k, c[win].ex, w) != 0)
         return -1;
@@ -549,7 +549,7 @@ static int choose(const wctx_t *cx, const cand_t *c, size_t nc, ph_wave_t *w)
         if (j == win || !left[j] ||
             (a >= 0 && llabs((long long)a - (long long)c[j].k) <= PH_WAVE_SLACK))
             continue;
-        if (ru == nc || farther(sum, j, ru))
+        if (ru == nc || stronger(sum, j, ru))
             ru = j;
     }
     if (ru < nc) {
