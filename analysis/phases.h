@@ -238,9 +238,19 @@ int ph_resync_finish(ph_resync_t *r, int64_t t_end); /* -1: out of memory */
 void ph_resync_free(ph_resync_t *r);
 
 /* Idle wave. A delay is an iteration longer than the rank's median duration. The source is
- * where it was caused: with m->comp, the (rank, iteration) whose compute time exceeds the
- * rank's median compute time the most (waiting for a late neighbour is time inside MPI);
- * without, the longest excess duration.
+ * where it was caused, and of the delays the one whose wave spread farthest: a loaded
+ * machine's one-rank stall can be longer than a delay that reaches every rank. Candidates: the
+ * PH_WAVE_CANDIDATES (rank, iteration) whose excess is largest, the excess of compute time
+ * over the rank's median compute time with m->comp (waiting for a late neighbour is time
+ * inside MPI), else of duration, each above 5 x that rank's median absolute deviation of
+ * it and of its durations (the largest one alone when none is). The wave is walked from
+ * each; a candidate that the wave of one with no smaller excess reached at that very
+ * iteration is an arrival of that wave, not a source (of two that reach each other, the
+ * earlier). The source: the candidate left
+ * whose wave delivered the most idle time past it (the sum of the idle periods at the other
+ * ranks reached, each up to the source's excess: the reached ranks weighted by the wait that
+ * arrived, so a one-rank stall scores 0 and machine-wide jitter little), then reached the
+ * most ranks, then the most hops, then the largest excess (equal excesses: the earliest).
  * Distance: hops from the source in topo along the messages (i is one hop past j when
  * T_ij = 1, i receives from j); ranks the messages do not lead to get the hop distance with
  * the edges taken both ways (a wave against the messages: rendezvous senders waiting), ranks
@@ -254,6 +264,7 @@ void ph_resync_free(ph_resync_t *r);
  * Speeds are the inverse least-squares slopes of the arrival iteration and the arrival time
  * (the end of the delayed iteration) over the distance, over the reached ranks. */
 #define PH_WAVE_SLACK 2
+#define PH_WAVE_CANDIDATES 16
 typedef struct ph_wave {
     int found;            /* a source with a positive excess and >= 2 reached ranks */
     int32_t source;
@@ -269,6 +280,18 @@ typedef struct ph_wave {
      * loses amplitude), and that over the idle period at distance 1 (per hop); NaN with
      * fewer than two distances */
     double decay_ns_per_hop, decay_per_hop;
+    /* How sure the pick is. The runner-up: the best other candidate left that is not on
+     * the source's wave (its rank reached within PH_WAVE_SLACK iterations of its iteration,
+     * the source's rank included), -1 none. confidence = 1 - the runner-up's idle time
+     * delivered / the source's: 1 when no other delay reached anyone, 0 when one delivered
+     * as much; NaN when not found. ph_wave_find_at: 0 candidates, no runner-up, NaN. */
+    uint32_t candidates;  /* sources walked */
+    double idle_delivered_ns; /* the idle periods at the ranks reached past the source, each
+                               * up to source_excess_ns */
+    int32_t runner_up_source;
+    uint32_t runner_up_iter, runner_up_reached;
+    double runner_up_idle_ns; /* its idle time delivered (0 without one) */
+    double confidence;
     int32_t *arrival_iter; /* per rank: iteration reached, -1 not reached / no phase */
     int64_t *arrival_ns;
     int32_t *distance;    /* per rank: hops from the source, -1 none */

@@ -24,8 +24,9 @@
 #include "plog_reader.h"
 #include "vec.h"
 
-#define PHASES_FORMAT 3       /* version of the files' layout, in the summary; 3: S on the
-                               * circle's bins by default (--entropy) */
+#define PHASES_FORMAT 4       /* version of the files' layout, in the summary; 3: S on the
+                               * circle's bins by default (--entropy); 4: the idle wave's
+                               * source is the farthest-reaching delay, with its confidence */
 #define DEFAULT_POINTS 20000  /* grid points at most, unless --points */
 
 static void usage(FILE *f)
@@ -71,7 +72,8 @@ static void usage(FILE *f)
         "  --recover-frac F            recovered when R (smoothed over a period) regained F of\n"
         "                              its drop below the R before the delay (default 0.9)\n"
         "  --source R:K                the idle wave starts at rank R, iteration K (default:\n"
-        "                              the largest compute excess)\n"
+        "                              of the largest compute excesses, the one whose wave\n"
+        "                              brings the most idle time to other ranks)\n"
         "  --reference LOG             the same run without the delay (same noise): the\n"
         "                              delay's own effect, rank by rank (twin.csv, \"twin\")\n"
         "Output:\n"
@@ -814,12 +816,27 @@ static void text_wave(out_t *o, const ph_wave_t *w)
     g4(v[1], w->ranks_per_s);
     g4(v[2], w->decay_ns_per_hop);
     g4(v[3], w->decay_per_hop);
-    o_fmt(o, "idle wave: from rank %d, iteration %u (+%.0f ns), reached %u ranks, %s "
+    char conf[32] = "given";
+    if (w->candidates > 0)
+        snprintf(conf, sizeof(conf), "confidence %.3f", w->confidence);
+    o_fmt(o, "idle wave: from rank %d, iteration %u (+%.0f ns, %s), reached %u ranks, %s "
           "ranks/iteration, %s ranks/s\n"
           "  %d of %d hops (%s), idle period decays by %s ns per hop (%s of it)\n",
-          (int)w->source, w->source_iter, w->source_excess_ns, w->reached, v[0], v[1],
+          (int)w->source, w->source_iter, w->source_excess_ns, conf, w->reached, v[0], v[1],
           (int)w->reach_hops, (int)w->extent_hops,
           w->directed ? "along the messages" : "rank index distance", v[2], v[3]);
+    /* what the confidence rests on (none with --source: the source was given) */
+    if (w->candidates == 0)
+        return;
+    if (w->runner_up_source < 0)
+        o_fmt(o, "  source: of %u candidate delays the one whose wave brought the most idle time "
+              "(%.0f ns past it), the others on its own wave\n", w->candidates,
+              w->idle_delivered_ns);
+    else
+        o_fmt(o, "  source: of %u candidate delays the one whose wave brought the most idle time "
+              "(%.0f ns past it); runner-up rank %d, iteration %u: %u ranks, %.0f ns\n",
+              w->candidates, w->idle_delivered_ns, (int)w->runner_up_source, w->runner_up_iter,
+              w->runner_up_reached, w->runner_up_idle_ns);
 }
 
 static void text_recovery(out_t *o, const ph_study_t *st, const ph_summary_t *sm)
@@ -973,6 +990,15 @@ static void json_wave(out_t *o, const ph_wave_t *w)
         j_int(o, ",\"extent_hops\":", w->extent_hops);
         j_num(o, ",\"decay_ns_per_hop\":", w->decay_ns_per_hop);
         j_num(o, ",\"decay_per_hop\":", w->decay_per_hop);
+        j_num(o, ",\"idle_delivered_ns\":", w->idle_delivered_ns);
+        j_int(o, ",\"candidates\":", w->candidates);
+        j_num(o, ",\"confidence\":", w->confidence);
+        j_int_or_null(o, ",\"runner_up_source\":", w->runner_up_source >= 0,
+                      w->runner_up_source);
+        j_int_or_null(o, ",\"runner_up_iteration\":", w->runner_up_source >= 0,
+                      w->runner_up_iter);
+        j_int(o, ",\"runner_up_reached\":", w->runner_up_reached);
+        j_num(o, ",\"runner_up_idle_ns\":", w->runner_up_idle_ns);
     }
     o_chr(o, '}');
 }

@@ -1097,3 +1097,114 @@ Test(phases_topo, read_from_a_file_of_pairs)
     pgen_rmdir(dir);
     free(dir);
 }
+
+/* ---- the idle wave's source: the delay that travels farthest ---- */
+
+/* A chain with three perturbations. Rank 5 stalls for STALL in iteration 25 and nobody waits
+ * for it (it only falls behind: the largest excess, reaching no one); a delay made on rank
+ * 1 in iteration K0 runs down the chain to rank 7 (7 ranks); one of DELAY2 made on rank 4 in
+ * iteration 30 dies after two hops (3 ranks). */
+#define STALL (3 * DELAY)
+#define DELAY2 200000
+#define K2 30
+static int64_t stall_marks(int32_t r, uint32_t k)
+{
+    int64_t t = T0_TRUE + 2000 + (int64_t)k * PERIOD;
+    if (r >= 1 && k > (uint32_t)(K0 + r - 1))
+        t += DELAY;
+    if (r >= 4 && r <= 6 && k > (uint32_t)(K2 + r - 4))
+        t += DELAY2;
+    if (r == 5 && k > 25)
+        t += STALL;
+    return t;
+}
+
+static void open_marks(mark_fn mark, char **dir, plog_run_t **run, ph_marks_t *m,
+                       ph_topo_t *tp)
+{
+    *dir = write_log(8, 40, mark, NULL, 1);
+    plog_error_t err;
+    cr_assert_eq(plog_run_open(*dir, run, &err), PLOG_OK, "%s", err.msg);
+    ph_mark_spec_t sp = {.mode = PH_MARK_PCONTROL, .level = 7, .every = 1};
+    cr_assert_eq(ph_marks_find(*run, &sp, m, &err), PLOG_OK, "%s", err.msg);
+    cr_assert_eq(ph_marks_compute(*run, m, tp, &err), PLOG_OK, "%s", err.msg);
+}
+
+static void close_marks(char *dir, plog_run_t *run, ph_marks_t *m, ph_topo_t *tp)
+{
+    ph_topo_free(tp);
+    ph_marks_free(m);
+    plog_run_close(run);
+    pgen_rmdir(dir);
+    free(dir);
+}
+
+Test(phases_wave_source, the_farthest_wave_beats_a_larger_stall)
+{
+    char *dir;
+    plog_run_t *run;
+    ph_marks_t m;
+    ph_topo_t tp;
+    open_marks(stall_marks, &dir, &run, &m, &tp);
+    /* the stall is the largest compute excess: the old rule's source */
+    cr_assert_float_eq(m.comp[5][25] - m.comp[5][0], STALL, 1e-9);
+    const ph_topo_t *tops[2] = {&tp, NULL}; /* along the messages, and by rank index */
+    for (int i = 0; i < 2; i++) {
+        ph_wave_t w;
+        cr_assert_eq(ph_wave_find(&m, tops[i], 0.5, &w), 0);
+        cr_assert(w.found);
+        cr_assert_eq(w.source, 1, "source rank %d", (int)w.source);
+        cr_assert_eq(w.source_iter, K0);
+        cr_assert_float_eq(w.source_excess_ns, DELAY, 1e-9);
+        cr_assert_eq(w.reached, 7);
+        cr_assert_eq(w.reach_hops, 6);
+        for (int32_t r = 1; r < 8; r++)
+            cr_assert_eq(w.arrival_iter[r], K0 + r - 1);
+        cr_assert_eq(w.arrival_iter[0], -1);
+        /* tried: the stall, the delay's arrivals and the second delay's three */
+        cr_assert_eq(w.candidates, 1 + 7 + 3);
+        /* the second delay is the runner-up (its arrivals are its wave, the stall reached
+         * no one): it delivered 2 DELAY2 of idle time, the source 6 DELAY */
+        cr_assert_float_eq(w.idle_delivered_ns, 6.0 * DELAY, 1e-6);
+        cr_assert_eq(w.runner_up_source, 4);
+        cr_assert_eq(w.runner_up_iter, K2);
+        cr_assert_eq(w.runner_up_reached, 3);
+        cr_assert_float_eq(w.runner_up_idle_ns, 2.0 * DELAY2, 1e-6);
+        cr_assert_float_eq(w.confidence, 1 - 2.0 * DELAY2 / (6.0 * DELAY), 1e-12);
+        ph_wave_free(&w);
+    }
+    /* the stall given as the source: no wave, and the pick is not rated */
+    ph_wave_t w;
+    cr_assert_eq(ph_wave_find_at(&m, &tp, 0.5, 5, 25, &w), 0);
+    cr_assert(!w.found && w.source == 5 && w.reached == 1);
+    cr_assert_eq(w.candidates, 0);
+    cr_assert_eq(w.runner_up_source, -1);
+    cr_assert(isnan(w.confidence));
+    ph_wave_free(&w);
+    close_marks(dir, run, &m, &tp);
+}
+
+Test(phases_wave_source, one_clear_wave_is_certain)
+{
+    char *dir;
+    plog_run_t *run;
+    ph_marks_t m;
+    ph_topo_t tp;
+    open_marks(wave_marks, &dir, &run, &m, &tp);
+    ph_wave_t w;
+    cr_assert_eq(ph_wave_find(&m, &tp, 0.5, &w), 0);
+    cr_assert(w.found && w.source == 0 && w.source_iter == K0 && w.reached == 8);
+    /* every other candidate is the wave's own arrival: no runner-up */
+    cr_assert_eq(w.candidates, 8);
+    cr_assert_eq(w.runner_up_source, -1);
+    cr_assert_eq(w.runner_up_reached, 0);
+    cr_assert_float_eq(w.runner_up_idle_ns, 0, 1e-12);
+    cr_assert_float_eq(w.idle_delivered_ns, 7.0 * DELAY, 1e-6);
+    cr_assert_float_eq(w.confidence, 1, 1e-12);
+    ph_wave_free(&w);
+    /* the source given: the same wave, nothing to compare it with */
+    cr_assert_eq(ph_wave_find_at(&m, &tp, 0.5, 0, K0, &w), 0);
+    cr_assert(w.found && w.reached == 8 && w.candidates == 0 && isnan(w.confidence));
+    ph_wave_free(&w);
+    close_marks(dir, run, &m, &tp);
+}
