@@ -155,6 +155,9 @@ typedef struct osf_opts {
     osc_solver_opts_t solver;
     unsigned fit_evals;      /* golden-section evaluations per family (default 14) */
     osf_whatif_t whatif;
+    int64_t start_ns;        /* the model starts from the measured phases at the first grid
+                                point at or after this time (aligned ns); INT64_MIN: at the
+                                iterations' common start */
     /* optional, for writers that want the measured side as it is walked (the phases page):
      * on_prepared once the study is prepared (nonzero: out of memory), on_point at every
      * grid point */
@@ -186,6 +189,8 @@ typedef struct osf_family_fit {
 typedef struct osf_fit {
     /* measured */
     ph_study_t st;
+    ph_grid_t grid;          /* the grid compared: the study's from point g0 on */
+    size_t g0;
     osf_series_t meas;
     osf_figures_t mfig;
     int32_t src_rank;        /* the perturbation followed (the idle wave's source), -1 none */

@@ -30,6 +30,7 @@ void osf_opts_defaults(osf_opts_t *o)
     o->whatif.coupling = NAN;
     o->whatif.delay_s = NAN;
     o->whatif.perturb_s = NAN;
+    o->start_ns = INT64_MIN;
 }
 
 static plog_err_t nomem(plog_error_t *err)
@@ -74,7 +75,20 @@ static plog_err_t measured(osf_fit_t *f, plog_run_t *run, const osf_opts_t *o,
                          "boundaries): the model needs every rank's",
                          (int)(st->P - st->with_phase), (int)st->P, (int)r);
     }
-    if (osf_series_alloc(&f->meas, st->grid.n, st->P) != 0 ||
+    /* the grid compared: from the chosen start on (the model starts from the phases there) */
+    f->grid = st->grid;
+    if (o->start_ns > st->grid.t0) {
+        int64_t g0 = (o->start_ns - st->grid.t0 + st->grid.dt - 1) / st->grid.dt;
+        if ((size_t)g0 + 2 > st->grid.n)
+            return plog_fail(err, PLOG_E_USAGE, NULL, PLOG_NO_OFFSET,
+                             "--start %lld: past the iterations' common interval (it ends at "
+                             "%lld ns)", (long long)o->start_ns,
+                             (long long)(st->grid.t0 + (int64_t)(st->grid.n - 1) * st->grid.dt));
+        f->g0 = (size_t)g0;
+        f->grid.t0 += g0 * st->grid.dt;
+        f->grid.n -= (size_t)g0;
+    }
+    if (osf_series_alloc(&f->meas, f->grid.n, st->P) != 0 ||
         (o->on_prepared != NULL && o->on_prepared(o->hook_ctx, st) != 0))
         return nomem(err);
     double *scratch = malloc((size_t)st->P * sizeof(double));
@@ -86,20 +100,23 @@ static plog_err_t measured(osf_fit_t *f, plog_run_t *run, const osf_opts_t *o,
     ph_point_t pt;
     int rc;
     while ((rc = ph_study_next(st, &pt, err)) > 0) {
-        if (pt.g == 0)
-            memcpy(f->theta0, pt.theta, (size_t)st->P * sizeof(double));
         if (o->on_point != NULL)
             o->on_point(o->hook_ctx, &pt);
+        if (pt.g < f->g0)
+            continue;
+        size_t k = pt.g - f->g0;
+        if (k == 0)
+            memcpy(f->theta0, pt.theta, (size_t)st->P * sizeof(double));
         /* the study's own R, S, E and gradients; only the deviations are new */
-        f->meas.R[pt.g] = pt.R;
-        f->meas.S[pt.g] = pt.S;
-        f->meas.E[pt.g] = pt.E;
+        f->meas.R[k] = pt.R;
+        f->meas.S[k] = pt.S;
+        f->meas.E[k] = pt.E;
         double mean = 0, gs = 0;
         size_t ng = 0;
         for (int32_t i = 0; i < st->P; i++)
             mean += pt.theta[i];
         mean /= st->P;
-        float *g = f->meas.g + pt.g * (size_t)st->P, *d = f->meas.dev + pt.g * (size_t)st->P;
+        float *g = f->meas.g + k * (size_t)st->P, *d = f->meas.dev + k * (size_t)st->P;
         for (int32_t i = 0; i < st->P; i++) {
             g[i] = (float)pt.gabs[i];
             d[i] = (float)(pt.theta[i] - mean);
@@ -108,7 +125,7 @@ static plog_err_t measured(osf_fit_t *f, plog_run_t *run, const osf_opts_t *o,
                 ng++;
             }
         }
-        f->meas.gmean[pt.g] = ng ? gs / (double)ng : NAN;
+        f->meas.gmean[k] = ng ? gs / (double)ng : NAN;
     }
     free(scratch);
     if (rc < 0)
@@ -650,13 +667,13 @@ static plog_err_t parameters(osf_fit_t *f, plog_run_t *run, const osf_opts_t *o,
             free(c);
         }
         int64_t t_inj = m->t[r][k] + (int64_t)comp;
-        if (t_inj > st->grid.t0) {
+        if (t_inj > f->grid.t0) {
             f->src_rank = r;
             f->src_iter = k;
             f->src_t = t_inj;
             f->src_delta_s = w->source_excess_ns / 1e9;
             f->perturb = (osc_perturb_t){.rank = r,
-                                         .t = (double)(t_inj - st->grid.t0) / 1e9,
+                                         .t = (double)(t_inj - f->grid.t0) / 1e9,
                                          .delta = f->src_delta_s};
             f->model.perturb = &f->perturb;
             f->model.nperturb = 1;
@@ -814,12 +831,12 @@ plog_err_t osf_fit(plog_run_t *run, const osf_opts_t *o, osf_fit_t *f, plog_erro
         return e;
     const ph_study_t *st = &f->st;
     fitctx_t c = {.f = f, .o = o, .err = err, .e = PLOG_OK};
-    c.su = (osf_setup_t){.solver = &o->solver, .theta0 = f->theta0, .grid = &st->grid,
+    c.su = (osf_setup_t){.solver = &o->solver, .theta0 = f->theta0, .grid = &f->grid,
                          .topo = &st->topo, .epot = &f->model.pot, .entropy = o->study.entropy,
                          .past = &st->marks, .src_rank = f->src_rank, .src_t = f->src_t,
                          .recover_frac = o->study.recover_frac,
                          .period_ns = (int64_t)st->median_period};
-    if (osf_figures_of(&f->meas, &st->marks, &st->topo, &st->grid, f->src_rank, f->src_t,
+    if (osf_figures_of(&f->meas, &st->marks, &st->topo, &f->grid, f->src_rank, f->src_t,
                        o->study.recover_frac, (int64_t)st->median_period,
                        &f->mfig) != 0)
         return nomem(err);

@@ -53,6 +53,9 @@ static void usage(FILE *f)
         "                              or one value given\n"
         "  --noise auto|none|uniform:SHARE|exp:SHARE  zeta: from the iteration times' spread\n"
         "                              (default), or as given (SHARE of omega)\n"
+        "  --start NS                  the model starts from the measured phases at this time\n"
+        "                              (aligned ns, as phasor phases prints them; default: the\n"
+        "                              iterations' common start)\n"
         "  --seed N                    the noise's seed (default 1)\n"
         "  --fit-evals N               integrations per golden-section search (default 14)\n"
         "  --what-if CHANGE            also run the fitted model with one change:\n"
@@ -114,7 +117,7 @@ enum {
 enum {
     O_MARKER = 256, O_EVERY, O_SKIP, O_MARKER_END, O_SOURCE, O_POTENTIAL, O_DELAY, O_NOISE,
     O_SEED, O_FIT_EVALS, O_WHATIF, O_MODEL, O_TOPOLOGY, O_PERIOD, O_VP, O_PERTURB, O_INIT,
-    O_PERIODS, O_RTOL, O_ATOL, O_MAX_STEP, O_POINTS, O_PLOTS, O_JSON
+    O_PERIODS, O_RTOL, O_ATOL, O_MAX_STEP, O_POINTS, O_PLOTS, O_JSON, O_START
 };
 
 static int num_arg(const char *opt, const char *s, double lo, double *v)
@@ -299,6 +302,15 @@ static int take(int c, const char *arg, osc_opts_t *op)
         fo->seed = op->noise.seed = u;
         op->given |= G_SEED;
         return PHASOR_EXIT_OK;
+    case O_START: {
+        char *end;
+        errno = 0;
+        long long t = strtoll(arg, &end, 10);
+        if (errno || end == arg || *end != '\0')
+            return phasor_usage_error("oscillate", "--start: '%s' is not a time in ns", arg);
+        fo->start_ns = t;
+        return PHASOR_EXIT_OK;
+    }
     case O_FIT_EVALS:
         if ((st = uint_arg("--fit-evals", arg, 4, 200, &u)) != 0)
             return st;
@@ -388,6 +400,7 @@ static int parse(int argc, char **argv, osc_opts_t *op)
         {"delay", required_argument, NULL, O_DELAY}, {"noise", required_argument, NULL, O_NOISE},
         {"seed", required_argument, NULL, O_SEED},
         {"fit-evals", required_argument, NULL, O_FIT_EVALS},
+        {"start", required_argument, NULL, O_START},
         {"what-if", required_argument, NULL, O_WHATIF},
         {"ranks", required_argument, NULL, 'P'},
         {"topology", required_argument, NULL, O_TOPOLOGY},
@@ -1030,7 +1043,7 @@ static void text_fit(out_t *o, const osc_opts_t *op, const osf_fit_t *f)
     char pot[80];
     osc_pot_format(&f->model.pot, pot, sizeof(pot));
     t_fmt(o, "phasor oscillate: %s: %d ranks, %zu grid points of %.4g ms, T_ij %zu edges\n",
-          op->path, (int)st->P, st->grid.n, (double)st->grid.dt / 1e6, f->graph.nnz);
+          op->path, (int)st->P, f->grid.n, (double)f->grid.dt / 1e6, f->graph.nnz);
     t_fmt(o, "\nFitted model (V = %s; %u integrations, %.2f s)\n", pot, f->evals, f->fit_s);
     t_fmt(o, "  %-22s %12s  %-27s %s\n", "parameter", "value", "distance at 0.8x 1x 1.2x",
           "how");
@@ -1103,11 +1116,11 @@ static void json_fit(out_t *o, const osc_opts_t *op, const osf_fit_t *f)
     o_str(o, ",\"ranks\":");
     o_i64(o, f->st.P);
     o_str(o, ",\"grid\":{\"t0_ns\":");
-    o_i64(o, f->st.grid.t0);
+    o_i64(o, f->grid.t0);
     o_str(o, ",\"dt_ns\":");
-    o_i64(o, f->st.grid.dt);
+    o_i64(o, f->grid.dt);
     o_str(o, ",\"points\":");
-    o_u64(o, f->st.grid.n);
+    o_u64(o, f->grid.n);
     o_str(o, "},\"model\":");
     model_json(o, &f->model);
     o_chr(o, ',');
@@ -1317,17 +1330,17 @@ static int fit_run(osc_opts_t *op)
             fprintf(stderr, "phasor oscillate: %s: %s\n", op->out, strerror(errno));
             goto done;
         }
-        sides_t sd = {&f.st.grid, &f.meas, &f.model_side.ser,
+        sides_t sd = {&f.grid, &f.meas, &f.model_side.ser,
                       f.have_whatif ? &f.whatif_side.ser : NULL};
         int32_t P = f.st.P;
-        double tp = f.src_rank >= 0 ? (double)(f.src_t - f.st.grid.t0) / 1e9 : NAN;
+        double tp = f.src_rank >= 0 ? (double)(f.src_t - f.grid.t0) / 1e9 : NAN;
         if (write_series(&sd, dirfd, op->out) != 0 || write_params(&f, dirfd, op->out) != 0 ||
-            write_ranks(&f.st.grid, P, f.meas.g, dirfd, op->out, "gradient_measured.csv", "g_") ||
-            write_ranks(&f.st.grid, P, f.model_side.ser.g, dirfd, op->out, "gradient_model.csv",
+            write_ranks(&f.grid, P, f.meas.g, dirfd, op->out, "gradient_measured.csv", "g_") ||
+            write_ranks(&f.grid, P, f.model_side.ser.g, dirfd, op->out, "gradient_model.csv",
                         "g_") ||
-            write_ranks(&f.st.grid, P, f.meas.dev, dirfd, op->out, "deviation_measured.csv",
+            write_ranks(&f.grid, P, f.meas.dev, dirfd, op->out, "deviation_measured.csv",
                         "d_") ||
-            write_ranks(&f.st.grid, P, f.model_side.ser.dev, dirfd, op->out,
+            write_ranks(&f.grid, P, f.model_side.ser.dev, dirfd, op->out,
                         "deviation_model.csv", "d_") ||
             write_marks(&f.model_side.marks, dirfd, op->out, "boundaries_model.csv") != 0)
             goto done;
