@@ -145,6 +145,7 @@ if [ $asan -eq 1 ]; then
       run_step "asan+ubsan $(basename "$t")" "$t" --jobs=2
     done
     [ -x "$top/tests/unit/cli_sites.sh" ] && run_step "asan+ubsan cli call-site modules" "$top/tests/unit/cli_sites.sh" "$adir/phasor" "$adir/tests/unit/sites_mklog"
+    [ -x "$top/tests/unit/cli_oscillate.sh" ] && run_step "asan+ubsan oscillate (fit, model, configuration files)" "$top/tests/unit/cli_oscillate.sh" "$adir/phasor" "$adir/tests/unit/phases_mklog"
   fi
 fi
 
