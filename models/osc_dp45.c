@@ -6,8 +6,12 @@
  * max(|y_i|, |y_i new|)).
  *
  * Delays: each accepted step's dense-output coefficients go to a ring of steps reaching back
- * to t - max tau; steps are never longer than the smallest positive delay, so every delayed
- * value of a stage lies in a step already taken (or before t0, where the phases run freely).
+ * to t - max tau. A step longer than the smallest positive delay (short delays: message
+ * latencies are ~1e-4 of a period) is iterated as dde23 does (Shampine & Thompson, "Solving
+ * DDEs in MATLAB", Appl. Numer. Math. 37 (2001) 441-458): a delayed time inside the step is
+ * first predicted by extrapolating the last accepted step's interpolant, then the step is
+ * recomputed with its own interpolant from the previous pass until the end value changes by
+ * a small fraction of the tolerance (else the step is rejected and halved).
  * The right-hand side is piecewise smooth (noise windows, perturbations): the integrator
  * lands exactly on every breakpoint and starts the next piece with a fresh first stage. */
 #include "osc_priv.h"
@@ -96,6 +100,13 @@ typedef struct ost {
     size_t hcap, hhead, hcount, hpeak;
     double *ht, *hh, *hc;
     double *dl;  /* DELAY_ONE: every node's delayed phase for the stage being evaluated */
+    /* the step being tried, for delayed times inside it (s > tcur) */
+    double tcur, hcur;
+    const double *py, *pk1; /* y(tcur) and f(tcur, y): the linear predictor */
+    int iter;               /* 1: read ic (the previous pass's interpolant); 0: predict */
+    int pred_poly;          /* the last ring step is of this piece: extrapolate it */
+    double *ic;             /* n x NC: the interpolant of the previous pass */
+    double *yprev;          /* n: the previous pass's end values */
     double *cur; /* the dense coefficients of the step just taken when there is no ring */
     /* output */
     double *sbuf;
@@ -134,11 +145,42 @@ static inline double hsigma(const ost_t *o, size_t p, double s)
     return x < 0 ? 0 : x > 1 ? 1 : x; /* rounding only: the slot holds s */
 }
 
-/* theta_j(s) for s <= t of the current step. */
+/* Where theta_j(s) for s > tcur (inside the step being tried) comes from: the previous
+ * pass's interpolant (iterating), the last accepted step's interpolant extrapolated up to
+ * OSC_EXTRAP of its own lengths past its end (predicting, same piece: as dde23, which
+ * extrapolates without a limit; the limit only keeps the quartic from running away after a
+ * step much shorter than this one), or y + (s - tcur) f (predicting after a new piece, at
+ * the first step, or farther out). Returns the coefficients to read at *sg, or NULL for the
+ * linear predictor. */
+#define OSC_EXTRAP 2.0
+static const double *cur_src(const ost_t *o, double s, double *sg)
+{
+    double x = s - o->tcur;
+    if (o->iter) {
+        *sg = x / o->hcur;
+        return o->ic;
+    }
+    if (o->pred_poly && o->hcount) {
+        size_t p = hphys(o, o->hcount - 1);
+        if (x <= OSC_EXTRAP * o->hh[p]) {
+            *sg = 1 + x / o->hh[p];
+            return o->hc + p * (size_t)o->n * NC;
+        }
+    }
+    return NULL;
+}
+
+/* theta_j(s) for s before t0 (the free-running prehistory), in the ring, or in the step
+ * being tried. */
 static double hist_one(const ost_t *o, double s, int32_t j)
 {
-    if (s <= o->r->t0 || o->hcount == 0)
+    if (s <= o->r->t0)
         return o->r->theta0[j] + o->m->omega[j] * (s - o->r->t0);
+    if (s > o->tcur || o->hcount == 0) {
+        double sg;
+        const double *c = cur_src(o, s, &sg);
+        return c ? dense(c + (size_t)j * NC, sg) : o->py[j] + (s - o->tcur) * o->pk1[j];
+    }
     size_t p = hfind(o, s);
     return dense(o->hc + (p * (size_t)o->n + (size_t)j) * NC, hsigma(o, p, s));
 }
@@ -146,11 +188,22 @@ static double hist_one(const ost_t *o, double s, int32_t j)
 static void hist_all(const ost_t *o, double s, double *out)
 {
     int32_t n = o->n;
-    if (s <= o->r->t0 || o->hcount == 0) {
+    if (s <= o->r->t0) {
         const double *th = o->r->theta0, *om = o->m->omega;
         double dt = s - o->r->t0;
         for (int32_t j = 0; j < n; j++)
             out[j] = th[j] + om[j] * dt;
+        return;
+    }
+    if (s > o->tcur || o->hcount == 0) {
+        double sg, x = s - o->tcur;
+        const double *c = cur_src(o, s, &sg);
+        if (c)
+            for (int32_t j = 0; j < n; j++, c += NC)
+                out[j] = dense(c, sg);
+        else
+            for (int32_t j = 0; j < n; j++)
+                out[j] = o->py[j] + x * o->pk1[j];
         return;
     }
     size_t p = hfind(o, s);
@@ -256,9 +309,17 @@ static double base_after(const ost_t *o, double x)
  * delays also where those jumps reach through the delays (b + k tau, k = 1..OSC_TRACK: a
  * jump in theta' at b is one in the (k+1)-th derivative at b + k tau, which the error
  * estimate would miss inside a step). Tracked points closer than a rounding error to t or to
- * a jump are dropped: they would only make sliver steps. */
+ * a jump are dropped: they would only make sliver steps. A delay shorter than OSC_TRACK_MIN
+ * of the step h the controller wants has only b + tau tracked (one step of tau after each
+ * jump): its later points b + k tau lie a few tau into the step that follows, and landing on
+ * each would cost OSC_TRACK steps of tau per jump and delay. Left inside a step, the jump of
+ * theta^(k+1) at b + k tau changes the step's result by about |jump| (k tau)^(k+1) / (k+1)!:
+ * for k = 1 a jump of theta'' makes |jump| tau^2 / 2, worth landing on (a delayed pair at
+ * tau = 1e-4 period, atol 1e-8: 4.6e-7 without, 1.4e-8 with); for k >= 2 it is O(tau^3) and
+ * left to the error control. */
 #define OSC_TRACK 5
-static double next_break(const ost_t *o, double t)
+#define OSC_TRACK_MIN 0.25
+static double next_break(const ost_t *o, double t, double h)
 {
     const osc_model_t *m = o->m;
     double bp = o->r->t1;
@@ -277,7 +338,8 @@ static double next_break(const ost_t *o, double t)
     }
     double eps = 1e-12 * (fabs(t) + o->tau_max);
     for (int d = 0; d < o->ntrack; d++)
-        for (int k = 1; k <= OSC_TRACK; k++) {
+        for (int k = 1, kmax = o->track[d] >= OSC_TRACK_MIN * h ? OSC_TRACK : 1; k <= kmax;
+             k++) {
             double lag = k * o->track[d], x = t - lag;
             for (int it = 0; it < 4; it++) {
                 double b = base_after(o, x);
@@ -299,7 +361,7 @@ typedef struct dp {
     size_t n;
     osc_ode_fn f;
     void *ctx;
-    double rtol, atol, hmax, hfixed, hcap; /* hcap: never exceeded (smallest delay) */
+    double rtol, atol, hmax, hfixed;
     size_t max_steps;
     double *y, *y5, *yt, *k[7];
     double *mem;
@@ -352,7 +414,7 @@ static double dp_try(dp_t *d, double t, double h)
     return err;
 }
 
-/* Hairer's starting step (HINIT), RMS norms, capped by hmax and hcap. */
+/* Hairer's starting step (HINIT), RMS norms, capped by hmax. */
 static double dp_hinit(dp_t *d, double t, double span)
 {
     size_t n = d->n;
@@ -365,7 +427,7 @@ static double dp_hinit(dp_t *d, double t, double span)
     dnf /= (double)n;
     dny /= (double)n;
     double h = (dnf <= 1e-10 || dny <= 1e-10) ? 1e-6 : sqrt(dny / dnf) * 0.01;
-    double lim = d->hmax < d->hcap ? d->hmax : d->hcap;
+    double lim = d->hmax;
     if (lim > span)
         lim = span;
     if (h > lim)
@@ -547,13 +609,52 @@ static void hist_drop(ost_t *o, double t)
     }
 }
 
+/* A step (t, h) longer than the smallest delay: some delayed times of its stages fall inside
+ * it. The first pass predicts them (cur_src), each further pass reads them from the previous
+ * pass's interpolant; converged when the end values moved by at most OSC_ITER_TOL in the
+ * error norm's units (a tenth of what a step may err). Returns the last pass's error norm,
+ * or NaN when OSC_ITER_MAX corrections did not converge (with h_fixed: every pass is made
+ * and the last one is taken, there being no tolerance to test against). */
+#define OSC_ITER_MAX 3
+#define OSC_ITER_TOL 0.1
+static double dp_iterate(dp_t *d, double t, double h)
+{
+    ost_t *o = d->o;
+    size_t n = d->n;
+    o->iter = 0;
+    double err = dp_try(d, t, h);
+    for (int it = 0; it < OSC_ITER_MAX; it++) {
+        if (!isfinite(err))
+            return err; /* rejected as any step whose state went non-finite */
+        dp_dense(d, h, o->ic);
+        memcpy(o->yprev, d->y5, n * sizeof(double));
+        o->iter = 1;
+        err = dp_try(d, t, h);
+        o->iter = 0;
+        if (d->hfixed > 0)
+            continue;
+        double ch = 0;
+        for (size_t i = 0; i < n; i++) {
+            double r = fabs(d->y5[i] - o->yprev[i]) / dp_norm_scale(d, d->y[i], d->y5[i]);
+            if (!(r <= ch))
+                ch = isnan(r) ? INFINITY : r;
+        }
+        if (ch <= OSC_ITER_TOL)
+            return err;
+    }
+    return d->hfixed > 0 ? err : NAN;
+}
+
 /* The integration loop, shared: from (t0, d->y) to t1. */
 static int dp_run(dp_t *d, double t0, double t1, char *why, size_t nwhy)
 {
     ost_t *o = d->o;
     double t = t0;
-    if (o)
+    if (o) {
         piece_set(o, t, 1);
+        o->tcur = t, o->hcur = 0;
+        o->py = d->y, o->pk1 = d->k[0];
+    }
     d->f(d->ctx, t, d->y, d->k[0]);
     d->st.evals++;
     double h = d->hfixed > 0 ? d->hfixed : dp_hinit(d, t, t1 - t0);
@@ -562,25 +663,35 @@ static int dp_run(dp_t *d, double t0, double t1, char *why, size_t nwhy)
     while (t < t1) {
         if (o)
             hist_drop(o, t);
-        double bp = o ? next_break(o, t) : t1;
-        double hh;
+        double hh = d->hfixed > 0 ? d->hfixed : h < d->hmax ? h : d->hmax;
+        double bp = o ? next_break(o, t, hh) : t1;
         int land = 0;
         if (d->hfixed > 0) {
-            hh = d->hfixed < d->hcap ? d->hfixed : d->hcap;
             if (bp - t <= hh * (1 + 1e-9))
                 hh = bp - t, land = 1;
         } else {
-            hh = h < d->hmax ? h : d->hmax;
-            if (hh > d->hcap)
-                hh = d->hcap;
-            /* past the smallest delay by a rounding error: the history's end stands in */
-            if (bp - t <= 1.01 * hh && bp - t <= d->hcap * (1 + 1e-9))
+            if (bp - t <= 1.01 * hh)
                 hh = bp - t, land = 1;
             else if (bp - t < 1.1 * hh) /* no sliver before bp: two near-equal steps */
                 hh = 0.5 * (bp - t);
         }
         double hwant = h; /* what the controller asked for before bp cut it */
-        double err = dp_try(d, t, hh);
+        double err;
+        if (o && o->delay != DELAY_NONE) {
+            o->tcur = t, o->hcur = hh;
+            o->py = d->y, o->pk1 = d->k[0];
+            err = hh > o->tau_min ? dp_iterate(d, t, hh) : dp_try(d, t, hh);
+        } else {
+            err = dp_try(d, t, hh);
+        }
+        if (isnan(err)) { /* the iteration did not converge: a shorter step contracts more */
+            d->st.rejected++;
+            rejected_last = 1;
+            h = 0.5 * hh;
+            if (h < 16 * DBL_EPSILON * fmax(fabs(t), 1e-300) || h < DBL_MIN)
+                return osc_fail(why, nwhy, "step size underflow at t = %.17g", t);
+            continue;
+        }
         if (d->hfixed > 0 || err <= 1) {
             double tnew = land ? bp : t + hh;
             if (d->hfixed <= 0) {
@@ -611,11 +722,17 @@ static int dp_run(dp_t *d, double t0, double t1, char *why, size_t nwhy)
             sw = d->k[0], d->k[0] = d->k[6], d->k[6] = sw;
             t = tnew;
             d->st.steps++;
+            if (o)
+                o->pred_poly = 1;
             if (d->max_steps && d->st.steps > d->max_steps && t < t1)
                 return osc_fail(why, nwhy, "more than %zu steps (t = %g of %g)", d->max_steps,
                                 t, t1);
             if (o && land && t < t1 && piece_set(o, t, 0)) {
-                d->f(d->ctx, t, d->y, d->k[0]); /* a new piece: the FSAL stage is stale */
+                /* a new piece: the FSAL stage is stale, the last step no predictor */
+                o->tcur = t, o->hcur = 0;
+                o->py = d->y, o->pk1 = d->k[0];
+                o->pred_poly = 0;
+                d->f(d->ctx, t, d->y, d->k[0]);
                 d->st.evals++;
             }
         } else {
@@ -665,7 +782,6 @@ static void dp_setup(dp_t *d, const osc_solver_opts_t *so, double span)
     d->atol = so->atol;
     d->hfixed = so->h_fixed;
     d->hmax = so->h_max > 0 ? so->h_max : span;
-    d->hcap = INFINITY;
     d->max_steps = so->max_steps;
 }
 
@@ -754,6 +870,8 @@ static void ost_free(ost_t *o)
     free(o->hh);
     free(o->hc);
     free(o->dl);
+    free(o->ic);
+    free(o->yprev);
     free(o->cur);
     free(o->sbuf);
     free(o->knext);
@@ -828,8 +946,6 @@ int osc_integrate(const osc_model_t *m, const osc_solver_opts_t *so, const osc_r
         if (wmax > 0)
             d.hmax = 0.1 * OSC_2PI / wmax;
     }
-    if (o.delay != DELAY_NONE)
-        d.hcap = o.tau_min;
     d.f = osc_f;
     d.ctx = &o;
     d.o = &o;
@@ -844,9 +960,13 @@ int osc_integrate(const osc_model_t *m, const osc_solver_opts_t *so, const osc_r
         o.bytes += nz;
     }
     if (o.delay != DELAY_NONE) {
+        if (!(o.ic = malloc(nz * NC)) || !(o.yprev = malloc(nz)))
+            goto nomem;
+        o.bytes += nz * (NC + 1);
+    }
+    if (o.delay != DELAY_NONE) {
         /* the steps that fit in max tau at the longest step, then doubling when shorter */
-        double hlong = fmin(d.hmax, d.hcap);
-        double want = o.tau_max / hlong + 4;
+        double want = o.tau_max / d.hmax + 4;
         size_t nslot = want < 1e6 ? (size_t)want : 1000000;
         while (o.hcap < nslot)
             if (hist_grow(&o) != 0)

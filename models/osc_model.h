@@ -185,9 +185,11 @@ typedef struct osc_stats {
 /* Integrate m from r->t0 to r->t1. cx (with r->crossings) and st may be NULL. Returns 0,
  * the sample function's nonzero value, or -1 with why (a bad model or run, no memory, the
  * step size underflowing, max_steps passed). Delays: the dense output of every step back to
- * t - max tau is kept (a ring of steps; memory O(n x steps in max tau)); a delayed value
- * inside the step being taken is avoided by keeping steps no longer than the smallest
- * positive delay. */
+ * t - max tau is kept (a ring of steps; memory O(n x steps in max tau)); a step longer than
+ * the smallest positive delay, whose stages read delayed values inside itself, is iterated
+ * (predicted from the last step's dense output, then corrected with its own, 1-3 times; not
+ * converged: rejected and halved), so delays much shorter than a step cost about twice the
+ * right-hand sides of no delay, not steps of the delay's length. */
 int osc_integrate(const osc_model_t *m, const osc_solver_opts_t *so, const osc_run_t *r,
                   osc_crossings_t *cx, osc_stats_t *st, char *why, size_t nwhy);
 

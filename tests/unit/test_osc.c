@@ -446,6 +446,81 @@ Test(osc_integrate, delayed_pair_against_fixed_steps)
     osc_graph_free(&g);
 }
 
+/* Short delays (message latencies, ~1e-4 of a period): steps much longer than the delay are
+ * iterated, not cut down to it. Two coupled oscillators, one held back 0.3 period at t = 10.3
+ * (a jump that reaches through the delay), against tiny fixed steps no longer than the delay
+ * (no iteration there); the adaptive run takes about the steps of the same problem without
+ * delay. tau2 > 0: that delay on the edge 1 <- 0 (per-edge delays). Returns the largest
+ * difference from the reference over the samples. */
+static double short_delay_case(double tau, double tau2, const osc_solver_opts_t *ad,
+                               double href, osc_stats_t *sa, osc_stats_t *s0)
+{
+    const int32_t both[] = {0, 1, 1, 0};
+    osc_graph_t g;
+    graph_pairs(&g, 2, both, 2);
+    cr_assert_eq(osc_graph_set_delay(&g, tau), 0);
+    if (tau2 > 0)
+        g.tau[1] = tau2;
+    double om[2] = {TWO_PI, TWO_PI * 1.05}, th0[2] = {0, 2.0};
+    osc_perturb_t p = {.rank = 1, .t = 10.3, .delta = 0.3};
+    osc_model_t m = {.n = 2, .omega = om, .vp = 4.0, .graph = &g, .perturb = &p, .nperturb = 1};
+    osc_pot_parse("sin", &m.pot);
+    osc_solver_opts_t ref = tight();
+    ref.h_fixed = href;
+    rec_t a = {0}, b = {0}, c = {0};
+    osc_stats_t sr;
+    run(&m, &ref, 0, 50, th0, 0.25, &a, NULL, &sr);
+    run(&m, ad, 0, 50, th0, 0.25, &b, NULL, sa);
+    cr_assert_eq(a.count, b.count);
+    double maxd = 0;
+    for (size_t k = 0; k < 2 * a.count; k++)
+        maxd = fmax(maxd, fabs(b.th[k] - a.th[k]));
+    g.tau[0] = g.tau[1] = 0;
+    run(&m, ad, 0, 50, th0, 0.25, &c, NULL, s0);
+    rec_free(&a);
+    rec_free(&b);
+    rec_free(&c);
+    osc_graph_free(&g);
+    return maxd;
+}
+
+Test(osc_integrate, short_delay_iterated)
+{
+    osc_solver_opts_t ad;
+    osc_solver_defaults(&ad);
+    ad.rtol = 0; /* absolute: the phases grow to 300 rad */
+    ad.atol = 1e-8;
+    for (int per_edge = 0; per_edge <= 1; per_edge++) {
+        osc_stats_t sa, s0;
+        double e = short_delay_case(1e-4, per_edge ? 2.5e-4 : 0, &ad, 1e-4, &sa, &s0);
+        cr_log_info("tau 1e-4 T%s: max |adaptive - fixed| %.3g; steps %zu (tau 0: %zu), "
+                    "rejected %zu, evals %zu (tau 0: %zu)", per_edge ? " and 2.5e-4 T" : "", e,
+                    sa.steps, s0.steps, sa.rejected, sa.evals, s0.evals);
+        cr_assert_lt(e, 5 * ad.atol, "per_edge %d: %g", per_edge, e);
+        cr_assert_leq(sa.steps, 2 * s0.steps, "%zu steps against %zu without delay", sa.steps,
+                      s0.steps);
+        cr_assert_lt(sa.evals, 4 * s0.evals);
+    }
+}
+
+/* A delay of 0.3 h_max: the steps reach past it (fewer steps than 50 s / tau) and are still
+ * accurate. */
+Test(osc_integrate, delay_shorter_than_step)
+{
+    osc_solver_opts_t ad;
+    osc_solver_defaults(&ad);
+    ad.rtol = 0;
+    ad.atol = 1e-7;
+    double tau = 0.3 * 0.1; /* h_max: a tenth of the shortest period 1 / 1.05 */
+    osc_stats_t sa, s0;
+    double e = short_delay_case(tau, 0, &ad, tau / 16, &sa, &s0);
+    cr_log_info("tau 0.03 T: max |adaptive - fixed| %.3g; steps %zu (tau 0: %zu), rejected %zu,"
+                " evals %zu", e, sa.steps, s0.steps, sa.rejected, sa.evals);
+    cr_assert_lt(e, 5 * ad.atol, "tau 0.3 h_max: %g", e);
+    cr_assert_lt(sa.steps, (size_t)(0.7 * 50 / tau), "%zu steps: not past the delay",
+                 sa.steps);
+}
+
 Test(osc_integrate, history_bounded)
 {
     int32_t n = 16;
