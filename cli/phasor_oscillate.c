@@ -992,16 +992,6 @@ static void t_row(out_t *o, const char *name, double model, const double *meas, 
     o_str(o, b);
 }
 
-static void t_fmt(out_t *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void t_fmt(out_t *o, const char *fmt, ...)
-{
-    char b[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(b, sizeof(b), fmt, ap);
-    va_end(ap);
-    o_mem(o, b, n < 0 ? 0 : (size_t)n >= sizeof(b) ? sizeof(b) - 1 : (size_t)n);
-}
 
 /* The figures of the model (a), beside the measured ones (b) and their distances (f) when
  * there is a run. */
@@ -1013,7 +1003,7 @@ static void text_figures(out_t *o, const osf_figures_t *a, const osf_figures_t *
 #define MEAS(v) (b != NULL ? (x = (v), &x) : NULL)
 #define DIST(...) (f != NULL ? snprintf(d, sizeof(d), __VA_ARGS__) : 0)
     if (b != NULL)
-        t_fmt(o, "  %-34s %12s %12s  %s\n", "", "model", "measured", "distance");
+        o_fmt(o, "  %-34s %12s %12s  %s\n", "", "model", "measured", "distance");
     DIST("RMS of R(t): %.4g", f->r_rms);
     t_row(o, "R mean", a->r_mean, MEAS(b->r_mean), d);
     DIST("RMS of S(t): %.4g", f->s_rms);
@@ -1031,10 +1021,10 @@ static void text_figures(out_t *o, const osf_figures_t *a, const osf_figures_t *
 #undef MEAS
 #undef DIST
     if (b != NULL)
-        t_fmt(o, "  %-34s %12s %12s\n", "final pattern", osf_pattern_name(a->pattern),
+        o_fmt(o, "  %-34s %12s %12s\n", "final pattern", osf_pattern_name(a->pattern),
               osf_pattern_name(b->pattern));
     else
-        t_fmt(o, "  %-34s %12s\n", "final pattern", osf_pattern_name(a->pattern));
+        o_fmt(o, "  %-34s %12s\n", "final pattern", osf_pattern_name(a->pattern));
 }
 
 static void text_fit(out_t *o, const osc_opts_t *op, const osf_fit_t *f)
@@ -1042,44 +1032,44 @@ static void text_fit(out_t *o, const osc_opts_t *op, const osf_fit_t *f)
     const ph_study_t *st = &f->st;
     char pot[80];
     osc_pot_format(&f->model.pot, pot, sizeof(pot));
-    t_fmt(o, "phasor oscillate: %s: %d ranks, %zu grid points of %.4g ms, T_ij %zu edges\n",
+    o_fmt(o, "phasor oscillate: %s: %d ranks, %zu grid points of %.4g ms, T_ij %zu edges\n",
           op->path, (int)st->P, f->grid.n, (double)f->grid.dt / 1e6, f->graph.nnz);
-    t_fmt(o, "\nFitted model (V = %s; %u integrations, %.2f s)\n", pot, f->evals, f->fit_s);
-    t_fmt(o, "  %-22s %12s  %-27s %s\n", "parameter", "value", "distance at 0.8x 1x 1.2x",
+    o_fmt(o, "\nFitted model (V = %s; %u integrations, %.2f s)\n", pot, f->evals, f->fit_s);
+    o_fmt(o, "  %-22s %12s  %-27s %s\n", "parameter", "value", "distance at 0.8x 1x 1.2x",
           "how");
     for (size_t k = 0; k < f->nparam; k++) {
         const osf_param_t *p = &f->param[k];
         char dd[64] = "";
         if (!isnan(p->d_at))
             snprintf(dd, sizeof(dd), "%.3g %.3g %.3g", p->d_lo, p->d_at, p->d_hi);
-        t_fmt(o, "  %-22s %12.5g  %-27s %s\n", p->name, p->value, dd, p->how);
+        o_fmt(o, "  %-22s %12.5g  %-27s %s\n", p->name, p->value, dd, p->how);
     }
-    t_fmt(o, "  families: tanh %.4g rad, bottleneck %.4g rad (distance of the phase pattern)\n",
+    o_fmt(o, "  families: tanh %.4g rad, bottleneck %.4g rad (distance of the phase pattern)\n",
           f->fam[OSF_FAM_TANH].tried ? f->fam[OSF_FAM_TANH].distance : NAN,
           f->fam[OSF_FAM_BOTTLENECK].tried ? f->fam[OSF_FAM_BOTTLENECK].distance : NAN);
-    t_fmt(o, "\nModel against measured (perturbation: ");
+    o_fmt(o, "\nModel against measured (perturbation: ");
     if (f->src_rank >= 0)
-        t_fmt(o, "rank %d, iteration %u, %.4g ms)\n", (int)f->src_rank, f->src_iter,
+        o_fmt(o, "rank %d, iteration %u, %.4g ms)\n", (int)f->src_rank, f->src_iter,
               f->src_delta_s * 1e3);
     else
-        t_fmt(o, "none found)\n");
+        o_fmt(o, "none found)\n");
     text_figures(o, &f->model_side.fig, &f->mfig, f);
-    t_fmt(o, "  phase pattern distance %.4g rad (RMS of theta_i - mean, model - measured)\n",
+    o_fmt(o, "  phase pattern distance %.4g rad (RMS of theta_i - mean, model - measured)\n",
           osf_distance(&f->model_side.ser, &f->meas));
     if (f->have_whatif) {
-        t_fmt(o, "\nWhat if (the fitted model changed):\n");
-        t_fmt(o, "  %-34s %12s %12s %12s\n", "", "what-if", "model", "measured");
+        o_fmt(o, "\nWhat if (the fitted model changed):\n");
+        o_fmt(o, "  %-34s %12s %12s %12s\n", "", "what-if", "model", "measured");
         const osf_figures_t *w = &f->whatif_side.fig, *a = &f->model_side.fig, *b = &f->mfig;
-        t_fmt(o, "  %-34s %12.5g %12.5g %12.5g\n", "R mean", w->r_mean, a->r_mean, b->r_mean);
-        t_fmt(o, "  %-34s %12.5g %12.5g %12.5g\n", "resynchronisation (s)", w->resync_s,
+        o_fmt(o, "  %-34s %12.5g %12.5g %12.5g\n", "R mean", w->r_mean, a->r_mean, b->r_mean);
+        o_fmt(o, "  %-34s %12.5g %12.5g %12.5g\n", "resynchronisation (s)", w->resync_s,
               a->resync_s, b->resync_s);
-        t_fmt(o, "  %-34s %12.5g %12.5g %12.5g\n", "idle wave speed (ranks/iteration)",
+        o_fmt(o, "  %-34s %12.5g %12.5g %12.5g\n", "idle wave speed (ranks/iteration)",
               wave_speed(w), wave_speed(a), wave_speed(b));
-        t_fmt(o, "  %-34s %12s %12s %12s\n", "final pattern", osf_pattern_name(w->pattern),
+        o_fmt(o, "  %-34s %12s %12s %12s\n", "final pattern", osf_pattern_name(w->pattern),
               osf_pattern_name(a->pattern), osf_pattern_name(b->pattern));
     }
     for (size_t k = 0; k < plog_run_nwarnings(st->run); k++)
-        t_fmt(o, "warning: %s\n", plog_run_warning(st->run, k));
+        o_fmt(o, "warning: %s\n", plog_run_warning(st->run, k));
 }
 
 static void json_params(out_t *o, const osf_fit_t *f)
@@ -1478,10 +1468,10 @@ static int model_run(osc_opts_t *op)
     } else {
         char ps[80];
         osc_pot_format(&pot, ps, sizeof(ps));
-        t_fmt(&o, "phasor oscillate --model: %d oscillators, %s (%zu edges), V = %s, "
+        o_fmt(&o, "phasor oscillate --model: %d oscillators, %s (%zu edges), V = %s, "
                   "v_p = %.5g /s, period %.5g s, %.5g periods\n", (int)op->P, op->topology,
               g.nnz, ps, m.vp, op->period, op->periods);
-        t_fmt(&o, "  integrator: %zu steps (%zu rejected), %zu evaluations, %.3f s\n\n",
+        o_fmt(&o, "  integrator: %zu steps (%zu rejected), %zu evaluations, %.3f s\n\n",
               side.stats.steps, side.stats.rejected, side.stats.evals, side.cpu_s);
         text_figures(&o, &side.fig, NULL, NULL);
     }

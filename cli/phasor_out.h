@@ -4,6 +4,7 @@
 #ifndef PHASOR_OUT_H
 #define PHASOR_OUT_H
 
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -67,6 +68,19 @@ static inline void o_i64(out_t *o, int64_t v)
 }
 
 static inline void o_put(void *o, const char *s, size_t len) { o_mem((out_t *)o, s, len); }
+
+/* printf into o; a line longer than 1023 bytes is cut there (summaries, not data). */
+static inline void o_fmt(out_t *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static inline void o_fmt(out_t *o, const char *fmt, ...)
+{
+    char tmp[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        o_mem(o, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
+}
 
 /* JSON values, by the one JSON writer (jsonw.h). */
 static inline void o_jstr(out_t *o, const char *s) { jsonw_str(o_put, o, s); }

@@ -735,17 +735,6 @@ static int write_twin(const ph_study_t *st, int dirfd, const char *dir)
 
 /* ---- the summary ---- */
 
-static void o_fmt(out_t *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void o_fmt(out_t *o, const char *fmt, ...)
-{
-    char tmp[512];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        o_mem(o, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
-}
 
 /* %.4g, or "undefined" when not finite (text output; JSON writes null) */
 static void g4(char *out, double v)

@@ -321,21 +321,9 @@ static double base_after(const ost_t *o, double x)
 #define OSC_TRACK_MIN 0.25
 static double next_break(const ost_t *o, double t, double h)
 {
-    const osc_model_t *m = o->m;
-    double bp = o->r->t1;
-    if (o->noisy) {
-        double b = (double)(o->w + 1) * m->noise.window;
-        if (b > t && b < bp)
-            bp = b;
-    }
-    for (size_t k = 0; k < m->nperturb; k++) {
-        const osc_perturb_t *p = &m->perturb[k];
-        double e = p->t + p->delta;
-        if (p->t > t && p->t < bp)
-            bp = p->t;
-        if (p->delta > 0 && e > t && e < bp)
-            bp = e;
-    }
+    double bp = base_after(o, t);
+    if (o->r->t1 < bp)
+        bp = o->r->t1;
     double eps = 1e-12 * (fabs(t) + o->tau_max);
     for (int d = 0; d < o->ntrack; d++)
         for (int k = 1, kmax = o->track[d] >= OSC_TRACK_MIN * h ? OSC_TRACK : 1; k <= kmax;
