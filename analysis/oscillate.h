@@ -125,7 +125,15 @@ double osf_distance(const osf_series_t *a, const osf_series_t *b);
 
 /* ---- the fit ---- */
 
-enum osf_family { OSF_FAM_AUTO = 0, OSF_FAM_TANH = 1, OSF_FAM_BOTTLENECK = 2, OSF_FAM_FIXED = 3 };
+/* The families fitted: the paper's tanh(s x) and bottleneck piecewise form, and phasor's
+ * wait potential (osc_model.h) with every delay one period: a rank learns of a neighbour's
+ * progress at their exchange, once per iteration, and waits when it was behind by more
+ * than a slack. */
+enum osf_family {
+    OSF_FAM_AUTO = 0, OSF_FAM_TANH = 1, OSF_FAM_BOTTLENECK = 2, OSF_FAM_FIXED = 3,
+    OSF_FAM_WAIT = 4,
+    OSF_FAM_PAPER = 5 /* the paper's two: tanh and bottleneck */
+};
 /* tau: none, one given value, per pair from the log's messages (AUTO), or one value for
  * every pair fitted like the shape (FIT: an effective delay, the lag with which a rank learns
  * of a neighbour's progress when they exchange once per iteration) */
@@ -206,9 +214,11 @@ typedef struct osf_fit {
     osc_perturb_t perturb;
     double vp_formula;       /* beta kappa / period, 1/s */
     double tau_log;          /* the messages' median delay (s) */
+    double *tau_edge;        /* the delays before the fit changed them, per edge (NULL: none) */
+    double wait_lag;         /* the wait family: the mean rate x one period (rad) */
     osf_param_t param[OSF_MAX_PARAMS];
     size_t nparam;
-    osf_family_fit_t fam[4]; /* by enum osf_family (AUTO's slot: unused) */
+    osf_family_fit_t fam[5]; /* by enum osf_family (AUTO's slot: unused) */
     int eager;               /* 1: every message eager (beta 1), 0: some rendezvous */
     uint64_t max_bytes, eager_limit;
     const char *eager_what;

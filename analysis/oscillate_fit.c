@@ -413,6 +413,21 @@ static void set_tau(osf_fit_t *f, double x)
 {
     osc_graph_set_delay(&f->graph, x); /* the array exists: the setter cannot fail */
 }
+/* the wait family's slack beyond the lag of one period */
+static void set_slack(osf_fit_t *f, double x)
+{
+    f->model.pot = (osc_pot_t){.kind = OSC_POT_WAIT, .s = 8, .sigma = f->wait_lag + x};
+}
+/* the delays a family is fitted with: one period for the wait family, else the log's */
+static void family_delays(osf_fit_t *f, int fam, double T)
+{
+    if (fam == OSF_FAM_WAIT)
+        set_tau(f, T);
+    else if (f->tau_edge != NULL)
+        memcpy(f->graph.tau, f->tau_edge, f->graph.nnz * sizeof(double));
+    else if (f->graph.tau != NULL)
+        set_tau(f, 0);
+}
 
 /* The fit's distance with one value scaled by k (0.8, 1.2), then restored. */
 static double scaled(fitctx_t *c, const char *what, double k)
@@ -439,6 +454,8 @@ static double scaled(fitctx_t *c, const char *what, double k)
                 f->model.pot.s *= k;
             else if (f->model.pot.kind == OSC_POT_PIECEWISE)
                 f->model.pot.sigma *= k;
+            else if (f->model.pot.kind == OSC_POT_WAIT)
+                f->model.pot.sigma = f->wait_lag + (f->model.pot.sigma - f->wait_lag) * k;
         } else if (strcmp(what, "vp") == 0) {
             f->model.vp *= k;
         } else if (strcmp(what, "noise") == 0) {
@@ -851,42 +868,64 @@ plog_err_t osf_fit(plog_run_t *run, const osf_opts_t *o, osf_fit_t *f, plog_erro
         setter_fn set;
         double lo, hi;
     } fams[] = {{OSF_FAM_TANH, set_tanh, -2.995732273553991 /* log 0.05 */, 2.995732273553991},
-                {OSF_FAM_BOTTLENECK, set_sigma, 0.25 * M_PI, 1.5 * M_PI}};
+                {OSF_FAM_BOTTLENECK, set_sigma, 0.25 * M_PI, 1.5 * M_PI},
+                {OSF_FAM_WAIT, set_slack, 0, M_PI}};
+    /* the wait family and --delay fit change the delays: keep the log's */
+    if (f->graph.tau != NULL) {
+        f->tau_edge = malloc((f->graph.nnz ? f->graph.nnz : 1) * sizeof(double));
+        if (f->tau_edge == NULL)
+            return nomem(err);
+        memcpy(f->tau_edge, f->graph.tau, f->graph.nnz * sizeof(double));
+    } else if (osc_graph_set_delay(&f->graph, 0) != 0) {
+        return nomem(err); /* the wait family needs the array */
+    }
+    f->wait_lag = param(f, "rate_mean_rad_s")->value * T;
     if (o->family == OSF_FAM_FIXED) {
         unsigned e0 = f->evals;
         f->model.pot = o->pot;
         d = golden(&c, set_gain, log(0.01), log(1000), n, &gx);
         f->fam[OSF_FAM_FIXED] = (osf_family_fit_t){1, o->pot, d, f->evals - e0, exp(gx), NAN};
     } else {
-        for (size_t k = 0; k < 2 && c.e == PLOG_OK; k++) {
+        for (size_t k = 0; k < 3 && c.e == PLOG_OK; k++) {
             int fam = fams[k].fam;
-            if (o->family != OSF_FAM_AUTO && o->family != fam)
+            if (o->family != OSF_FAM_AUTO && o->family != fam &&
+                !(o->family == OSF_FAM_PAPER && fam != OSF_FAM_WAIT))
                 continue;
             unsigned e0 = f->evals;
-            double g, t = f->tau_log;
+            double g, t = fam == OSF_FAM_WAIT ? T : f->tau_log;
             set_gain(f, 0);
-            if (o->delay_mode == OSF_DELAY_FIT)
+            family_delays(f, fam, T);
+            if (o->delay_mode == OSF_DELAY_FIT && fam != OSF_FAM_WAIT)
                 set_tau(f, t);
             golden(&c, fams[k].set, fams[k].lo, fams[k].hi, n, &x);
             golden(&c, set_gain, log(0.01), log(1000), n, &g);
-            if (o->delay_mode == OSF_DELAY_FIT) {
+            if (o->delay_mode == OSF_DELAY_FIT && fam != OSF_FAM_WAIT) {
                 golden(&c, set_tau, 0, 1.5 * T, n, &t);
                 golden(&c, set_gain, log(0.01), log(1000), n, &g);
             }
             double dk = golden(&c, fams[k].set, fams[k].lo, fams[k].hi, n, &x);
             f->fam[fam] = (osf_family_fit_t){1, f->model.pot, dk, f->evals - e0, exp(g), t};
         }
-        int best = OSF_FAM_TANH;
-        if (!f->fam[OSF_FAM_TANH].tried ||
-            (f->fam[OSF_FAM_BOTTLENECK].tried &&
-             f->fam[OSF_FAM_BOTTLENECK].distance < f->fam[OSF_FAM_TANH].distance))
-            best = OSF_FAM_BOTTLENECK;
+        int best = -1;
+        for (int k = OSF_FAM_TANH; k <= OSF_FAM_WAIT; k++)
+            if (f->fam[k].tried && (best < 0 || f->fam[k].distance < f->fam[best].distance))
+                best = k;
+        if (best < 0)
+            return c.e != PLOG_OK ? c.e : nomem(err);
         f->model.pot = f->fam[best].pot;
         gx = log(f->fam[best].gain);
         set_gain(f, gx);
-        if (o->delay_mode == OSF_DELAY_FIT) {
+        family_delays(f, best, T);
+        osf_param_t *pd = param(f, "delay_s");
+        if (best == OSF_FAM_WAIT) {
+            pd->value = T;
+            snprintf(pd->how, sizeof(pd->how),
+                     "the wait family's: one period on every pair (a rank learns of a "
+                     "neighbour's progress at their exchange); the messages' own: %.3g s",
+                     f->tau_log);
+        } else if (o->delay_mode == OSF_DELAY_FIT) {
             set_tau(f, f->fam[best].tau);
-            param(f, "delay_s")->value = f->fam[best].tau;
+            pd->value = f->fam[best].tau;
         }
         d = f->fam[best].distance;
     }
@@ -897,13 +936,18 @@ plog_err_t osf_fit(plog_run_t *run, const osf_opts_t *o, osf_fit_t *f, plog_erro
     add_param(f, "coupling_gain", exp(gx),
               "fitted: v_p = gain x the formula's (golden section over 0.01 .. 1000)");
     add_param(f, "vp_per_s", f->model.vp, "gain x beta kappa / period");
+    const osc_pot_t *pv = &f->model.pot;
     add_param(f, "potential_shape",
-              f->model.pot.kind == OSC_POT_TANH ? f->model.pot.s
-              : f->model.pot.kind == OSC_POT_PIECEWISE ? f->model.pot.sigma : NAN,
-              "%s: %s (tanh family distance %.4g rad, bottleneck family %.4g rad)", pot,
+              pv->kind == OSC_POT_TANH        ? pv->s
+              : pv->kind == OSC_POT_PIECEWISE ? pv->sigma
+              : pv->kind == OSC_POT_WAIT      ? pv->sigma - f->wait_lag
+                                              : NAN,
+              "%s: %s%s (distance: tanh %.4g rad, bottleneck %.4g, wait %.4g)", pot,
               o->family == OSF_FAM_FIXED ? "given (--potential)" : "fitted",
+              pv->kind == OSC_POT_WAIT ? ", the slack beyond one period's lag" : "",
               f->fam[OSF_FAM_TANH].tried ? f->fam[OSF_FAM_TANH].distance : NAN,
-              f->fam[OSF_FAM_BOTTLENECK].tried ? f->fam[OSF_FAM_BOTTLENECK].distance : NAN);
+              f->fam[OSF_FAM_BOTTLENECK].tried ? f->fam[OSF_FAM_BOTTLENECK].distance : NAN,
+              f->fam[OSF_FAM_WAIT].tried ? f->fam[OSF_FAM_WAIT].distance : NAN);
     /* how well each value is determined: the distance at 0.8 and 1.2 times it */
     sensitivity(&c, "potential_shape", "shape", d);
     sensitivity(&c, "vp_per_s", "vp", d);
@@ -940,6 +984,7 @@ void osf_fit_free(osf_fit_t *f)
     osf_figures_free(&f->mfig);
     free(f->omega);
     free(f->rate);
+    free(f->tau_edge);
     free(f->theta0);
     osc_graph_free(&f->graph);
     osf_side_free(&f->model_side);

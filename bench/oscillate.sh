@@ -12,7 +12,8 @@
 #      noise: the resynchronisation time and the idle wave's speed, model against measured,
 #      per run and as medians of the relative errors
 # Usage: bench/oscillate.sh [ITERATIONS (60)] [COMPUTE_US (20000)]
-# OSC_CASES picks parts ("1 2 3"); OSC_NP the rank counts of (3) ("8 16 32"); OSC_FIT_NP the
+# OSC_CASES picks parts ("1 2 3"); OSC_NP the rank counts of (3) ("8 16 32"); OSC_FAMILIES the
+# --potential values (3) fits each run with ("auto paper": every family, the paper's two); OSC_FIT_NP the
 # rank count of the fit's timing (64). Logs and JSON stay in OSC_OUT (default: a new directory
 # under TMPDIR). PHASOR_BENCH_MPI=openmpi|mpich picks the library (default openmpi).
 set -euo pipefail
@@ -22,6 +23,7 @@ comp=${2:-20000}
 cases=${OSC_CASES:-1 2 3}
 nps=${OSC_NP:-8 16 32}
 fitnp=${OSC_FIT_NP:-64}
+families=${OSC_FAMILIES:-auto paper}
 out=${OSC_OUT:-$(mktemp -d "${TMPDIR:-/tmp}/phasor-oscillate.XXXXXX")}
 mkdir -p "$out"
 make -C "$bdir" -s examples/idlewave >/dev/null
@@ -99,11 +101,12 @@ if [[ " $cases " == *" 2 "* ]]; then
 fi
 
 if [[ " $cases " == *" 3 "* ]]; then
-  echo "## (3) fitted model against measured idlewave runs ($iters iterations of $comp us)"
-  printf '%-34s %9s %9s %7s %7s %7s %7s %-12s %-12s %s\n' run resync_m resync_x rel \
+  echo "## (3) fitted model against measured idlewave runs ($iters iterations of $comp us, delay of"
+  echo "## half an iteration on rank P/2 (bi) or P/4 (uni) in iteration $((iters / 4)); each run fitted"
+  echo "## with --potential $families)"
+  printf '%-30s %-6s %9s %9s %7s %7s %7s %7s %-12s %-12s %s\n' run fit resync_m resync_x rel \
     wave_m wave_x rel pattern_m pattern_x potential
-  : >"$out/rel_resync"
-  : >"$out/rel_wave"
+  for fam in $families; do : >"$out/rel_resync.$fam"; : >"$out/rel_wave.$fam"; done
   for np in $nps; do
     for kind in sleep bottleneck; do
       for dir in bi uni; do
@@ -116,25 +119,31 @@ if [[ " $cases " == *" 3 "* ]]; then
           run_mpi "$np" 1 "$out/$name" "$app" -n "$iters" -c "$comp" --direction "$dir" \
             --noise "$noise" --delay-rank "$d" --delay-iter $((iters / 4)) \
             --delay-us $((comp / 2)) "${extra[@]}" >"$out/$name.out" 2>&1 || { echo "$name: run failed"; continue; }
-          "$phasor" oscillate --json --source "$d:$((iters / 4))" "$out/$name" \
-            >"$out/$name.json" 2>"$out/$name.err" || { echo "$name: $(head -1 "$out/$name.err")"; continue; }
-          c='d["comparison"]'
-          rm_=$(get "$out/$name.json" "$c[\"resync_s\"][\"model\"]")
-          rx=$(get "$out/$name.json" "$c[\"resync_s\"][\"measured\"]")
-          rr=$(get "$out/$name.json" "$c[\"resync_rel\"]")
-          wm=$(get "$out/$name.json" "$c[\"wave_speed_ranks_per_iteration\"][\"model\"]")
-          wx=$(get "$out/$name.json" "$c[\"wave_speed_ranks_per_iteration\"][\"measured\"]")
-          wr=$(get "$out/$name.json" "$c[\"wave_speed_rel\"]")
-          printf '%-34s %9s %9s %7s %7s %7s %7s %-12s %-12s %s\n' "$name" "$rm_" "$rx" "$rr" \
-            "$wm" "$wx" "$wr" "$(get "$out/$name.json" "$c[\"final_pattern\"][\"model\"]")" \
-            "$(get "$out/$name.json" "$c[\"final_pattern\"][\"measured\"]")" \
-            "$(get "$out/$name.json" 'd["model"]["potential"]')"
-          [ "$rr" != - ] && echo "$rr" >>"$out/rel_resync"
-          [ "$wr" != - ] && echo "$wr" >>"$out/rel_wave"
+          for fam in $families; do
+            j="$out/$name.$fam.json"
+            "$phasor" oscillate --json --potential "$fam" --source "$d:$((iters / 4))" "$out/$name" \
+              >"$j" 2>"$out/$name.$fam.err" || { echo "$name $fam: $(head -1 "$out/$name.$fam.err")"; continue; }
+            c='d["comparison"]'
+            rm_=$(get "$j" "$c[\"resync_s\"][\"model\"]")
+            rx=$(get "$j" "$c[\"resync_s\"][\"measured\"]")
+            rr=$(get "$j" "$c[\"resync_rel\"]")
+            wm=$(get "$j" "$c[\"wave_speed_ranks_per_iteration\"][\"model\"]")
+            wx=$(get "$j" "$c[\"wave_speed_ranks_per_iteration\"][\"measured\"]")
+            wr=$(get "$j" "$c[\"wave_speed_rel\"]")
+            printf '%-30s %-6s %9s %9s %7s %7s %7s %7s %-12s %-12s %s\n' "$name" "$fam" "$rm_" "$rx" "$rr" \
+              "$wm" "$wx" "$wr" "$(get "$j" "$c[\"final_pattern\"][\"model\"]")" \
+              "$(get "$j" "$c[\"final_pattern\"][\"measured\"]")" \
+              "$(get "$j" 'd["model"]["potential"]')"
+            [ "$rr" != - ] && echo "$rr" >>"$out/rel_resync.$fam"
+            [ "$wr" != - ] && echo "$wr" >>"$out/rel_wave.$fam"
+          done
         done
       done
     done
   done
-  echo "median relative error: resync $(median <"$out/rel_resync") over $(wc -l <"$out/rel_resync") runs" \
-    "(target <= 0.25), wave speed $(median <"$out/rel_wave") over $(wc -l <"$out/rel_wave") runs (target <= 0.10)"
+  for fam in $families; do
+    echo "--potential $fam: median relative error: resync $(median <"$out/rel_resync.$fam") over" \
+      "$(wc -l <"$out/rel_resync.$fam") runs with both figures (target <= 0.25), wave speed" \
+      "$(median <"$out/rel_wave.$fam") over $(wc -l <"$out/rel_wave.$fam") runs (target <= 0.10)"
+  done
 fi

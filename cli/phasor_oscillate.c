@@ -45,9 +45,11 @@ static void usage(FILE *f)
         "                              phasor phases (default: Pcontrol markers, else period)\n"
         "  --source R:K                the perturbation: rank R, iteration K (default: the\n"
         "                              idle wave's source)\n"
-        "  --potential auto|tanh|bottleneck|SPEC  the family fitted (default auto: the better\n"
-        "                              of tanh(s x) and the bottleneck's piecewise form), or a\n"
-        "                              fixed V (sin, tanh:S, piecewise:SIGMA, fourier:A,B,N)\n"
+        "  --potential auto|paper|tanh|bottleneck|wait|SPEC  the family fitted (default auto:\n"
+        "                              the best of the paper's tanh(s x) and bottleneck\n"
+        "                              piecewise form and phasor's wait potential; paper: the\n"
+        "                              paper's two), or a fixed V (sin, tanh:S, piecewise:SIGMA,\n"
+        "                              fourier:A,B,N, wait:SIGMA:S)\n"
         "  --delay auto|fit|none|SECONDS  tau_ij: per pair from the log's messages (default),\n"
         "                              one value for every pair fitted with the shape, none,\n"
         "                              or one value given\n"
@@ -67,7 +69,7 @@ static void usage(FILE *f)
         "                              stencil3d[:AxBxC][:periodic], all (default chain:bi), or\n"
         "                              a CSV matrix: row i nonzero in column j if i receives\n"
         "                              from j (its size gives P unless -P is given)\n"
-        "  --potential SPEC            V (default tanh)\n"
+        "  --potential SPEC            V (default tanh; also wait[:SIGMA[:S]])\n"
         "  --period S                  2 pi / omega, seconds (default 0.01)\n"
         "  --vp V                      v_p, 1/s (default 2 / period: beta = 1, kappa = 2)\n"
         "  --noise none|uniform:SHARE|exp:SHARE, --seed N\n"
@@ -256,12 +258,16 @@ static int take(int c, const char *arg, osc_opts_t *op)
             fo->family = OSF_FAM_TANH;
         else if (strcmp(arg, "bottleneck") == 0)
             fo->family = OSF_FAM_BOTTLENECK;
+        else if (strcmp(arg, "wait") == 0)
+            fo->family = OSF_FAM_WAIT;
+        else if (strcmp(arg, "paper") == 0)
+            fo->family = OSF_FAM_PAPER;
         else if (osc_pot_parse(arg, &fo->pot) == 0)
             fo->family = OSF_FAM_FIXED;
         else
-            return phasor_usage_error("oscillate", "--potential: '%s' is not auto, tanh, "
-                                      "bottleneck, sin, tanh:S, piecewise[:SIGMA] or "
-                                      "fourier:A,B,N", arg);
+            return phasor_usage_error("oscillate", "--potential: '%s' is not auto, paper, tanh, "
+                                      "bottleneck, wait, sin, tanh:S, piecewise[:SIGMA], "
+                                      "fourier:A,B,N or wait:SIGMA[:S]", arg);
         return PHASOR_EXIT_OK;
     case O_DELAY:
         op->given |= G_DELAY;
@@ -1044,9 +1050,11 @@ static void text_fit(out_t *o, const osc_opts_t *op, const osf_fit_t *f)
             snprintf(dd, sizeof(dd), "%.3g %.3g %.3g", p->d_lo, p->d_at, p->d_hi);
         o_fmt(o, "  %-22s %12.5g  %-27s %s\n", p->name, p->value, dd, p->how);
     }
-    o_fmt(o, "  families: tanh %.4g rad, bottleneck %.4g rad (distance of the phase pattern)\n",
+    o_fmt(o, "  families: tanh %.4g rad, bottleneck %.4g rad, wait %.4g rad (distance of the "
+             "phase pattern)\n",
           f->fam[OSF_FAM_TANH].tried ? f->fam[OSF_FAM_TANH].distance : NAN,
-          f->fam[OSF_FAM_BOTTLENECK].tried ? f->fam[OSF_FAM_BOTTLENECK].distance : NAN);
+          f->fam[OSF_FAM_BOTTLENECK].tried ? f->fam[OSF_FAM_BOTTLENECK].distance : NAN,
+          f->fam[OSF_FAM_WAIT].tried ? f->fam[OSF_FAM_WAIT].distance : NAN);
     o_fmt(o, "\nModel against measured (perturbation: ");
     if (f->src_rank >= 0)
         o_fmt(o, "rank %d, iteration %u, %.4g ms)\n", (int)f->src_rank, f->src_iter,
@@ -1116,10 +1124,10 @@ static void json_fit(out_t *o, const osc_opts_t *op, const osf_fit_t *f)
     o_chr(o, ',');
     json_params(o, f);
     o_str(o, ",\"families\":{");
-    static const char *const fam[3] = {NULL, "tanh", "bottleneck"};
+    static const char *const fam[5] = {NULL, "tanh", "bottleneck", NULL, "wait"};
     int first = 1;
-    for (int k = 1; k <= 2; k++) {
-        if (!f->fam[k].tried)
+    for (int k = 1; k <= 4; k++) {
+        if (fam[k] == NULL || !f->fam[k].tried)
             continue;
         char pot[80];
         osc_pot_format(&f->fam[k].pot, pot, sizeof(pot));

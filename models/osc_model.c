@@ -55,6 +55,20 @@ int osc_pot_parse(const char *s, osc_pot_t *p)
         p->kind = OSC_POT_FOURIER;
         return 0;
     }
+    if (strncmp(s, "wait", 4) == 0 && (s[4] == '\0' || s[4] == ':')) {
+        p->kind = OSC_POT_WAIT;
+        p->sigma = 2 * M_PI;
+        p->s = 4;
+        int got = s[4] == '\0' ? 0 : sscanf(s + 4, ":%lf%c", &p->sigma, &tail);
+        if (got == 2 && tail == ':')
+            got = sscanf(s + 4, ":%lf:%lf%c", &p->sigma, &p->s, &tail) == 2 ? 0 : -1;
+        else if (got == 1)
+            got = 0;
+        else if (s[4] != '\0')
+            got = -1;
+        if (got == 0 && p->sigma >= 0 && isfinite(p->sigma) && p->s > 0 && isfinite(p->s))
+            return 0;
+    }
     memset(p, 0, sizeof(*p));
     return -1;
 }
@@ -66,6 +80,7 @@ int osc_pot_format(const osc_pot_t *p, char *buf, size_t n)
     case OSC_POT_PIECEWISE: return snprintf(buf, n, "piecewise:%.9g", p->sigma);
     case OSC_POT_FOURIER:
         return snprintf(buf, n, "fourier:%.9g,%.9g,%d", p->a, p->b, p->harmonic);
+    case OSC_POT_WAIT: return snprintf(buf, n, "wait:%.9g:%.9g", p->sigma, p->s);
     default: return snprintf(buf, n, "sin");
     }
 }
@@ -497,7 +512,9 @@ int osc_model_check(const osc_model_t *m, char *why, size_t nwhy)
         (p->kind == OSC_POT_PIECEWISE && !(p->sigma > 0 && isfinite(p->sigma))) ||
         (p->kind == OSC_POT_FOURIER &&
          !(isfinite(p->a) && isfinite(p->b) && p->harmonic >= 1)) ||
-        p->kind < OSC_POT_SIN || p->kind > OSC_POT_FOURIER)
+        (p->kind == OSC_POT_WAIT &&
+         !(p->s > 0 && isfinite(p->s) && p->sigma >= 0 && isfinite(p->sigma))) ||
+        p->kind < OSC_POT_SIN || p->kind > OSC_POT_WAIT)
         return osc_fail(why, nwhy, "a bad potential (kind %d)", p->kind);
     const osc_graph_t *g = m->graph;
     if (g) {

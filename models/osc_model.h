@@ -21,16 +21,25 @@
 
 /* ---- the potential V ---- */
 
-enum osc_pot_kind { OSC_POT_SIN = 0, OSC_POT_TANH = 1, OSC_POT_PIECEWISE = 2, OSC_POT_FOURIER = 3 };
+enum osc_pot_kind {
+    OSC_POT_SIN = 0, OSC_POT_TANH = 1, OSC_POT_PIECEWISE = 2, OSC_POT_FOURIER = 3,
+    OSC_POT_WAIT = 4
+};
+/* WAIT is phasor's, not the paper's: min(0, tanh(s (x + sigma))). A rank is held back only
+ * by a neighbour more than sigma behind it (the slack of one exchange per iteration, 2 pi:
+ * it cannot finish iteration k before the neighbour's message of iteration k left) and is
+ * never pulled forward: a late rank cannot compute faster, the others wait for it. */
 typedef struct osc_pot {
     int kind;       /* enum osc_pot_kind */
-    double s;       /* TANH: slope s of tanh(s x) */
-    double sigma;   /* PIECEWISE: -sin(3 pi x / (2 sigma)) for |x| < sigma, sgn(x) beyond */
+    double s;       /* TANH: slope s of tanh(s x); WAIT: its steepness */
+    double sigma;   /* PIECEWISE: -sin(3 pi x / (2 sigma)) for |x| < sigma, sgn(x) beyond;
+                       WAIT: the slack */
     double a, b;    /* FOURIER: sin x - a sin(N x) + b sin(2 N x) */
     int harmonic;   /* FOURIER: N */
 } osc_pot_t;
 /* "sin", "tanh", "tanh:S", "piecewise[:SIGMA]" (default pi: the OSC-AD -sin(1.5 x)),
- * "fourier:A,B,N". 0, or -1 for anything else (p zeroed). */
+ * "fourier:A,B,N", "wait[:SIGMA[:S]]" (default 2 pi, 4). 0, or -1 for anything else (p
+ * zeroed). */
 int osc_pot_parse(const char *s, osc_pot_t *p);
 /* The text osc_pot_parse reads back to the same potential ("tanh:2", "piecewise:3.14159265",
  * ...), %.9g numbers. Returns what snprintf returns. */

@@ -38,6 +38,12 @@ static inline double osc_pot_v(const osc_pot_t *p, double x, int fast)
         return x > 0 ? 1 : x < 0 ? -1 : 0;
     case OSC_POT_FOURIER:
         return sin(x) - p->a * sin(p->harmonic * x) + p->b * sin(2 * p->harmonic * x);
+    case OSC_POT_WAIT: {
+        double y = x + p->sigma;
+        if (y >= 0)
+            return 0;
+        return fast ? 1 - 2 / (exp(2 * p->s * y) + 1) : tanh(p->s * y);
+    }
     default:
         return sin(x);
     }

@@ -118,6 +118,12 @@ check "every SVG parses" "python3 -c 'import sys,glob,xml.etree.ElementTree as E
 expect_exit "fit with a what-if" 0 "$phasor" oscillate --json --what-if coupling=3 "$tmp/log8"
 check "what-if: its model has 3 x v_p" \
     "json '$tmp/out' 'abs(d[\"whatif\"][\"model\"][\"vp_per_s\"] - 3 * d[\"model\"][\"vp_per_s\"]) < 1e-6 * d[\"model\"][\"vp_per_s\"]'"
+check "fit: the three families tried" "json '$tmp/fit.json' 'set(d[\"families\"]) == {\"tanh\", \"bottleneck\", \"wait\"}'"
+expect_exit "fit with the paper's families only" 0 "$phasor" oscillate --json --potential paper "$tmp/log8"
+check "--potential paper: tanh and bottleneck, no wait" "json '$tmp/out' 'set(d[\"families\"]) == {\"tanh\", \"bottleneck\"}'"
+expect_exit "fit with the wait family" 0 "$phasor" oscillate --json --potential wait "$tmp/log8"
+check "--potential wait: its delays are one period" \
+    "json '$tmp/out' 'd[\"model\"][\"potential\"].startswith(\"wait:\") and abs([p for p in d[\"parameters\"] if p[\"name\"] == \"delay_s\"][0][\"value\"] - [p for p in d[\"parameters\"] if p[\"name\"] == \"period_s\"][0][\"value\"]) < 1e-12'"
 expect_exit "fit with a fixed potential" 0 "$phasor" oscillate --json --potential sin --delay none "$tmp/log8"
 check "the fixed potential is kept" "json '$tmp/out' 'd[\"model\"][\"potential\"] == \"sin\"'"
 expect_exit "fit, text" 0 "$phasor" oscillate "$tmp/log8"

@@ -941,3 +941,96 @@ Test(osc_integrate, sample_stops)
     cr_assert_eq(osc_integrate(&m, NULL, &r, NULL, NULL, why, sizeof(why)), 7);
     cr_assert_eq(calls, 3);
 }
+
+/* ---- phasor's wait potential ---- */
+
+Test(osc_wait, parse_format_eval)
+{
+    osc_pot_t p;
+    char buf[80];
+    cr_assert_eq(osc_pot_parse("wait", &p), 0);
+    cr_assert_eq(p.kind, OSC_POT_WAIT);
+    cr_assert_float_eq(p.sigma, TWO_PI, 1e-15);
+    cr_assert_float_eq(p.s, 4, 1e-15);
+    cr_assert_eq(osc_pot_parse("wait:3", &p), 0);
+    cr_assert_float_eq(p.sigma, 3, 1e-15);
+    cr_assert_eq(osc_pot_parse("wait:3:2", &p), 0);
+    cr_assert_float_eq(p.s, 2, 1e-15);
+    osc_pot_format(&p, buf, sizeof(buf));
+    cr_assert_str_eq(buf, "wait:3:2");
+    osc_pot_t q;
+    cr_assert_eq(osc_pot_parse(buf, &q), 0);
+    cr_assert(q.kind == p.kind && q.sigma == p.sigma && q.s == p.s);
+    static const char *const bad[] = {"wait:", "wait:-1", "wait:1:0", "wait:x", "wait:1:2:3",
+                                      "waits", "wait:1:"};
+    for (size_t k = 0; k < sizeof(bad) / sizeof(*bad); k++)
+        cr_assert_eq(osc_pot_parse(bad[k], &q), -1, "'%s' accepted", bad[k]);
+    /* held back only by a neighbour more than sigma behind, never pulled forward */
+    cr_assert_eq(osc_pot_eval(&p, 5), 0);
+    cr_assert_eq(osc_pot_eval(&p, -3), 0);
+    cr_assert_float_eq(osc_pot_eval(&p, -4), tanh(2 * -1.0), 1e-15);
+    cr_assert(osc_pot_eval(&p, -100) >= -1);
+}
+
+/* A delay on one rank of a chain whose ranks see each other one period late and wait for a
+ * neighbour more than that lag behind: the wait travels one rank per period both ways (after
+ * the first hop, which the lag makes two), the
+ * late rank is never pulled forward, and with no slack beyond the lag nothing of the delay
+ * is lost on the way (every rank ends the delay behind). */
+Test(osc_wait, idle_wave_one_rank_per_period)
+{
+    enum { P = 12, SRC = 6 };
+    const double T = 0.01, w = TWO_PI / T, delta = 0.4 * T;
+    double omega[P], th0[P] = {0};
+    for (int i = 0; i < P; i++)
+        omega[i] = w;
+    osc_graph_t g;
+    osc_topo_spec_t ts;
+    char why[160];
+    cr_assert_eq(osc_topo_parse("chain:bi", &ts), 0);
+    cr_assert_eq(osc_graph_named(P, &ts, &g, why, sizeof(why)), 0);
+    cr_assert_eq(osc_graph_set_delay(&g, T), 0);
+    osc_perturb_t pe = {SRC, 0.1, delta};
+    osc_model_t m = {.n = P, .omega = omega, .vp = P * w, .graph = &g, .perturb = &pe,
+                     .nperturb = 1};
+    cr_assert_eq(osc_pot_parse("wait:6.2831853:40", &m.pot), 0);
+    m.pot.sigma = w * T; /* exactly the lag */
+    osc_solver_opts_t so;
+    osc_solver_defaults(&so);
+    so.rtol = 1e-8;
+    so.atol = 1e-8;
+    osc_run_t r = {.t0 = 0, .t1 = 0.4, .theta0 = th0, .crossings = 1};
+    osc_crossings_t cx;
+    cr_assert_eq(osc_integrate(&m, &so, &r, &cx, NULL, why, sizeof(why)), 0, "%s", why);
+    /* the iteration each rank waited in: its longest */
+    int at[P];
+    for (int i = 0; i < P; i++) {
+        double best = 0;
+        at[i] = -1;
+        for (uint32_t k = 0; k + 1 < cx.count[i]; k++) {
+            double d = cx.t[i][k + 1] - cx.t[i][k];
+            if (d > best) {
+                best = d;
+                at[i] = (int)k;
+            }
+        }
+        cr_assert(best > T + 0.5 * delta, "rank %d waited only %g s more", i, best - T);
+    }
+    /* the first neighbours learn of the delay a period late (the lag): two iterations after
+     * the source's; from there one hop per iteration */
+    cr_assert_eq(at[SRC - 1] - at[SRC], 2, "the first hop downwards: %d", at[SRC - 1] - at[SRC]);
+    cr_assert_eq(at[SRC + 1] - at[SRC], 2, "the first hop upwards: %d", at[SRC + 1] - at[SRC]);
+    for (int d = 2; d < 6; d++) {
+        cr_assert_eq(at[SRC - d] - at[SRC - d + 1], 1, "hop %d downwards", d);
+        cr_assert_eq(at[SRC + d] - at[SRC + d - 1], 1, "hop %d upwards", d);
+    }
+    /* every rank ends the delay behind a free one: the last crossing is delta late */
+    for (int i = 0; i < P; i++) {
+        uint32_t k = cx.count[i] - 1;
+        double free_t = (TWO_PI * (double)(cx.first[i] + k)) / w;
+        cr_assert(fabs(cx.t[i][k] - free_t - delta) < 0.05 * delta, "rank %d ends %g s late", i,
+                  cx.t[i][k] - free_t);
+    }
+    osc_crossings_free(&cx);
+    osc_graph_free(&g);
+}
