@@ -413,10 +413,16 @@ static void set_tau(osf_fit_t *f, double x)
 {
     osc_graph_set_delay(&f->graph, x); /* the array exists: the setter cannot fail */
 }
-/* the wait family's slack beyond the lag of one period */
+/* the wait family's slack beyond the lag of one period, on a log scale: the distance is flat
+ * once the slack stops the wave within a few hops, and falls in a narrow region near 0 */
 static void set_slack(osf_fit_t *f, double x)
 {
-    f->model.pot = (osc_pot_t){.kind = OSC_POT_WAIT, .s = 8, .sigma = f->wait_lag + x};
+    f->model.pot = (osc_pot_t){.kind = OSC_POT_WAIT, .s = 8, .sigma = f->wait_lag + exp(x)};
+}
+/* the potential of another family: the wait family's clamp goes with it */
+static void set_forward(osf_fit_t *f, int fam)
+{
+    f->model.forward = fam == OSF_FAM_WAIT;
 }
 /* the delays a family is fitted with: one period for the wait family, else the log's */
 static void family_delays(osf_fit_t *f, int fam, double T)
@@ -429,25 +435,33 @@ static void family_delays(osf_fit_t *f, int fam, double T)
         set_tau(f, 0);
 }
 
-/* The fit's distance with one value scaled by k (0.8, 1.2), then restored. */
+/* The fit's distance with one value scaled by k (0.8, 1.2), then restored exactly (a copy,
+ * not a division: an ulp of difference can change a sharp potential's trajectory). */
 static double scaled(fitctx_t *c, const char *what, double k)
 {
     osf_fit_t *f = c->f;
     osc_model_t keep = f->model;
     osc_perturb_t pk = f->perturb;
+    int32_t n = f->model.n;
+    size_t ne = f->graph.tau != NULL ? f->graph.nnz : 0;
+    double *save = malloc(((size_t)n > ne ? (size_t)n : ne) * sizeof(double) + 1);
+    if (save == NULL) {
+        c->e = nomem(c->err);
+        return INFINITY;
+    }
     double d;
     if (strcmp(what, "omega") == 0) {
-        for (int32_t i = 0; i < f->model.n; i++)
+        memcpy(save, f->rate, (size_t)n * sizeof(double));
+        for (int32_t i = 0; i < n; i++)
             f->rate[i] *= k;
         d = evaluate(c);
-        for (int32_t i = 0; i < f->model.n; i++)
-            f->rate[i] /= k;
+        memcpy(f->rate, save, (size_t)n * sizeof(double));
     } else if (strcmp(what, "delay") == 0) {
-        for (size_t e = 0; f->graph.tau != NULL && e < f->graph.nnz; e++)
+        memcpy(save, f->graph.tau, ne * sizeof(double));
+        for (size_t e = 0; e < ne; e++)
             f->graph.tau[e] *= k;
         d = evaluate(c);
-        for (size_t e = 0; f->graph.tau != NULL && e < f->graph.nnz; e++)
-            f->graph.tau[e] /= k;
+        memcpy(f->graph.tau, save, ne * sizeof(double));
     } else {
         if (strcmp(what, "shape") == 0) {
             if (f->model.pot.kind == OSC_POT_TANH)
@@ -465,6 +479,7 @@ static double scaled(fitctx_t *c, const char *what, double k)
         }
         d = evaluate(c);
     }
+    free(save);
     f->model = keep;
     f->perturb = pk;
     return d;
@@ -866,10 +881,12 @@ plog_err_t osf_fit(plog_run_t *run, const osf_opts_t *o, osf_fit_t *f, plog_erro
     static const struct {
         int fam;
         setter_fn set;
-        double lo, hi;
-    } fams[] = {{OSF_FAM_TANH, set_tanh, -2.995732273553991 /* log 0.05 */, 2.995732273553991},
-                {OSF_FAM_BOTTLENECK, set_sigma, 0.25 * M_PI, 1.5 * M_PI},
-                {OSF_FAM_WAIT, set_slack, 0, M_PI}};
+        double lo, hi, start;
+    } fams[] = {{OSF_FAM_TANH, set_tanh, -2.995732273553991 /* log 0.05 */, 2.995732273553991,
+                 0 /* s = 1 */},
+                {OSF_FAM_BOTTLENECK, set_sigma, 0.25 * M_PI, 1.5 * M_PI, M_PI},
+                {OSF_FAM_WAIT, set_slack, -6.907755278982137 /* log 1e-3 */,
+                 1.1447298858494002 /* log pi */, -2.995732273553991 /* 0.05 */}};
     /* the wait family and --delay fit change the delays: keep the log's */
     if (f->graph.tau != NULL) {
         f->tau_edge = malloc((f->graph.nnz ? f->graph.nnz : 1) * sizeof(double));
@@ -883,6 +900,8 @@ plog_err_t osf_fit(plog_run_t *run, const osf_opts_t *o, osf_fit_t *f, plog_erro
     if (o->family == OSF_FAM_FIXED) {
         unsigned e0 = f->evals;
         f->model.pot = o->pot;
+        f->model.forward = o->pot.kind == OSC_POT_WAIT;
+        family_delays(f, o->pot.kind == OSC_POT_WAIT ? OSF_FAM_WAIT : OSF_FAM_FIXED, T);
         d = golden(&c, set_gain, log(0.01), log(1000), n, &gx);
         f->fam[OSF_FAM_FIXED] = (osf_family_fit_t){1, o->pot, d, f->evals - e0, exp(gx), NAN};
     } else {
@@ -895,14 +914,17 @@ plog_err_t osf_fit(plog_run_t *run, const osf_opts_t *o, osf_fit_t *f, plog_erro
             double g, t = fam == OSF_FAM_WAIT ? T : f->tau_log;
             set_gain(f, 0);
             family_delays(f, fam, T);
+            set_forward(f, fam);
             if (o->delay_mode == OSF_DELAY_FIT && fam != OSF_FAM_WAIT)
                 set_tau(f, t);
-            golden(&c, fams[k].set, fams[k].lo, fams[k].hi, n, &x);
+            /* the gain first, at the family's usual shape: at the formula's v_p the coupling
+             * can be too weak for the shape to matter (a flat search) */
+            fams[k].set(f, fams[k].start);
             golden(&c, set_gain, log(0.01), log(1000), n, &g);
-            if (o->delay_mode == OSF_DELAY_FIT && fam != OSF_FAM_WAIT) {
+            golden(&c, fams[k].set, fams[k].lo, fams[k].hi, n, &x);
+            if (o->delay_mode == OSF_DELAY_FIT && fam != OSF_FAM_WAIT)
                 golden(&c, set_tau, 0, 1.5 * T, n, &t);
-                golden(&c, set_gain, log(0.01), log(1000), n, &g);
-            }
+            golden(&c, set_gain, log(0.01), log(1000), n, &g);
             double dk = golden(&c, fams[k].set, fams[k].lo, fams[k].hi, n, &x);
             f->fam[fam] = (osf_family_fit_t){1, f->model.pot, dk, f->evals - e0, exp(g), t};
         }
@@ -916,21 +938,23 @@ plog_err_t osf_fit(plog_run_t *run, const osf_opts_t *o, osf_fit_t *f, plog_erro
         gx = log(f->fam[best].gain);
         set_gain(f, gx);
         family_delays(f, best, T);
-        osf_param_t *pd = param(f, "delay_s");
-        if (best == OSF_FAM_WAIT) {
-            pd->value = T;
-            snprintf(pd->how, sizeof(pd->how),
-                     "the wait family's: one period on every pair (a rank learns of a "
-                     "neighbour's progress at their exchange); the messages' own: %.3g s",
-                     f->tau_log);
-        } else if (o->delay_mode == OSF_DELAY_FIT) {
+        set_forward(f, best);
+        if (best != OSF_FAM_WAIT && o->delay_mode == OSF_DELAY_FIT) {
             set_tau(f, f->fam[best].tau);
-            pd->value = f->fam[best].tau;
+            param(f, "delay_s")->value = f->fam[best].tau;
         }
         d = f->fam[best].distance;
     }
     if (c.e != PLOG_OK)
         return c.e;
+    if (f->model.pot.kind == OSC_POT_WAIT) {
+        osf_param_t *pd = param(f, "delay_s");
+        pd->value = T;
+        snprintf(pd->how, sizeof(pd->how),
+                 "the wait potential's: one period on every pair (a rank learns of a "
+                 "neighbour's progress at their exchange); the messages' own: %.3g s",
+                 f->tau_log);
+    }
     char pot[80];
     osc_pot_format(&f->model.pot, pot, sizeof(pot));
     add_param(f, "coupling_gain", exp(gx),
