@@ -697,6 +697,7 @@ static void model_json(out_t *o, const osc_model_t *m)
     o_jnum(o, m->vp, 10);
     o_str(o, ",\"edges\":");
     o_u64(o, m->graph->nnz);
+    o_str(o, m->forward ? ",\"forward\":true" : ",\"forward\":false");
     o_str(o, ",\"noise\":{\"kind\":");
     o_jstr(o, m->noise.kind == OSC_NOISE_UNIFORM ? "uniform"
               : m->noise.kind == OSC_NOISE_EXP   ? "exp"
@@ -1424,7 +1425,8 @@ static int model_run(osc_opts_t *op)
     osc_model_t m = {.n = op->P, .omega = omega,
                      .vp = op->have_vp ? op->vp : 2 / op->period, .pot = pot, .graph = &g,
                      .noise = op->noise, .perturb = op->have_perturb ? &pe : NULL,
-                     .nperturb = op->have_perturb ? 1 : 0};
+                     .nperturb = op->have_perturb ? 1 : 0,
+                     .forward = pot.kind == OSC_POT_WAIT};
     if (m.noise.kind != OSC_NOISE_NONE)
         m.noise.window = op->period;
     double span = op->periods * op->period;

@@ -247,7 +247,8 @@ static void osc_f(void *ctx, double t, const double *y, double *dy)
             for (uint32_t k = off[i]; k < off[i + 1]; k++)
                 s += osc_pot_v(pp, src[nb[k]] - yi, 1);
         }
-        dy[i] = o->base[i] + o->c * s;
+        double v = o->base[i] + o->c * s;
+        dy[i] = o->m->forward && v < 0 ? 0 : v;
     }
 }
 

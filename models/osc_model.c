@@ -574,6 +574,7 @@ void osc_model_rhs(const osc_model_t *m, double t, const double *theta, double *
             for (uint32_t k = g->off[i]; k < g->off[i + 1]; k++)
                 s += osc_pot_eval(&m->pot, theta[g->nb[k]] - theta[i]);
         double z = noisy ? m->noise.share * m->omega[i] * osc_noise_r(&m->noise, i, w) : 0;
-        dtheta[i] = m->omega[i] + z + c * s;
+        double v = m->omega[i] + z + c * s;
+        dtheta[i] = m->forward && v < 0 ? 0 : v;
     }
 }

@@ -140,6 +140,9 @@ typedef struct osc_model {
     osc_noise_t noise;
     const osc_perturb_t *perturb;
     size_t nperturb;
+    int forward;               /* phasor's, not the paper's: theta_i' = max(0, the right-hand
+                                  side), a rank waits but never runs backwards (with the wait
+                                  potential a rank held by two late neighbours would) */
 } osc_model_t;
 /* 0, or -1 with why (n < 1, a non-finite or negative omega, graph of another size, a
  * negative delay, a perturbation of a rank outside, ...). */
