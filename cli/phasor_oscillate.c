@@ -99,6 +99,7 @@ typedef struct osc_opts {
     const char *path;       /* the log, or the configuration file with --model */
     const char *out;
     int json, plots, model_only;
+    const char *whatif;     /* --what-if as given */
     /* --model */
     int32_t P;
     const char *topology, *potential, *init;
@@ -323,6 +324,7 @@ static int take(int c, const char *arg, osc_opts_t *op)
         fo->fit_evals = (unsigned)u;
         return PHASOR_EXIT_OK;
     case O_WHATIF:
+        op->whatif = arg;
         if (whatif_arg(arg, &fo->whatif) != 0)
             return phasor_usage_error("oscillate", "--what-if: '%s' is not noise=SHARE, "
                                       "coupling=FACTOR, topology=SPEC, delay=S or "
@@ -1066,7 +1068,7 @@ static void text_fit(out_t *o, const osc_opts_t *op, const osf_fit_t *f)
     o_fmt(o, "  phase pattern distance %.4g rad (RMS of theta_i - mean, model - measured)\n",
           osf_distance(&f->model_side.ser, &f->meas));
     if (f->have_whatif) {
-        o_fmt(o, "\nWhat if (the fitted model changed):\n");
+        o_fmt(o, "\nWhat if %s (the fitted model with that one change):\n", op->whatif);
         o_fmt(o, "  %-34s %12s %12s %12s\n", "", "what-if", "model", "measured");
         const osf_figures_t *w = &f->whatif_side.fig, *a = &f->model_side.fig, *b = &f->mfig;
         o_fmt(o, "  %-34s %12.5g %12.5g %12.5g\n", "R mean", w->r_mean, a->r_mean, b->r_mean);
@@ -1188,7 +1190,9 @@ static void json_fit(out_t *o, const osc_opts_t *op, const osf_fit_t *f)
     j_num(o, "phase_distance_rad", osf_distance(&f->model_side.ser, &f->meas));
     o_str(o, "},\"whatif\":");
     if (f->have_whatif) {
-        o_str(o, "{\"model\":");
+        o_str(o, "{\"change\":");
+        o_jstr(o, op->whatif);
+        o_str(o, ",\"model\":");
         model_json(o, &f->wmodel);
         o_str(o, ",\"figures\":");
         j_figures(o, &f->whatif_side.fig);
