@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # demo.sh: install what is missing, build phasor, record the bundled stencil example on 4 ranks
 # under the shim (with the quick network probe at MPI_Init), and show what phasor reads back:
-# the report, the first events, predicted vs measured collective times, the ranks' phases and
-# a Chrome/Perfetto trace.
+# the report, the first events, predicted vs measured collective times, the ranks' phases, the
+# oscillator model fitted to the run beside it, and a Chrome/Perfetto trace.
 # Usage: scripts/demo.sh [--mpi=openmpi|mpich]
 set -euo pipefail
 
@@ -48,6 +48,10 @@ echo
 echo "== the ranks as coupled oscillators: phasor phases (CSVs and SVG plots in $out/phases)"
 "$bdir/phasor" phases "$out/logs" -o "$out/phases" --plots >"$out/phases.txt"
 head -8 "$out/phases.txt"
+echo
+echo "== the oscillator model fitted to the run, side by side with it: phasor oscillate"
+"$bdir/phasor" oscillate "$out/logs" -o "$out/oscillate" >"$out/oscillate.txt"
+sed -n '/^Model against measured/,/phase pattern distance/p' "$out/oscillate.txt"
 echo
 echo "== a trace for ui.perfetto.dev or chrome://tracing: phasor export"
 "$bdir/phasor" export "$out/logs" --format chrome -o "$out/trace.json"
