@@ -4,7 +4,6 @@
  * accumulates the M-step's sums as it goes, so no T x K beta or gamma is stored. */
 #include "hmm.h"
 
-#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
