@@ -38,21 +38,11 @@ static plog_err_t nomem(plog_error_t *err)
     return plog_fail(err, PLOG_E_NOMEM, NULL, PLOG_NO_OFFSET, "out of memory");
 }
 
-static int cmp_dbl(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Quantile q of x[0..n) (sorted in place), linear interpolation; NaN for n = 0. */
+/* Quantile q of x[0..n) (sorted in place, pstat's definition); NaN for n = 0. */
 static double quantile(double *x, size_t n, double q)
 {
-    if (n == 0)
-        return NAN;
-    qsort(x, n, sizeof(*x), cmp_dbl);
-    double p = q * (double)(n - 1);
-    size_t i = (size_t)p;
-    return i + 1 < n ? x[i] + (p - (double)i) * (x[i + 1] - x[i]) : x[n - 1];
+    qsort(x, n, sizeof(*x), pstat_cmp_double);
+    return pstat_quantile(x, n, q);
 }
 
 /* ---- the measured side ---- */
@@ -503,8 +493,8 @@ static double steady_period(const ph_marks_t *m, int32_t r, double *scratch, dou
     for (uint32_t k = 0; k + 1 < n; k++)
         scratch[k] = (double)(m->t[r][k + 1] - m->t[r][k]);
     size_t nd = n - 1;
-    double q1 = quantile(scratch, nd, 0.25), q3 = quantile(scratch, nd, 0.75),
-           med = quantile(scratch, nd, 0.5);
+    double med = quantile(scratch, nd, 0.5); /* sorts: the other two read the order */
+    double q1 = pstat_quantile(scratch, nd, 0.25), q3 = pstat_quantile(scratch, nd, 0.75);
     double lim = med + 3 * (q3 - q1), sum = 0;
     size_t c = 0;
     for (size_t k = 0; k < nd; k++)

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "oscillate.h"
+#include "pstat.h"
 #include "vec.h"
 
 void osf_series_free(osf_series_t *s)
@@ -112,18 +113,10 @@ void osf_wave_free(osf_wave_t *w)
     w->ranks_per_iter = NAN;
 }
 
-static int cmp_dbl(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 static double median_of(double *x, size_t n)
 {
-    if (n == 0)
-        return NAN;
-    qsort(x, n, sizeof(*x), cmp_dbl);
-    return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+    qsort(x, n, sizeof(*x), pstat_cmp_double);
+    return pstat_quantile(x, n, 0.5);
 }
 
 int osf_wave_find(const ph_marks_t *m, const ph_topo_t *topo, int32_t src, uint32_t k0,
