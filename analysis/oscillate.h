@@ -256,5 +256,7 @@ plog_err_t osf_graph_spec(const char *spec, int32_t P, osc_graph_t *g, plog_erro
 
 /* A ph_topo of the model's graph (same edges). -1: out of memory. */
 int osf_topo_of_graph(const osc_graph_t *g, ph_topo_t *t);
+/* The other way: a graph of T's edges (both are CSR, neighbours ascending), no delays. */
+int osf_graph_of_topo(const ph_topo_t *t, osc_graph_t *g);
 
 #endif

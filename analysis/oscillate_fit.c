@@ -623,27 +623,9 @@ static plog_err_t parameters(osf_fit_t *f, plog_run_t *run, const osf_opts_t *o,
     add_param(f, "vp_formula_per_s", f->vp_formula, "beta kappa / period");
 
     /* the graph and its delays */
-    char why[200];
-    {
-        size_t np = t->nnz;
-        int32_t *pairs = malloc((np ? np : 1) * 2 * sizeof(int32_t));
-        if (pairs == NULL) {
-            logfacts_free(&lf, P);
-            return nomem(err);
-        }
-        size_t q = 0;
-        for (int32_t i = 0; i < t->n; i++)
-            for (uint32_t k = t->off[i]; k < t->off[i + 1]; k++) {
-                pairs[2 * q] = i;
-                pairs[2 * q + 1] = t->nb[k];
-                q++;
-            }
-        int rc = osc_graph_from_pairs(P, pairs, np, &f->graph, why, sizeof(why));
-        free(pairs);
-        if (rc != 0) {
-            logfacts_free(&lf, P);
-            return plog_fail(err, PLOG_E_USAGE, NULL, PLOG_NO_OFFSET, "the topology: %s", why);
-        }
+    if (osf_graph_of_topo(t, &f->graph) != 0) {
+        logfacts_free(&lf, P);
+        return nomem(err);
     }
     double tau = 0;
     if (o->delay_mode == OSF_DELAY_CONST) {
@@ -805,21 +787,7 @@ static plog_err_t whatif(fitctx_t *c)
         su.topo = &f->wtopo;
     } else if (!isnan(w->delay_s)) {
         osc_graph_t *g = &f->wgraph;
-        char why2[200];
-        size_t np = f->graph.nnz;
-        int32_t *pairs = malloc((np ? np : 1) * 2 * sizeof(int32_t));
-        if (pairs == NULL)
-            return nomem(c->err);
-        size_t q = 0;
-        for (int32_t i = 0; i < f->graph.n; i++)
-            for (uint32_t k = f->graph.off[i]; k < f->graph.off[i + 1]; k++) {
-                pairs[2 * q] = i;
-                pairs[2 * q + 1] = f->graph.nb[k];
-                q++;
-            }
-        int rc = osc_graph_from_pairs(f->graph.n, pairs, np, g, why2, sizeof(why2));
-        free(pairs);
-        if (rc != 0 || osc_graph_set_delay(g, w->delay_s) != 0)
+        if (osf_graph_of_topo(&f->st.topo, g) != 0 || osc_graph_set_delay(g, w->delay_s) != 0)
             return nomem(c->err);
         f->wmodel.graph = g;
     }

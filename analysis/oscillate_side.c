@@ -418,6 +418,23 @@ done:
     return e;
 }
 
+int osf_graph_of_topo(const ph_topo_t *t, osc_graph_t *g)
+{
+    memset(g, 0, sizeof(*g));
+    g->n = t->n;
+    g->nnz = t->nnz;
+    g->off = malloc(((size_t)t->n + 1) * sizeof(*g->off));
+    g->nb = malloc((t->nnz ? t->nnz : 1) * sizeof(*g->nb));
+    if (g->off == NULL || g->nb == NULL) {
+        osc_graph_free(g);
+        return -1;
+    }
+    memcpy(g->off, t->off, ((size_t)t->n + 1) * sizeof(*g->off));
+    if (t->nnz)
+        memcpy(g->nb, t->nb, t->nnz * sizeof(*g->nb));
+    return 0;
+}
+
 int osf_topo_of_graph(const osc_graph_t *g, ph_topo_t *t)
 {
     memset(t, 0, sizeof(*t));
