@@ -5,27 +5,15 @@
 #include "hmm.h"
 
 #include <math.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pstat.h"
+#include "why.h"
 
 #define HMM_LOG_2PI 1.8378770664093454836
 #define HMM_KMEANS_ITER 10
 #define HMM_MAX_K 1024
-
-static int hmm_fail(char *why, size_t nwhy, const char *fmt, ...)
-{
-    if (why && nwhy) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(why, nwhy, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 /* splitmix64: a counter-based generator, its whole state in *s. */
 static uint64_t hmm_sm64(uint64_t *s)
@@ -285,10 +273,10 @@ void hmm_free(hmm_t *m)
 static int check_x(const double *x, size_t T, char *why, size_t nwhy)
 {
     if (!x && T)
-        return hmm_fail(why, nwhy, "no data");
+        return why_fail(why, nwhy, "no data");
     for (size_t t = 0; t < T; t++)
         if (!isfinite(x[t]))
-            return hmm_fail(why, nwhy, "sample %zu is %s", t, isnan(x[t]) ? "NaN" : "infinite");
+            return why_fail(why, nwhy, "sample %zu is %s", t, isnan(x[t]) ? "NaN" : "infinite");
     return 0;
 }
 
@@ -319,18 +307,18 @@ int hmm_fit(const double *x, size_t T, int K, const hmm_opts_t *o, hmm_t *out, c
             size_t nwhy)
 {
     if (!out)
-        return hmm_fail(why, nwhy, "no output model");
+        return why_fail(why, nwhy, "no output model");
     memset(out, 0, sizeof(*out));
     if (K < 1 || K > HMM_MAX_K)
-        return hmm_fail(why, nwhy, "K = %d states (1..%d)", K, HMM_MAX_K);
+        return why_fail(why, nwhy, "K = %d states (1..%d)", K, HMM_MAX_K);
     if (T < (size_t)K)
-        return hmm_fail(why, nwhy, "%zu samples for %d states (need T >= K)", T, K);
+        return why_fail(why, nwhy, "%zu samples for %d states (need T >= K)", T, K);
     if (check_x(x, T, why, nwhy))
         return -1;
     if (o && (isnan(o->tol) || isnan(o->var_floor) || isinf(o->tol) || isinf(o->var_floor)))
-        return hmm_fail(why, nwhy, "tol or var_floor is not finite");
+        return why_fail(why, nwhy, "tol or var_floor is not finite");
     if ((size_t)K > SIZE_MAX / sizeof(double) / T)
-        return hmm_fail(why, nwhy, "%zu samples x %d states: too large", T, K);
+        return why_fail(why, nwhy, "%zu samples x %d states: too large", T, K);
 
     work_t w = {.x = x, .T = T, .K = K};
     size_t tk = T * (size_t)K;
@@ -344,7 +332,7 @@ int hmm_fit(const double *x, size_t T, int K, const hmm_opts_t *o, hmm_t *out, c
     int rc = -1;
     if (!w.alpha || !w.b || !w.c || !w.m || !w.sorted || !w.acc || par_alloc(&cur, K) ||
         par_alloc(&best, K)) {
-        hmm_fail(why, nwhy, "out of memory");
+        why_fail(why, nwhy, "out of memory");
         goto done;
     }
     double s1 = 0, s2 = 0;
@@ -383,7 +371,7 @@ int hmm_fit(const double *x, size_t T, int K, const hmm_opts_t *o, hmm_t *out, c
         out->iterations = it, out->converged = conv;
     }
     if (!found) {
-        hmm_fail(why, nwhy, "every start of the %d-state fit failed (a vanished likelihood)",
+        why_fail(why, nwhy, "every start of the %d-state fit failed (a vanished likelihood)",
                  K);
         goto done;
     }
@@ -471,10 +459,10 @@ int hmm_select(const double *x, size_t T, int kmax, const hmm_opts_t *o, hmm_t *
                double *bic, char *why, size_t nwhy)
 {
     if (!out)
-        return hmm_fail(why, nwhy, "no output model");
+        return why_fail(why, nwhy, "no output model");
     memset(out, 0, sizeof(*out));
     if (kmax < 1 || kmax > HMM_MAX_K)
-        return hmm_fail(why, nwhy, "kmax = %d (1..%d)", kmax, HMM_MAX_K);
+        return why_fail(why, nwhy, "kmax = %d (1..%d)", kmax, HMM_MAX_K);
     if (check_x(x, T, why, nwhy))
         return -1;
     double best = INFINITY;

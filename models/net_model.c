@@ -1,10 +1,10 @@
 /* net_model.c: network models fitted to probe samples (see net_model.h, doc/models.md). */
 #include "net_model.h"
 #include "pstat.h"
+#include "why.h"
 
 #include <math.h>
 #include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,12 +67,10 @@ static pnm_err_t fail(pnm_err_t e, char *why, size_t cap, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 static pnm_err_t fail(pnm_err_t e, char *why, size_t cap, const char *fmt, ...)
 {
-    if (why && cap) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(why, cap, fmt, ap);
-        va_end(ap);
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    why_vset(why, cap, fmt, ap);
+    va_end(ap);
     return e;
 }
 

@@ -678,7 +678,7 @@ static int dp_run(dp_t *d, double t0, double t1, char *why, size_t nwhy)
             rejected_last = 1;
             h = 0.5 * hh;
             if (h < 16 * DBL_EPSILON * fmax(fabs(t), 1e-300) || h < DBL_MIN)
-                return osc_fail(why, nwhy, "step size underflow at t = %.17g", t);
+                return why_fail(why, nwhy, "step size underflow at t = %.17g", t);
             continue;
         }
         if (d->hfixed > 0 || err <= 1) {
@@ -698,11 +698,11 @@ static int dp_run(dp_t *d, double t0, double t1, char *why, size_t nwhy)
             if (d->hfixed > 0) /* no error control: only refuse a state gone non-finite */
                 for (size_t i = 0; i < d->n; i++)
                     if (!isfinite(d->y5[i]))
-                        return osc_fail(why, nwhy, "not finite at t = %g", tnew);
+                        return why_fail(why, nwhy, "not finite at t = %g", tnew);
             if (o) {
                 int rc = osc_accepted(d, t, hh, tnew, land && bp >= t1);
                 if (rc && o->nomem)
-                    return osc_fail(why, nwhy, "out of memory");
+                    return why_fail(why, nwhy, "out of memory");
                 if (rc)
                     return rc;
             }
@@ -714,7 +714,7 @@ static int dp_run(dp_t *d, double t0, double t1, char *why, size_t nwhy)
             if (o)
                 o->pred_poly = 1;
             if (d->max_steps && d->st.steps > d->max_steps && t < t1)
-                return osc_fail(why, nwhy, "more than %zu steps (t = %g of %g)", d->max_steps,
+                return why_fail(why, nwhy, "more than %zu steps (t = %g of %g)", d->max_steps,
                                 t, t1);
             if (o && land && t < t1 && piece_set(o, t, 0)) {
                 /* a new piece: the FSAL stage is stale, the last step no predictor */
@@ -730,7 +730,7 @@ static int dp_run(dp_t *d, double t0, double t1, char *why, size_t nwhy)
             double fac11 = isfinite(err) ? pow(err, 0.17) : 1e3;
             h = hh / fmin(5.0, fac11 / 0.9);
             if (h < 16 * DBL_EPSILON * fmax(fabs(t), 1e-300) || h < DBL_MIN)
-                return osc_fail(why, nwhy, "step size underflow at t = %.17g", t);
+                return why_fail(why, nwhy, "step size underflow at t = %.17g", t);
         }
     }
     return 0;
@@ -756,11 +756,11 @@ static int opts_check(const osc_solver_opts_t *so, char *why, size_t nwhy)
 {
     if (!(so->rtol >= 0) || !(so->atol >= 0) || !isfinite(so->rtol) || !isfinite(so->atol) ||
         (so->rtol == 0 && so->atol == 0 && !(so->h_fixed > 0)))
-        return osc_fail(why, nwhy, "tolerances rtol %g, atol %g: want finite, >= 0, not both 0",
+        return why_fail(why, nwhy, "tolerances rtol %g, atol %g: want finite, >= 0, not both 0",
                         so->rtol, so->atol);
     if (!(so->h_max >= 0) || !(so->h_fixed >= 0) || !isfinite(so->h_max) ||
         !isfinite(so->h_fixed))
-        return osc_fail(why, nwhy, "h_max %g, h_fixed %g: want finite, >= 0", so->h_max,
+        return why_fail(why, nwhy, "h_max %g, h_fixed %g: want finite, >= 0", so->h_max,
                         so->h_fixed);
     return 0;
 }
@@ -785,9 +785,9 @@ int osc_ode_solve(osc_ode_fn f, void *ctx, size_t n, double t0, double t1, doubl
     if (st)
         memset(st, 0, sizeof(*st));
     if (n < 1 || !f || !y)
-        return osc_fail(why, nwhy, "no equations");
+        return why_fail(why, nwhy, "no equations");
     if (!(t1 > t0) || !isfinite(t0) || !isfinite(t1))
-        return osc_fail(why, nwhy, "interval [%g, %g]: want finite t0 < t1", t0, t1);
+        return why_fail(why, nwhy, "interval [%g, %g]: want finite t0 < t1", t0, t1);
     if (opts_check(so, why, nwhy) != 0)
         return -1;
     dp_t d = {0};
@@ -795,7 +795,7 @@ int osc_ode_solve(osc_ode_fn f, void *ctx, size_t n, double t0, double t1, doubl
     d.f = f;
     d.ctx = ctx;
     if (dp_alloc(&d, n) != 0)
-        return osc_fail(why, nwhy, "out of memory");
+        return why_fail(why, nwhy, "out of memory");
     memcpy(d.y, y, n * sizeof(double));
     int rc = dp_run(&d, t0, t1, why, nwhy);
     if (rc == 0)
@@ -882,14 +882,14 @@ int osc_integrate(const osc_model_t *m, const osc_solver_opts_t *so, const osc_r
     if (osc_model_check(m, why, nwhy) != 0 || opts_check(so, why, nwhy) != 0)
         return -1;
     if (!(r->t1 > r->t0) || !isfinite(r->t0) || !isfinite(r->t1))
-        return osc_fail(why, nwhy, "interval [%g, %g]: want finite t0 < t1", r->t0, r->t1);
+        return why_fail(why, nwhy, "interval [%g, %g]: want finite t0 < t1", r->t0, r->t1);
     if (!r->theta0)
-        return osc_fail(why, nwhy, "no initial phases");
+        return why_fail(why, nwhy, "no initial phases");
     for (int32_t i = 0; i < m->n; i++)
         if (!isfinite(r->theta0[i]))
-            return osc_fail(why, nwhy, "theta0[%d] is not finite", (int)i);
+            return why_fail(why, nwhy, "theta0[%d] is not finite", (int)i);
     if (r->sample && !(r->dt_out > 0 && isfinite(r->dt_out)))
-        return osc_fail(why, nwhy, "output step %g: want > 0", r->dt_out);
+        return why_fail(why, nwhy, "output step %g: want > 0", r->dt_out);
     int32_t n = m->n;
     ost_t o = {0};
     dp_t d = {0};
@@ -983,7 +983,7 @@ int osc_integrate(const osc_model_t *m, const osc_solver_opts_t *so, const osc_r
     rc = dp_run(&d, r->t0, r->t1, why, nwhy);
     goto out;
 nomem:
-    rc = osc_fail(why, nwhy, "out of memory");
+    rc = why_fail(why, nwhy, "out of memory");
 out:
     d.st.history_peak = o.hpeak;
     d.st.bytes_peak = o.bytes;

@@ -5,21 +5,9 @@
 
 #include <limits.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-int osc_fail(char *why, size_t nwhy, const char *fmt, ...)
-{
-    if (why && nwhy) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(why, nwhy, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 /* ---- the potential ---- */
 
@@ -103,22 +91,22 @@ int osc_graph_from_pairs(int32_t n, const int32_t *pairs, size_t npairs, osc_gra
 {
     memset(g, 0, sizeof(*g));
     if (n < 1)
-        return osc_fail(why, nwhy, "graph of %d nodes", (int)n);
+        return why_fail(why, nwhy, "graph of %d nodes", (int)n);
     if (npairs > UINT32_MAX)
-        return osc_fail(why, nwhy, "%zu pairs: more than 2^32 edges", npairs);
+        return why_fail(why, nwhy, "%zu pairs: more than 2^32 edges", npairs);
     for (size_t k = 0; k < npairs; k++) {
         int32_t i = pairs[2 * k], j = pairs[2 * k + 1];
         if (i < 0 || i >= n || j < 0 || j >= n)
-            return osc_fail(why, nwhy, "pair %zu (%d, %d): a rank outside 0..%d", k, (int)i,
+            return why_fail(why, nwhy, "pair %zu (%d, %d): a rank outside 0..%d", k, (int)i,
                             (int)j, (int)n - 1);
         if (i == j)
-            return osc_fail(why, nwhy, "pair %zu: rank %d coupled to itself", k, (int)i);
+            return why_fail(why, nwhy, "pair %zu: rank %d coupled to itself", k, (int)i);
     }
     g->off = calloc((size_t)n + 1, sizeof(*g->off));
     g->nb = malloc((npairs ? npairs : 1) * sizeof(*g->nb));
     if (!g->off || !g->nb) {
         osc_graph_free(g);
-        return osc_fail(why, nwhy, "out of memory");
+        return why_fail(why, nwhy, "out of memory");
     }
     g->n = n;
     /* counting sort by receiver, then each row sorted and its duplicates dropped */
@@ -129,7 +117,7 @@ int osc_graph_from_pairs(int32_t n, const int32_t *pairs, size_t npairs, osc_gra
     uint32_t *fill = malloc((size_t)n * sizeof(*fill));
     if (!fill) {
         osc_graph_free(g);
-        return osc_fail(why, nwhy, "out of memory");
+        return why_fail(why, nwhy, "out of memory");
     }
     memcpy(fill, g->off, (size_t)n * sizeof(*fill));
     for (size_t k = 0; k < npairs; k++)
@@ -274,12 +262,12 @@ static int graph_all(int32_t n, osc_graph_t *g, char *why, size_t nwhy)
     memset(g, 0, sizeof(*g));
     uint64_t nnz = (uint64_t)n * (uint64_t)(n - 1);
     if (nnz > UINT32_MAX)
-        return osc_fail(why, nwhy, "all-to-all of %d nodes: more than 2^32 edges", (int)n);
+        return why_fail(why, nwhy, "all-to-all of %d nodes: more than 2^32 edges", (int)n);
     g->off = malloc(((size_t)n + 1) * sizeof(*g->off));
     g->nb = malloc((nnz ? nnz : 1) * sizeof(*g->nb));
     if (!g->off || !g->nb) {
         osc_graph_free(g);
-        return osc_fail(why, nwhy, "out of memory");
+        return why_fail(why, nwhy, "out of memory");
     }
     g->n = n;
     size_t w = 0;
@@ -298,18 +286,18 @@ int osc_graph_named(int32_t n, const osc_topo_spec_t *t, osc_graph_t *g, char *w
 {
     memset(g, 0, sizeof(*g));
     if (n < 1)
-        return osc_fail(why, nwhy, "graph of %d nodes", (int)n);
+        return why_fail(why, nwhy, "graph of %d nodes", (int)n);
     if (t->kind == OSC_TOPO_ALL)
         return graph_all(n, g, why, nwhy);
     int32_t *pairs = NULL;
     size_t np = 0, cap;
     if (t->kind == OSC_TOPO_CHAIN || t->kind == OSC_TOPO_RING) {
         if (t->distance < 1)
-            return osc_fail(why, nwhy, "distance %d (>= 1)", t->distance);
+            return why_fail(why, nwhy, "distance %d (>= 1)", t->distance);
         int d = t->distance < n ? t->distance : (int)n;
         cap = (size_t)n * (size_t)d * 2;
         if (!(pairs = malloc(cap * 2 * sizeof(*pairs))))
-            return osc_fail(why, nwhy, "out of memory");
+            return why_fail(why, nwhy, "out of memory");
         for (int32_t i = 0; i < n; i++)
             for (int k = 1; k <= d; k++)
                 for (int dir = -1; dir <= 1; dir += 2) {
@@ -327,12 +315,12 @@ int osc_graph_named(int32_t n, const osc_topo_spec_t *t, osc_graph_t *g, char *w
     } else if (t->kind == OSC_TOPO_STENCIL2D || t->kind == OSC_TOPO_STENCIL3D) {
         int nd = t->kind == OSC_TOPO_STENCIL2D ? 2 : 3, dims[3] = {1, 1, 1};
         if (choose_dims(n, nd, t->dims, dims) != 0)
-            return osc_fail(why, nwhy, "stencil extents %dx%d%s%.0d do not multiply to %d",
+            return why_fail(why, nwhy, "stencil extents %dx%d%s%.0d do not multiply to %d",
                             t->dims[0], t->dims[1], nd == 3 ? "x" : "", nd == 3 ? t->dims[2] : 0,
                             (int)n);
         cap = (size_t)n * (size_t)nd * 2;
         if (!(pairs = malloc(cap * 2 * sizeof(*pairs))))
-            return osc_fail(why, nwhy, "out of memory");
+            return why_fail(why, nwhy, "out of memory");
         int stride[3] = {1, 1, 1};
         for (int k = nd - 2; k >= 0; k--)
             stride[k] = stride[k + 1] * dims[k + 1];
@@ -353,7 +341,7 @@ int osc_graph_named(int32_t n, const osc_topo_spec_t *t, osc_graph_t *g, char *w
                 }
             }
     } else {
-        return osc_fail(why, nwhy, "unknown topology kind %d", t->kind);
+        return why_fail(why, nwhy, "unknown topology kind %d", t->kind);
     }
     int rc = osc_graph_from_pairs(n, pairs, np, g, why, nwhy);
     free(pairs);
@@ -498,15 +486,15 @@ int osc_init_fill(const osc_init_t *in, int32_t n, double *theta0)
 int osc_model_check(const osc_model_t *m, char *why, size_t nwhy)
 {
     if (m->n < 1)
-        return osc_fail(why, nwhy, "%d oscillators (>= 1)", (int)m->n);
+        return why_fail(why, nwhy, "%d oscillators (>= 1)", (int)m->n);
     if (!m->omega)
-        return osc_fail(why, nwhy, "no frequencies");
+        return why_fail(why, nwhy, "no frequencies");
     for (int32_t i = 0; i < m->n; i++)
         if (!isfinite(m->omega[i]) || m->omega[i] < 0)
-            return osc_fail(why, nwhy, "omega[%d] = %g: not a finite frequency >= 0", (int)i,
+            return why_fail(why, nwhy, "omega[%d] = %g: not a finite frequency >= 0", (int)i,
                             m->omega[i]);
     if (!isfinite(m->vp) || m->vp < 0)
-        return osc_fail(why, nwhy, "v_p = %g: not finite and >= 0", m->vp);
+        return why_fail(why, nwhy, "v_p = %g: not finite and >= 0", m->vp);
     const osc_pot_t *p = &m->pot;
     if ((p->kind == OSC_POT_TANH && !(p->s > 0 && isfinite(p->s))) ||
         (p->kind == OSC_POT_PIECEWISE && !(p->sigma > 0 && isfinite(p->sigma))) ||
@@ -515,44 +503,44 @@ int osc_model_check(const osc_model_t *m, char *why, size_t nwhy)
         (p->kind == OSC_POT_WAIT &&
          !(p->s > 0 && isfinite(p->s) && p->sigma >= 0 && isfinite(p->sigma))) ||
         p->kind < OSC_POT_SIN || p->kind > OSC_POT_WAIT)
-        return osc_fail(why, nwhy, "a bad potential (kind %d)", p->kind);
+        return why_fail(why, nwhy, "a bad potential (kind %d)", p->kind);
     const osc_graph_t *g = m->graph;
     if (g) {
         if (g->n != m->n)
-            return osc_fail(why, nwhy, "graph of %d nodes for %d oscillators", (int)g->n,
+            return why_fail(why, nwhy, "graph of %d nodes for %d oscillators", (int)g->n,
                             (int)m->n);
         if (!g->off || (g->nnz && !g->nb) || g->off[0] != 0 || g->off[g->n] != g->nnz)
-            return osc_fail(why, nwhy, "a malformed graph");
+            return why_fail(why, nwhy, "a malformed graph");
         for (int32_t i = 0; i < g->n; i++) {
             if (g->off[i + 1] < g->off[i])
-                return osc_fail(why, nwhy, "a malformed graph (row %d)", (int)i);
+                return why_fail(why, nwhy, "a malformed graph (row %d)", (int)i);
             for (uint32_t k = g->off[i]; k < g->off[i + 1]; k++)
                 if (g->nb[k] < 0 || g->nb[k] >= g->n || g->nb[k] == i)
-                    return osc_fail(why, nwhy, "graph edge %d <- %d: outside or a self loop",
+                    return why_fail(why, nwhy, "graph edge %d <- %d: outside or a self loop",
                                     (int)i, (int)g->nb[k]);
         }
         if (g->tau)
             for (size_t k = 0; k < g->nnz; k++)
                 if (!(g->tau[k] >= 0) || !isfinite(g->tau[k]))
-                    return osc_fail(why, nwhy, "delay of edge %zu = %g: not finite and >= 0", k,
+                    return why_fail(why, nwhy, "delay of edge %zu = %g: not finite and >= 0", k,
                                     g->tau[k]);
     }
     const osc_noise_t *z = &m->noise;
     if (z->kind < OSC_NOISE_NONE || z->kind > OSC_NOISE_EXP)
-        return osc_fail(why, nwhy, "unknown noise kind %d", z->kind);
+        return why_fail(why, nwhy, "unknown noise kind %d", z->kind);
     if (z->kind != OSC_NOISE_NONE &&
         (!(z->share >= 0) || !isfinite(z->share) || !(z->window > 0) || !isfinite(z->window)))
-        return osc_fail(why, nwhy, "noise share %g, window %g: want share >= 0, window > 0",
+        return why_fail(why, nwhy, "noise share %g, window %g: want share >= 0, window > 0",
                         z->share, z->window);
     if (m->nperturb && !m->perturb)
-        return osc_fail(why, nwhy, "%zu perturbations and no array", m->nperturb);
+        return why_fail(why, nwhy, "%zu perturbations and no array", m->nperturb);
     for (size_t k = 0; k < m->nperturb; k++) {
         const osc_perturb_t *q = &m->perturb[k];
         if (q->rank < 0 || q->rank >= m->n)
-            return osc_fail(why, nwhy, "perturbation %zu: rank %d outside 0..%d", k,
+            return why_fail(why, nwhy, "perturbation %zu: rank %d outside 0..%d", k,
                             (int)q->rank, (int)m->n - 1);
         if (!isfinite(q->t) || !isfinite(q->delta) || q->delta < 0)
-            return osc_fail(why, nwhy, "perturbation %zu: t %g, delta %g (want finite, >= 0)",
+            return why_fail(why, nwhy, "perturbation %zu: t %g, delta %g (want finite, >= 0)",
                             k, q->t, q->delta);
     }
     return 0;

@@ -3,13 +3,12 @@
 #define OSC_PRIV_H
 
 #include "osc_model.h"
+#include "why.h"
 
 #include <math.h>
 
 #define OSC_2PI 6.283185307179586476925
 
-/* -1, with the message in why (when given). */
-int osc_fail(char *why, size_t nwhy, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* The noise window holding t: floor(t / window), corrected so that a time the integrator
  * landed on as (w + 1) * window (computed that way) is in window w + 1, whatever the
