@@ -32,6 +32,10 @@ typedef struct osf_series {
 } osf_series_t;
 int osf_series_alloc(osf_series_t *s, size_t n, int32_t P); /* NaN-filled; -1: no memory */
 void osf_series_free(osf_series_t *s);
+/* Point k from metrics already computed there (the phases study's): R, S, E and g as given,
+ * the deviations from theta. */
+void osf_series_set(osf_series_t *s, size_t k, const double *theta, double R, double S,
+                    double E, const double *gabs);
 /* Point k from the phases there (scratch, gabs, gsig: P doubles each). */
 void osf_series_point(osf_series_t *s, size_t k, const double *theta, const ph_topo_t *topo,
                       const ph_potential_t *pot, int entropy, double *scratch, double *gabs,

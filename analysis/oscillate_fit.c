@@ -81,12 +81,9 @@ static plog_err_t measured(osf_fit_t *f, plog_run_t *run, const osf_opts_t *o,
     if (osf_series_alloc(&f->meas, f->grid.n, st->P) != 0 ||
         (o->on_prepared != NULL && o->on_prepared(o->hook_ctx, st) != 0))
         return nomem(err);
-    double *scratch = malloc((size_t)st->P * sizeof(double));
     f->theta0 = malloc((size_t)st->P * sizeof(double));
-    if (scratch == NULL || f->theta0 == NULL) {
-        free(scratch);
+    if (f->theta0 == NULL)
         return nomem(err);
-    }
     ph_point_t pt;
     int rc;
     while ((rc = ph_study_next(st, &pt, err)) > 0) {
@@ -97,27 +94,8 @@ static plog_err_t measured(osf_fit_t *f, plog_run_t *run, const osf_opts_t *o,
         size_t k = pt.g - f->g0;
         if (k == 0)
             memcpy(f->theta0, pt.theta, (size_t)st->P * sizeof(double));
-        /* the study's own R, S, E and gradients; only the deviations are new */
-        f->meas.R[k] = pt.R;
-        f->meas.S[k] = pt.S;
-        f->meas.E[k] = pt.E;
-        double mean = 0, gs = 0;
-        size_t ng = 0;
-        for (int32_t i = 0; i < st->P; i++)
-            mean += pt.theta[i];
-        mean /= st->P;
-        float *g = f->meas.g + k * (size_t)st->P, *d = f->meas.dev + k * (size_t)st->P;
-        for (int32_t i = 0; i < st->P; i++) {
-            g[i] = (float)pt.gabs[i];
-            d[i] = (float)(pt.theta[i] - mean);
-            if (!isnan(pt.gabs[i])) {
-                gs += pt.gabs[i];
-                ng++;
-            }
-        }
-        f->meas.gmean[k] = ng ? gs / (double)ng : NAN;
+        osf_series_set(&f->meas, k, pt.theta, pt.R, pt.S, pt.E, pt.gabs);
     }
-    free(scratch);
     if (rc < 0)
         return err->code;
     return ph_study_finish(st, err);

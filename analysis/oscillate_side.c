@@ -47,22 +47,16 @@ int osf_series_alloc(osf_series_t *s, size_t n, int32_t P)
     return 0;
 }
 
-void osf_series_point(osf_series_t *s, size_t k, const double *theta, const ph_topo_t *topo,
-                      const ph_potential_t *pot, int entropy, double *scratch, double *gabs,
-                      double *gsig)
+void osf_series_set(osf_series_t *s, size_t k, const double *theta, double R, double S,
+                    double E, const double *gabs)
 {
     assert(k < s->n);
     int32_t P = s->P;
-    double R, psi, mean = 0;
-    uint32_t nb;
-    size_t nf = 0;
-    ph_order(theta, (size_t)P, &R, &psi);
     s->R[k] = R;
-    s->S[k] = ph_entropy(theta, (size_t)P, psi, scratch, &nb, entropy);
-    s->E[k] = ph_energy(theta, topo, pot);
-    ph_gradient(theta, topo, gabs, gsig);
-    double gs = 0;
-    size_t ng = 0;
+    s->S[k] = S;
+    s->E[k] = E;
+    double mean = 0, gs = 0;
+    size_t nf = 0, ng = 0;
     for (int32_t i = 0; i < P; i++) {
         if (!isnan(theta[i])) {
             mean += theta[i];
@@ -80,6 +74,18 @@ void osf_series_point(osf_series_t *s, size_t k, const double *theta, const ph_t
         g[i] = (float)gabs[i];
         d[i] = (float)(theta[i] - mean);
     }
+}
+
+void osf_series_point(osf_series_t *s, size_t k, const double *theta, const ph_topo_t *topo,
+                      const ph_potential_t *pot, int entropy, double *scratch, double *gabs,
+                      double *gsig)
+{
+    double R, psi;
+    uint32_t nb;
+    ph_order(theta, (size_t)s->P, &R, &psi);
+    double S = ph_entropy(theta, (size_t)s->P, psi, scratch, &nb, entropy);
+    ph_gradient(theta, topo, gabs, gsig);
+    osf_series_set(s, k, theta, R, S, ph_energy(theta, topo, pot), gabs);
 }
 
 double osf_distance(const osf_series_t *a, const osf_series_t *b)
