@@ -132,15 +132,6 @@ static void logfacts_free(logfacts_t *lf, int32_t P)
     free(lf->crecv);
 }
 
-static int is_recv_status(const plog_rec_t *e, const plog_rstatus_t *s)
-{
-    if (s->source < 0 || s->source == e->rank || s->cancelled)
-        return 0;
-    if (s->start == NULL)
-        return e->cls == PLOG_CLASS_RECV || e->cls == PLOG_CLASS_SENDRECV;
-    return s->start->cls == PLOG_CLASS_IRECV || s->start->cls == PLOG_CLASS_PRECV_INIT;
-}
-
 static plog_err_t log_facts(plog_run_t *run, const ph_marks_t *m, logfacts_t *lf,
                             plog_error_t *err)
 {
@@ -194,7 +185,7 @@ static plog_err_t log_facts(plog_run_t *run, const ph_marks_t *m, logfacts_t *lf
             int got = 0;
             for (uint32_t s = 0; s < ev->n_status; s++) {
                 const plog_rstatus_t *rs = &ev->status[s];
-                if (!is_recv_status(ev, rs) || rs->source >= P)
+                if (!ph_recv_source(ev, rs) || rs->source >= P)
                     continue;
                 got = 1;
                 if (lf->nrecv[r] == lf->crecv[r] &&

@@ -148,6 +148,8 @@ typedef struct ph_topo {
 
 /* From the log: i receives from j when a completed receive on i (Recv, Sendrecv, a receive
  * request's completion) matched a message from j != i. Collectives are not counted. */
+/* Whether status st of event e is such a received message (from st->source, a world rank). */
+int ph_recv_source(const plog_rec_t *e, const plog_rstatus_t *st);
 plog_err_t ph_topo_from_log(plog_run_t *run, ph_topo_t *out, plog_error_t *err);
 /* From pairs (i, j): T_ij = 1; out-of-range pairs and i == j are rejected (-1). */
 int ph_topo_from_pairs(int32_t n, const int32_t *pairs, size_t npairs, ph_topo_t *out);

@@ -17,7 +17,7 @@ static int cmp_pair(const void *a, const void *b)
     return x[1] < y[1] ? -1 : x[1] > y[1];
 }
 
-static int recv_source(const plog_rec_t *e, const plog_rstatus_t *st)
+int ph_recv_source(const plog_rec_t *e, const plog_rstatus_t *st)
 {
     if (st->source < 0 || st->source == e->rank || st->cancelled)
         return 0;
@@ -56,7 +56,7 @@ int ph_acc_event(ph_topo_acc_t *a, const plog_rec_t *ev)
         return 0;
     for (uint32_t s = 0; s < ev->n_status; s++) {
         const plog_rstatus_t *st = &ev->status[s];
-        if (!recv_source(ev, st) || st->source >= a->P || st->source == a->last)
+        if (!ph_recv_source(ev, st) || st->source >= a->P || st->source == a->last)
             continue;
         a->last = st->source;
         /* per received message: the call only when the array is full */
