@@ -225,21 +225,25 @@ static size_t delays_from_log(const logfacts_t *lf, osc_graph_t *g, double *medi
     for (int32_t i = 0; i < g->n; i++)
         for (uint32_t e = g->off[i]; e < g->off[i + 1]; e++) {
             int32_t j = g->nb[e];
-            size_t ns = 0;
+            /* both lists are in iteration order (a rank's events are read in time order):
+             * one pass over each, not every send for every receive */
+            size_t ns = 0, b = 0;
+            const lg_send_t *sj = lf->send[j];
             for (size_t a = 0; a < lf->nrecv[i]; a++) {
                 const lg_recv_t *rv = &lf->recv[i][a];
                 if (rv->peer != j)
                     continue;
-                for (size_t b = 0; b < lf->nsend[j]; b++) {
-                    const lg_send_t *sd = &lf->send[j][b];
-                    if (sd->k != rv->k || sd->peer != i)
-                        continue;
-                    if (rv->wait0 <= sd->t && rv->end >= sd->t) {
-                        if (ns == cap && VEC_GROW(smp, cap, ns + 1) != 0)
-                            break;
-                        smp[ns++] = (double)(rv->end - sd->t) / 1e9;
-                    }
-                    break;
+                while (b < lf->nsend[j] && sj[b].k < rv->k)
+                    b++;
+                size_t x = b;
+                while (x < lf->nsend[j] && sj[x].k == rv->k && sj[x].peer != i)
+                    x++;
+                if (x == lf->nsend[j] || sj[x].k != rv->k)
+                    continue; /* no send of that iteration to i */
+                if (rv->wait0 <= sj[x].t && rv->end >= sj[x].t) {
+                    if (ns == cap && VEC_GROW(smp, cap, ns + 1) != 0)
+                        break;
+                    smp[ns++] = (double)(rv->end - sj[x].t) / 1e9;
                 }
             }
             g->tau[e] = ns ? quantile(smp, ns, 0.5) : NAN;
