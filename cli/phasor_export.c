@@ -22,98 +22,11 @@
 #include "phasor_out.h"
 #include "phases.h"
 #include "plog_reader.h"
+#include "msg_match.h"
 #include "tablew.h"
 #include "vec.h"
 
 enum { FMT_CHROME, FMT_CSV, FMT_OTF2 };
-
-/* ---- message matching: FIFO per (comm, src, dst, tag), MPI's non-overtaking order ---- */
-
-#define M_NONE UINT32_MAX /* no entry: the end of a queue or of a chain */
-
-typedef struct mend { /* one side of a message not yet matched, in the matcher's pool */
-    int64_t start, end; /* the slice it belongs to */
-    uint64_t bytes;
-    int32_t rank;
-    uint16_t thread;
-    uint32_t next; /* the next end in its queue, or in the pool's free list */
-} mend_t;
-
-typedef struct mkey {
-    int32_t comm, src, dst, tag;
-    uint32_t chain;          /* the next key of the same hash */
-    uint32_t sh, st, rh, rt; /* sends and receives waiting, head/tail in the pool */
-} mkey_t;
-
-typedef struct matcher {
-    hmap_t first;    /* hash of the four fields -> the first key of its chain */
-    mkey_t *keys;    /* every key seen, never removed */
-    size_t nkeys, kcap;
-    mend_t *pool;    /* the waiting ends, and the free entries linked from free_end */
-    size_t npool, pcap;
-    uint32_t free_end;
-    uint64_t flows, in_flight, peak;
-} matcher_t;
-
-/* The four fields hashed to a nonzero key (0 marks hmap's empty slots). */
-static uint64_t mkey_hash(int32_t c, int32_t s, int32_t d, int32_t t)
-{
-    uint64_t h = hmap_mix(((uint64_t)(uint32_t)c << 32 | (uint32_t)s) ^
-                          hmap_mix((uint64_t)(uint32_t)d << 32 | (uint32_t)t));
-    return h ? h : 1;
-}
-
-/* The key of (c, s, d, t), added when new; NULL when out of memory. */
-static mkey_t *mkey_get(matcher_t *m, int32_t c, int32_t s, int32_t d, int32_t t)
-{
-    uint64_t h = mkey_hash(c, s, d, t);
-    int found;
-    size_t slot = hmap_probe(&m->first, h, &found);
-    uint32_t head = found ? (uint32_t)m->first.vals[slot] : M_NONE;
-    for (uint32_t i = head; i != M_NONE; i = m->keys[i].chain) {
-        mkey_t *k = &m->keys[i];
-        if (k->comm == c && k->src == s && k->dst == d && k->tag == t)
-            return k;
-    }
-    if (m->nkeys >= M_NONE || VEC_GROW(m->keys, m->kcap, m->nkeys + 1) != 0)
-        return NULL;
-    uint32_t i = (uint32_t)m->nkeys;
-    if (found)
-        m->first.vals[slot] = i;
-    else if (hmap_put_at(&m->first, slot, h, i) != 0)
-        return NULL;
-    m->keys[m->nkeys++] = (mkey_t){c, s, d, t, head, M_NONE, M_NONE, M_NONE, M_NONE};
-    return &m->keys[i];
-}
-
-/* A pool entry holding me, from the free list or new; M_NONE when out of memory. */
-static uint32_t mend_new(matcher_t *m, const mend_t *me)
-{
-    uint32_t i = m->free_end;
-    if (i != M_NONE) {
-        m->free_end = m->pool[i].next;
-    } else {
-        if (m->npool >= M_NONE || VEC_GROW(m->pool, m->pcap, m->npool + 1) != 0)
-            return M_NONE;
-        i = (uint32_t)m->npool++;
-    }
-    m->pool[i] = *me;
-    m->pool[i].next = M_NONE;
-    return i;
-}
-
-static void mend_free(matcher_t *m, uint32_t i)
-{
-    m->pool[i].next = m->free_end;
-    m->free_end = i;
-}
-
-static void matcher_free(matcher_t *m)
-{
-    hmap_free(&m->first);
-    free(m->keys);
-    free(m->pool);
-}
 
 /* ---- per-thread state: where the last MPI call ended (compute = the gap) ---- */
 typedef struct tstate {
@@ -152,7 +65,8 @@ typedef struct xctx {
     int64_t W;     /* window of the MPI-time fraction */
     int32_t nr;    /* world size */
     rstate_t *rs;  /* by world rank */
-    matcher_t m;
+    mm_t *m;       /* messages matched (analysis/msg_match.h) */
+    uint64_t flows;
 } xctx_t;
 
 /* ---- Chrome / Perfetto: Trace Event Format JSON ---- */
@@ -422,7 +336,7 @@ static int chrome_on_event(xctx_t *x, const plog_rec_t *e)
 
 /* One end of a flow event: head (its "ph" and the fields before "id"), then id, the
  * slice's process and thread, and the time. */
-static void flow_end(out_t *o, const char *head, uint64_t id, const mend_t *m, int64_t ts)
+static void flow_end(out_t *o, const char *head, uint64_t id, const mm_end_t *m, int64_t ts)
 {
     o_str(o, head);
     o_u64(o, id);
@@ -433,118 +347,38 @@ static void flow_end(out_t *o, const char *head, uint64_t id, const mend_t *m, i
     o_chr(o, '}');
 }
 
-/* A matched message as a flow from the send's start to the receive's completion. */
-static void flow_pair(xctx_t *x, const mend_t *s, const mend_t *r)
-{
-    uint64_t id = ++x->m.flows;
-    if (x->fmt != FMT_CHROME)
-        return;
-    j_open(x);
-    flow_end(x->o, "{\"ph\":\"s\",\"name\":\"message\",\"cat\":\"p2p\",\"id\":", id, s,
-             s->start);
-    o_str(x->o, ",\n");
-    flow_end(x->o, "{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"message\",\"cat\":\"p2p\",\"id\":",
-             id, r, r->end);
-}
-
 static const tablew_col_t msg_cols[] = {
     {"src", TABLEW_INT, 0},  {"dst", TABLEW_INT, 0},           {"tag", TABLEW_INT, 0},
     {"comm", TABLEW_INT, 0}, {"bytes", TABLEW_INT, 0},         {"send_start_ns", TABLEW_INT, 0},
     {"send_end_ns", TABLEW_INT, 0}, {"recv_end_ns", TABLEW_INT, 0}};
 
-static void msg_row(xctx_t *x, const mkey_t *k, const mend_t *s, const mend_t *r)
+/* A matched message: a flow from the send's start to the receive's completion (Chrome) and
+ * a row (-m). */
+static int on_message(void *arg, const mm_msg_t *k)
 {
+    xctx_t *x = arg;
+    uint64_t id = ++x->flows;
+    if (x->fmt == FMT_CHROME) {
+        j_open(x);
+        flow_end(x->o, "{\"ph\":\"s\",\"name\":\"message\",\"cat\":\"p2p\",\"id\":", id,
+                 &k->send, k->send.start);
+        o_str(x->o, ",\n");
+        flow_end(x->o, "{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"message\",\"cat\":\"p2p\",\"id\":",
+                 id, &k->recv, k->recv.end);
+    }
     if (!x->msg)
-        return;
+        return 0;
     tablew_row_t w = TABLEW_ROW(&x->mcsv, msg_cols);
     tablew_i64(&w, k->src);
     tablew_i64(&w, k->dst);
     tablew_i64(&w, k->tag);
     tablew_i64(&w, k->comm);
-    tablew_u64(&w, s->bytes);
-    tablew_i64(&w, s->start);
-    tablew_i64(&w, s->end);
-    tablew_i64(&w, r->end);
+    tablew_u64(&w, k->send.bytes);
+    tablew_i64(&w, k->send.start);
+    tablew_i64(&w, k->send.end);
+    tablew_i64(&w, k->recv.end);
     tablew_row_end(&w);
-}
-
-/* One side of a message: matched against the oldest waiting other side, else queued.
- * 0, or -1 when out of memory. */
-static int msg_side(xctx_t *x, int is_send, int32_t comm, int32_t src, int32_t dst, int32_t tag,
-                    const plog_rec_t *e, uint64_t bytes)
-{
-    if (src < 0 || dst < 0 || tag < 0)
-        return 0; /* PROC_NULL, unresolved source: no message */
-    matcher_t *m = &x->m;
-    mkey_t *k = mkey_get(m, comm, src, dst, tag);
-    if (!k)
-        return -1;
-    mend_t me = {e->start_ns, e->end_ns, bytes, e->rank, e->thread, M_NONE};
-    uint32_t *oh = is_send ? &k->rh : &k->sh, *ot = is_send ? &k->rt : &k->st;
-    if (*oh != M_NONE) {
-        uint32_t oi = *oh;
-        const mend_t *other = &m->pool[oi];
-        *oh = other->next;
-        if (*oh == M_NONE)
-            *ot = M_NONE;
-        const mend_t *s = is_send ? &me : other, *r = is_send ? other : &me;
-        flow_pair(x, s, r);
-        msg_row(x, k, s, r);
-        mend_free(m, oi);
-        assert(m->in_flight > 0);
-        m->in_flight--;
-        return 0;
-    }
-    uint32_t n = mend_new(m, &me); /* the pool may move; k stays (another array) */
-    if (n == M_NONE)
-        return -1;
-    uint32_t *h = is_send ? &k->sh : &k->rh, *t = is_send ? &k->st : &k->rt;
-    if (*t != M_NONE)
-        m->pool[*t].next = n;
-    else
-        *h = n;
-    *t = n;
-    if (++m->in_flight > m->peak)
-        m->peak = m->in_flight;
     return 0;
-}
-
-static int messages(xctx_t *x, const plog_rec_t *e)
-{
-    int rc = 0;
-    switch (e->cls) {
-    case PLOG_CLASS_SEND:
-    case PLOG_CLASS_ISEND:
-        rc = msg_side(x, 1, e->comm, e->rank, e->peer, e->tag, e, e->bytes);
-        break;
-    case PLOG_CLASS_SENDRECV:
-        rc = msg_side(x, 1, e->comm, e->rank, e->peer, e->tag, e, e->bytes);
-        if (rc == 0 && e->n_status > 0)
-            rc = msg_side(x, 0, e->comm, e->status[0].source, e->rank, e->status[0].tag, e,
-                          e->status[0].bytes);
-        break;
-    case PLOG_CLASS_RECV: {
-        int32_t src = e->peer, tag = e->tag;
-        if (e->n_status > 0 && e->status[0].source >= 0)
-            src = e->status[0].source, tag = e->status[0].tag;
-        rc = msg_side(x, 0, e->comm, src, e->rank, tag, e, e->rbytes);
-        break;
-    }
-    case PLOG_CLASS_COMPLETE:
-        /* a nonblocking receive completes here; the status holds its real source */
-        for (uint32_t i = 0; i < e->n_status && rc == 0; i++) {
-            const plog_rstatus_t *st = &e->status[i];
-            if (!st->start || st->start->cls != PLOG_CLASS_IRECV || st->cancelled)
-                continue;
-            int32_t src = st->source >= 0 ? st->source : st->start->peer;
-            int32_t tag = st->tag >= 0 ? st->tag : st->start->tag;
-            rc = msg_side(x, 0, st->start->comm, src, e->rank, tag, e, st->bytes);
-        }
-        break;
-    default:
-        break;
-    }
-    return rc;
 }
 
 /* ---- CSV: one row per event ---- */
@@ -709,7 +543,7 @@ static int close_out(ofile_t *of, const char *path, int keep)
 static int export_event(void *ctx, const plog_rec_t *e)
 {
     xctx_t *x = ctx;
-    if (messages(x, e) != 0 || (x->fmt == FMT_CHROME && chrome_on_event(x, e) != 0)) {
+    if (mm_event(x->m, e, on_message, x) != 0 || (x->fmt == FMT_CHROME && chrome_on_event(x, e) != 0)) {
         fprintf(stderr, "phasor export: out of memory\n");
         return -1;
     }
@@ -750,10 +584,10 @@ static int export_run(const export_opts_t *op, plog_run_t *run)
     mo.f = mf.f, mo.n = 0;
     int32_t nr = plog_run_world_size(run);
     xctx_t x = {.o = &o, .msg = op->mpath ? &mo : NULL, .fmt = op->fmt, .first = 1,
-                .W = op->window, .nr = nr, .m = {.free_end = M_NONE}};
+                .W = op->window, .nr = nr, .m = mm_new(nr)};
     x.rs = calloc((size_t)(nr > 0 ? nr : 1), sizeof(*x.rs));
     int status = PHASOR_EXIT_OK;
-    if (!x.rs) {
+    if (!x.rs || !x.m) {
         fprintf(stderr, "phasor export: out of memory\n");
         status = PHASOR_EXIT_INPUT;
     } else {
@@ -777,10 +611,13 @@ static int export_run(const export_opts_t *op, plog_run_t *run)
         status = PHASOR_EXIT_INPUT;
     if (mf.f && close_out(&mf, op->mpath, status == PHASOR_EXIT_OK) != 0)
         status = PHASOR_EXIT_INPUT;
-    if (status == PHASOR_EXIT_OK && x.m.in_flight > 0)
+    mm_counts_t mc = {0};
+    if (x.m)
+        mm_counts(x.m, &mc, NULL, NULL);
+    if (status == PHASOR_EXIT_OK && mc.in_flight > 0)
         fprintf(stderr, "phasor export: %" PRIu64 " message ends left unmatched (peak %" PRIu64
-                        " in flight)\n", x.m.in_flight, x.m.peak);
-    matcher_free(&x.m);
+                        " in flight)\n", mc.in_flight, mc.peak);
+    mm_free(x.m);
     if (x.rs)
         for (int32_t i = 0; i < nr; i++)
             free(x.rs[i].t);

@@ -26,6 +26,8 @@ static const struct subcommand {
     {"predict", phasor_cmd_predict, "collective times predicted by network models vs measured"},
     {"phases", phasor_cmd_phases, "phases of the ranks and coupled-oscillator metrics (-o DIR)"},
     {"oscillate", phasor_cmd_oscillate, "the oscillator model fitted to a run, side by side"},
+    {"health", phasor_cmd_health, "the network over the whole run, from its messages and probes"},
+    {"regimes", phasor_cmd_regimes, "latency regimes of the run's timing series (HMM, BIC)"},
     {"export", phasor_cmd_export, "a log as OTF2, Chrome/Perfetto JSON or CSV (--format, -o)"},
 };
 

@@ -1,7 +1,8 @@
 #!/bin/sh
 # cli_export.sh: `phasor export` on the committed golden log, whose content is known
-# (tests/unit/plog_mkgolden.c): its three point-to-point messages (one to an any-source
-# Irecv completed in a Waitall, one to an Mrecv from a second thread) become exactly these
+# (tests/unit/plog_mkgolden.c): its four point-to-point messages (one to an any-source
+# Irecv completed in a Waitall, one persistent send's first Start to a persistent receive
+# started by Startall, one to an Mrecv from a second thread) become exactly these
 # flows and messages-CSV rows, compute slices fill the gaps, CSV rows are the dump's events;
 # damaged and missing inputs exit 1 naming the file, usage errors exit 2.
 # Usage: cli_export.sh [PHASOR [DATA_DIR]]  (defaults: $PHASOR or ./phasor, $PHASOR_TESTDATA or
@@ -27,14 +28,15 @@ expect_exit() {
 
 "$phasor" export --format chrome -o "$tmp/t.json" -m "$tmp/m.csv" golden 2>"$tmp/cerr"
 check "chrome export exits 0" "[ $? -eq 0 ]"
-check "the two ends without a partner are counted" "grep -q '2 message ends left unmatched' '$tmp/cerr'"
+check "the three ends without a partner are counted (Sendrecv's two, the second Start)" "grep -q '3 message ends left unmatched' '$tmp/cerr'"
 cat >"$tmp/m.want" <<'W'
 src,dst,tag,comm,bytes,send_start_ns,send_end_ns,recv_end_ns
 0,1,5,1,8,5000,5200,7002
 2,0,7,1,16,3800,4300,9000
+1,2,9,1,4,8203,8303,7800
 0,2,3,3,4,11000,11500,12200
 W
-check "messages CSV: Isend->Recv, Send->any-source Irecv (Waitall), Send->Mrecv" \
+check "messages CSV: Isend->Recv, Send->any-source Irecv (Waitall), Start->Startall, Send->Mrecv" \
     "cmp -s '$tmp/m.want' '$tmp/m.csv'"
 python3 - "$tmp/t.json" >"$tmp/py" 2>&1 <<'PY'
 import json, sys
@@ -45,7 +47,7 @@ for e in ev:
         fl.setdefault(e["id"], {})[e["ph"]] = (e["pid"], e["tid"], e["ts"])
 got = sorted((f["s"], f["f"]) for f in fl.values())
 want = sorted([((0, 0, 5.0), (1, 0, 7.002)), ((2, 0, 3.8), (0, 0, 9.0)),
-               ((0, 1, 11.0), (2, 0, 12.2))])
+               ((1, 0, 8.203), (2, 0, 7.8)), ((0, 1, 11.0), (2, 0, 12.2))])
 assert got == want, got
 comp = sorted((e["pid"], e["tid"], e["ts"], e["dur"]) for e in ev
               if e["ph"] == "X" and e["name"] == "compute")
@@ -61,7 +63,7 @@ assert x["args"]["peer"] == 1 and x["args"]["tag"] == 5 and x["args"]["bytes"] =
 assert any(e["ph"] == "C" for e in ev)
 print("ok")
 PY
-check "chrome: the three flows bind send start to completion end; compute gaps exact" \
+check "chrome: the four flows bind send start to completion end; compute gaps exact" \
     "grep -qx ok '$tmp/py' || { cat '$tmp/py'; false; }"
 
 "$phasor" export --format csv golden >"$tmp/e.csv" 2>/dev/null
