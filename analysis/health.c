@@ -306,7 +306,8 @@ int hl_health(const hl_samples_t *s, const hl_opts_t *o, hl_health_t *out)
             }
         }
     }
-    qsort(out->span, out->nspan, sizeof(hl_span_t), cmp_span);
+    if (out->nspan > 1)
+        qsort(out->span, out->nspan, sizeof(hl_span_t), cmp_span);
     rc = 0;
 fail:
     free(e);

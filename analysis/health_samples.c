@@ -248,8 +248,9 @@ plog_err_t hl_collect(plog_run_t *run, const hl_opts_t *o, hl_samples_t *out, pl
     out->c.recvs = mc.recvs;
     out->c.matched = mc.matched;
     out->c.skipped_recvs = mc.skipped_recvs;
-    qsort(out->s[HL_SRC_MESSAGES], out->n[HL_SRC_MESSAGES], sizeof(hl_sample_t), cmp_t);
-    qsort(out->s[HL_SRC_COLLECTIVES], out->n[HL_SRC_COLLECTIVES], sizeof(hl_sample_t), cmp_t);
+    for (int k = 0; k < 3; k++)
+        if (out->n[k] > 1)
+            qsort(out->s[k], out->n[k], sizeof(hl_sample_t), cmp_t);
     if (out->t_first > out->t_last)
         out->t_first = out->t_last = 0;
 done:

@@ -146,6 +146,7 @@ if [ $asan -eq 1 ]; then
     done
     [ -x "$top/tests/unit/cli_sites.sh" ] && run_step "asan+ubsan cli call-site modules" "$top/tests/unit/cli_sites.sh" "$adir/phasor" "$adir/tests/unit/sites_mklog"
     [ -x "$top/tests/unit/cli_oscillate.sh" ] && run_step "asan+ubsan oscillate (fit, model, configuration files)" "$top/tests/unit/cli_oscillate.sh" "$adir/phasor" "$adir/tests/unit/phases_mklog"
+    [ -x "$top/tests/unit/cli_health.sh" ] && run_step "asan+ubsan health and regimes" "$top/tests/unit/cli_health.sh" "$adir/phasor" "$adir/tests/unit/health_mklog"
   fi
 fi
 
