@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #define PLOG_MAGIC "PHASORLG"           /* 8 bytes, no terminator on disk */
-#define PLOG_VERSION 9u             /* written; 2: CALLSITES payload defined (plog_sites.h);
+#define PLOG_VERSION 10u            /* written; 2: CALLSITES payload defined (plog_sites.h);
                                      * 3: PROBE payload defined (plog_probe.h);
                                      * 4: EVENTS extras: handles and status source/tag
                                      *    stored small (plog_codec.c);
@@ -27,7 +27,10 @@
                                      * 8: and timed from the later posting, on one
                                      *    clock, same layout;
                                      * 9: PLOG_F_RENEWED (Start/Startall whose
-                                     *    requests MPI gave new handles) */
+                                     *    requests MPI gave new handles);
+                                     * 10: PROBE payload says which probe (seq,
+                                     *    trigger) and when; a log may hold several
+                                     *    (PHASOR_PROBE=...,every=N|pcontrol) */
 #define PLOG_VERSION_MIN 1u         /* oldest the reader reads (1: no call-site tables) */
 #define PLOG_FRAME_MAGIC 0x4d524650u    /* "PFRM" */
 #define PLOG_FILE_PATTERN "rank-%06d.plog"
@@ -61,7 +64,8 @@ enum plog_frame_kind {
     PLOG_FRAME_CLOCKSYNC = 3, /* offset samples against rank 0 */
     PLOG_FRAME_META = 4,      /* key=value\0 strings: counters, thread table, notes */
     PLOG_FRAME_CALLSITES = 5, /* call-site and module definitions (plog_sites.h) */
-    PLOG_FRAME_PROBE = 6,     /* network-probe quantiles (plog_probe.h; version >= 3) */
+    PLOG_FRAME_PROBE = 6,     /* network-probe quantiles (plog_probe.h; version >= 3), one
+                               * per probe (version >= 10: several) */
     PLOG_FRAME_END = 15       /* last frame of a complete log; payload is META-like */
 };
 

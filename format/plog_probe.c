@@ -39,9 +39,20 @@ static double get_f64(plog_rcur_t *r)
     return x;
 }
 
-void plog_probe_encode(plog_wcur_t *w, const plog_probe_info_t *info,
-                       const plog_probe_entry_t *e, size_t n)
+static void put_u64(plog_wcur_t *w, uint64_t u)
 {
+    uint8_t b[8];
+    for (int i = 0; i < 8; i++)
+        b[i] = (uint8_t)(u >> (8 * i));
+    plog_put_bytes(w, b, 8);
+}
+
+void plog_probe_encode(plog_wcur_t *w, const plog_probe_info_t *info,
+                       const plog_probe_when_t *when, const plog_probe_entry_t *e, size_t n)
+{
+    static const plog_probe_when_t at_init = {0, PLOG_PROBE_AT_INIT, 0, 0};
+    if (!when)
+        when = &at_init;
     plog_put_varint(w, info->mode);
     plog_put_varint(w, info->nsizes);
     for (unsigned i = 0; i < info->nsizes; i++)
@@ -49,11 +60,11 @@ void plog_probe_encode(plog_wcur_t *w, const plog_probe_info_t *info,
     plog_put_varint(w, info->reps);
     plog_put_varint(w, info->rounds);
     put_f64(w, info->elapsed_s);
-    uint64_t seed = info->seed;
-    uint8_t b[8];
-    for (int i = 0; i < 8; i++)
-        b[i] = (uint8_t)(seed >> (8 * i));
-    plog_put_bytes(w, b, 8);
+    put_u64(w, info->seed);
+    plog_put_varint(w, when->seq);
+    plog_put_varint(w, when->trigger);
+    put_u64(w, when->t_start_ns);
+    put_u64(w, when->t_end_ns);
     for (size_t k = 0; k < n; k++) {
         plog_put_varint(w, (uint64_t)e[k].src);
         plog_put_varint(w, (uint64_t)((int64_t)e[k].dst + 1));
@@ -66,8 +77,12 @@ void plog_probe_encode(plog_wcur_t *w, const plog_probe_info_t *info,
     }
 }
 
-plog_err_t plog_probe_get_info(plog_rcur_t *r, uint32_t version, plog_probe_info_t *out)
+plog_err_t plog_probe_get_info(plog_rcur_t *r, uint32_t version, plog_probe_info_t *out,
+                               plog_probe_when_t *when)
 {
+    plog_probe_when_t w = {0, PLOG_PROBE_AT_INIT, 0, 0};
+    if (when)
+        *when = w;
     memset(out, 0, sizeof(*out));
     out->version = version;
     out->mode = (unsigned)plog_get_varint(r);
@@ -85,10 +100,21 @@ plog_err_t plog_probe_get_info(plog_rcur_t *r, uint32_t version, plog_probe_info
     out->rounds = (uint32_t)plog_get_varint_max(r, UINT32_MAX);
     out->elapsed_s = get_f64(r);
     out->seed = get_u64(r);
+    if (version >= 10) {
+        w.seq = (uint32_t)plog_get_varint_max(r, UINT32_MAX);
+        w.trigger = (uint32_t)plog_get_varint_max(r, PLOG_PROBE_TRIGGER_MAX);
+        w.t_start_ns = get_u64(r);
+        w.t_end_ns = get_u64(r);
+    }
     if (r->err)
         return r->err;
     if (!isfinite(out->elapsed_s) || out->elapsed_s < 0)
         return PLOG_E_CORRUPT;
+    /* the probe at MPI_Init is seq 0 and only it; a probe ends after it starts */
+    if ((w.seq == 0) != (w.trigger == PLOG_PROBE_AT_INIT) || w.t_end_ns < w.t_start_ns)
+        return PLOG_E_CORRUPT;
+    if (when)
+        *when = w;
     return PLOG_OK;
 }
 
@@ -153,6 +179,16 @@ const char *plog_probe_mode_name(unsigned mode)
 const char *plog_probe_way_name(uint32_t way)
 {
     return way == PLOG_PROBE_ONEWAY ? "one-way" : "exchange";
+}
+
+const char *plog_probe_trigger_name(uint32_t trigger)
+{
+    switch (trigger) {
+    case PLOG_PROBE_AT_INIT: return "init";
+    case PLOG_PROBE_EVERY: return "every";
+    case PLOG_PROBE_PCONTROL: return "pcontrol";
+    default: return "unknown";
+    }
 }
 
 double plog_probe_exchange_time(double sa, double da, double sb, double db, double theta)

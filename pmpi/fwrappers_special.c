@@ -115,6 +115,7 @@ void mpi_pcontrol_(MPI_Fint *level)
     pmpi_pcontrol_(level);
     pfw_lifecycle_nested--;
     phasor_record_pcontrol(t0, phasor_now(), *level);
+    phasor_probe_pcontrol(*level);
 }
 PFW_ALIASES(mpi_pcontrol_, mpi_pcontrol, mpi_pcontrol__, MPI_PCONTROL)
 

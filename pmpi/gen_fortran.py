@@ -66,7 +66,7 @@ ${outputs}${after}    plog_event_t *ev = phasor_event_begin($begin_args);
     if (ev) {
 ${fill}    }
     phasor_leave(th);
-}
+${probe}}
 PFW_ALIASES($fname, $lname, $lname2, $uname)
 ''')
 
@@ -146,6 +146,11 @@ class FortranGen(gw.WrapperGen):
                            f'            pfw_comm_register(PMPI_Comm_f2c(*f_{nc}), '
                            f'PMPI_Comm_f2c(*f_{parent}),\n'
                            f'                              PLOG_CALL_{c.name});\n')
+        probe = ''
+        if gw.probe_point(c):  # as the C wrapper: counted recording or not
+            comm = c.one('comm')
+            passthrough += f'        PHASOR_PROBE_AFTER(PMPI_Comm_f2c(*f_{comm}), *ierr);\n'
+            probe = f'    PHASOR_PROBE_AFTER({comm}, rc);\n'
         fname, lname, lname2, uname = gw.fortran_names(c.name)
         fp = [fparam(p) for p in c.params] + ['MPI_Fint *ierr']
         fparams = gw.wrap_list(fp, len(fname) + 6)
@@ -175,7 +180,7 @@ class FortranGen(gw.WrapperGen):
             fparams=fparams,
             pparams=gw.wrap_list(fp, len(fname) + 14), dparams=gw.wrap_list(fp, len(fname) + 15),
             passthrough_call=passthrough_call, call=lib_call,
-            passthrough=passthrough,
+            passthrough=passthrough, probe=probe,
             inputs=''.join(line + '\n' for line in inputs),
             before=''.join(line + '\n' for line in before),
             outputs=''.join(line + '\n' for line in outputs),

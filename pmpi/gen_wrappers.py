@@ -316,9 +316,16 @@ ${after}    plog_event_t *ev = phasor_event_begin($begin_args);
     if (ev) {
 ${fill}    }
     phasor_leave(th);
-    return rc;
+${probe}    return rc;
 }
 ''')
+
+
+def probe_point(c):
+    """Blocking collectives (ids 100-149) end with PHASOR_PROBE_AFTER: under PHASOR_PROBE=
+    ...,every=N every N-th one on MPI_COMM_WORLD runs a network probe (profiler/phasor_rt.h)."""
+    return c.cls == 'COLL' and 100 <= c.id < 150 and c.one('comm') is not None
+
 
 # Names the generated wrapper bodies declare; a spec parameter of the same name would clash.
 LOCALS = {'th', 't0', 't1', 'rc', 'ev', 'x', 'room', 'nx', 'ok', 'ip', 'at_root', 'at_leaf', 'measured',
@@ -558,7 +565,20 @@ class WrapperGen:
 
         names = [p.name for p in c.params]
         args = wrap_list(names, len(c.name) + 17)
-        if self.passthrough_register:
+        probe = ''
+        if probe_point(c) and not self.fortran:
+            # every rank counts its collectives on MPI_COMM_WORLD, recording or not
+            probe = f'    PHASOR_PROBE_AFTER({c.one("comm")}, rc);\n'
+        if probe and c.get('measure'):
+            passthrough = (f'    if (!th) {{\n        int veto = -1;\n'
+                           f'        int rc = phasor_steps_mode\n'
+                           f'                     ? pw_measure_{c.name[4:]}({wrap_list(names + ["&veto"], 31 + len(c.name))})\n'
+                           f'                     : P{c.name}({wrap_list(names, 25 + len(c.name))});\n'
+                           f'    {probe}        return rc;\n    }}\n')
+        elif probe:
+            passthrough = (f'    if (!th) {{\n        int rc = P{c.name}({wrap_list(names, len(c.name) + 18)});\n'
+                           f'    {probe}        return rc;\n    }}\n')
+        elif self.passthrough_register:
             passthrough = (f'    if (!th) {{\n        int rc = P{c.name}({wrap_list(names, len(c.name) + 23)});\n'
                            f'        if (rc == MPI_SUCCESS && phasor_active)\n'
                            f'            {self.passthrough_register}\n'
@@ -580,7 +600,7 @@ class WrapperGen:
             fill.insert(0, '        if (measured)\n            ev->flags |= PLOG_F_MEASURED;')
         else:
             call = f'    int rc = P{c.name}({wrap_list(call_args, len(c.name) + 15)});\n'
-        return WRAPPER.substitute(passthrough=passthrough, call=call,
+        return WRAPPER.substitute(passthrough=passthrough, call=call, probe=probe,
             pending_args=wrap_list(pending_args(c), 19),
             id=c.id, name=c.name, cls=c.cls, ret=c.ret,
             params=wrap_list([p.decl for p in c.params] or ['void'], len(c.ret + c.name) + 11),

@@ -50,7 +50,8 @@ PW_ENTRY int MPI_Abort(MPI_Comm comm, int errorcode)
 }
 
 /* MPI_Pcontrol is variadic; the level is all MPI defines, and all phasor records (as the
- * event's tag). Phasor keeps recording whatever the level: markers, not switches. */
+ * event's tag). Phasor keeps recording whatever the level: markers, not switches. Level 2
+ * probes the network under PHASOR_PROBE=...,pcontrol, after the event. */
 PW_ENTRY int MPI_Pcontrol(const int level, ...)
 {
     if (pfw_lifecycle_nested)
@@ -58,5 +59,6 @@ PW_ENTRY int MPI_Pcontrol(const int level, ...)
     uint64_t t0 = phasor_now();
     int rc = PMPI_Pcontrol(level);
     phasor_record_pcontrol(t0, phasor_now(), level);
+    phasor_probe_pcontrol(level);
     return rc;
 }

@@ -80,6 +80,53 @@ static int parse_int(const char *s, long lo, long hi, long *out)
     return 1;
 }
 
+/* PHASOR_PROBE=[MODE][,every=N][,pcontrol][,budget=MS], items in any order, each at most
+ * once, at least one. MODE is the probe at MPI_Init (none without it, or with off); the
+ * others ask for the later probes. 0 and phasor_cfg's probe fields untouched on a bad value. */
+static int parse_probe(const char *v)
+{
+    char buf[256];
+    size_t n = strlen(v);
+    if (n >= sizeof(buf))
+        return 0;
+    memcpy(buf, v, n + 1);
+    int mode = 0, have_mode = 0, pcontrol = 0;
+    long every = 0, budget = 0;
+    int items = 0;
+    /* strtok_r would skip empty items: "quick,,every=2" is a typo, not two items */
+    for (char *item = buf, *next; item; item = next) {
+        next = strchr(item, ',');
+        if (next)
+            *next++ = '\0';
+        items++;
+        if (strcmp(item, "off") == 0 || strcmp(item, "quick") == 0 ||
+            strcmp(item, "full") == 0) {
+            if (have_mode++)
+                return 0;
+            mode = item[0] == 'q' ? PPROBE_QUICK : item[0] == 'f' ? PPROBE_FULL : 0;
+        } else if (strncmp(item, "every=", 6) == 0) {
+            if (every || !parse_int(item + 6, 1, INT32_MAX, &every))
+                return 0;
+        } else if (strncmp(item, "budget=", 7) == 0) {
+            if (budget || !parse_int(item + 7, 1, 60000, &budget))
+                return 0;
+        } else if (strcmp(item, "pcontrol") == 0) {
+            if (pcontrol++)
+                return 0;
+        } else {
+            return 0;
+        }
+    }
+    if (items == 0)
+        return 0;
+    phasor_cfg.probe = mode;
+    phasor_cfg.probe_every = every;
+    phasor_cfg.probe_pcontrol = pcontrol;
+    if (budget)
+        phasor_cfg.probe_budget_ms = budget;
+    return 1;
+}
+
 void phasor_read_config(int rank)
 {
     memset(&phasor_cfg, 0, sizeof(phasor_cfg));
@@ -137,14 +184,10 @@ void phasor_read_config(int rank)
             phasor_warn("PHASOR_SUMMARY=%s is not 0 or 1; the line only when events were lost",
                         v);
     }
-    if ((v = getenv("PHASOR_PROBE")) && *v) {
-        if (strcmp(v, "quick") == 0)
-            phasor_cfg.probe = PPROBE_QUICK;
-        else if (strcmp(v, "full") == 0)
-            phasor_cfg.probe = PPROBE_FULL;
-        else if (strcmp(v, "off") != 0 && rank == 0)
-            phasor_warn("PHASOR_PROBE=%s is not 'off', 'quick' or 'full'; using off", v);
-    }
+    phasor_cfg.probe_budget_ms = PHASOR_PROBE_BUDGET_MS;
+    if ((v = getenv("PHASOR_PROBE")) && *v && !parse_probe(v) && rank == 0)
+        phasor_warn("PHASOR_PROBE=%s is not MODE[,every=N][,pcontrol][,budget=MS] "
+                    "(MODE off, quick or full; N and MS from 1): using off", v);
     if ((v = getenv("PHASOR_FILE_MODE")) && *v) {
         if (parse_int(v, 0, 0777, &l) && (l & 0600) == 0600)
             phasor_cfg.file_mode = (unsigned)l;

@@ -41,7 +41,11 @@ typedef struct phasor_cfg {
     int quiet;
     int summary; /* PHASOR_SUMMARY: 1 always, 0 never, -1 only when events were lost */
     int callsite_depth;
-    int probe; /* 0 off, else enum pprobe_mode */
+    int probe; /* the probe at MPI_Init: 0 off, else enum pprobe_mode */
+    long probe_every;     /* PHASOR_PROBE's every=N: a probe after every N-th blocking
+                           * collective on MPI_COMM_WORLD; 0 none */
+    int probe_pcontrol;   /* PHASOR_PROBE's pcontrol: a probe at MPI_Pcontrol(2) */
+    long probe_budget_ms; /* PHASOR_PROBE's budget=MS: each later probe's time */
     uint64_t flush_ns; /* PHASOR_FLUSH: records older than this are written; 0 = off */
     long signal_delay_ms; /* tests only: how long a fatal signal's handler holds its flush */
 } phasor_cfg_t;
@@ -52,6 +56,14 @@ extern phasor_cfg_t phasor_cfg;
 void phasor_read_config(int rank);
 /* "phasor: ..." on stderr, unless PHASOR_QUIET. */
 void phasor_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- network probes (phasor_probe_sched.c) ---- */
+
+/* Inside MPI_Init, collective on phasor_shim_comm: the ranks agree on PHASOR_PROBE, run the
+ * probe at MPI_Init if asked, and arm the later ones (before phasor_active is set). */
+void phasor_probe_at_init(void);
+/* At the start of MPI_Finalize: no more probes; their communicator freed. */
+void phasor_probe_stop(void);
 
 /* ---- slots (phasor_rt.c) ---- */
 

@@ -20,6 +20,7 @@ void phasor_finish_begin(void)
         return;
     finishing = 1;
     __atomic_store_n(&phasor_active, 0, __ATOMIC_RELEASE);
+    phasor_probe_stop();
     uint64_t mine[3], sum[3] = {0, 0, 0};
     int threads;
     phasor_totals(&mine[0], &mine[1], &threads);

@@ -1,6 +1,6 @@
 /* phasor_init.c: the start of a rank's log, at MPI_Init: configuration, the log directory
  * every rank agrees on, the file (either every rank records or none does), clock sync, the
- * optional network probe, then recording. */
+ * optional network probe (phasor_probe_sched.c), then recording. */
 #define _GNU_SOURCE
 #include <assert.h>
 #include <dlfcn.h>
@@ -62,46 +62,6 @@ static void choose_dir(void)
         snprintf(phasor_cfg.dir, sizeof(phasor_cfg.dir), "phasor-%s-%ld", stamp, (long)getpid());
     }
     PMPI_Bcast(phasor_cfg.dir, sizeof(phasor_cfg.dir), MPI_CHAR, 0, phasor_shim_comm);
-}
-
-/* PHASOR_PROBE: measure the network before the application starts, and keep what this
- * rank sent in its log. Every rank must take part, so the ranks first agree on the mode. */
-static void run_probe(void)
-{
-    int lo_hi[2] = {phasor_cfg.probe, -phasor_cfg.probe}, agreed[2];
-    if (PMPI_Allreduce(lo_hi, agreed, 2, MPI_INT, MPI_MIN, phasor_shim_comm) != MPI_SUCCESS)
-        return;
-    if (agreed[0] != -agreed[1]) {
-        if (phasor_world_rank == 0)
-            phasor_warn("PHASOR_PROBE differs between ranks: no probe");
-        return;
-    }
-    if (agreed[0] == 0)
-        return;
-    pprobe_opts_t o;
-    pprobe_defaults((pprobe_mode_t)agreed[0], &o);
-    o.on_comm = 1;
-    pprobe_result_t res;
-    int rc = pprobe_run(phasor_shim_comm, PPROBE_NO_GATHER, &o, &res);
-    if (rc != MPI_SUCCESS) {
-        phasor_warn("rank %d: the network probe failed (MPI error %d): no probe results",
-                    phasor_world_rank, rc);
-        return;
-    }
-    size_t cap = PLOG_PROBE_BOUND(res.n_entries);
-    uint8_t *buf = malloc(cap);
-    if (buf) {
-        plog_wcur_t w = {buf, buf + cap, 0};
-        plog_probe_encode(&w, &res.info, res.entries, res.n_entries);
-        assert(!w.overflow);
-        phasor_write_frame(PLOG_FRAME_PROBE, (uint32_t)res.n_entries, buf, (size_t)(w.p - buf));
-        free(buf);
-    }
-    if (phasor_world_rank == 0)
-        phasor_warn("network probe (%s): %.2f s, %u repetitions",
-                    agreed[0] == PPROBE_QUICK ? "quick" : "full", res.info.elapsed_s,
-                    res.info.reps);
-    pprobe_result_free(&res);
 }
 
 /* Configuration, directory, writer, PHASOR_STEPS, call sites: what the log is made with. */
@@ -179,7 +139,7 @@ static void start_log(unsigned call, uint64_t t0, uint64_t t1, int rc, int requi
     phasor_flush_defs_locked();
     phasor_write_sync_locked(&sync);
     pthread_mutex_unlock(&phasor_write_lock);
-    run_probe();
+    phasor_probe_at_init();
 
     phasor_writer_start_thread();
     phasor_watch_start();

@@ -26,6 +26,9 @@ void phasor_finish_begin(void);                    /* before PMPI_Finalize: sync
 void phasor_finish_end(uint64_t t0, uint64_t t1, int rc); /* after PMPI_Finalize: write, close */
 void phasor_on_abort(uint64_t t0, int errorcode, MPI_Comm comm); /* best effort before PMPI_Abort */
 void phasor_record_pcontrol(uint64_t t0, uint64_t t1, int level);
+/* After MPI_Pcontrol(level) returned: level 2 runs a network probe under PHASOR_PROBE=...,pcontrol
+ * (phasor_probe_sched.c; collective over MPI_COMM_WORLD). */
+void phasor_probe_pcontrol(int level);
 int phasor_disabled_by_env(void);
 
 /* Communicator table (phasor_comm.c). */

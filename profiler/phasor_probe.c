@@ -22,7 +22,23 @@ void pprobe_defaults(pprobe_mode_t mode, pprobe_opts_t *o)
     o->reps_min = mode == PPROBE_FULL ? 5 : 3;
     o->reps_max = 200;
     o->max_rounds = 16;
+    o->round0 = -1;
     o->seed = 0x9e3779b97f4a7c15ull;
+}
+
+static const uint64_t later_sizes[] = {4096, 65536};
+
+void pprobe_defaults_later(double budget_s, uint32_t seq, pprobe_opts_t *o)
+{
+    pprobe_defaults(PPROBE_QUICK, o);
+    o->budget_s = budget_s;
+    o->reps_min = 1;
+    o->reps_max = 8;
+    o->max_rounds = 1;
+    o->round0 = (int)((seq - 1) % 65536); /* every pair after P-1 probes (P odd: P) */
+    o->sizes = later_sizes;
+    o->nsizes = (int)(sizeof(later_sizes) / sizeof(later_sizes[0]));
+    o->seed ^= (uint64_t)seq * 0xbf58476d1ce4e5b9ull;
 }
 
 static uint64_t now_ns(void)
@@ -186,14 +202,13 @@ static void quick_free(quick_t *q, int ns)
 
 /* Fills *qk (zeroed); on failure frees what it took and leaves it zeroed. */
 static int run_quick(MPI_Comm c, int me, int p, const pprobe_opts_t *o, uint64_t seed,
-                     char *buf, quick_t *qk)
+                     const uint64_t *sizes, int ns, char *buf, quick_t *qk)
 {
     double *tsync = qk->tsync;
     int rc = MPI_SUCCESS;
-    const int ns = (int)(sizeof(quick_sizes) / sizeof(quick_sizes[0]));
     int nrounds_all = p % 2 ? p : p - 1;
     int *rounds = malloc((size_t)nrounds_all * sizeof(int));
-    int order[sizeof(quick_sizes) / sizeof(quick_sizes[0])]; /* the sizes, shuffled */
+    int order[PLOG_PROBE_MAXSIZES]; /* the sizes, shuffled */
     int nr = qk->rounds = nrounds_all < o->max_rounds ? nrounds_all : o->max_rounds;
     int *partner = qk->partner = malloc((size_t)(nr ? nr : 1) * sizeof(int));
     int *order2 = malloc((size_t)(nr ? nr : 1) * sizeof(int));
@@ -207,9 +222,10 @@ static int run_quick(MPI_Comm c, int me, int p, const pprobe_opts_t *o, uint64_t
         rc = MPI_ERR_NO_MEM;
         goto out;
     }
-    for (int k = 0; k < nrounds_all; k++)
-        rounds[k] = k;
-    shuffle(rounds, (size_t)nrounds_all, &seed); /* which rounds, when not all */
+    for (int k = 0; k < nrounds_all; k++) /* which rounds, when not all */
+        rounds[k] = o->round0 >= 0 ? (o->round0 + k) % nrounds_all : k;
+    if (o->round0 < 0)
+        shuffle(rounds, (size_t)nrounds_all, &seed);
     for (int k = 0; k < nr; k++)
         partner[k] = plog_probe_partner(me, rounds[k], p);
     int reps = 0;
@@ -222,7 +238,7 @@ static int run_quick(MPI_Comm c, int me, int p, const pprobe_opts_t *o, uint64_t
         shuffle(order, (size_t)ns, &seed);
         for (int si = 0; si < ns; si++) {
             int s = order[si];
-            int cnt = (int)quick_sizes[s];
+            int cnt = (int)sizes[s];
             for (int k = 0; k < nr; k++) /* the rounds in a new order each time */
                 order2[k] = k;
             shuffle(order2, (size_t)nr, &seed);
@@ -236,7 +252,7 @@ static int run_quick(MPI_Comm c, int me, int p, const pprobe_opts_t *o, uint64_t
                 MPI_Status st[2]; /* not MPI_STATUSES_IGNORE: MPICH's (MPI_Status *)1 trips
                                    * gcc's -Wstringop-overflow */
                 uint64_t t0 = now_ns();
-                CHECK(PMPI_Irecv(buf + quick_sizes[ns - 1], cnt, MPI_BYTE, q, TAG_DATA, c,
+                CHECK(PMPI_Irecv(buf + sizes[ns - 1], cnt, MPI_BYTE, q, TAG_DATA, c,
                                  &rq[0]));
                 CHECK(PMPI_Isend(buf, cnt, MPI_BYTE, q, TAG_DATA, c, &rq[1]));
                 CHECK(PMPI_Waitall(2, rq, st));
@@ -499,13 +515,17 @@ static int probe_measure(probe_t *pr)
     int rc = MPI_SUCCESS;
     double t0 = PMPI_Wtime();
     if (pr->o->mode == PPROBE_QUICK) {
-        pr->ns = (int)(sizeof(quick_sizes) / sizeof(quick_sizes[0]));
-        memcpy(pr->sizes, quick_sizes, sizeof(quick_sizes));
-        pr->buf = calloc(2, quick_sizes[pr->ns - 1]); /* send half, receive half */
+        const uint64_t *sizes = pr->o->nsizes > 0 ? pr->o->sizes : quick_sizes;
+        pr->ns = pr->o->nsizes > 0 ? pr->o->nsizes
+                                   : (int)(sizeof(quick_sizes) / sizeof(quick_sizes[0]));
+        assert(pr->ns <= PLOG_PROBE_MAXSIZES);
+        memcpy(pr->sizes, sizes, (size_t)pr->ns * sizeof(*sizes));
+        pr->buf = calloc(2, pr->sizes[pr->ns - 1]); /* send half, receive half */
         if (!pr->buf)
             return MPI_ERR_NO_MEM;
         if (pr->p > 1) {
-            CHECK(run_quick(pr->c, pr->me, pr->p, pr->o, pr->seed, pr->buf, &pr->qk));
+            CHECK(run_quick(pr->c, pr->me, pr->p, pr->o, pr->seed, pr->sizes, pr->ns, pr->buf,
+                            &pr->qk));
             pr->rounds = pr->nslots = pr->qk.rounds;
             pr->reps = pr->qk.reps;
             pr->sets = pr->qk.sets;

@@ -2,7 +2,8 @@
  * messages between the ranks of a communicator with PMPI calls on a private duplicate (or on
  * the communicator itself: pprobe_opts_t.on_comm), and
  * summarises the samples as quantiles per (source, destination, size) and per (source, size).
- * Used by the phasor-probe program and by the shim at MPI_Init (PHASOR_PROBE=quick|full).
+ * Used by the phasor-probe program, by the shim at MPI_Init (PHASOR_PROBE=quick|full) and
+ * during the run (PHASOR_PROBE=...,every=N|pcontrol: profiler/phasor_probe_sched.c).
  *
  * quick (science.md §3, the study's protocol with both directions at once): in each round
  *   every rank exchanges `size` bytes with one partner in both directions at once (Irecv +
@@ -51,6 +52,10 @@ typedef struct pprobe_opts {
     int reps_min;     /* quick: at least this many repetitions; full: exactly this many */
     int reps_max;     /* quick: at most */
     int max_rounds;   /* quick: tournament rounds used (partners per rank), <= P-1 */
+    int round0;       /* quick: -1, max_rounds rounds chosen at random; >= 0, the rounds
+                       * round0, round0 + 1, ... (modulo the tournament's) */
+    const uint64_t *sizes; /* quick: nsizes sizes (bytes, increasing, <= PLOG_PROBE_MAXSIZES) */
+    int nsizes;            /* instead of the default ones when > 0 */
     uint64_t seed;    /* rank 0's value is used by all */
     int on_comm;      /* measure on comm itself, not on a duplicate: for a caller that knows
                        * nothing else can be in flight on it (the shim inside MPI_Init, where
@@ -59,6 +64,12 @@ typedef struct pprobe_opts {
 
 /* The defaults of each mode (budget 0.8 s, 3..200 reps, 16 rounds; full: 5 reps). */
 void pprobe_defaults(pprobe_mode_t mode, pprobe_opts_t *o);
+/* The shim's probes during the run (PHASOR_PROBE=...,every=N|pcontrol), number seq >= 1: quick,
+ * sizes 4 and 64 KiB, one tournament round (seq - 1: every pair once in P-1 probes), 1..8
+ * repetitions within budget_s, a seed of their own. */
+void pprobe_defaults_later(double budget_s, uint32_t seq, pprobe_opts_t *o);
+/* PHASOR_PROBE's budget=MS when not given: a later probe within 50 ms at 8 ranks. */
+#define PHASOR_PROBE_BUDGET_MS 30
 
 typedef struct pprobe_result {
     plog_probe_info_t info; /* elapsed_s: the slowest rank's; reps: the same on every rank */

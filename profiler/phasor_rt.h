@@ -120,6 +120,19 @@ static inline void phasor_pending(phasor_thread_t *th, unsigned call, uint64_t t
  * collectives through pw_measure_* (pmpi/wrappers_measure.c). */
 extern int phasor_steps_mode;
 
+/* PHASOR_PROBE=...,every=N (phasor_probe_sched.c): N, set inside MPI_Init when every rank
+ * asked for it, 0 otherwise and from MPI_Finalize on. Every blocking collective wrapper ends
+ * with PHASOR_PROBE_AFTER(comm, rc), after phasor_leave and also when it did not record:
+ * with periodic probes off that is one load and compare (the arguments are not evaluated);
+ * on, phasor_probe_tick counts the calls on MPI_COMM_WORLD and probes at every N-th. */
+extern uint32_t phasor_probe_every;
+void phasor_probe_tick(MPI_Comm comm, int rc);
+#define PHASOR_PROBE_AFTER(comm, rc)                                                 \
+    do {                                                                             \
+        if (__builtin_expect(__atomic_load_n(&phasor_probe_every, __ATOMIC_RELAXED), 0)) \
+            phasor_probe_tick((comm), (rc));                                         \
+    } while (0)
+
 /* Call sites (phasor_callsite.c). phasor_cs_depth: application frames per site, 0 = off. */
 extern int phasor_cs_depth;
 extern int (*phasor_unw_backtrace)(void **, int);

@@ -81,7 +81,7 @@ int main(int argc, char **argv)
             }
         uint8_t buf[PLOG_PROBE_BOUND(4)];
         plog_wcur_t wc = {buf, buf + sizeof(buf), 0};
-        plog_probe_encode(&wc, &in, pe, n);
+        plog_probe_encode(&wc, &in, NULL, pe, n);
         if (wc.overflow ||
             plog_writer_frame(&g.w, PLOG_FRAME_PROBE, 0, (uint32_t)n, buf,
                               (size_t)(wc.p - buf)) != PLOG_OK ||

@@ -63,7 +63,7 @@ static char *three_ranks(void)
         cr_assert_eq(pgen_open(&g, dir, r, 3, 100), 0);
         uint8_t buf[PLOG_PROBE_BOUND(15)];
         plog_wcur_t w = {buf, buf + sizeof(buf), 0};
-        plog_probe_encode(&w, &in, e, n);
+        plog_probe_encode(&w, &in, NULL, e, n);
         cr_assert_eq(w.overflow, 0);
         cr_assert_eq(plog_writer_frame(&g.w, PLOG_FRAME_PROBE, 0, (uint32_t)n, buf,
                                        (size_t)(w.p - buf)), PLOG_OK);

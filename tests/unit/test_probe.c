@@ -25,7 +25,7 @@ static size_t encode(uint8_t *buf, size_t cap, const plog_probe_info_t *in,
                      const plog_probe_entry_t *e, size_t n)
 {
     plog_wcur_t w = {buf, buf + cap, 0};
-    plog_probe_encode(&w, in, e, n);
+    plog_probe_encode(&w, in, NULL, e, n);
     cr_assert_eq(w.overflow, 0);
     return (size_t)(w.p - buf);
 }
@@ -35,7 +35,7 @@ static plog_err_t decode(const uint8_t *buf, size_t len, size_t n, int32_t world
                          plog_probe_info_t *out, plog_probe_entry_t *e)
 {
     plog_rcur_t r = {buf, buf + len, PLOG_OK};
-    plog_err_t err = plog_probe_get_info(&r, PLOG_VERSION, out);
+    plog_err_t err = plog_probe_get_info(&r, PLOG_VERSION, out, NULL);
     for (size_t k = 0; k < n && err == PLOG_OK; k++)
         err = plog_probe_get_entry(&r, out, world, &e[k]);
     if (err == PLOG_OK && r.p != r.end)
@@ -106,7 +106,7 @@ Test(probe, bad_values)
         case 14: e.way = 2; break;                  /* neither exchange nor one way */
         }
         plog_wcur_t w = {buf, buf + sizeof(buf), 0};
-        plog_probe_encode(&w, &in, &e, 1);
+        plog_probe_encode(&w, &in, NULL, &e, 1);
         cr_assert_neq(decode(buf, (size_t)(w.p - buf), 1, world, &out, &got), PLOG_OK,
                       "case %d accepted", c);
     }
@@ -122,11 +122,15 @@ Test(probe, too_many_sizes)
     uint8_t buf[8] = {PLOG_PROBE_QUICK, PLOG_PROBE_MAXSIZES + 1};
     plog_rcur_t r = {buf, buf + sizeof(buf), PLOG_OK};
     plog_probe_info_t out;
-    cr_assert_neq(plog_probe_get_info(&r, PLOG_VERSION, &out), PLOG_OK);
+    cr_assert_neq(plog_probe_get_info(&r, PLOG_VERSION, &out, NULL), PLOG_OK);
 }
 
+/* The header's last bytes from version 10: seq 0 and trigger init (a byte each), two u64
+ * times. A payload of an older log is the current one without them. */
+#define WHEN_AT_INIT_BYTES 18
+
 /* A log before version 5 has no way per entry: quick probes measured exchanges, full
- * probes one-way times. Its payload is this one without the way byte. */
+ * probes one-way times. Its payload is this one without the way byte (nor the v10 bytes). */
 Test(probe, before_version_5_the_mode_gives_the_way)
 {
     for (unsigned mode = PLOG_PROBE_QUICK; mode <= PLOG_PROBE_FULL; mode++) {
@@ -139,13 +143,72 @@ Test(probe, before_version_5_the_mode_gives_the_way)
         size_t len = encode(buf, sizeof(buf), &in, &e, 1);
         cr_assert_eq(buf[h + 3], e.way); /* src, dst + 1, size index: one byte each */
         memmove(buf + h + 3, buf + h + 4, len - h - 4);
-        plog_rcur_t r = {buf, buf + len - 1, PLOG_OK};
-        cr_assert_eq(plog_probe_get_info(&r, 4, &out), PLOG_OK);
+        len--;
+        memmove(buf + h - WHEN_AT_INIT_BYTES, buf + h, len - h);
+        len -= WHEN_AT_INIT_BYTES;
+        plog_rcur_t r = {buf, buf + len, PLOG_OK};
+        cr_assert_eq(plog_probe_get_info(&r, 4, &out, NULL), PLOG_OK);
         cr_assert_eq(plog_probe_get_entry(&r, &out, 4, &got), PLOG_OK);
         cr_assert_eq(r.p, r.end);
         cr_assert_eq(got.way, mode == PLOG_PROBE_QUICK ? PLOG_PROBE_EXCHANGE : PLOG_PROBE_ONEWAY);
         cr_assert_eq(got.q.q50, e.q.q50);
     }
+}
+
+/* Version 10: which probe and when, round trip; older logs: the probe at MPI_Init, no times */
+Test(probe, when_round_trip_and_before_version_10)
+{
+    plog_probe_info_t in = info(), out;
+    plog_probe_entry_t e = entry(1, 2, 1), got;
+    const plog_probe_when_t w[] = {{0, PLOG_PROBE_AT_INIT, 5, 7},
+                                   {1, PLOG_PROBE_EVERY, 1ull << 40, (1ull << 40) + 12345},
+                                   {300, PLOG_PROBE_PCONTROL, UINT64_MAX - 1, UINT64_MAX}};
+    uint8_t buf[PLOG_PROBE_BOUND(1)];
+    for (size_t k = 0; k < sizeof(w) / sizeof(w[0]); k++) {
+        plog_wcur_t wc = {buf, buf + sizeof(buf), 0};
+        plog_probe_encode(&wc, &in, &w[k], &e, 1);
+        cr_assert_eq(wc.overflow, 0);
+        plog_rcur_t r = {buf, wc.p, PLOG_OK};
+        plog_probe_when_t wo;
+        cr_assert_eq(plog_probe_get_info(&r, PLOG_VERSION, &out, &wo), PLOG_OK);
+        cr_assert_eq(plog_probe_get_entry(&r, &out, 4, &got), PLOG_OK);
+        cr_assert_eq(r.p, r.end);
+        cr_assert_eq(wo.seq, w[k].seq);
+        cr_assert_eq(wo.trigger, w[k].trigger);
+        cr_assert_eq(wo.t_start_ns, w[k].t_start_ns);
+        cr_assert_eq(wo.t_end_ns, w[k].t_end_ns);
+    }
+    /* version 9: the same payload without the when bytes reads as the probe at MPI_Init */
+    plog_probe_when_t at0 = {0, PLOG_PROBE_AT_INIT, 0, 0}, wo;
+    size_t h = encode(buf, sizeof(buf), &in, NULL, 0);
+    size_t len = encode(buf, sizeof(buf), &in, &e, 1);
+    memmove(buf + h - WHEN_AT_INIT_BYTES, buf + h, len - h);
+    plog_rcur_t r = {buf, buf + len - WHEN_AT_INIT_BYTES, PLOG_OK};
+    memset(&wo, 0xff, sizeof(wo));
+    cr_assert_eq(plog_probe_get_info(&r, 9, &out, &wo), PLOG_OK);
+    cr_assert_eq(plog_probe_get_entry(&r, &out, 4, &got), PLOG_OK);
+    cr_assert_eq(r.p, r.end);
+    cr_assert(memcmp(&wo, &at0, sizeof(wo)) == 0);
+}
+
+/* a later probe is never seq 0, the probe at MPI_Init always; a probe ends after it starts;
+ * triggers are known */
+Test(probe, when_bad_values)
+{
+    plog_probe_info_t in = info(), out;
+    const plog_probe_when_t bad[] = {{0, PLOG_PROBE_EVERY, 1, 2}, {3, PLOG_PROBE_AT_INIT, 1, 2},
+                                     {2, PLOG_PROBE_PCONTROL, 9, 8}, {2, 3, 1, 2}};
+    uint8_t buf[PLOG_PROBE_BOUND(0)];
+    for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+        plog_wcur_t wc = {buf, buf + sizeof(buf), 0};
+        plog_probe_encode(&wc, &in, &bad[k], NULL, 0);
+        plog_rcur_t r = {buf, wc.p, PLOG_OK};
+        cr_assert_neq(plog_probe_get_info(&r, PLOG_VERSION, &out, NULL), PLOG_OK, "case %zu", k);
+    }
+    cr_assert_str_eq(plog_probe_trigger_name(PLOG_PROBE_AT_INIT), "init");
+    cr_assert_str_eq(plog_probe_trigger_name(PLOG_PROBE_EVERY), "every");
+    cr_assert_str_eq(plog_probe_trigger_name(PLOG_PROBE_PCONTROL), "pcontrol");
+    cr_assert_str_eq(plog_probe_trigger_name(9), "unknown");
 }
 
 Test(probe, quantiles_type7)

@@ -1776,7 +1776,7 @@ static char *probe_run(const plog_probe_entry_t e[2][4], const size_t n[2])
         cr_assert_eq(pgen_open(&g, dir, r, 2, 100), 0);
         uint8_t buf[PLOG_PROBE_BOUND(4)];
         plog_wcur_t w = {buf, buf + sizeof(buf), 0};
-        plog_probe_encode(&w, &in, e[r], n[r]);
+        plog_probe_encode(&w, &in, NULL, e[r], n[r]);
         cr_assert_eq(w.overflow, 0);
         cr_assert_eq(plog_writer_frame(&g.w, PLOG_FRAME_PROBE, 0, (uint32_t)n[r], buf,
                                        (size_t)(w.p - buf)), PLOG_OK);
@@ -1817,6 +1817,108 @@ Test(probeset, repeated_entries_are_refused)
             cr_assert_eq(got, PLOG_E_CORRUPT);
             cr_assert(strstr(err.msg, "rank-000001.plog") && strstr(err.msg, "two PROBE entries"),
                       "%s", err.msg);
+        }
+        plog_run_close(run);
+        pgen_rmdir(dir);
+        free(dir);
+    }
+}
+
+/* ==== every probe of a run (plog_probeseries_load) ======================================= */
+
+/* A 2-rank run; rank r's log holds the PROBE frames w[r][0..nw[r]) in that order, each with
+ * one pooled entry of that rank. */
+static char *series_run(const plog_probe_when_t w[2][4], const size_t nw[2])
+{
+    char *dir = pgen_tmpdir();
+    plog_probe_info_t in = {.mode = PLOG_PROBE_QUICK, .nsizes = 2, .sizes = {4096, 65536},
+                            .reps = 3, .rounds = 1, .elapsed_s = 0.1, .seed = 7};
+    for (int r = 0; r < 2; r++) {
+        pgen_rank_t g;
+        cr_assert_eq(pgen_open(&g, dir, r, 2, 100), 0);
+        for (size_t k = 0; k < nw[r]; k++) {
+            plog_probe_entry_t e = pentry(r, -1, 0, PLOG_PROBE_EXCHANGE);
+            uint8_t buf[PLOG_PROBE_BOUND(1)];
+            plog_wcur_t wc = {buf, buf + sizeof(buf), 0};
+            plog_probe_encode(&wc, &in, &w[r][k], &e, 1);
+            cr_assert_eq(plog_writer_frame(&g.w, PLOG_FRAME_PROBE, 0, 1, buf,
+                                           (size_t)(wc.p - buf)), PLOG_OK);
+        }
+        cr_assert_eq(pgen_close(&g, NULL, 0), 0);
+    }
+    return dir;
+}
+
+/* In seq order with both ranks' entries and the span over the ranks; a rank that lacks the
+ * last probe leaves it with the other's; plog_probeset_load keeps the probe at MPI_Init. */
+Test(probeseries, every_probe_in_order)
+{
+    const plog_probe_when_t w[2][4] = {
+        {{0, PLOG_PROBE_AT_INIT, 1000, 2000}, {1, PLOG_PROBE_EVERY, 5000, 6000},
+         {2, PLOG_PROBE_PCONTROL, 7000, 8000}},
+        {{0, PLOG_PROBE_AT_INIT, 1100, 2100}, {1, PLOG_PROBE_EVERY, 4900, 6100}}};
+    const size_t nw[2] = {3, 2};
+    char *dir = series_run(w, nw);
+    plog_run_t *run = open_ok(dir);
+    plog_probe_run_t *p;
+    size_t n;
+    plog_error_t err;
+    cr_assert_eq(plog_probeseries_load(run, &p, &n, &err), PLOG_OK, "%s", err.msg);
+    cr_assert_eq(n, 3);
+    int64_t ref = (int64_t)plog_run_time_ref(run);
+    const int want_ranks[3] = {2, 2, 1};
+    for (uint32_t k = 0; k < 3; k++) {
+        cr_assert_eq(p[k].seq, k);
+        cr_assert_eq(p[k].trigger, w[0][k].trigger);
+        cr_assert_eq(p[k].set.ranks, want_ranks[k]);
+        cr_assert_eq(p[k].set.n, (size_t)want_ranks[k]);
+        cr_assert_eq(p[k].set.info.nsizes, 2);
+    }
+    /* no clock samples: offset 0, times relative to rank 0's t_init */
+    cr_assert_eq(p[1].start_ns, 4900 - ref);
+    cr_assert_eq(p[1].end_ns, 6100 - ref);
+    plog_probeseries_free(p, n);
+    plog_probeset_t ps;
+    cr_assert_eq(plog_probeset_load(run, &ps, &err), PLOG_OK, "%s", err.msg);
+    cr_assert_eq(ps.ranks, 2);
+    cr_assert_eq(ps.n, 2);
+    plog_probeset_free(&ps);
+    plog_run_close(run);
+    pgen_rmdir(dir);
+    free(dir);
+}
+
+/* Out of order on a rank, or started by different triggers on two ranks: refused, naming the
+ * file. No probe at all: none, no error. */
+Test(probeseries, inconsistent_frames_are_refused)
+{
+    for (int c = 0; c < 4; c++) {
+        plog_probe_when_t w[2][4] = {
+            {{0, PLOG_PROBE_AT_INIT, 1000, 2000}, {1, PLOG_PROBE_EVERY, 5000, 6000}},
+            {{0, PLOG_PROBE_AT_INIT, 1000, 2000}, {1, PLOG_PROBE_EVERY, 5000, 6000}}};
+        size_t nw[2] = {2, 2};
+        const char *want = NULL;
+        switch (c) {
+        case 0: w[1][1].trigger = PLOG_PROBE_PCONTROL; want = "by pcontrol here"; break;
+        case 1: w[1][0] = w[1][1], w[1][1] = (plog_probe_when_t){0, PLOG_PROBE_AT_INIT, 7000, 8000};
+                want = "probe 0 after probe 1"; break;
+        case 2: w[1][1].t_start_ns = 1500; want = "starts before probe 0 ended"; break;
+        case 3: nw[0] = nw[1] = 0; break;
+        }
+        char *dir = series_run(w, nw);
+        plog_run_t *run = open_ok(dir);
+        plog_probe_run_t *p = (plog_probe_run_t *)1;
+        size_t n = 9;
+        plog_error_t err;
+        plog_err_t got = plog_probeseries_load(run, &p, &n, &err);
+        if (want) {
+            cr_assert_eq(got, PLOG_E_CORRUPT, "case %d", c);
+            cr_assert(strstr(err.msg, "rank-000001.plog") && strstr(err.msg, want), "%s",
+                      err.msg);
+        } else {
+            cr_assert_eq(got, PLOG_OK);
+            cr_assert_eq(n, 0);
+            cr_assert_null(p);
         }
         plog_run_close(run);
         pgen_rmdir(dir);
