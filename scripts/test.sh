@@ -126,6 +126,7 @@ if build "$bdir" --enable-werror MPICC="$mpicc"; then
   [ $mpitests -eq 1 ] && run_step "call sites ($mpi)" "$bdir/tests/mpi/run_callsite_tests.sh"
   [ $mpitests -eq 1 ] && run_step "collective steps ($mpi)" "$bdir/tests/mpi/run_steps_tests.sh"
   [ $mpitests -eq 1 ] && run_step "network probe ($mpi)" "$bdir/tests/mpi/run_probe_tests.sh"
+  [ $mpitests -eq 1 ] && run_step "network probes during the run ($mpi)" "$bdir/tests/mpi/run_probe_periodic_tests.sh"
   [ $mpitests -eq 1 ] && run_step "phases ($mpi)" "$bdir/tests/mpi/run_phases_tests.sh"
   [ $mpitests -eq 1 ] && run_step "export ($mpi)" "$bdir/tests/mpi/run_export_tests.sh"
   [ $mpitests -eq 1 ] && run_step "idle-wave mini-app ($mpi)" "$bdir/tests/mpi/run_idlewave_tests.sh"
