@@ -32,7 +32,7 @@ void pprobe_defaults_later(double budget_s, uint32_t seq, pprobe_opts_t *o)
 {
     pprobe_defaults(PPROBE_QUICK, o);
     o->budget_s = budget_s;
-    o->reps_min = 1;
+    o->reps_min = 2; /* one way: the lower rank of a pair sends on even repetitions */
     o->reps_max = 8;
     o->max_rounds = 1;
     o->round0 = (int)((seq - 1) % 65536); /* every pair after P-1 probes (P odd: P) */

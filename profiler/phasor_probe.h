@@ -65,7 +65,7 @@ typedef struct pprobe_opts {
 /* The defaults of each mode (budget 0.8 s, 3..200 reps, 16 rounds; full: 5 reps). */
 void pprobe_defaults(pprobe_mode_t mode, pprobe_opts_t *o);
 /* The shim's probes during the run (PHASOR_PROBE=...,every=N|pcontrol), number seq >= 1: quick,
- * sizes 4 and 64 KiB, one tournament round (seq - 1: every pair once in P-1 probes), 1..8
+ * sizes 4 and 64 KiB, one tournament round (seq - 1: every pair once in P-1 probes), 2..8
  * repetitions within budget_s, a seed of their own. */
 void pprobe_defaults_later(double budget_s, uint32_t seq, pprobe_opts_t *o);
 /* PHASOR_PROBE's budget=MS when not given: a later probe within 50 ms at 8 ranks. */
