@@ -14,8 +14,9 @@
  *                divided by its price by the run's network model when there is one (the
  *                run's probe or --model: the steps method of `phasor predict`); classed
  *                by (collective, communicator size, size bucket).
- *   probe        the periodic probes of PHASOR_PROBE=...,every=N|pcontrol: each probe's
- *                median per pair, size and way, at the probe's time.
+ *   probe        every probe of the run (at MPI_Init, and the periodic ones of
+ *                PHASOR_PROBE=...,every=N|pcontrol): each probe's median per pair, size and
+ *                way, at the probe's start.
  *
  * A sample belongs to links: its link kind (within a host, between hosts) and, between
  * hosts, the link of each host it leaves or enters ("host NAME"); collectives to the link
@@ -49,7 +50,7 @@ typedef struct hl_sample {
     uint64_t bytes;   /* messages, probe: the message's; collectives: the size class */
     uint32_t cls;     /* samples are compared within a class: messages 2 x size bucket + 1
                          between hosts; collectives an index of coll_class; probe 4 x size
-                         index + 2 x way + 1 between hosts */
+                         bucket + 2 x way + 1 between hosts */
     int32_t src, dst; /* world ranks; collectives: the first and last members to arrive */
 } hl_sample_t;
 
@@ -63,7 +64,7 @@ typedef struct hl_counts {
     uint64_t unmatched_sends, unmatched_recvs; /* left at the end of the log */
     uint64_t skipped_recvs;        /* cancelled, unknown source, or no start in the log */
     uint64_t colls, colls_kept;    /* blocking collective instances; complete and kept */
-    uint64_t probes;               /* periodic probes read */
+    uint64_t probes;               /* probes read (the one at MPI_Init included) */
 } hl_counts_t;
 
 typedef struct hl_opts {
@@ -93,6 +94,9 @@ typedef struct hl_samples {
  * missing model is not an error (collectives are then compared within their classes). */
 plog_err_t hl_collect(plog_run_t *run, const hl_opts_t *o, hl_samples_t *out, plog_error_t *err);
 void hl_samples_free(hl_samples_t *s);
+/* hl_collect's part for the probes (health_probe.c): every probe of the run, the one at
+ * MPI_Init included, into out->s[HL_SRC_PROBE] and out->c.probes. 0, or -1 with err filled. */
+int hl_probe_collect(const plog_run_t *run, hl_samples_t *out, plog_error_t *err);
 
 /* A window of one link. NAN where the window has too few samples for the statistic. */
 typedef struct hl_window {

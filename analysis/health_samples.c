@@ -242,6 +242,11 @@ plog_err_t hl_collect(plog_run_t *run, const hl_opts_t *o, hl_samples_t *out, pl
         rc = nomem(err, run);
         goto done;
     }
+    plog_error_t perr, *pe = err ? err : &perr;
+    if (hl_probe_collect(run, out, pe) != 0) {
+        rc = pe->code;
+        goto done;
+    }
     mm_counts_t mc;
     mm_counts(mm, &mc, &out->c.unmatched_sends, &out->c.unmatched_recvs);
     out->c.sends = mc.sends;

@@ -280,8 +280,9 @@ static void class_words(const hl_samples_t *hs, rg_kind_t kind, uint32_t cls, ch
     } else if (kind == RG_COLLECTIVES) {
         snprintf(buf, n, "%s", cls < hs->ncoll_class ? hs->coll_class[cls] : "?");
     } else {
-        snprintf(buf, n, "size index %u, %s, %s", cls / 4, (cls / 2) % 2 ? "one way" : "exchange",
-                 cls % 2 ? "between hosts" : "within a host");
+        uint32_t b = cls / 4;
+        snprintf(buf, n, "%llu B %s, %s", (unsigned long long)(b ? 1ull << (b - 1) : 0),
+                 (cls / 2) % 2 ? "one way" : "exchanged", cls % 2 ? "between hosts" : "within a host");
     }
 }
 

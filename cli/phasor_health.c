@@ -221,7 +221,8 @@ static void text_out(FILE *f, const char *path, const hl_samples_t *s, const hl_
         fprintf(f, "against their price by %s\n", s->model_source);
     else
         fprintf(f, "each against its own kind (no network model: the run made no probe)\n");
-    fprintf(f, "probe: %" PRIu64 " periodic probe%s\n", c->probes, c->probes == 1 ? "" : "s");
+    fprintf(f, "probe: %" PRIu64 " probe%s (the one at MPI_Init included; more with "
+               "PHASOR_PROBE=...,every=N)\n", c->probes, c->probes == 1 ? "" : "s");
     fprintf(f, "windows:");
     for (int k = 0; k < 3; k++)
         if (h->window_ns[k] > 0)
