@@ -1,13 +1,17 @@
 /* phasor_probe_sched.c: when the shim probes the network (PHASOR_PROBE, the protocols are
  * phasor_probe.c's): once inside MPI_Init (quick|full), then, if asked, a short quick probe at
- * the end of every N-th blocking collective on MPI_COMM_WORLD (every=N) and at
- * MPI_Pcontrol(2) (pcontrol). Each probe is a PROBE frame of its own with its number, what
+ * the end of every N-th blocking collective on a communicator of every rank (MPI_COMM_WORLD,
+ * its duplicates, a Cartesian communicator over it; every=N) and at MPI_Pcontrol(2)
+ * (pcontrol). Each probe is a PROBE frame of its own with its number, what
  * started it and its times (doc/log-format.md).
  *
  * A probe is collective: every rank must reach it at the same point. Collectives on one
  * communicator are called in the same order on every rank (MPI requires it, threads or not),
- * so the count of MPI_COMM_WORLD's blocking collectives is the same on every rank at each one
- * of them; Pcontrol(2) is taken as a collective on MPI_COMM_WORLD (the application calls it
+ * and collectives on communicators that overlap must be called in an order consistent on
+ * every rank, or the program may deadlock (MPI-3.1 section 5.14, "Correctness"); so the count
+ * of blocking collectives on communicators of every rank is the same on every rank at each
+ * one of them (an erroneous program that calls two of them in different orders on different
+ * ranks, and gets away with it, can hang under every=N); Pcontrol(2) is taken as a collective on MPI_COMM_WORLD (the application calls it
  * alike on every rank). The later probes run on a duplicate of MPI_COMM_WORLD made at the
  * first of them (a message of the application's can never match one of the probe's) and freed
  * at MPI_Finalize; phasor_shim_comm (Init, Finalize) is never in use at the same time. */
@@ -21,7 +25,7 @@
 uint32_t phasor_probe_every;
 static int pcontrol_on;
 static double budget_s;
-/* Blocking collectives on MPI_COMM_WORLD so far. Not a read-modify-write: two threads never
+/* Blocking collectives on communicators of every rank so far. Not a read-modify-write: two threads never
  * count at once, since MPI requires the application to order the collectives of one
  * communicator (the relaxed atomics only keep the compiler honest). */
 static uint64_t world_colls;
@@ -138,8 +142,16 @@ out:
 
 void phasor_probe_tick(MPI_Comm comm, int rc)
 {
-    if (comm != MPI_COMM_WORLD || rc != MPI_SUCCESS)
+    if (rc != MPI_SUCCESS)
         return;
+    if (comm != MPI_COMM_WORLD) {
+        /* another intracommunicator of every rank (a duplicate, a Cartesian one): most
+         * applications leave MPI_COMM_WORLD for one of these */
+        int inter = 1, n = 0;
+        if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter ||
+            PMPI_Comm_size(comm, &n) != MPI_SUCCESS || n != phasor_world_size)
+            return;
+    }
     phasor_thread_t *t = phasor_tls;
     if (t && __atomic_load_n(&t->depth, __ATOMIC_RELAXED) != 0)
         return; /* inside another wrapper (a Fortran one, say): the outer call counts */
