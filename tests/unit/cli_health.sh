@@ -112,5 +112,18 @@ expect_exit "regimes -o" 0 "$phasor" regimes --kmax 3 --restarts 0 --series mess
 check "one CSV per series, with its header" "head -1 '$tmp/rout/regimes-messages-inter-host.csv' | grep -q '^t_ns,value_s,regime' && [ -f '$tmp/rout/regimes-messages-intra-host.csv' ]"
 check "the SVGs parse" "xml_ok '$tmp/rout/regimes-messages-inter-host.svg' && xml_ok '$tmp/rout/regimes-messages-intra-host.svg'"
 check "the same seed gives the same output" "'$phasor' regimes --json --kmax 3 --seed 5 '$tmp/log' >'$tmp/s1' 2>/dev/null && '$phasor' regimes --json --kmax 3 --seed 5 '$tmp/log' >'$tmp/s2' 2>/dev/null && cmp -s '$tmp/s1' '$tmp/s2'"
+# ---- the probe series (periodic probes every 100 ms, 3x slower between the hosts in [4, 6] s) ----
+mkdir "$tmp/plog"
+"$mklog" "$tmp/plog" probes || bad "health_mklog with probes"
+expect_exit "health --json with probes" 0 "$phasor" health --json "$tmp/plog"
+cp "$tmp/out" "$tmp/hp.json"
+check "100 probes read" "json '$tmp/hp.json' 'd[\"counts\"][\"probes\"]==100'"
+check "probe windows of 100 ms" "json '$tmp/hp.json' 'd[\"window_ns\"][\"probe\"]==100000000'"
+check "the probes find the same span between the hosts, within one window" "json '$tmp/hp.json' 'sorted(w[\"link\"] for w in d[\"windows\"] if w[\"source\"]==\"probe\")==[\"host node0\",\"host node1\",\"inter-host\"] and all(abs(w[\"start_ns\"]-d[\"first_ns\"]-4e9)<=1e8 and abs(w[\"end_ns\"]-d[\"first_ns\"]-6e9)<=1e8 and abs(w[\"slowdown\"]-3)<0.3 for w in d[\"windows\"] if w[\"source\"]==\"probe\")'"
+expect_exit "regimes --series probe" 0 "$phasor" regimes --json --series probe --kmax 3 --restarts 1 "$tmp/plog"
+cp "$tmp/out" "$tmp/rp.json"
+check "probe series between and within the hosts" "json '$tmp/rp.json' '[s[\"name\"] for s in d[\"series\"]]==[\"probe/inter-host\",\"probe/intra-host\"]'"
+check "between: K = 2, 20 us and 60 us at 4 KiB (+-5 %), switches at 4 s and 6 s (+-0.1 s)" "json '$tmp/rp.json' 'd[\"series\"][0][\"k\"]==2 and abs(d[\"series\"][0][\"regimes\"][0][\"mean\"]/20e-6-1)<0.05 and abs(d[\"series\"][0][\"regimes\"][1][\"mean\"]/60e-6-1)<0.05 and [round((w[\"t_ns\"]-d[\"first_ns\"])/1e8) for w in d[\"series\"][0][\"switches\"]]==[40,60]'"
+check "within: K = 1" "json '$tmp/rp.json' 'd[\"series\"][1][\"k\"]==1'"
 [ -s "$tmp/json.err" ] && sed 's/^/     /' "$tmp/json.err" | tail -5
 cli_done
