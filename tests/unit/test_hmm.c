@@ -2,7 +2,10 @@
  * doc/notes/hmm-library.md: three regimes in log time (10, 15, 40 us, sd 0.05, stay
  * probability 0.99, T = 10^4) from a seeded generator. BIC picks K = 3, the parameters and
  * the Viterbi labels match the truth, EM never lowers log L, one far outlier does not break
- * the fit, a constant series is K = 1, bad input is rejected, and a seed gives one answer. */
+ * the fit, a constant series is K = 1, bad input is rejected, and a seed gives one answer.
+ * The outlier policy of hmm_select: three isolated spikes are outliers, not a regime; a
+ * persistent regime of 1 % of the samples is a regime. hmm_loglik and hmm_fit_from agree
+ * with the fit (hmm_ref.sh compares them with an independent implementation). */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdint.h>
@@ -100,19 +103,27 @@ Test(hmm, bic_picks_three_regimes)
     hmm_free(&m);
 }
 
+/* Checks log L along each start's iterations: iter 0 is the start's own log L, each
+ * later one must not fall by more than round-off (1e-9 |log L|). A start resumed after the
+ * screening (iter > 1 after another start's) continues from its last value. */
 typedef struct lltrace {
-    int n, bad, start;
-    double last;
+    int n, bad, steps;
+    double last[64];
+    int last_iter[64];
 } lltrace_t;
 
 static void on_iter(void *ctx, int start, int iter, double ll)
 {
     lltrace_t *tr = ctx;
-    if (start != tr->start || iter == 1)
-        tr->start = start, tr->last = -INFINITY;
-    if (ll < tr->last - 1e-9 * fabs(ll))
-        tr->bad++;
-    tr->last = ll;
+    cr_assert(start >= 0 && start < 64);
+    if (iter > 0) {
+        cr_expect_eq(tr->last_iter[start], iter - 1, "start %d: iter %d after %d", start,
+                     iter, tr->last_iter[start]);
+        if (ll < tr->last[start] - 1e-9 * fabs(ll))
+            tr->bad++;
+        tr->steps++;
+    }
+    tr->last[start] = ll, tr->last_iter[start] = iter;
     tr->n++;
 }
 
@@ -120,16 +131,23 @@ Test(hmm, em_never_lowers_loglik)
 {
     static double x[NT];
     static int st[NT];
-    gen(x, st, NT, 43);
-    for (int K = 1; K <= 4; K++) {
-        lltrace_t tr = {.start = -1};
-        hmm_opts_t o = {.restarts = 2, .seed = 3, .on_iter = on_iter, .ctx = &tr};
-        hmm_t m;
-        char why[200] = "";
-        cr_assert_eq(hmm_fit(x, NT, K, &o, &m, why, sizeof(why)), 0, "%s", why);
-        cr_expect(tr.n > 0);
-        cr_expect_eq(tr.bad, 0, "K = %d: log L fell %d times", K, tr.bad);
-        hmm_free(&m);
+    for (uint64_t seed = 43; seed < 47; seed++) {
+        gen(x, st, NT, seed);
+        if (seed == 45) /* one spike, the case that made the emissions log-space */
+            x[NT / 3] = log(1e-3);
+        for (int K = 1; K <= 5; K++) {
+            lltrace_t tr = {.n = 0};
+            hmm_opts_t o = {.restarts = 3, .seed = seed, .on_iter = on_iter, .ctx = &tr,
+                            .screen_iter = seed == 46 ? -1 : 0};
+            hmm_t m;
+            char why[200] = "";
+            cr_assert_eq(hmm_fit(x, seed == 44 ? 3000 : NT, K, &o, &m, why, sizeof(why)), 0,
+                         "%s", why);
+            cr_expect(tr.steps > 0);
+            cr_expect_eq(tr.bad, 0, "seed %d K = %d: log L fell %d times in %d steps",
+                         (int)seed, K, tr.bad, tr.steps);
+            hmm_free(&m);
+        }
     }
     /* The same through the iteration cap: more iterations never give less. */
     double prev = -INFINITY;
@@ -245,4 +263,111 @@ Test(hmm, states_sorted_from_any_start)
             cr_expect(m.A[k * 3 + k] > 0.95, "A[%d][%d] = %g", k, k, m.A[k * 3 + k]);
         hmm_free(&m);
     }
+}
+
+/* Two persistent regimes (10 and 20 us, sd 0.05, stay 0.99) in log time; T = 10^4. */
+static void gen2(double *x, int *state, size_t T, uint64_t seed)
+{
+    uint64_t s = seed;
+    int k = 0;
+    for (size_t t = 0; t < T; t++) {
+        if (t > 0 && unif(&s) >= 0.99)
+            k = 1 - k;
+        state[t] = k;
+        x[t] = log(k ? 2e-5 : 1e-5) + SD * gauss(&s);
+    }
+}
+
+Test(hmm, isolated_spikes_are_outliers)
+{
+    static double x[NT];
+    static int st[NT], lab[NT];
+    gen2(x, st, NT, 50);
+    const size_t at[3] = {1234, 5678, 9012};
+    x[at[0]] = log(1e-3), x[at[1]] = log(2e-3), x[at[2]] = log(5e-4);
+    hmm_opts_t o = {.restarts = 2, .seed = 5};
+    hmm_t m;
+    double bic[5];
+    char why[200] = "";
+    /* without the policy BIC gives the spikes states of their own */
+    hmm_opts_t off = o;
+    off.min_state = -1;
+    cr_assert_eq(hmm_select(x, NT, 5, &off, &m, bic, why, sizeof(why)), 0, "%s", why);
+    cr_expect_gt(m.K, 2, "without the policy K = %d", m.K);
+    cr_expect_eq(m.n_outliers, 0);
+    cr_expect_null(m.outlier);
+    hmm_free(&m);
+    cr_assert_eq(hmm_select(x, NT, 5, &o, &m, bic, why, sizeof(why)), 0, "%s", why);
+    cr_expect_eq(m.K, 2, "K = %d", m.K);
+    cr_assert_eq(m.n_outliers, 3, "%zu outliers", m.n_outliers);
+    cr_assert_not_null(m.outlier);
+    size_t n = 0;
+    for (size_t t = 0; t < NT; t++)
+        n += m.outlier[t];
+    cr_expect_eq(n, 3);
+    for (int i = 0; i < 3; i++)
+        cr_expect(m.outlier[at[i]], "the spike at %zu is not an outlier", at[i]);
+    cr_expect_eq(m.n, NT - 3);
+    cr_expect(fabs(hmm_bic(&m, m.n) - bic[1]) < 1e-6, "bic %g, %g", hmm_bic(&m, m.n), bic[1]);
+    cr_expect(fabs(m.mu[0] - log(1e-5)) < 0.01 && fabs(m.mu[1] - log(2e-5)) < 0.01,
+              "mu %g %g", m.mu[0], m.mu[1]);
+    cr_assert_eq(hmm_viterbi_mask(&m, x, NT, m.outlier, lab), 0);
+    size_t ok = 0;
+    for (size_t t = 0; t < NT; t++)
+        ok += m.outlier[t] || lab[t] == st[t];
+    cr_expect(ok > 0.99 * NT, "accuracy %g", (double)ok / NT);
+    for (int i = 0; i < 3; i++) /* labelled by the nearest state: the slower one */
+        cr_expect_eq(lab[at[i]], 1);
+    hmm_free(&m);
+}
+
+Test(hmm, a_rare_persistent_regime_is_a_regime)
+{
+    static double x[NT];
+    static int st[NT], lab[NT];
+    gen2(x, st, NT, 51);
+    uint64_t s = 77;
+    for (int r = 0; r < 4; r++) /* 1 %: four runs of 25 samples at 40 us */
+        for (size_t t = 1000 + 2300 * (size_t)r; t < 1025 + 2300 * (size_t)r; t++)
+            st[t] = 2, x[t] = log(4e-5) + SD * gauss(&s);
+    hmm_opts_t o = {.restarts = 2, .seed = 5};
+    hmm_t m;
+    char why[200] = "";
+    cr_assert_eq(hmm_select(x, NT, 5, &o, &m, NULL, why, sizeof(why)), 0, "%s", why);
+    cr_expect_eq(m.K, 3, "K = %d", m.K);
+    cr_expect_eq(m.n_outliers, 0, "%zu outliers", m.n_outliers);
+    cr_assert_eq(hmm_viterbi_mask(&m, x, NT, m.outlier, lab), 0);
+    size_t ok = 0, rare = 0;
+    for (size_t t = 0; t < NT; t++)
+        ok += lab[t] == st[t], rare += st[t] == 2 && lab[t] == 2;
+    cr_expect(ok > 0.99 * NT, "accuracy %g", (double)ok / NT);
+    cr_expect_eq(rare, 100, "%zu of the rare regime's 100 samples", rare);
+    hmm_free(&m);
+}
+
+Test(hmm, loglik_and_fit_from)
+{
+    static double x[NT];
+    static int st[NT];
+    gen(x, st, 3000, 52);
+    hmm_opts_t o = {.restarts = 1, .seed = 2};
+    hmm_t m, f;
+    cr_assert_eq(hmm_fit(x, 3000, 3, &o, &m, NULL, 0), 0);
+    double ll = hmm_loglik(&m, x, 3000);
+    cr_expect(fabs(ll - m.loglik) < 1e-9 * fabs(ll), "hmm_loglik %.12g, fit %.12g", ll,
+              m.loglik);
+    /* from the fitted model EM has nowhere to go: one iteration keeps log L */
+    hmm_opts_t one = {.max_iter = 1, .tol = 1e-300};
+    cr_assert_eq(hmm_fit_from(x, 3000, &m, &one, &f, NULL, 0), 0);
+    cr_expect_eq(f.iterations, 1);
+    cr_expect(f.loglik >= m.loglik - 1e-9 * fabs(m.loglik));
+    cr_expect(f.loglik - m.loglik < 1e-3, "%.12g after %.12g", f.loglik, m.loglik);
+    hmm_free(&f);
+    hmm_t bad = m;
+    bad.K = 0;
+    cr_expect_eq(hmm_fit_from(x, 3000, &bad, NULL, &f, NULL, 0), -1);
+    cr_expect(isnan(hmm_loglik(&bad, x, 3000)));
+    x[7] = NAN;
+    cr_expect(isnan(hmm_loglik(&m, x, 3000)));
+    hmm_free(&m);
 }
