@@ -69,9 +69,9 @@ int hmm_fit(const double *x, size_t T, int K, const hmm_opts_t *o, hmm_t *out, c
 
 /* Runs EM from init's parameters (K = init->K; sd at least the variance floor's root) as
  * one start: max_iter iterations or until tol, on_iter called with start 0. With tol tiny
- * (1e-300) it runs exactly max_iter iterations (tests/unit/hmm_ref.sh compares them with an
- * independent Baum-Welch). States sorted by mean in *out; pi and A of init must be
- * probabilities. */
+ * (1e-300) it runs max_iter iterations unless log L stops changing at all
+ * (tests/unit/hmm_ref.sh compares them with an independent Baum-Welch). States sorted by
+ * mean in *out; pi and A of init must be probabilities. */
 int hmm_fit_from(const double *x, size_t T, const hmm_t *init, const hmm_opts_t *o,
                  hmm_t *out, char *why, size_t nwhy);
 

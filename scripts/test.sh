@@ -105,6 +105,7 @@ if build "$bdir" --enable-werror MPICC="$mpicc"; then
     [ -x "$t" ] && [ -f "$t" ] || continue
     run_step "unit $(basename "$t")" "$t" --jobs=2
   done
+  [ -x "$top/tests/unit/hmm_ref.sh" ] && run_step "hmm against a Python Baum-Welch" "$top/tests/unit/hmm_ref.sh" "$bdir/tests/unit/hmm_ref_dump"
   [ -x "$top/tests/unit/cli_dump.sh" ] && run_step "cli dump" "$top/tests/unit/cli_dump.sh" "$bdir/phasor" "$top/tests/data"
   [ -x "$top/tests/unit/cli_report.sh" ] && run_step "cli report" "$top/tests/unit/cli_report.sh" "$bdir/phasor" "$top/tests/data"
   [ -x "$top/tests/unit/cli_golden.sh" ] && run_step "cli golden logs as their generator makes them" "$top/tests/unit/cli_golden.sh" "$bdir/phasor" "$bdir/tests/unit/plog_mkgolden" "$top/tests/data"
