@@ -122,14 +122,18 @@ int rg_fit_values(rg_series_t *s, const int64_t *t, const double *x, size_t n,
     if (hmm_select(x, n, kmax, &ho, &s->model, s->bic, why, nwhy) != 0)
         return -1;
     s->k = s->model.K;
+    s->outliers = s->model.n_outliers;
+    /* BIC = -2 log L + p ln T, T the samples fitted (the outliers set aside) */
+    double tf = (double)(s->model.n ? s->model.n : n);
     for (int k = 1; k <= kmax; k++)
-        if (isfinite(s->bic[k - 1])) /* BIC = -2 log L + p ln T */
-            s->loglik[k - 1] = -0.5 * (s->bic[k - 1] - (double)(k * k + 2 * k - 1) * log((double)n));
+        if (isfinite(s->bic[k - 1]))
+            s->loglik[k - 1] = -0.5 * (s->bic[k - 1] - (double)(k * k + 2 * k - 1) * log(tf));
     s->label = malloc(n * sizeof(int));
     s->t = malloc(n * sizeof(int64_t));
     s->v = malloc(n * sizeof(double));
+    /* outliers are labelled by the regime most likely at their value */
     if (s->label == NULL || s->t == NULL || s->v == NULL ||
-        hmm_viterbi(&s->model, x, n, s->label) != 0) {
+        hmm_viterbi_mask(&s->model, x, n, s->model.outlier, s->label) != 0) {
         snprintf(why, nwhy, "out of memory labelling %zu samples", n);
         return -1;
     }
@@ -393,9 +397,11 @@ static plog_err_t iterations(plog_run_t *run, const rg_opts_t *o, rg_series_t *s
         goto out;
     }
     s->k = s->model.K;
+    s->outliers = s->model.n_outliers;
+    double tf = (double)(s->model.n ? s->model.n : nx);
     for (int k = 1; k <= kmax; k++)
         if (isfinite(s->bic[k - 1]))
-            s->loglik[k - 1] = -0.5 * (s->bic[k - 1] - (double)(k * k + 2 * k - 1) * log((double)nx));
+            s->loglik[k - 1] = -0.5 * (s->bic[k - 1] - (double)(k * k + 2 * k - 1) * log(tf));
     /* label every rank; per iteration the label most ranks have, at the median end time */
     int *votes = calloc(maxit * (size_t)s->k, sizeof(int));
     int64_t *ends = malloc((size_t)P * sizeof(int64_t));
