@@ -13,14 +13,14 @@
 int64_t hl_auto_window(size_t n, int64_t t0, int64_t t1)
 {
     int64_t span = t1 > t0 ? t1 - t0 : 1;
-    if (n < 100)
+    if (n < 2 * HL_PER_WINDOW)
         return span;
     static const int64_t m[3] = {1, 2, 5};
     for (int64_t dec = 1000000; dec <= span; dec *= 10)
         for (int k = 0; k < 3; k++) {
             int64_t w = m[k] * dec;
             double per = (double)n * (double)w / (double)span;
-            if (per >= 50.0 && span / w <= 2000)
+            if (per >= HL_PER_WINDOW && span / w <= 2000)
                 return w;
         }
     return span;
@@ -83,7 +83,10 @@ static int link_windows(ent_t *e, size_t n, size_t nw, int64_t t0, int64_t w, in
         free(med);
         return -1;
     }
-    /* the run's best per class: the 10th percentile of its window medians */
+    /* the run's best per class: the 25th percentile of its window medians, the level a
+     * quarter of the run reached; lower quantiles follow a few lucky windows, and timings
+     * that sit at several sharp values (TCP pacing, two flows sharing a link) make those
+     * lucky windows common */
     qsort(e, n, sizeof(ent_t), cmp_cls_k);
     for (size_t a = 0; a < n;) {
         size_t b = a;
@@ -104,7 +107,7 @@ static int link_windows(ent_t *e, size_t n, size_t nw, int64_t t0, int64_t w, in
         double ref;
         if (nm >= 3) {
             qsort(med, nm, sizeof(double), cmp_dbl);
-            ref = pstat_quantile(med, nm, 0.1);
+            ref = pstat_quantile(med, nm, HL_BEST_Q);
         } else {
             for (size_t q = a; q < b; q++)
                 tmp[q - a] = e[q].value;
@@ -174,9 +177,9 @@ static int link_windows(ent_t *e, size_t n, size_t nw, int64_t t0, int64_t w, in
     return 0;
 }
 
-/* The window length of one source's samples. */
-static int64_t source_window(const hl_samples_t *s, hl_source_t src, int64_t t0, int64_t t1)
+int64_t hl_source_window(const hl_samples_t *s, hl_source_t src)
 {
+    int64_t t0 = s->t_first, t1 = s->t_last;
     const hl_sample_t *v = s->s[src];
     size_t n = s->n[src];
     if (src != HL_SRC_PROBE)
@@ -247,7 +250,7 @@ int hl_health(const hl_samples_t *s, const hl_opts_t *o, hl_health_t *out)
         size_t n = s->n[src];
         if (n == 0)
             continue;
-        int64_t w = o && o->window_ns > 0 ? o->window_ns : source_window(s, src, t0, t1);
+        int64_t w = o && o->window_ns > 0 ? o->window_ns : hl_source_window(s, src);
         if (w <= 0)
             w = 1;
         out->window_ns[src] = w;

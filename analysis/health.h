@@ -21,7 +21,7 @@
  * A sample belongs to links: its link kind (within a host, between hosts) and, between
  * hosts, the link of each host it leaves or enters ("host NAME"); collectives to the link
  * "collectives". Per link and window: the slowdown (the median, over the window's samples,
- * of each one's duration over the run's best for its class: the 10th percentile of its
+ * of each one's duration over the run's best for its class: the 25th percentile of its
  * class's window medians), latency (median duration of messages <= 4 KiB) and bandwidth
  * (median of bytes / duration over messages >= 64 KiB). Windows whose slowdown reaches the
  * threshold departed from the run's best; runs of them are merged into spans.
@@ -139,9 +139,16 @@ int hl_health(const hl_samples_t *s, const hl_opts_t *o, hl_health_t *out);
 void hl_health_free(hl_health_t *h);
 
 /* The automatic window for n samples over [t0, t1]: the smallest 1-2-5 x 10^k ns (>= 1 ms)
- * that holds 50 samples on average and gives at most 2000 windows; the whole span when
- * there are too few samples. */
+ * that holds HL_PER_WINDOW samples on average and gives at most 2000 windows; the whole span
+ * when there are too few samples. */
+#define HL_PER_WINDOW 100
 int64_t hl_auto_window(size_t n, int64_t t0, int64_t t1);
+/* The window hl_health uses for a source without --window: hl_auto_window over the run for
+ * messages and collectives; for the probe, the smallest 1-2-5 x 10^k ns at least the median
+ * gap between probes (one probe a window). */
+int64_t hl_source_window(const hl_samples_t *s, hl_source_t src);
+/* The quantile of a class's window medians taken as the run's best */
+#define HL_BEST_Q 0.25
 
 /* The size bucket of a message: 0 for 0 bytes, else 1 + floor(log2 bytes). */
 uint32_t hl_bucket(uint64_t bytes);

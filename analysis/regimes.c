@@ -55,6 +55,11 @@ static void opts_of(const rg_opts_t *o, int *kmax, hmm_opts_t *ho, size_t *maxn)
     *maxn = o && o->max_samples > 0 ? o->max_samples : 1000000;
 }
 
+static double resolution_of(const rg_opts_t *o)
+{
+    return o && o->resolution > 0 ? o->resolution : RG_RESOLUTION;
+}
+
 /* Regimes (count, mean, sd, share) from labels of x (ln seconds). */
 static int regimes_of(rg_series_t *s, const double *x, const int *lab, size_t n)
 {
@@ -106,6 +111,33 @@ static int switches_of(rg_series_t *s, const int64_t *t, const int *lab, size_t 
     return 0;
 }
 
+/* hmm_select over 1..kmax into *m (bic[] of every K), then, while two neighbouring regimes
+ * of the chosen model are closer than the resolution (a factor in time), the selection again
+ * below that K: regimes a few percent apart are statistically distinct on long series, and
+ * are one regime to whoever asks when the network changed. *kbic: BIC's own choice. */
+static int select_resolved(const double *x, size_t n, int kmax, const hmm_opts_t *ho,
+                           double resolution, hmm_t *m, double *bic, int *kbic, char *why,
+                           size_t nwhy)
+{
+    if (hmm_select(x, n, kmax, ho, m, bic, why, nwhy) != 0)
+        return -1;
+    *kbic = m->K;
+    double gap = resolution > 1 ? log(resolution) : 0;
+    for (;;) {
+        int close = 0;
+        for (int k = 1; k < m->K; k++)
+            close |= m->mu[k] - m->mu[k - 1] < gap;
+        if (!close)
+            return 0;
+        hmm_t fewer;
+        double scratch[RG_KMAX];
+        if (hmm_select(x, n, m->K - 1, ho, &fewer, scratch, why, nwhy) != 0)
+            return 0; /* keep what there is */
+        hmm_free(m);
+        *m = fewer;
+    }
+}
+
 int rg_fit_values(rg_series_t *s, const int64_t *t, const double *x, size_t n,
                   const rg_opts_t *o, char *why, size_t nwhy)
 {
@@ -119,7 +151,8 @@ int rg_fit_values(rg_series_t *s, const int64_t *t, const double *x, size_t n,
     s->samples = n;
     if (n == 0)
         return 0;
-    if (hmm_select(x, n, kmax, &ho, &s->model, s->bic, why, nwhy) != 0)
+    if (select_resolved(x, n, kmax, &ho, resolution_of(o), &s->model, s->bic, &s->k_bic, why,
+                        nwhy) != 0)
         return -1;
     s->k = s->model.K;
     s->outliers = s->model.n_outliers;
@@ -290,6 +323,27 @@ static void class_words(const hl_samples_t *hs, rg_kind_t kind, uint32_t cls, ch
     }
 }
 
+/* Replaces t, x (n samples by time) by the median of each window of w from t0 that has
+ * RG_WINDOW_MIN samples, at the window's start; returns how many. */
+static size_t window_medians(int64_t *t, double *x, size_t n, int64_t t0, int64_t w)
+{
+    size_t k = 0;
+    for (size_t a = 0; a < n;) {
+        int64_t win = (t[a] - t0) / w;
+        size_t b = a;
+        while (b < n && (t[b] - t0) / w == win)
+            b++;
+        if (b - a >= RG_WINDOW_MIN) {
+            qsort(x + a, b - a, sizeof(double), cmp_dbl);
+            double med = pstat_quantile(x + a, b - a, 0.5);
+            t[k] = t0 + win * w;
+            x[k++] = med;
+        }
+        a = b;
+    }
+    return k;
+}
+
 /* ---- iterations ---- */
 
 typedef struct rmed {
@@ -391,7 +445,8 @@ static plog_err_t iterations(plog_run_t *run, const rg_opts_t *o, rg_series_t *s
         rc = PLOG_OK;
         goto out;
     }
-    if (hmm_select(x, nx, kmax, &ho, &s->model, s->bic, why, sizeof(why)) != 0) {
+    if (select_resolved(x, nx, kmax, &ho, resolution_of(o), &s->model, s->bic, &s->k_bic, why,
+                        sizeof(why)) != 0) {
         rc = plog_fail(err, PLOG_E_USAGE, path, PLOG_NO_OFFSET,
                        "the iterations' regimes could not be fitted: %s", why);
         goto out;
@@ -540,8 +595,26 @@ plog_err_t rg_series_fit(plog_run_t *run, const hl_samples_t *hs, rg_kind_t kind
     size_t m = 0, n = 0;
     uint32_t dom = 0;
     double dmed = NAN;
-    if (sample_series(hs->s[src], hs->n[src], kind, link, maxn, &t, &x, &m, &n, &dom, &dmed) != 0)
+    int per_sample = o && o->per_sample;
+    if (sample_series(hs->s[src], hs->n[src], kind, link, per_sample ? maxn : SIZE_MAX, &t, &x,
+                      &m, &n, &dom, &dmed) != 0)
         return plog_fail(err, PLOG_E_NOMEM, path, PLOG_NO_OFFSET, "out of memory");
+    if (!per_sample && m > 0) {
+        int64_t w = o && o->window_ns > 0 ? o->window_ns
+                  : kind == RG_PROBE      ? hl_source_window(hs, src)
+                                          : hl_auto_window(m, t[0], t[m - 1]);
+        size_t nw = window_medians(t, x, m, hs->t_first, w);
+        if (nw >= RG_MIN_WINDOWS || (o && o->window_ns > 0)) {
+            m = nw;
+            out->window_ns = w;
+        } else { /* too few windows for a series: every sample, thinned */
+            free(t);
+            free(x);
+            if (sample_series(hs->s[src], hs->n[src], kind, link, maxn, &t, &x, &m, &n, &dom,
+                              &dmed) != 0)
+                return plog_fail(err, PLOG_E_NOMEM, path, PLOG_NO_OFFSET, "out of memory");
+        }
+    }
     out->total = n;
     if (m == 0) {
         free(t);
@@ -551,7 +624,8 @@ plog_err_t rg_series_fit(plog_run_t *run, const hl_samples_t *hs, rg_kind_t kind
     }
     char cw[128];
     class_words(hs, kind, dom, cw, sizeof(cw));
-    snprintf(out->quantity, sizeof(out->quantity), "%s time scaled to %.100s (s)",
+    snprintf(out->quantity, sizeof(out->quantity), "%s%s time scaled to %.100s (s)",
+             out->window_ns ? "the window median of " : "",
              kind == RG_MESSAGES ? "a message's" : kind == RG_COLLECTIVES ? "a collective's"
                                                                            : "a probe median's",
              cw);

@@ -35,6 +35,11 @@ int rg_kind_parse(const char *s);      /* -1: none of them */
  * (a clock's granularity, a library's fixed path); without a floor a handful of equal
  * values is a state of zero width and unbounded likelihood, which BIC always takes. */
 #define RG_MIN_SD 0.01
+/* Neighbouring regimes less than 25 % apart in time are one (BIC would keep them apart on long
+ * series: a steady network's windows still drift by a few percent). */
+#define RG_RESOLUTION 1.25
+#define RG_WINDOW_MIN 3   /* samples a window's median needs */
+#define RG_MIN_WINDOWS 20 /* fewer windows: the series is every sample */
 
 typedef struct rg_opts {
     int kmax;            /* 1..RG_KMAX; <= 0: 6 */
@@ -44,6 +49,11 @@ typedef struct rg_opts {
     int fit_ranks;       /* iterations: ranks the model is fitted on; <= 0: 20 */
     ph_mark_spec_t marks;/* iterations: the boundaries (phases.h) */
     double min_sd;       /* least sd of a regime on ln(seconds); <= 0: RG_MIN_SD */
+    int per_sample;      /* messages, collectives, probe: fit every sample, not window medians */
+    double resolution;   /* regimes closer than this factor in time are one; <= 0:
+                            RG_RESOLUTION; 1: BIC alone */
+    int64_t window_ns;   /* their windows; <= 0: hl_auto_window over the series (probe: one
+                            probe a window, hl_source_window) */
 } rg_opts_t;
 
 typedef struct rg_regime {
@@ -63,9 +73,12 @@ typedef struct rg_series {
     char name[64];        /* "messages/inter-host", "iterations", ... */
     char quantity[160];   /* what one value is */
     size_t total;         /* samples the source gave */
-    size_t samples;       /* fitted (thinned when total > max_samples) */
+    size_t samples;       /* points fitted: windows, or samples (thinned when total >
+                             max_samples) */
+    int64_t window_ns;    /* the windows whose medians were fitted; 0: every sample */
     size_t outliers;      /* samples set aside as outliers by the fit (models/hmm.h) */
     int kmax, k;          /* tried 1..kmax; chosen */
+    int k_bic;            /* BIC's choice, before regimes closer than the resolution merged */
     double bic[RG_KMAX], loglik[RG_KMAX]; /* per K (index K-1); NAN where the fit failed */
     hmm_t model;
     rg_regime_t *reg;     /* k of them, fastest first */

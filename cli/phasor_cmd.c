@@ -3,6 +3,7 @@
 #include <assert.h>
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -120,4 +121,27 @@ int phasor_finish_out(const char *cmd, out_t *o)
         return PHASOR_EXIT_INPUT;
     }
     return PHASOR_EXIT_OK;
+}
+
+/* "200ms", "1.5s", "5000us", "100000ns", "2" (seconds) into ns > 0; -1 when not. */
+int64_t phasor_duration_ns(const char *s)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || !(v > 0) || !isfinite(v))
+        return -1;
+    double mul = 1e9;
+    if (*end == '\0' || strcmp(end, "s") == 0)
+        mul = 1e9;
+    else if (strcmp(end, "ms") == 0)
+        mul = 1e6;
+    else if (strcmp(end, "us") == 0)
+        mul = 1e3;
+    else if (strcmp(end, "ns") == 0)
+        mul = 1;
+    else
+        return -1;
+    double ns = v * mul;
+    return ns >= 1 && ns < 9e18 ? (int64_t)ns : -1;
 }

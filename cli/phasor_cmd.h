@@ -5,6 +5,8 @@
 #ifndef PHASOR_CMD_H
 #define PHASOR_CMD_H
 
+#include <stdint.h>
+
 #define PHASOR_EXIT_OK 0    /* success */
 #define PHASOR_EXIT_INPUT 1 /* bad input: a one-line reason naming the file went to stderr */
 #define PHASOR_EXIT_USAGE 2 /* bad usage */
@@ -26,6 +28,10 @@ int phasor_getopt_error(const char *cmd, int c, char **argv);
 /* --rank R: *rank = R, a world rank (0 .. INT32_MAX); else the usage error. Returns
  * PHASOR_EXIT_OK or PHASOR_EXIT_USAGE. */
 int phasor_rank_arg(const char *cmd, const char *arg, long *rank);
+
+/* A duration: "200ms", "1.5s", "5000us", "100000ns", or a bare number of seconds, into ns
+ * (>= 1); -1 when it is none of these. */
+int64_t phasor_duration_ns(const char *s);
 
 /* The form of a subcommand whose output is one table: text, or --csv / --json (tablew.h). */
 typedef enum phasor_fmt { PHASOR_FMT_TEXT, PHASOR_FMT_CSV, PHASOR_FMT_JSON } phasor_fmt_t;

@@ -30,7 +30,7 @@ static void usage(FILE *o)
             "between hosts) and per host's link: latency, bandwidth and the slowdown against the\n"
             "run's best over time, and the windows where it departed from it.\n"
             "  --window DURATION  window length (e.g. 200ms, 1s, 5000us; a bare number is\n"
-            "                  seconds); default: per source, 50 samples a window on average\n"
+            "                  seconds); default: per source, 100 samples a window on average\n"
             "                  (messages, collectives) or one probe a window\n"
             "  --threshold X   a window departed when its slowdown is >= X (default %.1f)\n"
             "  --model FILE    price the collectives with this model file (default: the run's\n"
@@ -49,29 +49,6 @@ typedef struct health_args {
     int json;
 } health_args_t;
 
-/* "200ms", "1.5s", "5000us", "100000ns", "2" (seconds) into ns > 0; -1 when not. */
-static int64_t duration_ns(const char *s)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || !(v > 0) || !isfinite(v))
-        return -1;
-    double mul = 1e9;
-    if (*end == '\0' || strcmp(end, "s") == 0)
-        mul = 1e9;
-    else if (strcmp(end, "ms") == 0)
-        mul = 1e6;
-    else if (strcmp(end, "us") == 0)
-        mul = 1e3;
-    else if (strcmp(end, "ns") == 0)
-        mul = 1;
-    else
-        return -1;
-    double ns = v * mul;
-    return ns >= 1 && ns < 9e18 ? (int64_t)ns : -1;
-}
-
 static int parse_args(int argc, char **argv, health_args_t *a)
 {
     static const struct option opts[] = {
@@ -85,7 +62,7 @@ static int parse_args(int argc, char **argv, health_args_t *a)
     while ((ch = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
         switch (ch) {
         case 'w':
-            if ((a->o.window_ns = duration_ns(optarg)) < 0)
+            if ((a->o.window_ns = phasor_duration_ns(optarg)) < 0)
                 return phasor_usage_error("health", "--window: '%s' is not a duration (200ms, "
                                           "1s, 5000us, 100000ns)", optarg);
             break;

@@ -27,7 +27,8 @@ static void usage(FILE *o)
     fprintf(o,
             "Usage: phasor regimes <log-dir> [--series LIST] [--kmax K] [--restarts N]\n"
             "                      [--seed S] [--max-samples N] [--fit-ranks N] [--marker SPEC]\n"
-            "                      [--model FILE] [--max-switches N] [--json] [-o DIR]\n"
+            "                      [--model FILE] [--max-switches N] [--window DURATION]\n"
+            "                      [--per-sample] [--json] [-o DIR]\n"
             "Latency regimes of the run's timing series: a Gaussian hidden Markov model of the\n"
             "log of each time, K regimes chosen by BIC, every sample labelled (Viterbi).\n"
             "  --series LIST   comma-separated: messages (matched point-to-point messages the\n"
@@ -39,7 +40,15 @@ static void usage(FILE *o)
             "  --restarts N    random starts of the fit besides the quantile and k-means ones\n"
             "                  (default 5)\n"
             "  --seed S        seed of the random starts (default 0)\n"
-            "  --max-samples N longer series are thinned evenly to N samples (default 1000000)\n"
+            "  --window DURATION  messages, collectives, probe: the series is the median of each\n"
+            "                  window (a single message's time sits at several sharp values even\n"
+            "                  on a steady network); default: 100 samples a window on average\n"
+            "                  (probe: one probe a window); fewer than 20 windows: every sample\n"
+            "  --per-sample    fit every sample instead of window medians\n"
+            "  --resolution X  regimes closer than a factor X in time are one (default 1.25;\n"
+            "                  1: BIC alone)\n"
+            "  --max-samples N with --per-sample, longer series are thinned evenly to N samples\n"
+            "                  (default 1000000)\n"
             "  --fit-ranks N   iterations: fit on N ranks picked evenly by median iteration\n"
             "                  time, then label every rank (default 20)\n"
             "  --marker SPEC   iterations: the boundaries, as phasor phases --marker (auto,\n"
@@ -107,6 +116,8 @@ static int parse_args(int argc, char **argv, regimes_args_t *a)
         {"max-samples", required_argument, NULL, 'n'}, {"fit-ranks", required_argument, NULL, 'f'},
         {"marker", required_argument, NULL, 'M'},      {"model", required_argument, NULL, 'm'},
         {"max-switches", required_argument, NULL, 'w'}, {"json", no_argument, NULL, 'j'},
+        {"window", required_argument, NULL, 'W'},      {"per-sample", no_argument, NULL, 'P'},
+        {"resolution", required_argument, NULL, 'R'},
         {"help", no_argument, NULL, 'h'},              {NULL, 0, NULL, 0}};
     memset(a, 0, sizeof(*a));
     for (int k = 0; k < RG_NKINDS; k++)
@@ -155,6 +166,22 @@ static int parse_args(int argc, char **argv, regimes_args_t *a)
             break;
         case 'm': a->h.model_file = optarg; break;
         case 'w': st = num_arg("--max-switches", optarg, 0, 100000000, &a->max_switches); break;
+        case 'W':
+            if ((a->o.window_ns = phasor_duration_ns(optarg)) < 0)
+                return phasor_usage_error("regimes", "--window: '%s' is not a duration (200ms, "
+                                          "1s, 5000us, 100000ns)", optarg);
+            break;
+        case 'P': a->o.per_sample = 1; break;
+        case 'R': {
+            char *end;
+            errno = 0;
+            a->o.resolution = strtod(optarg, &end);
+            if (errno || end == optarg || *end || !(a->o.resolution >= 1) ||
+                !isfinite(a->o.resolution))
+                return phasor_usage_error("regimes", "--resolution: '%s' is not a factor >= 1",
+                                          optarg);
+            break;
+        }
         case 'j': a->json = 1; break;
         case 'o': a->outdir = optarg; break;
         case 'h': usage(stdout); return PHASOR_EXIT_OK;
@@ -181,8 +208,9 @@ static void json_series(FILE *f, const rg_series_t *s, long max_sw)
     jsonw_fstr(f, s->name);
     fputs(", \"quantity\": ", f);
     jsonw_fstr(f, s->quantity);
-    fprintf(f, ", \"samples\": %zu, \"total\": %zu, \"outliers\": %zu, \"kmax\": %d, \"k\": %d",
-            s->samples, s->total, s->outliers, s->kmax, s->k);
+    fprintf(f, ", \"samples\": %zu, \"total\": %zu, \"window_ns\": %" PRId64
+               ", \"outliers\": %zu, \"kmax\": %d, \"k\": %d, \"k_bic\": %d",
+            s->samples, s->total, s->window_ns, s->outliers, s->kmax, s->k, s->k_bic);
     const char *key[2] = {"loglik", "bic"};
     for (int q = 0; q < 2; q++) {
         fprintf(f, ", \"%s\": {", key[q]);
@@ -252,18 +280,27 @@ static void text_series(FILE *f, const rg_series_t *s, int64_t t0, long max_sw)
         fprintf(f, "  no samples\n");
         return;
     }
-    fprintf(f, "  %zu samples", s->samples);
-    if (s->total != s->samples && s->kind != RG_ITERATIONS)
+    if (s->window_ns)
+        fprintf(f, "  %zu windows of %.3f s (%zu samples)", s->samples, s->window_ns * 1e-9,
+                s->total);
+    else
+        fprintf(f, "  %zu samples", s->samples);
+    if (s->total != s->samples && s->kind != RG_ITERATIONS && !s->window_ns)
         fprintf(f, " (every %zu-th of %zu)", (s->total + s->samples - 1) / s->samples, s->total);
     if (s->kind == RG_ITERATIONS)
         fprintf(f, " of %d ranks fitted (picked evenly by median), %d ranks labelled, %zu "
                    "iterations in all", (int)s->nfit, (int)s->ranks_labelled, s->total);
     if (s->outliers)
         fprintf(f, ", %zu outliers set aside", s->outliers);
-    fprintf(f, "; K = %d by BIC\n  %3s %16s %16s\n", s->k, "K", "log L", "BIC");
+    if (s->k == s->k_bic)
+        fprintf(f, "; K = %d by BIC\n", s->k);
+    else
+        fprintf(f, "; K = %d (BIC alone: %d, of which some closer than the resolution)\n", s->k,
+                s->k_bic);
+    fprintf(f, "  %3s %16s %16s\n", "K", "log L", "BIC");
     for (int k = 1; k <= s->kmax; k++)
         fprintf(f, "  %3d %16.2f %16.2f%s\n", k, s->loglik[k - 1], s->bic[k - 1],
-                k == s->k ? "  <-" : "");
+                k == s->k ? "  <-" : k == s->k_bic ? "  (BIC)" : "");
     fprintf(f, "  %-7s %12s %12s %8s   stay\n", "regime", "mean", "sd", "share");
     for (int k = 0; k < s->k; k++) {
         char m[32], d[32];

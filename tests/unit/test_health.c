@@ -191,8 +191,8 @@ Test(health, finds_the_slow_span)
 
 Test(health, auto_window)
 {
-    /* 10^4 samples over 10 s: 50 a window on average needs 50 ms */
-    cr_expect_eq(hl_auto_window(10000, 0, 10000000000), 50000000);
+    /* 10^4 samples over 10 s: 100 a window on average needs 100 ms */
+    cr_expect_eq(hl_auto_window(10000, 0, 10000000000), 100000000);
     cr_expect_eq(hl_auto_window(50, 0, 10000000000), 10000000000, "too few: one window");
     /* at most 2000 windows */
     cr_expect_eq(hl_auto_window(100000000, 0, 10000000000), 5000000);
@@ -231,6 +231,44 @@ Test(regimes, two_levels_switch_where_made)
     cr_expect(fabs(s.reg[1].mean_s - 3e-3) < 1e-4);
     cr_expect(fabs(s.reg[1].share - 0.2) < 1e-9);
     cr_expect(isfinite(s.loglik[1]) && s.loglik[1] > s.loglik[0]);
+    rg_series_free(&s);
+    free(t);
+    free(x);
+}
+
+Test(regimes, resolution_merges_close_regimes)
+{
+    /* persistent stretches at 1.00, 1.10 and 3.00 ms (sd 1 %): BIC keeps three; regimes less
+     * than 25 % apart are one */
+    size_t n = 3000;
+    int64_t *t = malloc(n * sizeof(int64_t));
+    double *x = malloc(n * sizeof(double));
+    uint64_t st = 11;
+    for (size_t i = 0; i < n; i++) {
+        t[i] = (int64_t)i * 1000000;
+        double u1 = ((double)(pgen_rand(&st) >> 11) + 0.5) / 9007199254740992.0;
+        double u2 = (double)(pgen_rand(&st) >> 11) / 9007199254740992.0;
+        double z = sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
+        size_t b = (i / 300) % 3;
+        x[i] = log(b == 0 ? 1e-3 : b == 1 ? 1.1e-3 : 3e-3) + 0.01 * z;
+    }
+    char why[256];
+    rg_series_t s;
+    memset(&s, 0, sizeof(s));
+    rg_opts_t o = {.kmax = 4, .resolution = 1};
+    cr_assert_eq(rg_fit_values(&s, t, x, n, &o, why, sizeof(why)), 0, "%s", why);
+    cr_expect_eq(s.k, 3, "BIC alone");
+    cr_expect_eq(s.k_bic, 3);
+    rg_series_free(&s);
+    memset(&s, 0, sizeof(s));
+    o.resolution = 0; /* the default, 1.25 */
+    cr_assert_eq(rg_fit_values(&s, t, x, n, &o, why, sizeof(why)), 0, "%s", why);
+    cr_expect_eq(s.k, 2);
+    cr_expect_eq(s.k_bic, 3);
+    cr_expect(fabs(s.reg[1].mean_s - 3e-3) < 1e-4);
+    /* blocks of 300: 1.0, 1.1, 3.0, ... ten of them, three at 3 ms */
+    cr_expect(fabs(s.reg[0].share - 0.7) < 1e-9, "shares %g %g, means %g %g", s.reg[0].share,
+              s.reg[1].share, s.reg[0].mean_s, s.reg[1].mean_s);
     rg_series_free(&s);
     free(t);
     free(x);
