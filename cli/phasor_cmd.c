@@ -145,3 +145,15 @@ int64_t phasor_duration_ns(const char *s)
     double ns = v * mul;
     return ns >= 1 && ns < 9e18 ? (int64_t)ns : -1;
 }
+
+void phasor_fmt_seconds(char *b, size_t n, double s)
+{
+    if (!isfinite(s))
+        snprintf(b, n, "-");
+    else if (s < 1e-3)
+        snprintf(b, n, "%.2f us", s * 1e6);
+    else if (s < 1)
+        snprintf(b, n, "%.3f ms", s * 1e3);
+    else
+        snprintf(b, n, "%.4f s", s);
+}

@@ -5,6 +5,7 @@
 #ifndef PHASOR_CMD_H
 #define PHASOR_CMD_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define PHASOR_EXIT_OK 0    /* success */
@@ -32,6 +33,8 @@ int phasor_rank_arg(const char *cmd, const char *arg, long *rank);
 /* A duration: "200ms", "1.5s", "5000us", "100000ns", or a bare number of seconds, into ns
  * (>= 1); -1 when it is none of these. */
 int64_t phasor_duration_ns(const char *s);
+/* A time in seconds for a table: "12.34 us", "1.234 ms", "2.5000 s"; "-" when not finite. */
+void phasor_fmt_seconds(char *b, size_t n, double s);
 
 /* The form of a subcommand whose output is one table: text, or --csv / --json (tablew.h). */
 typedef enum phasor_fmt { PHASOR_FMT_TEXT, PHASOR_FMT_CSV, PHASOR_FMT_JSON } phasor_fmt_t;

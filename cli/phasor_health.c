@@ -87,14 +87,6 @@ static int parse_args(int argc, char **argv, health_args_t *a)
     return status == PHASOR_EXIT_OK ? PHASOR_CONTINUE : status;
 }
 
-static void jnum(FILE *f, double v)
-{
-    if (isfinite(v))
-        jsonw_fnum(f, v, 9);
-    else
-        fputs("null", f);
-}
-
 static void counts_json(FILE *f, const hl_counts_t *c)
 {
     fprintf(f,
@@ -115,7 +107,7 @@ static void json_out(FILE *f, plog_run_t *run, const hl_samples_t *s, const hl_h
     fprintf(f, ", \"ranks\": %d, \"hosts\": %d, \"time_ref_monotonic_ns\": %" PRIu64
                ", \"first_ns\": %" PRId64 ", \"last_ns\": %" PRId64 ", \"threshold\": ",
             (int)s->world, (int)s->nhosts, plog_run_time_ref(run), s->t_first, s->t_last);
-    jnum(f, h->threshold);
+    jsonw_fnum(f, h->threshold, 9);
     fputs(", \"window_ns\": {", f);
     for (int k = 0; k < 3; k++)
         fprintf(f, "%s\"%s\": %" PRId64, k ? ", " : "", hl_source_name((hl_source_t)k),
@@ -136,13 +128,13 @@ static void json_out(FILE *f, plog_run_t *run, const hl_samples_t *s, const hl_h
         fprintf(f, ", \"source\": \"%s\", \"samples\": %" PRIu64 ", \"windows\": %zu",
                 hl_source_name(L->source), L->samples, L->nw);
         fputs(", \"best_latency_s\": ", f);
-        jnum(f, L->best_lat_s);
+        jsonw_fnum(f, L->best_lat_s, 9);
         fputs(", \"best_bandwidth_bps\": ", f);
-        jnum(f, L->best_bw_bps);
+        jsonw_fnum(f, L->best_bw_bps, 9);
         fputs(", \"slowdown_p50\": ", f);
-        jnum(f, L->slowdown_p50);
+        jsonw_fnum(f, L->slowdown_p50, 9);
         fputs(", \"slowdown_max\": ", f);
-        jnum(f, L->slowdown_max);
+        jsonw_fnum(f, L->slowdown_max, 9);
         fputs("}", f);
     }
     fputs("],\n\"windows\": [", f);
@@ -153,24 +145,12 @@ static void json_out(FILE *f, plog_run_t *run, const hl_samples_t *s, const hl_h
                 k ? ",\n " : "\n ", sp->start_ns, sp->end_ns);
         jsonw_fstr(f, L->name);
         fprintf(f, ", \"source\": \"%s\", \"slowdown\": ", hl_source_name(L->source));
-        jnum(f, sp->slowdown);
+        jsonw_fnum(f, sp->slowdown, 9);
         fputs(", \"max_slowdown\": ", f);
-        jnum(f, sp->max_slowdown);
+        jsonw_fnum(f, sp->max_slowdown, 9);
         fprintf(f, ", \"windows\": %u}", sp->windows);
     }
     fputs("]}\n", f);
-}
-
-static void fmt_s(char *b, size_t n, double s)
-{
-    if (!isfinite(s))
-        snprintf(b, n, "-");
-    else if (s < 1e-3)
-        snprintf(b, n, "%.1f us", s * 1e6);
-    else if (s < 1)
-        snprintf(b, n, "%.2f ms", s * 1e3);
-    else
-        snprintf(b, n, "%.3f s", s);
 }
 
 static void fmt_bw(char *b, size_t n, double bps)
@@ -214,7 +194,7 @@ static void text_out(FILE *f, const char *path, const hl_samples_t *s, const hl_
     for (size_t l = 0; l < h->nlink; l++) {
         const hl_link_t *L = &h->link[l];
         char lat[32], bw[32];
-        fmt_s(lat, sizeof(lat), L->best_lat_s);
+        phasor_fmt_seconds(lat, sizeof(lat), L->best_lat_s);
         fmt_bw(bw, sizeof(bw), L->best_bw_bps);
         fprintf(f, "%-24s %-12s %9" PRIu64 " %12s %14s %9.2f %9.2f\n", L->name,
                 hl_source_name(L->source), L->samples, lat, bw, L->slowdown_p50,
@@ -257,9 +237,6 @@ static void csv_out(FILE *f, const hl_health_t *h)
         }
     }
 }
-
-static const char *const colours[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e",
-                                      "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"};
 
 /* One panel: per link a line of what(w) over the windows' middles. */
 static void panel(FILE *f, const hl_samples_t *s, const hl_health_t *h, double y, double ph,
@@ -307,7 +284,7 @@ static void panel(FILE *f, const hl_samples_t *s, const hl_health_t *h, double y
             xs[k] = 0.5 * (double)(w->start_ns + w->end_ns) - (double)s->t_first;
             ys[k] = what == 0 ? w->slowdown : what == 1 ? w->lat_p50_s * 1e6 : w->bw_p50_bps * 1e-6;
         }
-        svg_polyline(&p, xs, ys, L->nw, colours[l % 10], 1.5,
+        svg_polyline(&p, xs, ys, L->nw, svg_category(l), 1.5,
                      L->source == HL_SRC_MESSAGES ? NULL : L->source == HL_SRC_PROBE ? "6 3" : "2 2");
         free(xs);
         free(ys);
@@ -329,7 +306,7 @@ static int svg_out(FILE *f, const hl_samples_t *s, const hl_health_t *h)
         for (size_t l = 0; l < h->nlink; l++) {
             snprintf(lab[l], sizeof(lab[l]), "%s (%s)", h->link[l].name,
                      hl_source_name(h->link[l].source));
-            k[l] = (svg_key_t){lab[l], colours[l % 10],
+            k[l] = (svg_key_t){lab[l], svg_category(l),
                                h->link[l].source == HL_SRC_MESSAGES ? NULL
                                : h->link[l].source == HL_SRC_PROBE ? "6 3" : "2 2", 1.5};
         }

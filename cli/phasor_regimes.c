@@ -194,14 +194,6 @@ static int parse_args(int argc, char **argv, regimes_args_t *a)
     return status == PHASOR_EXIT_OK ? PHASOR_CONTINUE : status;
 }
 
-static void jnum(FILE *f, double v)
-{
-    if (isfinite(v))
-        jsonw_fnum(f, v, 9);
-    else
-        fputs("null", f);
-}
-
 static void json_series(FILE *f, const rg_series_t *s, long max_sw)
 {
     fputs("{\"name\": ", f);
@@ -217,7 +209,7 @@ static void json_series(FILE *f, const rg_series_t *s, long max_sw)
         int first = 1;
         for (int k = 1; k <= s->kmax && s->samples > 0; k++) {
             fprintf(f, "%s\"%d\": ", first ? "" : ", ", k);
-            jnum(f, q ? s->bic[k - 1] : s->loglik[k - 1]);
+            jsonw_fnum(f, q ? s->bic[k - 1] : s->loglik[k - 1], 9);
             first = 0;
         }
         fputs("}", f);
@@ -226,15 +218,15 @@ static void json_series(FILE *f, const rg_series_t *s, long max_sw)
     for (int k = 0; k < s->k; k++) {
         const rg_regime_t *r = &s->reg[k];
         fputs(k ? ", {\"mean\": " : "{\"mean\": ", f);
-        jnum(f, r->mean_s);
+        jsonw_fnum(f, r->mean_s, 9);
         fputs(", \"sd\": ", f);
-        jnum(f, r->sd_s);
+        jsonw_fnum(f, r->sd_s, 9);
         fputs(", \"share\": ", f);
-        jnum(f, r->share);
+        jsonw_fnum(f, r->share, 9);
         fprintf(f, ", \"count\": %" PRIu64 ", \"log_mean\": ", r->count);
-        jnum(f, r->log_mu);
+        jsonw_fnum(f, r->log_mu, 9);
         fputs(", \"log_sd\": ", f);
-        jnum(f, r->log_sd);
+        jsonw_fnum(f, r->log_sd, 9);
         fputs("}", f);
     }
     fputs("], \"transitions\": [", f);
@@ -243,7 +235,7 @@ static void json_series(FILE *f, const rg_series_t *s, long max_sw)
         for (int j = 0; j < s->k; j++) {
             if (j)
                 fputs(", ", f);
-            jnum(f, s->model.A[i * s->k + j]);
+            jsonw_fnum(f, s->model.A[i * s->k + j], 9);
         }
         fputs("]", f);
     }
@@ -259,18 +251,6 @@ static void json_series(FILE *f, const rg_series_t *s, long max_sw)
         fputs("]", f);
     }
     fputs("}", f);
-}
-
-static void fmt_s(char *b, size_t n, double s)
-{
-    if (!isfinite(s))
-        snprintf(b, n, "-");
-    else if (s < 1e-3)
-        snprintf(b, n, "%.2f us", s * 1e6);
-    else if (s < 1)
-        snprintf(b, n, "%.3f ms", s * 1e3);
-    else
-        snprintf(b, n, "%.4f s", s);
 }
 
 static void text_series(FILE *f, const rg_series_t *s, int64_t t0, long max_sw)
@@ -304,8 +284,8 @@ static void text_series(FILE *f, const rg_series_t *s, int64_t t0, long max_sw)
     fprintf(f, "  %-7s %12s %12s %8s   stay\n", "regime", "mean", "sd", "share");
     for (int k = 0; k < s->k; k++) {
         char m[32], d[32];
-        fmt_s(m, sizeof(m), s->reg[k].mean_s);
-        fmt_s(d, sizeof(d), s->reg[k].sd_s);
+        phasor_fmt_seconds(m, sizeof(m), s->reg[k].mean_s);
+        phasor_fmt_seconds(d, sizeof(d), s->reg[k].sd_s);
         fprintf(f, "  %-7d %12s %12s %7.1f%%   %.4f\n", k, m, d, 100 * s->reg[k].share,
                 s->model.A[k * s->k + k]);
     }
@@ -321,10 +301,6 @@ static void text_series(FILE *f, const rg_series_t *s, int64_t t0, long max_sw)
     }
     fprintf(f, "\n");
 }
-
-static const char *const colours[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e",
-                                      "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22",
-                                      "#393b79", "#637939"};
 
 static int svg_series(FILE *f, const rg_series_t *s, int64_t t0)
 {
@@ -350,14 +326,14 @@ static int svg_series(FILE *f, const rg_series_t *s, int64_t t0)
         if (s->v[i] > 0 && s->label[i] >= 0)
             fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"1.6\" fill=\"%s\"/>\n",
                     svg_px(&p, (double)(s->t[i] - t0)), svg_py(&p, log10(s->v[i])),
-                    colours[s->label[i] % 12]);
+                    svg_category((size_t)s->label[i]));
     svg_key_t key[RG_KMAX];
     char lab[RG_KMAX][64];
     for (int k = 0; k < s->k; k++) {
         char m[32];
-        fmt_s(m, sizeof(m), s->reg[k].mean_s);
+        phasor_fmt_seconds(m, sizeof(m), s->reg[k].mean_s);
         snprintf(lab[k], sizeof(lab[k]), "regime %d: mean %s, %.1f%%", k, m, 100 * s->reg[k].share);
-        key[k] = (svg_key_t){lab[k], colours[k % 12], NULL, 0};
+        key[k] = (svg_key_t){lab[k], svg_category(k), NULL, 0};
     }
     svg_legend(&p, key, (size_t)s->k);
     /* BIC against K */

@@ -439,3 +439,10 @@ void svg_colourbar(FILE *f, double x, double y, double h, double vmin, double vm
     if (caption)
         svg_text(f, x + 8, y + h + 18, "middle", 10, 0, caption);
 }
+
+const char *svg_category(size_t i)
+{
+    static const char *const pal[10] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e",
+                                        "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"};
+    return pal[i % 10];
+}

@@ -4,6 +4,7 @@
 #ifndef PHASOR_SVG_H
 #define PHASOR_SVG_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -58,6 +59,9 @@ typedef struct svg_key {
     double width;
 } svg_key_t;
 void svg_legend(const svg_plot_t *p, const svg_key_t *k, size_t n);
+/* The i-th colour of a categorical palette of 10 (Tableau's), repeating: lines per link,
+ * points per regime. */
+const char *svg_category(size_t i);
 /* Colour of t in [0, 1]: viridis (sequential) or blue-white-red (diverging, 0.5 white). */
 void svg_colour(double t, int diverging, char out[8]);
 /* rows x cols cells covering the plot area (row 0 at the top), value v[r * cols + c]
