@@ -1,6 +1,13 @@
 /* plog_rd_iter.c: the iterators of plog_reader.h: one rank's stream, or every loaded rank's
  * merged by aligned start time (ties by rank), with the one-step common case of
- * plog_iter_next kept apart from the general path. */
+ * plog_iter_next kept apart from the general path.
+ *
+ * The merge: the stream returned last (pending) is out of the heap; the heap holds the
+ * others, each entry with its current record's key (start_ns, rank) inside it. The pending
+ * stream's next record is returned at once while its key is below the top's (a run of one
+ * rank's events costs one comparison each); otherwise it replaces the top, whose stream is
+ * returned and becomes the pending one (one sift-down). Ranks are distinct, so keys never
+ * tie and the order is exactly that of the keys. */
 #include "plog_rd.h"
 
 #include <assert.h>
@@ -15,7 +22,7 @@ struct plog_iter {
     rstream_t **rs;
     const plog_rec_t **cur;
     size_t nrs;
-    uint32_t *heap;       /* of rs indices, by their current record */
+    heap_ent_t *heap;     /* key: current record's start_ns, tie: its rank, val: rs index */
     size_t nheap;
     int started;
     ssize_t pending;      /* stream returned last, -1 none */
@@ -23,14 +30,17 @@ struct plog_iter {
     plog_error_t saved;
 };
 
-/* Heap order of the ranks: by their current record's aligned start time, ties by rank. */
-static inline int iter_less(const void *ctx, uint32_t a, uint32_t b)
+/* The heap entry of stream i at its current record r: by aligned start time, ties by
+ * rank (a world rank: never negative, so its order as a uint32_t is the same). */
+static inline heap_ent_t iter_ent(const plog_rec_t *r, size_t i)
 {
-    const plog_iter_t *it = ctx;
-    const plog_rec_t *x = it->cur[a], *y = it->cur[b];
-    if (x->start_ns != y->start_ns)
-        return x->start_ns < y->start_ns;
-    return x->rank < y->rank;
+    return (heap_ent_t){.key = r->start_ns, .tie = (uint32_t)r->rank, .val = (uint32_t)i};
+}
+
+/* Whether r, the pending stream's next record, comes before every stream in the heap. */
+static inline int iter_before_top(const plog_iter_t *it, const plog_rec_t *r)
+{
+    return it->nheap == 0 || heap_ent_less(iter_ent(r, 0), it->heap[0]);
 }
 
 void plog_iter_close(plog_iter_t *it)
@@ -91,13 +101,24 @@ plog_err_t plog_iter_open_opts(plog_run_t *run, int32_t rank, unsigned opts, plo
 
 static plog_err_t iter_next_slow(plog_iter_t *it, const plog_rec_t **rec, plog_error_t *err);
 
+/* The pending stream's next record r comes after the heap's top: r's stream replaces the
+ * top in the heap, the top's stream is returned and becomes the pending one. */
+static const plog_rec_t *__attribute__((noinline)) iter_switch(plog_iter_t *it,
+                                                               const plog_rec_t *r)
+{
+    uint32_t top = it->heap[0].val;
+    heap_ent_replace_top(it->heap, it->nheap, iter_ent(r, (size_t)it->pending));
+    it->pending = top;
+    return it->cur[top];
+}
+
 plog_err_t plog_iter_next(plog_iter_t *it, const plog_rec_t **rec, plog_error_t *err)
 {
-    /* The common case, in one step: the stream returned last has more decoded events and
-     * nothing to merge with (one rank, one thread with events left). The same as the
-     * general path (stream_next's pending branch), without its layers; kept apart from them
-     * so that this path saves no registers it does not use. */
-    if (__builtin_expect(it->pending >= 0 && it->nheap == 0 && err != NULL, 1)) {
+    /* The common case, in one step: the stream returned last has more decoded events of
+     * its one thread with events left. The same as the general path (stream_next's pending
+     * branch), without its layers; kept apart from them so that this path saves no
+     * registers it does not use. Its record is next unless another rank's comes first. */
+    if (__builtin_expect(it->pending >= 0 && err != NULL, 1)) {
         rstream_t *s = it->rs[it->pending];
         tstream_t *t = s->pending;
         if (__builtin_expect(t != NULL && s->nheap == 0 && t->active && t->bpos < t->bn, 1)) {
@@ -108,7 +129,7 @@ plog_err_t plog_iter_next(plog_iter_t *it, const plog_rec_t **rec, plog_error_t 
             t->bpos++;
             plog_err_t e = rec_build(s, t, ev, x, err);
             if (__builtin_expect(e == PLOG_OK, 1)) {
-                *rec = &s->rec;
+                *rec = iter_before_top(it, &s->rec) ? &s->rec : iter_switch(it, &s->rec);
                 return PLOG_OK;
             }
             *rec = NULL;
@@ -138,20 +159,16 @@ iter_next_slow(plog_iter_t *it, const plog_rec_t **rec, plog_error_t *err)
         for (size_t i = 0; i < it->nrs && e == PLOG_OK; i++) {
             e = stream_next(it->rs[i], &it->cur[i], e_out);
             if (e == PLOG_OK && it->cur[i] != NULL)
-                heap_push(it->heap, &it->nheap, (uint32_t)i, iter_less, it);
+                heap_ent_push(it->heap, &it->nheap, iter_ent(it->cur[i], i));
         }
     } else if (it->pending >= 0) {
         size_t i = (size_t)it->pending;
-        it->pending = -1;
         e = stream_next(it->rs[i], &it->cur[i], e_out);
         if (e == PLOG_OK && it->cur[i] != NULL) {
-            if (it->nheap == 0) { /* one rank (or the last one): nothing to merge */
-                it->pending = (ssize_t)i;
-                *rec = it->cur[i];
-                return PLOG_OK;
-            }
-            heap_push(it->heap, &it->nheap, (uint32_t)i, iter_less, it);
+            *rec = iter_before_top(it, it->cur[i]) ? it->cur[i] : iter_switch(it, it->cur[i]);
+            return PLOG_OK;
         }
+        it->pending = -1;
     }
     if (e != PLOG_OK) {
         it->sticky = e;
@@ -160,7 +177,7 @@ iter_next_slow(plog_iter_t *it, const plog_rec_t **rec, plog_error_t *err)
     }
     if (it->nheap == 0)
         return PLOG_OK;
-    uint32_t i = heap_pop(it->heap, &it->nheap, iter_less, it);
+    uint32_t i = heap_ent_pop(it->heap, &it->nheap).val;
     it->pending = i;
     *rec = it->cur[i];
     return PLOG_OK;
