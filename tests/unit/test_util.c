@@ -128,6 +128,50 @@ Test(heap, pops_in_order_with_pushes_between)
         cr_assert_eq(seen[i], 1);
 }
 
+/* The keyed heap (the reader's merge): pushes, pops and replace-top keep the least of (key,
+ * tie) on top, and every entry comes out once, in order. */
+Test(heap, keyed_entries_in_order_with_replace_top)
+{
+    enum { N = 3000 };
+    heap_ent_t h[N];
+    size_t n = 0;
+    uint64_t s = 777;
+    uint32_t seen[N] = {0};
+    uint32_t next = 0;
+    heap_ent_t last = {INT64_MIN, 0, 0};
+    size_t out = 0;
+    while (out < N) {
+        if (next < N && (n == 0 || rng(&s) % 3 != 0)) {
+            heap_ent_t v = {(int64_t)(rng(&s) % 50), (uint32_t)(rng(&s) % 7), next++};
+            v.key += 1 + (last.key > 0 ? last.key : 0); /* after what already came out */
+            if (n > 0 && rng(&s) % 2) {
+                /* replace-top, as a merge does: the least goes out, the next of its stream
+                 * (never smaller) comes in */
+                heap_ent_t top = h[0];
+                v.key = top.key + 1 + (int64_t)(rng(&s) % 50);
+                heap_ent_replace_top(h, n, v);
+                cr_assert(!heap_ent_less(top, last), "out of order");
+                last = top;
+                seen[top.val]++;
+                out++;
+            } else {
+                heap_ent_push(h, &n, v);
+            }
+        } else {
+            heap_ent_t top = heap_ent_pop(h, &n);
+            cr_assert(!heap_ent_less(top, last), "out of order: %lld after %lld",
+                      (long long)top.key, (long long)last.key);
+            for (size_t j = 0; j < n; j++)
+                cr_assert(!heap_ent_less(h[j], top), "a smaller one waits");
+            last = top;
+            seen[top.val]++;
+            out++;
+        }
+    }
+    for (size_t i = 0; i < N; i++)
+        cr_assert_eq(seen[i], 1, "entry %zu came out %u times", i, seen[i]);
+}
+
 Test(heap, sift_down_after_the_top_grows)
 {
     double key[5] = {1, 2, 3, 4, 5};
