@@ -24,7 +24,10 @@ typedef struct chan {
     int32_t sh, st, rh, rt; /* sends and receives waiting: head, tail */
 } chan_t;
 
+#define CACHE 4096 /* channels remembered by hash, direct-mapped: a rank's few neighbours */
+
 struct mm {
+    int32_t cache[CACHE];   /* a channel whose hash has these low bits, or NONE */
     hmap_t cmap;            /* hash of the channel -> first channel of that hash, + 1 */
     chan_t *ch;
     size_t nch, cch;
@@ -43,6 +46,8 @@ mm_t *mm_new(int32_t world)
         return NULL;
     m->world = world;
     m->free = NONE;
+    for (size_t i = 0; i < CACHE; i++)
+        m->cache[i] = NONE;
     m->open = calloc((size_t)(world > 0 ? world : 1), sizeof(hmap_t));
     if (m->open == NULL) {
         free(m);
@@ -84,20 +89,26 @@ static int32_t chan_get(mm_t *m, int32_t comm, int32_t src, int32_t dst, int32_t
 {
     uint64_t key = hmap_mix(((uint64_t)(uint32_t)comm << 32 | (uint32_t)src) ^
                             hmap_mix((uint64_t)(uint32_t)dst << 32 | (uint32_t)tag)) | 1u;
+    int32_t *slot = &m->cache[(key >> 1) & (CACHE - 1)];
+    if (*slot != NONE) {
+        const chan_t *c = &m->ch[*slot];
+        if (c->comm == comm && c->src == src && c->dst == dst && c->tag == tag)
+            return *slot;
+    }
     uint64_t *head = hmap_put(&m->cmap, key);
     if (head == NULL)
         return NONE;
     for (int32_t i = (int32_t)*head - 1; i != NONE; i = m->ch[i].hnext) {
         const chan_t *c = &m->ch[i];
         if (c->comm == comm && c->src == src && c->dst == dst && c->tag == tag)
-            return i;
+            return *slot = i;
     }
     if (m->nch >= INT32_MAX || VEC_GROW(m->ch, m->cch, m->nch + 1) != 0)
         return NONE;
     int32_t i = (int32_t)m->nch++;
     m->ch[i] = (chan_t){comm, src, dst, tag, (int32_t)*head - 1, NONE, NONE, NONE, NONE};
     *head = (uint64_t)i + 1;
-    return i;
+    return *slot = i;
 }
 
 static int32_t side_new(mm_t *m, const mm_end_t *me)
