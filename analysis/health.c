@@ -92,6 +92,12 @@ static int link_windows(ent_t *e, size_t n, size_t nw, int64_t t0, int64_t w, in
         size_t b = a;
         while (b < n && e[b].cls == e[a].cls)
             b++;
+        if (!isfinite(e[a].value)) { /* a class kept for latency alone (health_probe.c) */
+            for (size_t q = a; q < b; q++)
+                e[q].ratio = NAN;
+            a = b;
+            continue;
+        }
         size_t nm = 0;
         for (size_t i = a; i < b;) {
             size_t j = i;

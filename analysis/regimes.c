@@ -206,6 +206,8 @@ static int cmp_u32(const void *a, const void *b)
 /* x[i] = ln(dur_i / median of its class x median of the most common class), in seconds. */
 static int in_link(const hl_sample_t *s, rg_kind_t kind, rg_link_t link)
 {
+    if (kind == RG_PROBE && !isfinite(s->value))
+        return 0; /* a probe's small size, where it has a large one (health_probe.c) */
     if (link == RG_LINK_ANY || kind == RG_COLLECTIVES || kind == RG_ITERATIONS)
         return 1;
     return (s->cls & 1) == (link == RG_LINK_INTER);
@@ -624,10 +626,10 @@ plog_err_t rg_series_fit(plog_run_t *run, const hl_samples_t *hs, rg_kind_t kind
     }
     char cw[128];
     class_words(hs, kind, dom, cw, sizeof(cw));
-    snprintf(out->quantity, sizeof(out->quantity), "%s%s time scaled to %.100s (s)",
+    snprintf(out->quantity, sizeof(out->quantity), "%s%s time scaled to %.80s (s)",
              out->window_ns ? "the window median of " : "",
              kind == RG_MESSAGES ? "a message's" : kind == RG_COLLECTIVES ? "a collective's"
-                                                                           : "a probe median's",
+                                                                           : "a probe's least repetition's",
              cw);
     char why[256] = "";
     int r = rg_fit_values(out, t, x, m, o, why, sizeof(why));

@@ -128,7 +128,7 @@ check "the probes find the same span between the hosts, within one window" "json
 expect_exit "regimes --series probe" 0 "$phasor" regimes --json --series probe --kmax 3 --restarts 1 "$tmp/plog"
 cp "$tmp/out" "$tmp/rp.json"
 check "probe series between and within the hosts" "json '$tmp/rp.json' '[s[\"name\"] for s in d[\"series\"]]==[\"probe/inter-host\",\"probe/intra-host\"]'"
-check "between: K = 2, 20 us and 60 us at 4 KiB (+-5 %), switches at 4 s and 6 s (+-0.1 s)" "json '$tmp/rp.json' 'd[\"series\"][0][\"k\"]==2 and abs(d[\"series\"][0][\"regimes\"][0][\"mean\"]/20e-6-1)<0.05 and abs(d[\"series\"][0][\"regimes\"][1][\"mean\"]/60e-6-1)<0.05 and [round((w[\"t_ns\"]-d[\"first_ns\"])/1e8) for w in d[\"series\"][0][\"switches\"]]==[40,60]'"
+check "between: K = 2, 100 us and 300 us at 64 KiB, the large size alone (+-5 %), switches at 4 s and 6 s (+-0.1 s)" "json '$tmp/rp.json' 'd[\"series\"][0][\"k\"]==2 and abs(d[\"series\"][0][\"regimes\"][0][\"mean\"]/100e-6-1)<0.05 and abs(d[\"series\"][0][\"regimes\"][1][\"mean\"]/300e-6-1)<0.05 and [round((w[\"t_ns\"]-d[\"first_ns\"])/1e8) for w in d[\"series\"][0][\"switches\"]]==[40,60]'"
 check "within: K = 1" "json '$tmp/rp.json' 'd[\"series\"][1][\"k\"]==1'"
 [ -s "$tmp/json.err" ] && sed 's/^/     /' "$tmp/json.err" | tail -5
 cli_done
