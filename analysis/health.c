@@ -1,4 +1,5 @@
 /* health.c: windows, slowdowns and departures of health.h's samples, per link. */
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -222,12 +223,15 @@ static int add_span(hl_health_t *h, size_t *cap, size_t link, const hl_link_t *L
     double *v = malloc((b - a) * sizeof(double));
     if (v == NULL)
         return -1;
+    size_t m = 0;
     for (size_t k = a; k < b; k++)
-        v[k - a] = L->w[k].slowdown;
-    qsort(v, b - a, sizeof(double), cmp_dbl);
+        if (!isnan(L->w[k].slowdown)) /* the empty windows a span went through */
+            v[m++] = L->w[k].slowdown;
+    assert(m > 0);
+    qsort(v, m, sizeof(double), cmp_dbl);
     h->span[h->nspan++] = (hl_span_t){.start_ns = L->w[a].start_ns, .end_ns = L->w[b - 1].end_ns,
-                                      .link = link, .slowdown = median_sorted(v, b - a),
-                                      .max_slowdown = v[b - a - 1], .windows = (uint32_t)(b - a)};
+                                      .link = link, .slowdown = median_sorted(v, m),
+                                      .max_slowdown = v[m - 1], .windows = (uint32_t)(b - a)};
     free(v);
     return 0;
 }
@@ -306,9 +310,15 @@ int hl_health(const hl_samples_t *s, const hl_opts_t *o, hl_health_t *out)
                     a++;
                     continue;
                 }
-                size_t b = a;
-                while (b < L->nw && L->w[b].departed)
-                    b++;
+                /* a span goes on through windows with too few samples to say (no probe
+                 * fell in them, say) when a departed window follows: missing data is no
+                 * sign of recovery */
+                size_t b = a + 1, c = a + 1;
+                while (c < L->nw && (L->w[c].departed || isnan(L->w[c].slowdown))) {
+                    if (L->w[c].departed)
+                        b = c + 1;
+                    c++;
+                }
                 if (add_span(out, &scap, out->nlink - 1, L, a, b) != 0)
                     goto fail;
                 a = b;

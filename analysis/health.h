@@ -108,11 +108,12 @@ typedef struct hl_window {
     int departed;
 } hl_window_t;
 
-typedef struct hl_span {           /* consecutive departed windows of one link */
+typedef struct hl_span {           /* consecutive departed windows of one link (and the
+                                      windows without enough samples between them) */
     int64_t start_ns, end_ns;
     size_t link;                   /* index into hl_health_t.link */
     double slowdown, max_slowdown; /* median and largest of its windows' */
-    uint32_t windows;
+    uint32_t windows;              /* windows from its start to its end */
 } hl_span_t;
 
 typedef struct hl_link {

@@ -189,6 +189,41 @@ Test(health, finds_the_slow_span)
     hl_samples_free(&s);
 }
 
+Test(health, a_span_goes_on_through_an_empty_window)
+{
+    hl_samples_t s;
+    slow_span_samples(&s);
+    /* no sample in [5.0, 5.5) s: that window has no slowdown, and the span goes on */
+    size_t k = 0;
+    for (size_t i = 0; i < s.n[HL_SRC_MESSAGES]; i++) {
+        int64_t t = s.s[HL_SRC_MESSAGES][i].t_ns;
+        if (t < 5000000000 || t >= 5500000000)
+            s.s[HL_SRC_MESSAGES][k++] = s.s[HL_SRC_MESSAGES][i];
+    }
+    s.n[HL_SRC_MESSAGES] = k;
+    hl_opts_t o = {.window_ns = 500000000};
+    hl_health_t h;
+    cr_assert_eq(hl_health(&s, &o, &h), 0);
+    cr_assert_eq(h.nspan, 3, "one span per link, not two");
+    for (size_t j = 0; j < 3; j++) {
+        cr_expect_eq(h.span[j].start_ns, 4000000000);
+        cr_expect_eq(h.span[j].end_ns, 6000000000);
+        cr_expect_eq(h.span[j].windows, 4);
+        cr_expect(fabs(h.span[j].slowdown - 3.0) < 0.1);
+    }
+    /* but a window below the threshold ends it */
+    hl_health_free(&h);
+    for (size_t i = 0; i < s.n[HL_SRC_MESSAGES]; i++) {
+        hl_sample_t *x = &s.s[HL_SRC_MESSAGES][i];
+        if (x->t_ns >= 4500000000 && x->t_ns < 5000000000)
+            x->value = (double)(x->dur_ns = 100000);
+    }
+    cr_assert_eq(hl_health(&s, &o, &h), 0);
+    cr_expect_eq(h.nspan, 6, "two spans per link");
+    hl_health_free(&h);
+    hl_samples_free(&s);
+}
+
 Test(health, auto_window)
 {
     /* 10^4 samples over 10 s: 100 a window on average needs 100 ms */
