@@ -222,7 +222,7 @@ cost() {
   start_cluster
   local tmp; tmp=$(mktemp -d /tmp/phasor-health-cost.XXXXXX)
   local variants=(plain phasor "quick,every=1000" "every=1000") i v t0 t1 st
-  declare -A times=()
+  declare -A times=() nprobes=()
   for ((i = 1; i <= cost_runs; i++)); do
     for v in "${variants[@]}"; do
       local x=()
@@ -237,6 +237,11 @@ cost() {
       t1=$(mono_ns)
       [ $st -eq 0 ] || { cat "$tmp/out" >&2; rm -rf "$tmp"; die "stencil ($v) failed"; }
       times[$v]+="$(( (t1 - t0) / 1000000 )) "
+      # the probes the run made (the one at MPI_Init included), from its log
+      if [ "$v" != plain ] && [ -x "$phasor" ] && [ -z "${nprobes[$v]:-}" ]; then
+        nprobes[$v]=$("$phasor" health --json "$tmp/$i-$v" 2>/dev/null |
+          python3 -c 'import json,sys; print(json.load(sys.stdin)["counts"]["probes"])' 2>/dev/null || echo "?")
+      fi
       rm -rf "${tmp:?}/$i-$v"
     done
   done
@@ -247,8 +252,9 @@ cost() {
     tr ' ' '\n' <<<"${times[$v]}" | grep . | sort -g | awk -v name="$v" -v base="$base" -v all="${times[$v]}" \
       '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
          printf "%-18s median %7.0f ms  ratio to plain %.3f   (runs: %s)\n", name, m, m / base, all }'
+    [ -n "${nprobes[$v]:-}" ] && echo "                   probes in a run's log: ${nprobes[$v]}"
   done
-  echo "(PHASOR_PROBE=every=N counts blocking collectives on MPI_COMM_WORLD; the stencil's Allreduce is on its Cartesian communicator)"
+  echo "(PHASOR_PROBE=every=N counts the blocking collectives on every communicator of all ranks: the stencil's Allreduce on its Cartesian communicator, once an iteration)"
 }
 
 # ---------------------------------------------------------------- analysis
