@@ -146,10 +146,19 @@ void phasor_probe_tick(MPI_Comm comm, int rc)
         return;
     if (comm != MPI_COMM_WORLD) {
         /* another intracommunicator of every rank (a duplicate, a Cartesian one): most
-         * applications leave MPI_COMM_WORLD for one of these */
+         * applications leave MPI_COMM_WORLD for one of these. The shim's own table knows
+         * its size without a library call; one it could not register is asked (every rank
+         * must come to the same answer) */
+        const phasor_comm_info_t *ci = phasor_comm_lookup(comm);
         int inter = 1, n = 0;
-        if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter ||
-            PMPI_Comm_size(comm, &n) != MPI_SUCCESS || n != phasor_world_size)
+        if (ci != NULL) {
+            inter = ci->rsize > 0;
+            n = ci->size;
+        } else if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS ||
+                   (!inter && PMPI_Comm_size(comm, &n) != MPI_SUCCESS)) {
+            return;
+        }
+        if (inter || n != phasor_world_size)
             return;
     }
     phasor_thread_t *t = phasor_tls;
