@@ -59,11 +59,6 @@ static int cmp_k(const void *a, const void *b)
     return (x->k > y->k) - (x->k < y->k);
 }
 
-static int cmp_dbl(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 static double median_sorted(const double *v, size_t n)
 {
@@ -113,12 +108,12 @@ static int link_windows(ent_t *e, size_t n, size_t nw, int64_t t0, int64_t w, in
         }
         double ref;
         if (nm >= 3) {
-            qsort(med, nm, sizeof(double), cmp_dbl);
+            qsort(med, nm, sizeof(double), pstat_cmp_double);
             ref = pstat_quantile(med, nm, HL_BEST_Q);
         } else {
             for (size_t q = a; q < b; q++)
                 tmp[q - a] = e[q].value;
-            qsort(tmp, b - a, sizeof(double), cmp_dbl);
+            qsort(tmp, b - a, sizeof(double), pstat_cmp_double);
             ref = median_sorted(tmp, b - a);
         }
         for (size_t q = a; q < b; q++)
@@ -145,7 +140,7 @@ static int link_windows(ent_t *e, size_t n, size_t nw, int64_t t0, int64_t w, in
             if (isfinite(e[q].ratio))
                 tmp[m++] = e[q].ratio;
         if (m >= (size_t)min_n) {
-            qsort(tmp, m, sizeof(double), cmp_dbl);
+            qsort(tmp, m, sizeof(double), pstat_cmp_double);
             W->slowdown = median_sorted(tmp, m);
             W->departed = W->slowdown >= threshold;
             med[nsd++] = W->slowdown;
@@ -155,7 +150,7 @@ static int link_windows(ent_t *e, size_t n, size_t nw, int64_t t0, int64_t w, in
             if (e[q].bytes <= HL_SMALL_MAX && e[q].dur_s > 0)
                 tmp[m++] = e[q].dur_s;
         if (m >= (size_t)min_n) {
-            qsort(tmp, m, sizeof(double), cmp_dbl);
+            qsort(tmp, m, sizeof(double), pstat_cmp_double);
             W->lat_p50_s = median_sorted(tmp, m);
             W->lat_p90_s = pstat_quantile(tmp, m, 0.9);
             if (!(W->lat_p50_s >= L->best_lat_s))
@@ -166,7 +161,7 @@ static int link_windows(ent_t *e, size_t n, size_t nw, int64_t t0, int64_t w, in
             if (e[q].bytes >= HL_LARGE_MIN && e[q].dur_s > 0)
                 tmp[m++] = 8.0 * (double)e[q].bytes / e[q].dur_s;
         if (m >= (size_t)min_n) {
-            qsort(tmp, m, sizeof(double), cmp_dbl);
+            qsort(tmp, m, sizeof(double), pstat_cmp_double);
             W->bw_p50_bps = median_sorted(tmp, m);
             if (!(W->bw_p50_bps <= L->best_bw_bps))
                 L->best_bw_bps = W->bw_p50_bps;
@@ -175,7 +170,7 @@ static int link_windows(ent_t *e, size_t n, size_t nw, int64_t t0, int64_t w, in
     }
     L->slowdown_p50 = L->slowdown_max = NAN;
     if (nsd) {
-        qsort(med, nsd, sizeof(double), cmp_dbl);
+        qsort(med, nsd, sizeof(double), pstat_cmp_double);
         L->slowdown_p50 = median_sorted(med, nsd);
         L->slowdown_max = med[nsd - 1];
     }
@@ -206,7 +201,7 @@ int64_t hl_source_window(const hl_samples_t *s, hl_source_t src)
         if (g != NULL) {
             for (size_t i = 0; i < np; i++)
                 g[i] = (double)gaps[i];
-            qsort(g, np, sizeof(double), cmp_dbl);
+            qsort(g, np, sizeof(double), pstat_cmp_double);
             w = nice_at_least((int64_t)median_sorted(g, np));
             free(g);
         }
@@ -228,7 +223,7 @@ static int add_span(hl_health_t *h, size_t *cap, size_t link, const hl_link_t *L
         if (!isnan(L->w[k].slowdown)) /* the empty windows a span went through */
             v[m++] = L->w[k].slowdown;
     assert(m > 0);
-    qsort(v, m, sizeof(double), cmp_dbl);
+    qsort(v, m, sizeof(double), pstat_cmp_double);
     h->span[h->nspan++] = (hl_span_t){.start_ns = L->w[a].start_ns, .end_ns = L->w[b - 1].end_ns,
                                       .link = link, .slowdown = median_sorted(v, m),
                                       .max_slowdown = v[m - 1], .windows = (uint32_t)(b - a)};

@@ -24,12 +24,6 @@ int rg_kind_parse(const char *s)
     return -1;
 }
 
-static int cmp_dbl(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 void rg_series_free(rg_series_t *s)
 {
     if (s == NULL)
@@ -60,37 +54,40 @@ static double resolution_of(const rg_opts_t *o)
     return o && o->resolution > 0 ? o->resolution : RG_RESOLUTION;
 }
 
-/* Regimes (count, mean, sd, share) from labels of x (ln seconds). */
-static int regimes_of(rg_series_t *s, const double *x, const int *lab, size_t n)
+/* Per regime: the samples labelled with it, their sum and sum of squares (seconds). */
+typedef struct racc {
+    uint64_t n;
+    double sum, sq;
+} racc_t;
+
+static void racc_add(racc_t *a, int k, int lab, double v)
 {
-    s->reg = calloc((size_t)s->k, sizeof(rg_regime_t));
-    double *sum = calloc((size_t)s->k, sizeof(double)), *sq = calloc((size_t)s->k, sizeof(double));
-    if (s->reg == NULL || sum == NULL || sq == NULL) {
-        free(sum);
-        free(sq);
+    if (lab < 0 || lab >= k)
+        return;
+    a[lab].n++;
+    a[lab].sum += v;
+    a[lab].sq += v * v;
+}
+
+/* s->reg (count, mean, sd, share of the labelled samples) from the sums, and the states'
+ * Gaussians. 0, or -1 out of memory. */
+static int regimes_from(rg_series_t *s, const racc_t *a)
+{
+    if ((s->reg = calloc((size_t)s->k, sizeof(rg_regime_t))) == NULL)
         return -1;
-    }
-    size_t labelled = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (lab[i] < 0 || lab[i] >= s->k)
-            continue;
-        double v = exp(x[i]);
-        s->reg[lab[i]].count++;
-        sum[lab[i]] += v;
-        sq[lab[i]] += v * v;
-        labelled++;
-    }
+    uint64_t all = 0;
+    for (int k = 0; k < s->k; k++)
+        all += a[k].n;
     for (int k = 0; k < s->k; k++) {
         rg_regime_t *r = &s->reg[k];
-        double c = (double)r->count;
-        r->mean_s = c > 0 ? sum[k] / c : NAN;
-        r->sd_s = c > 1 ? sqrt(fmax(0.0, (sq[k] - c * r->mean_s * r->mean_s) / (c - 1))) : 0.0;
-        r->share = labelled ? c / (double)labelled : 0.0;
+        double c = (double)a[k].n;
+        r->count = a[k].n;
+        r->mean_s = c > 0 ? a[k].sum / c : NAN;
+        r->sd_s = c > 1 ? sqrt(fmax(0.0, (a[k].sq - c * r->mean_s * r->mean_s) / (c - 1))) : 0.0;
+        r->share = all ? c / (double)all : 0.0;
         r->log_mu = s->model.mu[k];
         r->log_sd = s->model.sd[k];
     }
-    free(sum);
-    free(sq);
     return 0;
 }
 
@@ -138,6 +135,23 @@ static int select_resolved(const double *x, size_t n, int kmax, const hmm_opts_t
     }
 }
 
+/* The model of x[0..n) into s: k, k_bic, bic and log L of every K, outliers. */
+static int fit(rg_series_t *s, const double *x, size_t n, int kmax, const hmm_opts_t *ho,
+               const rg_opts_t *o, char *why, size_t nwhy)
+{
+    if (select_resolved(x, n, kmax, ho, resolution_of(o), &s->model, s->bic, &s->k_bic, why,
+                        nwhy) != 0)
+        return -1;
+    s->k = s->model.K;
+    s->outliers = s->model.n_outliers;
+    /* BIC = -2 log L + p ln T, T the samples fitted (the outliers set aside) */
+    double tf = (double)(s->model.n ? s->model.n : n);
+    for (int k = 1; k <= kmax; k++)
+        if (isfinite(s->bic[k - 1]))
+            s->loglik[k - 1] = -0.5 * (s->bic[k - 1] - (double)(k * k + 2 * k - 1) * log(tf));
+    return 0;
+}
+
 int rg_fit_values(rg_series_t *s, const int64_t *t, const double *x, size_t n,
                   const rg_opts_t *o, char *why, size_t nwhy)
 {
@@ -151,16 +165,8 @@ int rg_fit_values(rg_series_t *s, const int64_t *t, const double *x, size_t n,
     s->samples = n;
     if (n == 0)
         return 0;
-    if (select_resolved(x, n, kmax, &ho, resolution_of(o), &s->model, s->bic, &s->k_bic, why,
-                        nwhy) != 0)
+    if (fit(s, x, n, kmax, &ho, o, why, nwhy) != 0)
         return -1;
-    s->k = s->model.K;
-    s->outliers = s->model.n_outliers;
-    /* BIC = -2 log L + p ln T, T the samples fitted (the outliers set aside) */
-    double tf = (double)(s->model.n ? s->model.n : n);
-    for (int k = 1; k <= kmax; k++)
-        if (isfinite(s->bic[k - 1]))
-            s->loglik[k - 1] = -0.5 * (s->bic[k - 1] - (double)(k * k + 2 * k - 1) * log(tf));
     s->label = malloc(n * sizeof(int));
     s->t = malloc(n * sizeof(int64_t));
     s->v = malloc(n * sizeof(double));
@@ -175,7 +181,13 @@ int rg_fit_values(rg_series_t *s, const int64_t *t, const double *x, size_t n,
         s->v[i] = exp(x[i]);
     }
     s->npoints = n;
-    if (regimes_of(s, x, s->label, n) != 0 || switches_of(s, t, s->label, n) != 0) {
+    racc_t *acc = calloc((size_t)s->k, sizeof(racc_t));
+    if (acc != NULL)
+        for (size_t i = 0; i < n; i++)
+            racc_add(acc, s->k, s->label[i], s->v[i]);
+    int bad = acc == NULL || regimes_from(s, acc) != 0 || switches_of(s, t, s->label, n) != 0;
+    free(acc);
+    if (bad) {
         snprintf(why, nwhy, "out of memory");
         return -1;
     }
@@ -336,7 +348,7 @@ static size_t window_medians(int64_t *t, double *x, size_t n, int64_t t0, int64_
         while (b < n && (t[b] - t0) / w == win)
             b++;
         if (b - a >= RG_WINDOW_MIN) {
-            qsort(x + a, b - a, sizeof(double), cmp_dbl);
+            qsort(x + a, b - a, sizeof(double), pstat_cmp_double);
             double med = pstat_quantile(x + a, b - a, 0.5);
             t[k] = t0 + win * w;
             x[k++] = med;
@@ -374,9 +386,9 @@ static plog_err_t iterations(plog_run_t *run, const rg_opts_t *o, rg_series_t *s
     const char *path = plog_run_path(run);
     int32_t P = mk.nranks;
     rmed_t *rm = calloc((size_t)(P > 0 ? P : 1), sizeof(rmed_t));
-    double *x = NULL, *tmp = NULL, *xr = NULL;
-    int64_t *t = NULL;
-    int *lab = NULL;
+    double *x = NULL, *tmp = NULL, *xr = NULL, *ends = NULL, *durs = NULL;
+    int *lab = NULL, *votes = NULL;
+    racc_t *acc = NULL;
     size_t maxit = 0, total = 0;
     int32_t nr = 0;
     char why[256] = "";
@@ -394,7 +406,7 @@ static plog_err_t iterations(plog_run_t *run, const rg_opts_t *o, rg_series_t *s
             goto nomem;
         for (size_t i = 0; i < ni; i++)
             tmp[i] = (double)(mk.t[r][i + 1] - mk.t[r][i]);
-        qsort(tmp, ni, sizeof(double), cmp_dbl);
+        qsort(tmp, ni, sizeof(double), pstat_cmp_double);
         rm[nr++] = (rmed_t){pstat_quantile(tmp, ni, 0.5), r};
     }
     s->total = total;
@@ -447,50 +459,36 @@ static plog_err_t iterations(plog_run_t *run, const rg_opts_t *o, rg_series_t *s
         rc = PLOG_OK;
         goto out;
     }
-    if (select_resolved(x, nx, kmax, &ho, resolution_of(o), &s->model, s->bic, &s->k_bic, why,
-                        sizeof(why)) != 0) {
+    if (fit(s, x, nx, kmax, &ho, o, why, sizeof(why)) != 0) {
         rc = plog_fail(err, PLOG_E_USAGE, path, PLOG_NO_OFFSET,
                        "the iterations' regimes could not be fitted: %s", why);
         goto out;
     }
-    s->k = s->model.K;
-    s->outliers = s->model.n_outliers;
-    double tf = (double)(s->model.n ? s->model.n : nx);
-    for (int k = 1; k <= kmax; k++)
-        if (isfinite(s->bic[k - 1]))
-            s->loglik[k - 1] = -0.5 * (s->bic[k - 1] - (double)(k * k + 2 * k - 1) * log(tf));
     /* label every rank; per iteration the label most ranks have, at the median end time */
-    int *votes = calloc(maxit * (size_t)s->k, sizeof(int));
-    int64_t *ends = malloc((size_t)P * sizeof(int64_t));
-    double *durs = malloc((size_t)P * sizeof(double));
-    uint64_t *cnt = calloc((size_t)s->k, sizeof(uint64_t));
-    double *sum = calloc((size_t)s->k, sizeof(double)), *sq = calloc((size_t)s->k, sizeof(double));
+    votes = calloc(maxit * (size_t)s->k, sizeof(int));
+    ends = malloc((size_t)P * sizeof(double));
+    durs = malloc((size_t)P * sizeof(double));
+    acc = calloc((size_t)s->k, sizeof(racc_t));
     xr = malloc(maxit * sizeof(double));
     lab = malloc(maxit * sizeof(int));
     s->t = malloc(maxit * sizeof(int64_t));
     s->v = malloc(maxit * sizeof(double));
     s->label = malloc(maxit * sizeof(int));
-    if (!votes || !ends || !durs || !cnt || !sum || !sq || !xr || !lab || !s->t || !s->v ||
-        !s->label) {
-        free(votes), free(ends), free(durs), free(cnt), free(sum), free(sq);
+    if (!votes || !ends || !durs || !acc || !xr || !lab || !s->t || !s->v || !s->label)
         goto nomem;
-    }
     for (int32_t i = 0; i < nr; i++) {
         int32_t r = rm[i].rank;
-        size_t ni = mk.n[r] - 1, m = 0;
+        size_t ni = mk.n[r] - 1;
         for (size_t k = 0; k < ni; k++) {
             double d = (double)(mk.t[r][k + 1] - mk.t[r][k]) * 1e-9;
-            xr[m++] = d > 0 ? log(d) : log(1e-9);
+            xr[k] = d > 0 ? log(d) : log(1e-9);
         }
-        if (hmm_viterbi(&s->model, xr, m, lab) != 0)
+        if (hmm_viterbi(&s->model, xr, ni, lab) != 0)
             continue;
         s->ranks_labelled++;
-        for (size_t k = 0; k < m; k++) {
+        for (size_t k = 0; k < ni; k++) {
             votes[k * (size_t)s->k + (size_t)lab[k]]++;
-            double v = exp(xr[k]);
-            cnt[lab[k]]++;
-            sum[lab[k]] += v;
-            sq[lab[k]] += v * v;
+            racc_add(acc, s->k, lab[k], exp(xr[k]));
         }
     }
     size_t ns = 0;
@@ -499,7 +497,7 @@ static plog_err_t iterations(plog_run_t *run, const rg_opts_t *o, rg_series_t *s
         for (int32_t i = 0; i < nr; i++) {
             int32_t r = rm[i].rank;
             if (k + 1 < mk.n[r]) {
-                ends[ne] = mk.t[r][k + 1];
+                ends[ne] = (double)mk.t[r][k + 1];
                 durs[ne++] = (double)(mk.t[r][k + 1] - mk.t[r][k]) * 1e-9;
             }
         }
@@ -509,57 +507,28 @@ static plog_err_t iterations(plog_run_t *run, const rg_opts_t *o, rg_series_t *s
         for (int q = 1; q < s->k; q++)
             if (votes[k * (size_t)s->k + (size_t)q] > votes[k * (size_t)s->k + (size_t)best])
                 best = q;
-        /* median end time: sort a copy as doubles */
-        double *e2 = malloc(ne * sizeof(double));
-        if (e2 == NULL) {
-            free(votes), free(ends), free(durs), free(cnt), free(sum), free(sq);
-            goto nomem;
-        }
-        for (size_t q = 0; q < ne; q++)
-            e2[q] = (double)ends[q];
-        qsort(e2, ne, sizeof(double), cmp_dbl);
-        qsort(durs, ne, sizeof(double), cmp_dbl);
-        s->t[ns] = (int64_t)pstat_quantile(e2, ne, 0.5);
+        qsort(ends, ne, sizeof(double), pstat_cmp_double);
+        qsort(durs, ne, sizeof(double), pstat_cmp_double);
+        s->t[ns] = (int64_t)pstat_quantile(ends, ne, 0.5);
         s->v[ns] = pstat_quantile(durs, ne, 0.5);
         s->label[ns++] = best;
-        free(e2);
     }
-    s->samples = nx;
-    s->reg = calloc((size_t)s->k, sizeof(rg_regime_t));
-    if (s->reg == NULL) {
-        free(votes), free(ends), free(durs), free(cnt), free(sum), free(sq);
+    s->npoints = ns; /* one point per iteration */
+    if (regimes_from(s, acc) != 0 || switches_of(s, s->t, s->label, ns) != 0)
         goto nomem;
-    }
-    uint64_t all = 0;
-    for (int q = 0; q < s->k; q++)
-        all += cnt[q];
-    for (int q = 0; q < s->k; q++) {
-        rg_regime_t *g = &s->reg[q];
-        double c = (double)cnt[q];
-        g->count = cnt[q];
-        g->mean_s = c > 0 ? sum[q] / c : NAN;
-        g->sd_s = c > 1 ? sqrt(fmax(0.0, (sq[q] - c * g->mean_s * g->mean_s) / (c - 1))) : 0.0;
-        g->share = all ? c / (double)all : 0.0;
-        g->log_mu = s->model.mu[q];
-        g->log_sd = s->model.sd[q];
-    }
-    free(votes), free(ends), free(durs), free(cnt), free(sum), free(sq);
-    /* the series kept is one point per iteration: its length is ns */
-    s->samples = nx;
-    if (switches_of(s, s->t, s->label, ns) != 0)
-        goto nomem;
-    s->total = total;
-    s->npoints = ns;
     rc = PLOG_OK;
     goto out;
 nomem:
     rc = plog_fail(err, PLOG_E_NOMEM, path, PLOG_NO_OFFSET, "out of memory");
 out:
+    free(votes);
+    free(ends);
+    free(durs);
+    free(acc);
     free(rm);
     free(x);
     free(tmp);
     free(xr);
-    free(t);
     free(lab);
     ph_marks_free(&mk);
     return rc;
