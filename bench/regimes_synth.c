@@ -14,6 +14,7 @@
  *       stay 0.99), RESTARTS (5) random starts besides the quantile and k-means ones;
  *       prints the wall time (best of REPEAT, 1), the K chosen and each K's fit time. */
 #include "hmm.h"
+#include "synth_rng.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -39,38 +40,20 @@ static double cpu(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static uint64_t sm64(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-static double unif(uint64_t *s)
-{
-    return ((double)(sm64(s) >> 11) + 0.5) * 0x1p-53;
-}
-
-static double gauss(uint64_t *s)
-{
-    return sqrt(-2 * log(unif(s))) * cos(6.283185307179586 * unif(s));
-}
-
 /* K regimes with means mu[k], sd SD; stay > 0: a Markov chain that leaves to any other
  * state with equal probability; stay == 0: iid draws, equal shares. */
 static void gen(double *x, int *st, size_t T, int K, const double *mu, double stay,
                 uint64_t seed)
 {
     uint64_t s = seed * 0x2545f4914f6cdd1dULL + 1;
-    int k = (int)(sm64(&s) % (uint64_t)K);
+    int k = (int)(srng_next(&s) % (uint64_t)K);
     for (size_t t = 0; t < T; t++) {
         if (stay <= 0)
-            k = (int)(sm64(&s) % (uint64_t)K);
-        else if (t > 0 && K > 1 && unif(&s) >= stay)
-            k = (k + 1 + (int)(sm64(&s) % (uint64_t)(K - 1))) % K;
+            k = (int)(srng_next(&s) % (uint64_t)K);
+        else if (t > 0 && K > 1 && srng_unif(&s) >= stay)
+            k = (k + 1 + (int)(srng_next(&s) % (uint64_t)(K - 1))) % K;
         st[t] = k;
-        x[t] = mu[k] + SD * gauss(&s);
+        x[t] = mu[k] + SD * srng_gauss(&s);
     }
 }
 
@@ -165,12 +148,12 @@ static int speed(size_t T, int kmax, int restarts, int repeat, int screen)
     for (int k = 0; k < 3; k++)
         mu[k] = log(mus[k]);
     uint64_t s = 42;
-    int k = (int)(sm64(&s) % 3);
+    int k = (int)(srng_next(&s) % 3);
     for (size_t t = 0; t < T; t++) { /* the generator of tests/unit/test_hmm.c */
-        if (t > 0 && unif(&s) >= 0.99)
-            k = (k + 1 + (int)(sm64(&s) % 2)) % 3;
+        if (t > 0 && srng_unif(&s) >= 0.99)
+            k = (k + 1 + (int)(srng_next(&s) % 2)) % 3;
         st[t] = k;
-        x[t] = mu[k] + SD * gauss(&s);
+        x[t] = mu[k] + SD * srng_gauss(&s);
     }
     double best = INFINITY, best_cpu = INFINITY, bic[64];
     hmm_t m = {0};

@@ -16,6 +16,7 @@
 #include "plog_calls.h"
 #include "plog_probe.h"
 #include "plog_testgen.h"
+#include "synth_rng.h"
 
 #define T0 1000000ll             /* MPI_Init's return, local ns (all clocks agree) */
 #define STEPS 10000              /* one a millisecond */
@@ -24,10 +25,7 @@
 
 static int64_t inter_ns(int64_t t, uint64_t *rng)
 {
-    /* log-normal jitter, sd 2 % (Box-Muller) */
-    double u1 = ((double)(pgen_rand(rng) >> 11) + 0.5) / 9007199254740992.0;
-    double u2 = (double)(pgen_rand(rng) >> 11) / 9007199254740992.0;
-    double j = exp(0.02 * sqrt(-2 * log(u1)) * cos(2 * M_PI * u2));
+    double j = exp(0.02 * srng_gauss(rng)); /* log-normal jitter, sd 2 % */
     return (int64_t)((t >= SLOW_FROM && t < SLOW_TO ? 300000.0 : 100000.0) * j);
 }
 

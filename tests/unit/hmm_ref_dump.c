@@ -10,27 +10,10 @@
 #include <stdlib.h>
 
 #include "hmm.h"
+#include "synth_rng.h"
 
 #define T 400
 #define ITERS 20
-
-static uint64_t sm64(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-static double unif(uint64_t *s)
-{
-    return ((double)(sm64(s) >> 11) + 0.5) * 0x1p-53;
-}
-
-static double gauss(uint64_t *s)
-{
-    return sqrt(-2 * log(unif(s))) * cos(6.283185307179586 * unif(s));
-}
 
 typedef struct trace {
     int n;
@@ -91,9 +74,9 @@ int main(void)
     uint64_t s = 2024;
     int k = 0;
     for (int t = 0; t < T; t++) {
-        if (t > 0 && unif(&s) >= 0.95)
-            k = (k + 1 + (int)(sm64(&s) % 2)) % 3;
-        x[t] = mu[k] + 0.1 * gauss(&s);
+        if (t > 0 && srng_unif(&s) >= 0.95)
+            k = (k + 1 + (int)(srng_next(&s) % 2)) % 3;
+        x[t] = mu[k] + 0.1 * srng_gauss(&s);
     }
     x[T / 2] = log(1e-3); /* a spike 4.6 log units above the slowest regime */
     line("x", x, T);

@@ -13,6 +13,7 @@
 #include "plog_reader.h"
 #include "plog_testgen.h"
 #include "regimes.h"
+#include "synth_rng.h"
 
 static plog_event_t *ev(pgen_rank_t *g, unsigned call, uint64_t t0, uint64_t t1, int32_t peer,
                         int32_t tag, uint64_t bytes)
@@ -245,10 +246,7 @@ Test(regimes, two_levels_switch_where_made)
     uint64_t st = 7;
     for (size_t i = 0; i < n; i++) {
         t[i] = (int64_t)i * 1000000;
-        /* Gaussian noise, sd 0.05 (Box-Muller) */
-        double u1 = ((double)(pgen_rand(&st) >> 11) + 0.5) / 9007199254740992.0;
-        double u2 = (double)(pgen_rand(&st) >> 11) / 9007199254740992.0;
-        double z = sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
+        double z = srng_gauss(&st); /* sd 0.05 below */
         x[i] = log(i >= 600 && i < 900 ? 3e-3 : 1e-3) + 0.05 * z;
     }
     rg_series_t s;
@@ -281,9 +279,7 @@ Test(regimes, resolution_merges_close_regimes)
     uint64_t st = 11;
     for (size_t i = 0; i < n; i++) {
         t[i] = (int64_t)i * 1000000;
-        double u1 = ((double)(pgen_rand(&st) >> 11) + 0.5) / 9007199254740992.0;
-        double u2 = (double)(pgen_rand(&st) >> 11) / 9007199254740992.0;
-        double z = sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
+        double z = srng_gauss(&st);
         size_t b = (i / 300) % 3;
         x[i] = log(b == 0 ? 1e-3 : b == 1 ? 1.1e-3 : 3e-3) + 0.01 * z;
     }

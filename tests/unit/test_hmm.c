@@ -13,40 +13,23 @@
 #include <string.h>
 
 #include "hmm.h"
+#include "synth_rng.h"
 
 #define NT 10000
 #define SD 0.05
 
 static const double truth_mu_s[3] = {1e-5, 1.5e-5, 4e-5};
 
-static uint64_t sm64(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-static double unif(uint64_t *s)
-{
-    return ((double)(sm64(s) >> 11) + 0.5) * 0x1p-53;
-}
-
-static double gauss(uint64_t *s)
-{
-    return sqrt(-2 * log(unif(s))) * cos(6.283185307179586 * unif(s));
-}
-
 /* x[t] = log(time), state[t] in 0..2 (ascending means). */
 static void gen(double *x, int *state, size_t T, uint64_t seed)
 {
     uint64_t s = seed;
-    int k = (int)(sm64(&s) % 3);
+    int k = (int)(srng_next(&s) % 3);
     for (size_t t = 0; t < T; t++) {
-        if (t > 0 && unif(&s) >= 0.99)
-            k = (k + 1 + (int)(sm64(&s) % 2)) % 3;
+        if (t > 0 && srng_unif(&s) >= 0.99)
+            k = (k + 1 + (int)(srng_next(&s) % 2)) % 3;
         state[t] = k;
-        x[t] = log(truth_mu_s[k]) + SD * gauss(&s);
+        x[t] = log(truth_mu_s[k]) + SD * srng_gauss(&s);
     }
 }
 
@@ -271,10 +254,10 @@ static void gen2(double *x, int *state, size_t T, uint64_t seed)
     uint64_t s = seed;
     int k = 0;
     for (size_t t = 0; t < T; t++) {
-        if (t > 0 && unif(&s) >= 0.99)
+        if (t > 0 && srng_unif(&s) >= 0.99)
             k = 1 - k;
         state[t] = k;
-        x[t] = log(k ? 2e-5 : 1e-5) + SD * gauss(&s);
+        x[t] = log(k ? 2e-5 : 1e-5) + SD * srng_gauss(&s);
     }
 }
 
@@ -329,7 +312,7 @@ Test(hmm, a_rare_persistent_regime_is_a_regime)
     uint64_t s = 77;
     for (int r = 0; r < 4; r++) /* 1 %: four runs of 25 samples at 40 us */
         for (size_t t = 1000 + 2300 * (size_t)r; t < 1025 + 2300 * (size_t)r; t++)
-            st[t] = 2, x[t] = log(4e-5) + SD * gauss(&s);
+            st[t] = 2, x[t] = log(4e-5) + SD * srng_gauss(&s);
     hmm_opts_t o = {.restarts = 2, .seed = 5};
     hmm_t m;
     char why[200] = "";
