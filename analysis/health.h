@@ -46,7 +46,8 @@ typedef struct hl_sample {
     int64_t t_ns;     /* when it began (aligned, relative to plog_run_time_ref): messages the
                          later posting, collectives the last entry, probe its start */
     int64_t dur_ns;   /* messages, probe: its time; collectives: its own time */
-    double value;     /* what the slowdown compares: dur_ns, or dur / predicted */
+    double value;     /* what the slowdown compares: dur_ns, or dur / predicted; NAN: the
+                         sample makes the latency only (a probe's small size, health_probe.c) */
     uint64_t bytes;   /* messages, probe: the message's; collectives: the size class */
     uint32_t cls;     /* samples are compared within a class: messages 2 x size bucket + 1
                          between hosts; collectives an index of coll_class; probe 4 x size
