@@ -239,6 +239,51 @@ static int cmp_span(const void *a, const void *b)
     return (x->link > y->link) - (x->link < y->link);
 }
 
+/* The links sample x belongs to (link ids: 0 within hosts, 1 between hosts, 2 + h host h's
+ * link; collectives: 0 alone) into ids; how many. */
+static int links_of(const hl_samples_t *s, hl_source_t src, const hl_sample_t *x, int host_links,
+                    size_t ids[3])
+{
+    if (src == HL_SRC_COLLECTIVES) {
+        ids[0] = 0;
+        return 1;
+    }
+    int32_t hs = s->host[x->src], hd = s->host[x->dst];
+    if (hs == hd) {
+        ids[0] = 0;
+        return 1;
+    }
+    ids[0] = 1;
+    if (!host_links)
+        return 1;
+    ids[1] = 2 + (size_t)(hs < hd ? hs : hd);
+    ids[2] = 2 + (size_t)(hs < hd ? hd : hs);
+    return 3;
+}
+
+/* The departed spans of link L (index li), into h. 0, or -1 out of memory. */
+static int link_spans(hl_health_t *h, size_t *scap, size_t li, const hl_link_t *L)
+{
+    for (size_t a = 0; a < L->nw;) {
+        if (!L->w[a].departed) {
+            a++;
+            continue;
+        }
+        /* a span goes on through windows with too few samples to say (no probe fell in
+         * them, say) when a departed window follows: missing data is no sign of recovery */
+        size_t b = a + 1, c = a + 1;
+        while (c < L->nw && (L->w[c].departed || isnan(L->w[c].slowdown))) {
+            if (L->w[c].departed)
+                b = c + 1;
+            c++;
+        }
+        if (add_span(h, scap, li, L, a, b) != 0)
+            return -1;
+        a = b;
+    }
+    return 0;
+}
+
 int hl_health(const hl_samples_t *s, const hl_opts_t *o, hl_health_t *out)
 {
     memset(out, 0, sizeof(*out));
@@ -247,10 +292,12 @@ int hl_health(const hl_samples_t *s, const hl_opts_t *o, hl_health_t *out)
     out->threshold = thr;
     int64_t t0 = s->t_first, t1 = s->t_last;
     int host_links = s->nhosts > 1 && s->nhosts <= HL_MAX_HOST_LINKS;
-    size_t lcap = 0, scap = 0;
+    size_t lcap = 0, scap = 0, maxl = 2 + (host_links ? (size_t)s->nhosts : 0);
+    size_t *off = calloc(maxl + 1, sizeof(size_t));
     ent_t *e = NULL;
-    size_t ecap = 0;
     int rc = -1;
+    if (off == NULL)
+        goto fail;
     for (int src = 0; src < 3; src++) {
         size_t n = s->n[src];
         if (n == 0)
@@ -260,30 +307,29 @@ int hl_health(const hl_samples_t *s, const hl_opts_t *o, hl_health_t *out)
             w = 1;
         out->window_ns[src] = w;
         size_t nw = (size_t)((t1 - t0) / w) + 1;
-        /* links: 0 within hosts, 1 between hosts, 2 + h each host's link; collectives one */
-        size_t nl = src == HL_SRC_COLLECTIVES ? 1 : 2 + (host_links ? (size_t)s->nhosts : 0);
-        for (size_t l = 0; l < nl; l++) {
-            size_t m = 0;
-            for (size_t i = 0; i < n; i++) {
-                const hl_sample_t *x = &s->s[src][i];
-                int in;
-                if (src == HL_SRC_COLLECTIVES)
-                    in = 1;
-                else {
-                    int32_t hs = s->host[x->src], hd = s->host[x->dst];
-                    in = l == 0 ? hs == hd
-                       : l == 1 ? hs != hd
-                                : hs != hd && (hs == (int32_t)(l - 2) || hd == (int32_t)(l - 2));
-                }
-                if (!in)
-                    continue;
-                if (VEC_GROW(e, ecap, m + 1) != 0)
-                    goto fail;
-                int64_t k = (x->t_ns - t0) / w;
-                e[m++] = (ent_t){.k = (uint32_t)(k < 0 ? 0 : (size_t)k >= nw ? nw - 1 : (size_t)k),
-                                 .cls = x->cls, .value = x->value, .dur_s = (double)x->dur_ns * 1e-9,
-                                 .bytes = src == HL_SRC_COLLECTIVES ? 0 : x->bytes};
-            }
+        /* every sample into the entries of each of its links, in one pass: count, place */
+        size_t ids[3];
+        memset(off, 0, (maxl + 1) * sizeof(size_t));
+        for (size_t i = 0; i < n; i++)
+            for (int j = links_of(s, (hl_source_t)src, &s->s[src][i], host_links, ids); j-- > 0;)
+                off[ids[j] + 1]++;
+        for (size_t l = 0; l < maxl; l++)
+            off[l + 1] += off[l];
+        free(e);
+        if ((e = malloc((off[maxl] ? off[maxl] : 1) * sizeof(ent_t))) == NULL)
+            goto fail;
+        for (size_t i = 0; i < n; i++) {
+            const hl_sample_t *x = &s->s[src][i];
+            int64_t k = (x->t_ns - t0) / w;
+            ent_t en = {.k = (uint32_t)(k < 0 ? 0 : (size_t)k >= nw ? nw - 1 : (size_t)k),
+                        .cls = x->cls, .value = x->value, .dur_s = (double)x->dur_ns * 1e-9,
+                        .bytes = src == HL_SRC_COLLECTIVES ? 0 : x->bytes};
+            for (int j = links_of(s, (hl_source_t)src, x, host_links, ids); j-- > 0;)
+                e[off[ids[j]]++] = en;
+        }
+        /* off[l] is now where link l + 1 begins */
+        for (size_t l = 0, from = 0; l < maxl; from = off[l++]) {
+            size_t m = off[l] - from;
             if (m == 0)
                 continue;
             if (VEC_GROW(out->link, lcap, out->nlink + 1) != 0)
@@ -298,26 +344,9 @@ int hl_health(const hl_samples_t *s, const hl_opts_t *o, hl_health_t *out)
             else
                 snprintf(L->name, sizeof(L->name), "host %s", s->host_name[l - 2]);
             out->nlink++;
-            if (link_windows(e, m, nw, t0, w, min_n, thr, L) != 0)
+            if (link_windows(e + from, m, nw, t0, w, min_n, thr, L) != 0 ||
+                link_spans(out, &scap, out->nlink - 1, L) != 0)
                 goto fail;
-            for (size_t a = 0; a < L->nw;) {
-                if (!L->w[a].departed) {
-                    a++;
-                    continue;
-                }
-                /* a span goes on through windows with too few samples to say (no probe
-                 * fell in them, say) when a departed window follows: missing data is no
-                 * sign of recovery */
-                size_t b = a + 1, c = a + 1;
-                while (c < L->nw && (L->w[c].departed || isnan(L->w[c].slowdown))) {
-                    if (L->w[c].departed)
-                        b = c + 1;
-                    c++;
-                }
-                if (add_span(out, &scap, out->nlink - 1, L, a, b) != 0)
-                    goto fail;
-                a = b;
-            }
         }
     }
     if (out->nspan > 1)
@@ -325,6 +354,7 @@ int hl_health(const hl_samples_t *s, const hl_opts_t *o, hl_health_t *out)
     rc = 0;
 fail:
     free(e);
+    free(off);
     if (rc != 0)
         hl_health_free(out);
     return rc;
