@@ -30,7 +30,7 @@ make -C "$bdir" -s examples/stencil >/dev/null
 
 out=$(mktemp -d /tmp/phasor-demo.XXXXXX)
 echo "== running the stencil example on 4 ranks under phasor (logs in $out/logs)"
-PHASOR_PROBE=quick "$bdir/phasor" run -o "$out/logs" -- "$mpirun" "${np_opt[@]}" -np 4 \
+PHASOR_PROBE=quick,every=50 "$bdir/phasor" run -o "$out/logs" -- "$mpirun" "${np_opt[@]}" -np 4 \
   "$bdir/examples/stencil"
 
 echo
@@ -52,6 +52,13 @@ echo
 echo "== the oscillator model fitted to the run, side by side with it: phasor oscillate"
 "$bdir/phasor" oscillate "$out/logs" -o "$out/oscillate" >"$out/oscillate.txt"
 sed -n '/^Model against measured/,/phase pattern distance/p' "$out/oscillate.txt"
+echo
+echo "== the network over the run, from its own messages and a probe every 50 collectives: phasor health"
+"$bdir/phasor" health "$out/logs" -o "$out/health"
+echo
+echo "== its latency regimes: phasor regimes (plots in $out/regimes)"
+"$bdir/phasor" regimes "$out/logs" --series messages,probe -o "$out/regimes" >"$out/regimes.txt"
+grep -E '^series|K =|^  [0-9] ' "$out/regimes.txt"
 echo
 echo "== a trace for ui.perfetto.dev or chrome://tracing: phasor export"
 "$bdir/phasor" export "$out/logs" --format chrome -o "$out/trace.json"
