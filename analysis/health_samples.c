@@ -209,8 +209,8 @@ plog_err_t hl_collect(plog_run_t *run, const hl_opts_t *o, hl_samples_t *out, pl
         }
         ca.have_model = 1;
         out->coll_model = 1;
-        snprintf(out->model_source, sizeof(out->model_source), "%.480s (%s)",
-                 ca.models.source, ca.models.m[0].name);
+        snprintf(out->model_source, sizeof(out->model_source), "the %s model %.480s",
+                 ca.models.m[0].name, ca.models.source);
     } else if (o != NULL && o->model_file != NULL) {
         rc = plog_fail(err, merr.code, o->model_file, PLOG_NO_OFFSET, "%s", merr.msg);
         goto done;
