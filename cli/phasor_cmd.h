@@ -73,6 +73,7 @@ int phasor_cmd_steps(int argc, char **argv); /* cli/phasor_steps.c */
 int phasor_cmd_predict(int argc, char **argv); /* cli/phasor_predict.c */
 int phasor_cmd_health(int argc, char **argv);  /* cli/phasor_health.c */
 int phasor_cmd_regimes(int argc, char **argv); /* cli/phasor_regimes.c */
+int phasor_cmd_replay(int argc, char **argv);  /* cli/phasor_replay.c */
 int phasor_cmd_phases(int argc, char **argv); /* cli/phasor_phases.c */
 int phasor_cmd_export(int argc, char **argv); /* cli/phasor_export.c */
 int phasor_cmd_oscillate(int argc, char **argv); /* cli/phasor_oscillate.c */

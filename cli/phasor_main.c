@@ -28,6 +28,7 @@ static const struct subcommand {
     {"oscillate", phasor_cmd_oscillate, "the oscillator model fitted to a run, side by side"},
     {"health", phasor_cmd_health, "the network over the whole run, from its messages and probes"},
     {"regimes", phasor_cmd_regimes, "latency regimes of the run's timing series (HMM, BIC)"},
+    {"replay", phasor_cmd_replay, "the whole run replayed against a network model; what-ifs"},
     {"export", phasor_cmd_export, "a log as OTF2, Chrome/Perfetto JSON or CSV (--format, -o)"},
 };
 

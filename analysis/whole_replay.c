@@ -1,0 +1,1389 @@
+/* whole_replay.c: the whole run replayed against a network model (whole_replay.h,
+ * doc/replay.md has the rules this file follows, call by call). */
+#include <assert.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll_instances.h"
+#include "heap.h"
+#include "hmap.h"
+#include "plog_calls.h"
+#include "vec.h"
+#include "whole_replay.h"
+
+#define NONE UINT32_MAX
+/* A rank runs at most this many calls before the earliest rank in predicted time is
+ * looked for again: ranks stay near one another in time, so the messages open at once are
+ * those the run really had open, at one heap operation per this many calls. */
+#define SLICE 256
+
+double wr_net_time(const void *ctx, int32_t src, int32_t dst, uint64_t bytes, int twoway)
+{
+    const wr_net_t *n = ctx;
+    double t = n->t(n->ctx, src, dst, bytes, twoway);
+    if (n->lat == 1 && n->bw == 1)
+        return t;
+    double a = n->t(n->ctx, src, dst, 0, twoway);
+    if (!(a >= 0) || a > t)
+        a = t;
+    return a * n->lat + (t - a) / n->bw;
+}
+
+const char *wr_from_name(int from)
+{
+    switch (from) {
+    case WR_FROM_START: return "start";
+    case WR_FROM_MSG: return "message";
+    case WR_FROM_RECV: return "receive-posted";
+    case WR_FROM_COLL: return "collective";
+    case WR_FROM_PROBE: return "probe";
+    default: return "unknown";
+    }
+}
+
+/* ---- the critical path: nodes shared by the paths that run through them ----
+ * A node is one stretch of one rank; the path into it is its parent up to a cut (the point
+ * on the parent's rank where the dependency left). A rank's own progress extends its head
+ * node in place; a node is made only where a call's end was set by another rank. Cuts keep
+ * the parent's totals at the time, so a node extended later still yields the stretch as
+ * it was when the dependency left it. */
+typedef struct cut {
+    uint32_t node;
+    double p, m;        /* predicted and measured time at the cut */
+    uint64_t e;         /* the rank's event ordinal */
+    double comp, mpi;   /* the node's totals at the cut */
+} cut_t;
+
+typedef struct node {
+    cut_t from;         /* parent (from.node NONE: the path starts here) */
+    uint32_t refs;
+    int32_t rank, peer;
+    uint16_t call;
+    uint8_t kind;       /* enum wr_from */
+    uint64_t bytes;
+    double edge;
+    double p0, m0, p1, m1, comp, mpi;
+    uint64_t e0, e1;
+} node_t;
+
+/* ---- messages, channels, requests, collective instances ---- */
+typedef struct msg {
+    double spost, rpost; /* predicted postings; NAN until posted */
+    double t;            /* its time by the model */
+    uint64_t bytes;
+    int32_t src, dst;
+    uint8_t rndv;        /* moves once both ends have posted */
+    uint8_t refs;        /* ends still to finish with it */
+    uint32_t swait, rwait; /* rank waiting for its send (receive) side, or NONE */
+    cut_t scut, rcut;    /* the path at either posting (scut.node/rcut.node NONE: none) */
+    uint32_t next;       /* in its channel's queue, or the free list */
+} msg_t;
+
+typedef struct chan {
+    int32_t comm, src, dst, tag;
+    uint32_t head, tail; /* unpaired messages, all posted by one side (sends: qsend) */
+    uint8_t qsend;
+    uint32_t pwait;      /* a rank probing for this channel's next message, or NONE */
+    uint32_t hnext;
+} chan_t;
+
+enum { RQ_SEND = 1, RQ_RECV = 2, RQ_RECV_OPEN = 3, RQ_COLL = 4 };
+typedef struct req {
+    uint8_t kind;
+    uint32_t idx;        /* message, or collective instance */
+    uint32_t slot;       /* collective: the member's slot */
+    double done;         /* send: its local end; otherwise computed */
+    /* a receive not yet in a channel (a wildcard one, or a probed message's) */
+    double rpost;
+    cut_t rcut;
+    uint64_t bytes;
+    int32_t comm;
+    uint32_t next;       /* free list */
+} req_t;
+
+typedef struct coll {
+    uint64_t key;
+    int32_t size, seen;
+    int32_t *rank;
+    double *entry, *exit;
+    cut_t *cut;
+    uint8_t *waiting;    /* the member is blocked on it (blocking collective) */
+    uint8_t done;
+    uint32_t refs;       /* members still to finish with it */
+    uint32_t from_slot;  /* the last member to arrive */
+    uint64_t bytes;
+    uint32_t next;
+} coll_t;
+
+enum { ST_RUN = 0, ST_BLOCKED = 1, ST_DONE = 2 };
+typedef struct rk {
+    plog_iter_t *it;
+    const plog_rec_t *e; /* the call being replayed, NULL between calls */
+    int posted;          /* its postings were done */
+    double now;          /* predicted end of its previous call */
+    double start;        /* predicted start of the current call */
+    int64_t mprev;       /* measured end of its previous call */
+    uint64_t ord;        /* events replayed */
+    uint32_t head;       /* its path node */
+    uint32_t coll;       /* the blocking collective it is in, or NONE */
+    uint32_t slot;
+    uint8_t state, queued, seen_init, ended;
+    hmap_t req;          /* request id + 1 -> req index */
+    hmap_t cnext;        /* communicator -> its next collective ordinal */
+} rk_t;
+
+typedef struct st {
+    plog_run_t *run;
+    const wr_opts_t *o;
+    wr_result_t *r;
+    wr_net_t net;
+    pr_opts_t pro;
+    int32_t world;
+    rk_t *rk;
+    /* pools */
+    msg_t *msg; size_t nmsg, cmsg; uint32_t mfree; size_t mlive;
+    chan_t *ch; size_t nch, cch; hmap_t cmap;
+    req_t *rq; size_t nrq, crq; uint32_t rfree; size_t rlive;
+    coll_t *co; size_t nco, cco; uint32_t cfree; hmap_t comap;
+    node_t *nd; size_t nnd, cnd; uint32_t nfree; size_t nlive;
+    /* scheduling: ranks by predicted time */
+    heap_ent_t *heap; size_t nheap, cheap;
+    uint32_t *ready; size_t nready, cready;
+    /* collectives */
+    ci_t *ci;
+    pr_t pr;
+    pred_steps_t steps;
+    ci_member_t *mem; size_t cmem;
+    int oom;
+    plog_err_t ferr;
+} st_t;
+
+static int grow(void *pa, size_t *cap, size_t need, size_t sz)
+{
+    return vec_reserve((void **)pa, cap, need, sz);
+}
+
+/* ---- nodes ---- */
+static uint32_t node_new(st_t *s)
+{
+    uint32_t i = s->nfree;
+    if (i != NONE) {
+        s->nfree = (uint32_t)s->nd[i].e0; /* the free list runs through e0 */
+    } else {
+        if (s->nnd >= NONE - 1 || grow(&s->nd, &s->cnd, s->nnd + 1, sizeof(node_t)) != 0) {
+            s->oom = 1;
+            return NONE;
+        }
+        i = (uint32_t)s->nnd++;
+    }
+    if (++s->nlive > s->r->peak_nodes)
+        s->r->peak_nodes = s->nlive;
+    return i;
+}
+
+static void node_unref(st_t *s, uint32_t i)
+{
+    while (i != NONE) {
+        node_t *n = &s->nd[i];
+        assert(n->refs > 0);
+        if (--n->refs > 0)
+            return;
+        uint32_t parent = n->from.node;
+        n->e0 = s->nfree;
+        s->nfree = i;
+        s->nlive--;
+        i = parent;
+    }
+}
+
+/* The path of rank k at the start of its current call (its compute before the call
+ * counted). */
+static inline cut_t cut_of(st_t *s, const rk_t *k)
+{
+    if (!s->o->path || k->head == NONE)
+        return (cut_t){.node = NONE};
+    node_t *n = &s->nd[k->head];
+    n->refs++;
+    double gap = k->start > n->p1 ? k->start - n->p1 : 0;
+    double m = k->e ? (double)k->e->start_ns : n->m1;
+    return (cut_t){k->head, k->start, m, k->ord, n->comp + gap, n->mpi};
+}
+
+static inline void cut_drop(st_t *s, cut_t *c)
+{
+    if (c->node != NONE)
+        node_unref(s, c->node);
+    c->node = NONE;
+}
+
+/* ---- messages and channels ---- */
+static uint32_t msg_new(st_t *s, int32_t src, int32_t dst, uint64_t bytes)
+{
+    uint32_t i = s->mfree;
+    if (i != NONE) {
+        s->mfree = s->msg[i].next;
+    } else {
+        if (s->nmsg >= NONE - 1 || grow(&s->msg, &s->cmsg, s->nmsg + 1, sizeof(msg_t)) != 0) {
+            s->oom = 1;
+            return NONE;
+        }
+        i = (uint32_t)s->nmsg++;
+    }
+    s->msg[i] = (msg_t){NAN, NAN, NAN, bytes, src, dst, 0, 2, NONE, NONE,
+                        {.node = NONE}, {.node = NONE}, NONE};
+    if (++s->mlive > s->r->peak_messages)
+        s->r->peak_messages = s->mlive;
+    return i;
+}
+
+static void msg_unref(st_t *s, uint32_t i)
+{
+    msg_t *m = &s->msg[i];
+    if (--m->refs > 0)
+        return;
+    cut_drop(s, &m->scut);
+    cut_drop(s, &m->rcut);
+    m->next = s->mfree;
+    s->mfree = i;
+    s->mlive--;
+}
+
+static uint32_t chan_get(st_t *s, int32_t comm, int32_t src, int32_t dst, int32_t tag)
+{
+    uint64_t key = hmap_mix(((uint64_t)(uint32_t)comm << 32 | (uint32_t)src) ^
+                            hmap_mix((uint64_t)(uint32_t)dst << 32 | (uint32_t)tag)) | 1u;
+    uint64_t *head = hmap_put(&s->cmap, key);
+    if (head == NULL) {
+        s->oom = 1;
+        return NONE;
+    }
+    for (uint32_t i = (uint32_t)*head - 1; i != NONE; i = s->ch[i].hnext) {
+        const chan_t *c = &s->ch[i];
+        if (c->comm == comm && c->src == src && c->dst == dst && c->tag == tag)
+            return i;
+    }
+    if (s->nch >= NONE - 1 || grow(&s->ch, &s->cch, s->nch + 1, sizeof(chan_t)) != 0) {
+        s->oom = 1;
+        return NONE;
+    }
+    uint32_t i = (uint32_t)s->nch++;
+    s->ch[i] = (chan_t){comm, src, dst, tag, NONE, NONE, 0, NONE, (uint32_t)*head - 1};
+    *head = (uint64_t)i + 1;
+    return i;
+}
+
+static void wake(st_t *s, uint32_t r);
+
+static void chan_push(st_t *s, chan_t *c, uint32_t m, int send)
+{
+    s->msg[m].next = NONE;
+    if (c->tail != NONE)
+        s->msg[c->tail].next = m;
+    else
+        c->head = m;
+    c->tail = m;
+    c->qsend = (uint8_t)send;
+}
+
+static uint32_t chan_pop(st_t *s, chan_t *c)
+{
+    uint32_t m = c->head;
+    if ((c->head = s->msg[m].next) == NONE)
+        c->tail = NONE;
+    return m;
+}
+
+/* The message's arrival: eager once sent, rendezvous once both ends have posted; NAN
+ * while not known. */
+static inline double arrival(const msg_t *m)
+{
+    if (isnan(m->spost))
+        return NAN;
+    if (!m->rndv)
+        return m->spost + m->t;
+    if (isnan(m->rpost))
+        return NAN;
+    return fmax(m->spost, m->rpost) + m->t;
+}
+
+static int is_sync(uint16_t call)
+{
+    return call == PLOG_CALL_MPI_Ssend || call == PLOG_CALL_MPI_Issend ||
+           call == PLOG_CALL_MPI_Ssend_init;
+}
+
+/* A send posted at the current call's start by rank k: its message, paired with a receive
+ * already waiting in its channel or queued. NONE: no message (to itself, to PROC_NULL). */
+static uint32_t post_send(st_t *s, rk_t *k, int32_t me, int32_t comm, int32_t dst, int32_t tag,
+                          uint64_t bytes, int sync)
+{
+    if (dst < 0 || dst >= s->world || dst == me || tag < 0)
+        return NONE;
+    uint32_t ci = chan_get(s, comm, me, dst, tag);
+    if (ci == NONE)
+        return NONE;
+    chan_t *c = &s->ch[ci];
+    uint32_t m;
+    if (c->head != NONE && !c->qsend) {
+        m = chan_pop(s, c);
+    } else {
+        m = msg_new(s, me, dst, bytes);
+        if (m == NONE)
+            return NONE;
+        chan_push(s, &s->ch[ci], m, 1);
+        c = &s->ch[ci];
+    }
+    msg_t *g = &s->msg[m];
+    g->bytes = bytes;
+    g->src = me;
+    g->spost = k->start;
+    g->scut = cut_of(s, k);
+    g->rndv = (uint8_t)(sync || bytes > s->pro.eager);
+    g->t = wr_net_time(&s->net, me, dst, bytes, 0);
+    s->r->messages++;
+    if (g->rndv)
+        s->r->rendezvous++;
+    else
+        s->r->eager++;
+    if (g->rwait != NONE)
+        wake(s, g->rwait);
+    if (c->pwait != NONE) {
+        wake(s, c->pwait);
+        c->pwait = NONE;
+    }
+    return m;
+}
+
+/* A receive of rank k posted at rpost (its path cut rc, taken over) joins its channel. */
+static uint32_t post_recv(st_t *s, int32_t me, int32_t comm, int32_t src, int32_t tag,
+                          uint64_t bytes, double rpost, cut_t rc)
+{
+    if (src < 0 || src >= s->world || src == me || tag < 0) {
+        cut_drop(s, &rc);
+        return NONE;
+    }
+    uint32_t ci = chan_get(s, comm, src, me, tag);
+    if (ci == NONE) {
+        cut_drop(s, &rc);
+        return NONE;
+    }
+    chan_t *c = &s->ch[ci];
+    uint32_t m;
+    if (c->head != NONE && c->qsend) {
+        m = chan_pop(s, c);
+    } else {
+        m = msg_new(s, src, me, bytes);
+        if (m == NONE) {
+            cut_drop(s, &rc);
+            return NONE;
+        }
+        chan_push(s, &s->ch[ci], m, 0);
+    }
+    msg_t *g = &s->msg[m];
+    g->rpost = rpost;
+    g->rcut = rc;
+    if (g->swait != NONE)
+        wake(s, g->swait);
+    return m;
+}
+
+/* ---- requests ---- */
+static uint32_t req_new(st_t *s, rk_t *k, uint64_t id)
+{
+    if (id == 0)
+        return NONE;
+    uint32_t i = s->rfree;
+    if (i != NONE) {
+        s->rfree = s->rq[i].next;
+    } else {
+        if (s->nrq >= NONE - 1 || grow(&s->rq, &s->crq, s->nrq + 1, sizeof(req_t)) != 0) {
+            s->oom = 1;
+            return NONE;
+        }
+        i = (uint32_t)s->nrq++;
+    }
+    if (hmap_set(&k->req, id + 1, i) != 0) {
+        s->oom = 1;
+        return NONE;
+    }
+    s->rq[i] = (req_t){.idx = NONE, .rcut = {.node = NONE}, .next = NONE};
+    if (++s->rlive > s->r->peak_requests)
+        s->r->peak_requests = s->rlive;
+    return i;
+}
+
+static uint32_t req_find(const rk_t *k, uint64_t id)
+{
+    size_t slot = hmap_find(&k->req, id + 1);
+    return slot == SIZE_MAX ? NONE : (uint32_t)k->req.vals[slot];
+}
+
+static void coll_unref(st_t *s, uint32_t c);
+
+/* Rank k is done with request id: its message or instance let go. */
+static void req_end(st_t *s, rk_t *k, uint64_t id)
+{
+    size_t slot = hmap_find(&k->req, id + 1);
+    if (slot == SIZE_MAX)
+        return;
+    uint32_t i = (uint32_t)k->req.vals[slot];
+    hmap_del_at(&k->req, slot);
+    req_t *q = &s->rq[i];
+    if ((q->kind == RQ_SEND || q->kind == RQ_RECV) && q->idx != NONE)
+        msg_unref(s, q->idx);
+    else if (q->kind == RQ_COLL && q->idx != NONE)
+        coll_unref(s, q->idx);
+    cut_drop(s, &q->rcut);
+    q->next = s->rfree;
+    s->rfree = i;
+    s->rlive--;
+}
+
+/* ---- scheduling ---- */
+static void wake(st_t *s, uint32_t r)
+{
+    rk_t *k = &s->rk[r];
+    if (k->state != ST_BLOCKED || k->queued)
+        return;
+    k->state = ST_RUN;
+    k->queued = 1;
+    if (grow(&s->ready, &s->cready, s->nready + 1, sizeof(uint32_t)) != 0) {
+        s->oom = 1;
+        return;
+    }
+    s->ready[s->nready++] = r;
+}
+
+/* ---- collectives ---- */
+static uint64_t coll_key(int32_t comm, uint64_t ord)
+{
+    return ((uint64_t)(uint32_t)comm << 40 | (ord & ((1ull << 40) - 1))) + 1;
+}
+
+static uint32_t coll_get(st_t *s, uint64_t key, int32_t size)
+{
+    uint64_t *v = hmap_put(&s->comap, key);
+    if (v == NULL) {
+        s->oom = 1;
+        return NONE;
+    }
+    if (*v)
+        return (uint32_t)*v - 1;
+    uint32_t i = s->cfree;
+    if (i != NONE) {
+        s->cfree = s->co[i].next;
+    } else {
+        if (s->nco >= NONE - 1 || grow(&s->co, &s->cco, s->nco + 1, sizeof(coll_t)) != 0) {
+            s->oom = 1;
+            return NONE;
+        }
+        i = (uint32_t)s->nco++;
+    }
+    coll_t *c = &s->co[i];
+    size_t n = (size_t)(size > 0 ? size : 1);
+    *c = (coll_t){.key = key, .size = size, .refs = (uint32_t)n, .from_slot = NONE};
+    c->rank = malloc(n * sizeof(*c->rank));
+    c->entry = malloc(n * sizeof(*c->entry));
+    c->exit = malloc(n * sizeof(*c->exit));
+    c->cut = malloc(n * sizeof(*c->cut));
+    c->waiting = calloc(n, 1);
+    if (!c->rank || !c->entry || !c->exit || !c->cut || !c->waiting) {
+        s->oom = 1;
+        return NONE;
+    }
+    *v = (uint64_t)i + 1;
+    return i;
+}
+
+static void coll_unref(st_t *s, uint32_t i)
+{
+    coll_t *c = &s->co[i];
+    if (--c->refs > 0)
+        return;
+    for (int32_t k = 0; k < c->seen; k++)
+        cut_drop(s, &c->cut[k]);
+    if (!c->done)
+        hmap_del(&s->comap, c->key);
+    free(c->rank);
+    free(c->entry);
+    free(c->exit);
+    free(c->cut);
+    free(c->waiting);
+    c->rank = NULL;
+    c->next = s->cfree;
+    s->cfree = i;
+}
+
+static long slot_of(const coll_t *c, int32_t rank)
+{
+    for (int32_t k = 0; k < c->seen; k++)
+        if (c->rank[k] == rank)
+            return k;
+    return -1;
+}
+
+/* ci hands over an instance once its last member's call was fed: every member's exit. */
+static void coll_done(void *arg, const ci_inst_t *in)
+{
+    st_t *s = arg;
+    size_t slot = hmap_find(&s->comap, coll_key(in->comm, in->ordinal));
+    if (slot == SIZE_MAX || s->oom)
+        return;
+    coll_t *c = &s->co[s->comap.vals[slot] - 1];
+    hmap_del_at(&s->comap, slot);
+    c->done = 1;
+    c->bytes = in->bytes;
+    double last = -INFINITY;
+    for (int32_t k = 0; k < c->seen; k++)
+        if (c->entry[k] > last) {
+            last = c->entry[k];
+            c->from_slot = (uint32_t)k;
+        }
+    /* the measured entries and exits, by rank, for what cannot be rebuilt */
+    if (in->why == RECON_OK && in->nmem == (size_t)c->seen) {
+        if (grow(&s->mem, &s->cmem, in->nmem, sizeof(ci_member_t)) != 0) {
+            s->oom = 1;
+            return;
+        }
+        for (size_t m = 0; m < in->nmem; m++) {
+            long sl = slot_of(c, in->mem[m].rank);
+            double e = sl >= 0 ? c->entry[sl] : (double)in->mem[m].start_ns;
+            s->mem[m] = (ci_member_t){in->mem[m].rank, (int64_t)llround(e), in->mem[m].end_ns};
+        }
+        ci_inst_t cp = *in;
+        cp.mem = s->mem;
+        if (s->o->whole) {
+            double t, p90;
+            if (pred_steps_price(&s->steps, &cp, s->o->model, &t, &p90) != 0) {
+                s->oom = 1;
+                return;
+            }
+            for (int32_t k = 0; k < c->seen; k++)
+                c->exit[k] = last + t;
+            s->r->colls_priced++;
+        } else {
+            double span;
+            pr_time_fn t = wr_net_time;
+            if (pr_replay(&s->pr, &cp, t, &s->net, &s->pro, &span, NULL) != 0) {
+                s->oom = 1;
+                return;
+            }
+            /* the members' exits, sorted by rank in pr */
+            for (size_t m = 0; m < in->nmem; m++) {
+                long sl = slot_of(c, s->pr.rank[m]);
+                if (sl >= 0)
+                    c->exit[sl] = fmax(s->pr.ready[m], c->entry[sl]);
+            }
+            s->r->colls_steps++;
+        }
+    } else {
+        /* no schedule: the members leave after the last arrives, each as long after it as
+         * measured */
+        int64_t mlast = INT64_MIN;
+        for (size_t m = 0; m < in->nmem; m++)
+            if (in->mem[m].start_ns > mlast)
+                mlast = in->mem[m].start_ns;
+        for (int32_t k = 0; k < c->seen; k++)
+            c->exit[k] = last;
+        for (size_t m = 0; m < in->nmem; m++) {
+            long sl = slot_of(c, in->mem[m].rank);
+            if (sl >= 0)
+                c->exit[sl] = last + (double)(in->mem[m].end_ns > mlast ? in->mem[m].end_ns - mlast : 0);
+        }
+        s->r->colls_tail++;
+    }
+    for (int32_t k = 0; k < c->seen; k++)
+        if (c->waiting[k])
+            wake(s, (uint32_t)c->rank[k]);
+}
+
+/* Rank k's collective call e enters its instance at k->start. NONE: not an instance
+ * (replayed as measured). */
+static uint32_t coll_enter(st_t *s, rk_t *k, const plog_rec_t *e, uint32_t *slotp)
+{
+    if (e->comm <= 0)
+        return NONE;
+    uint64_t *nx = hmap_put(&k->cnext, (uint64_t)(uint32_t)e->comm + 1);
+    if (!nx) {
+        s->oom = 1;
+        return NONE;
+    }
+    uint64_t ord = (*nx)++;
+    pcs_coll_t pc;
+    bool nb;
+    uint32_t ci = NONE;
+    if (recon_call_coll(e->call, &pc, &nb) && e->lcomm && e->lcomm->n_local > 0) {
+        ci = coll_get(s, coll_key(e->comm, ord), (int32_t)e->lcomm->n_local);
+        if (ci != NONE && s->co[ci].seen >= s->co[ci].size)
+            ci = NONE; /* more members than the communicator has: not trusted */
+    }
+    if (ci != NONE) {
+        coll_t *c = &s->co[ci];
+        uint32_t sl = (uint32_t)c->seen++;
+        c->rank[sl] = e->rank;
+        c->entry[sl] = k->start;
+        c->exit[sl] = NAN;
+        c->cut[sl] = cut_of(s, k);
+        *slotp = sl;
+    }
+    /* ci counts every collective call as this does (the ordinals must agree); its member
+     * times are the measured ones, coll_done puts the predicted in */
+    if (ci_feed(s->ci, e, coll_done, s) != 0)
+        s->oom = 1;
+    return ci;
+}
+
+/* ---- one call ---- */
+
+/* What ended a call: its end, and the dependency that set it (from WR_FROM_START: its own
+ * progress). */
+typedef struct fin {
+    double end;
+    int from;
+    cut_t via;       /* the path at the other end (not owned) */
+    double arrive;   /* when what it waited for came */
+    int32_t peer;
+    uint64_t bytes;
+} fin_t;
+
+static inline void fin_wait(fin_t *f, double t, int from, const cut_t *via, int32_t peer,
+                            uint64_t bytes)
+{
+    if (t > f->end) {
+        f->end = t;
+        f->from = via && via->node != NONE ? from : WR_FROM_START;
+        if (via)
+            f->via = *via;
+        f->arrive = t;
+        f->peer = peer;
+        f->bytes = bytes;
+    }
+}
+
+/* A receive-side message's end for rank k: its arrival, or NAN (k waits, registered). */
+static double recv_side(st_t *s, uint32_t r, uint32_t m, fin_t *f, double local_end)
+{
+    msg_t *g = &s->msg[m];
+    double a = arrival(g);
+    if (isnan(a)) {
+        g->rwait = r;
+        return NAN;
+    }
+    g->rwait = NONE;
+    /* a local copy no longer than the message's own time */
+    (void)local_end;
+    const cut_t *via = (!g->rndv || g->spost >= g->rpost) ? &g->scut : NULL;
+    fin_wait(f, a, WR_FROM_MSG, via, g->src, g->bytes);
+    return a;
+}
+
+static double send_side(st_t *s, uint32_t r, uint32_t m, fin_t *f)
+{
+    msg_t *g = &s->msg[m];
+    if (!g->rndv)
+        return f->end;
+    double a = arrival(g);
+    if (isnan(a)) {
+        g->swait = r;
+        return NAN;
+    }
+    g->swait = NONE;
+    const cut_t *via = g->rpost > g->spost ? &g->rcut : NULL;
+    fin_wait(f, a, WR_FROM_RECV, via, g->dst, g->bytes);
+    return a;
+}
+
+/* The local part of a call: as measured, but a call that waits for messages no longer than
+ * the longest of their own times (the rest of its measured time was waiting). */
+static inline double mdur(const plog_rec_t *e)
+{
+    return e->end_ns > e->start_ns ? (double)(e->end_ns - e->start_ns) : 0;
+}
+
+/* Postings of call e of rank r at k->start (once per call). */
+static void post(st_t *s, uint32_t r, rk_t *k, const plog_rec_t *e)
+{
+    k->coll = NONE;
+    if (e->rc != 0)
+        return;
+    switch (e->cls) {
+    case PLOG_CLASS_SEND: {
+        uint32_t m = post_send(s, k, e->rank, e->comm, e->peer, e->tag, e->bytes,
+                               is_sync(e->call));
+        k->coll = m; /* the message, while the call waits */
+        if (m == NONE)
+            k->coll = NONE;
+        k->slot = 1;
+        break;
+    }
+    case PLOG_CLASS_SENDRECV:
+    case PLOG_CLASS_RECV: {
+        uint32_t sm = NONE, rm = NONE;
+        if (e->cls == PLOG_CLASS_SENDRECV)
+            sm = post_send(s, k, e->rank, e->comm, e->peer, e->tag, e->bytes, 0);
+        if (e->n_status > 0 && !e->status[0].cancelled) {
+            const plog_rstatus_t *st = &e->status[0];
+            if (e->flags & PLOG_F_RECVSPEC) {
+                if (e->recv_source < 0 || e->recv_tag < 0)
+                    s->r->wildcard++;
+            }
+            rm = post_recv(s, e->rank, e->comm, st->source, st->tag,
+                           st->bytes != PLOG_BYTES_UNKNOWN ? st->bytes : e->rbytes, k->start,
+                           cut_of(s, k));
+        }
+        /* both parts kept: coll holds the send, slot the receive */
+        k->coll = sm;
+        k->slot = rm;
+        break;
+    }
+    case PLOG_CLASS_ISEND: {
+        uint32_t m = post_send(s, k, e->rank, e->comm, e->peer, e->tag, e->bytes,
+                               is_sync(e->call));
+        uint32_t q = req_new(s, k, e->request);
+        if (q != NONE) {
+            s->rq[q].kind = RQ_SEND; /* the request holds the send's end */
+            s->rq[q].idx = m;
+        } else if (m != NONE) {
+            msg_unref(s, m);
+        }
+        break;
+    }
+    case PLOG_CLASS_IRECV: {
+        uint32_t q = req_new(s, k, e->request);
+        if (q == NONE)
+            break;
+        req_t *rq = &s->rq[q];
+        int probed = (e->flags & PLOG_F_MESSAGE) != 0;
+        if (!probed && e->peer >= 0 && e->tag >= 0) {
+            rq->kind = RQ_RECV;
+            rq->idx = post_recv(s, e->rank, e->comm, e->peer, e->tag, e->rbytes, k->start,
+                                cut_of(s, k));
+        } else if (e->peer == PLOG_PROC_NULL) {
+            rq->kind = RQ_RECV;
+        } else {
+            rq->kind = RQ_RECV_OPEN;
+            rq->rpost = k->start;
+            rq->rcut = cut_of(s, k);
+            rq->bytes = e->rbytes;
+            rq->comm = e->comm;
+            s->r->wildcard++;
+        }
+        break;
+    }
+    case PLOG_CLASS_START: {
+        uint32_t n = e->n_handles ? e->n_handles : e->req != NULL;
+        for (uint32_t h = 0; h < n; h++) {
+            const plog_reqinfo_t *ri = e->n_handles ? e->handles[h].start : e->req;
+            uint64_t id = e->n_handles ? e->handles[h].id : e->request;
+            if (ri == NULL)
+                continue;
+            uint32_t q = req_new(s, k, id);
+            if (ri->cls == PLOG_CLASS_PSEND_INIT) {
+                uint32_t m = post_send(s, k, e->rank, ri->comm, ri->peer, ri->tag, ri->bytes,
+                                       is_sync(ri->call));
+                if (q == NONE) {
+                    if (m != NONE)
+                        msg_unref(s, m);
+                    continue;
+                }
+                s->rq[q].kind = RQ_SEND;
+                s->rq[q].idx = m;
+            } else if (ri->cls == PLOG_CLASS_PRECV_INIT && q != NONE) {
+                s->rq[q].kind = RQ_RECV;
+                if (ri->peer >= 0 && ri->tag >= 0) {
+                    s->rq[q].idx = post_recv(s, e->rank, ri->comm, ri->peer, ri->tag,
+                                             ri->rbytes, k->start, cut_of(s, k));
+                } else {
+                    s->rq[q].kind = RQ_RECV_OPEN;
+                    s->rq[q].rpost = k->start;
+                    s->rq[q].rcut = cut_of(s, k);
+                    s->rq[q].bytes = ri->rbytes;
+                    s->rq[q].comm = ri->comm;
+                    s->r->wildcard++;
+                }
+            }
+        }
+        break;
+    }
+    case PLOG_CLASS_COMPLETE:
+        /* receives not yet in a channel join the one their status names */
+        for (uint32_t i = 0; i < e->n_status; i++) {
+            const plog_rstatus_t *st = &e->status[i];
+            uint32_t q = req_find(k, st->request);
+            if (q == NONE || s->rq[q].kind != RQ_RECV_OPEN)
+                continue;
+            req_t *rq = &s->rq[q];
+            rq->kind = RQ_RECV;
+            if (st->cancelled) {
+                cut_drop(s, &rq->rcut);
+                continue;
+            }
+            cut_t rc = rq->rcut;
+            rq->rcut = (cut_t){.node = NONE};
+            uint64_t b = st->bytes != PLOG_BYTES_UNKNOWN ? st->bytes : rq->bytes;
+            rq->idx = post_recv(s, e->rank, rq->comm, st->source, st->tag, b, rq->rpost, rc);
+        }
+        break;
+    case PLOG_CLASS_COLL:
+        k->coll = coll_enter(s, k, e, &k->slot);
+        break;
+    case PLOG_CLASS_ICOLL: {
+        uint32_t sl = 0, c = coll_enter(s, k, e, &sl);
+        uint32_t q = req_new(s, k, e->request);
+        if (q != NONE) {
+            s->rq[q].kind = RQ_COLL;
+            s->rq[q].idx = c;
+            s->rq[q].slot = sl;
+        } else if (c != NONE) {
+            coll_unref(s, c);
+        }
+        break;
+    }
+    default:
+        break;
+    }
+    (void)r;
+}
+
+/* A probe's message: the next one of its channel, once sent. NAN: k waits. */
+static double probe_wait(st_t *s, uint32_t r, const plog_rec_t *e, fin_t *f)
+{
+    const plog_rstatus_t *st = &e->status[0];
+    uint32_t ci = chan_get(s, e->comm, st->source, e->rank, st->tag);
+    if (ci == NONE)
+        return f->end;
+    chan_t *c = &s->ch[ci];
+    if (c->head == NONE || !c->qsend) {
+        if (c->head != NONE) /* receives of its own are ahead of it: not followed */
+            return f->end;
+        c->pwait = r;
+        return NAN;
+    }
+    msg_t *g = &s->msg[c->head];
+    double env = g->spost + wr_net_time(&s->net, g->src, g->dst, 0, 0);
+    fin_wait(f, env, WR_FROM_PROBE, &g->scut, g->src, g->bytes);
+    return env;
+}
+
+/* The end of call e of rank r, started at k->start; NAN while it waits (registered with
+ * what it waits for). */
+static double finish(st_t *s, uint32_t r, rk_t *k, const plog_rec_t *e, fin_t *f)
+{
+    double d = mdur(e);
+    f->end = k->start + d;
+    f->from = WR_FROM_START;
+    if (e->rc != 0)
+        return f->end;
+    switch (e->cls) {
+    case PLOG_CLASS_SEND: {
+        if (k->coll == NONE)
+            return f->end;
+        msg_t *g = &s->msg[k->coll];
+        if (!g->rndv) {
+            /* eager: local, but no longer than the message's own time */
+            f->end = k->start + fmin(d, g->t);
+            return f->end;
+        }
+        f->end = k->start;
+        return send_side(s, r, k->coll, f);
+    }
+    case PLOG_CLASS_RECV:
+    case PLOG_CLASS_SENDRECV: {
+        double lim = 0;
+        if (k->coll != NONE)
+            lim = fmax(lim, s->msg[k->coll].t);
+        if (k->slot != NONE)
+            lim = fmax(lim, s->msg[k->slot].t);
+        if (k->coll == NONE && k->slot == NONE)
+            return f->end;
+        f->end = k->start + fmin(d, lim);
+        double ok = f->end;
+        if (k->coll != NONE && isnan(send_side(s, r, k->coll, f)))
+            ok = NAN;
+        if (k->slot != NONE && isnan(recv_side(s, r, k->slot, f, ok)))
+            ok = NAN;
+        return isnan(ok) ? NAN : f->end;
+    }
+    case PLOG_CLASS_COMPLETE: {
+        if (e->n_status == 0) {
+            s->r->polls++;
+            return f->end;
+        }
+        double lim = 0;
+        int any = 0, wait = 0;
+        for (uint32_t i = 0; i < e->n_status; i++) {
+            uint32_t q = req_find(k, e->status[i].request);
+            if (q == NONE)
+                continue;
+            const req_t *rq = &s->rq[q];
+            any = 1;
+            if ((rq->kind == RQ_SEND || rq->kind == RQ_RECV) && rq->idx != NONE)
+                lim = fmax(lim, s->msg[rq->idx].t);
+        }
+        if (!any)
+            return f->end;
+        f->end = k->start + fmin(d, lim);
+        for (uint32_t i = 0; i < e->n_status; i++) {
+            uint32_t q = req_find(k, e->status[i].request);
+            if (q == NONE)
+                continue;
+            req_t *rq = &s->rq[q];
+            if (rq->idx == NONE)
+                continue;
+            if (rq->kind == RQ_SEND) {
+                if (isnan(send_side(s, r, rq->idx, f)))
+                    wait = 1;
+            } else if (rq->kind == RQ_RECV) {
+                if (isnan(recv_side(s, r, rq->idx, f, f->end)))
+                    wait = 1;
+            } else if (rq->kind == RQ_COLL) {
+                coll_t *c = &s->co[rq->idx];
+                if (!c->done) {
+                    c->waiting[rq->slot] = 1;
+                    wait = 1;
+                } else {
+                    const cut_t *via = c->from_slot != rq->slot ? &c->cut[c->from_slot] : NULL;
+                    fin_wait(f, c->exit[rq->slot], WR_FROM_COLL, via,
+                             c->rank[c->from_slot], c->bytes);
+                }
+            }
+        }
+        return wait ? NAN : f->end;
+    }
+    case PLOG_CLASS_PROBE: {
+        int found = e->n_status > 0 && e->status[0].source >= 0 && e->status[0].tag >= 0 &&
+                    (e->call == PLOG_CALL_MPI_Probe || e->call == PLOG_CALL_MPI_Mprobe ||
+                     (e->flags & PLOG_F_FLAG_TRUE));
+        if (!found) {
+            s->r->polls++;
+            return f->end;
+        }
+        f->end = k->start + fmin(d, wr_net_time(&s->net, e->status[0].source, e->rank, 0, 0));
+        return probe_wait(s, r, e, f);
+    }
+    case PLOG_CLASS_COLL: {
+        if (k->coll == NONE) {
+            s->r->colls_local++;
+            return f->end;
+        }
+        coll_t *c = &s->co[k->coll];
+        if (!c->done) {
+            c->waiting[k->slot] = 1;
+            return NAN;
+        }
+        f->end = k->start;
+        const cut_t *via = c->from_slot != k->slot ? &c->cut[c->from_slot] : NULL;
+        fin_wait(f, c->exit[k->slot], WR_FROM_COLL, via, c->rank[c->from_slot], c->bytes);
+        if (f->end < k->start)
+            f->end = k->start;
+        return f->end;
+    }
+    default:
+        return f->end;
+    }
+}
+
+/* Rank k is done with call e: its messages, requests and instance let go. */
+static void release(st_t *s, rk_t *k, const plog_rec_t *e)
+{
+    if (e->rc != 0)
+        return;
+    switch (e->cls) {
+    case PLOG_CLASS_SEND:
+    case PLOG_CLASS_RECV:
+    case PLOG_CLASS_SENDRECV:
+        if (k->coll != NONE)
+            msg_unref(s, k->coll);
+        if (e->cls != PLOG_CLASS_SEND && k->slot != NONE)
+            msg_unref(s, k->slot);
+        break;
+    case PLOG_CLASS_COMPLETE:
+        for (uint32_t i = 0; i < e->n_status; i++) {
+            const plog_rstatus_t *st = &e->status[i];
+            uint32_t q = req_find(k, st->request);
+            if (q == NONE)
+                continue;
+            req_t *rq = &s->rq[q];
+            if (rq->kind == RQ_COLL && rq->idx != NONE)
+                s->co[rq->idx].waiting[rq->slot] = 0;
+            req_end(s, k, st->request);
+        }
+        break;
+    case PLOG_CLASS_REQFREE:
+        /* a freed request's message still goes; only this rank's hold on it ends */
+        if (e->request)
+            req_end(s, k, e->request);
+        break;
+    case PLOG_CLASS_COLL:
+        if (k->coll != NONE) {
+            s->co[k->coll].waiting[k->slot] = 0;
+            coll_unref(s, k->coll);
+        }
+        break;
+    default:
+        break;
+    }
+    k->coll = NONE;
+}
+
+/* The call's end as the path sees it. */
+static void path_step(st_t *s, rk_t *k, const plog_rec_t *e, const fin_t *f, double gap)
+{
+    /* the path runs from the end of MPI_Init to the start of MPI_Finalize */
+    if (!s->o->path || k->ended)
+        return;
+    if (!k->seen_init) {
+        uint32_t n = node_new(s);
+        if (n == NONE)
+            return;
+        s->nd[n] = (node_t){.from = {.node = NONE}, .refs = 1, .rank = e->rank, .peer = -1,
+                            .call = e->call, .p0 = f->end, .m0 = (double)e->end_ns,
+                            .p1 = f->end, .m1 = (double)e->end_ns, .e0 = k->ord, .e1 = k->ord};
+        k->head = n;
+        return;
+    }
+    double dur = f->end - k->start;
+    if (f->from != WR_FROM_START && f->via.node != NONE) {
+        uint32_t n = node_new(s);
+        if (n == NONE)
+            return;
+        node_t *nd = &s->nd[n];
+        const cut_t *v = &f->via;
+        s->nd[v->node].refs++;
+        *nd = (node_t){.from = *v, .refs = 1, .rank = e->rank, .peer = f->peer,
+                       .call = e->call, .kind = (uint8_t)f->from, .bytes = f->bytes,
+                       .edge = f->end - v->p, .p0 = f->end, .m0 = (double)e->end_ns,
+                       .p1 = f->end, .m1 = (double)e->end_ns, .e0 = k->ord, .e1 = k->ord};
+        uint32_t old = k->head;
+        k->head = n;
+        if (old != NONE)
+            node_unref(s, old);
+        return;
+    }
+    if (k->head == NONE) {
+        uint32_t n = node_new(s);
+        if (n == NONE)
+            return;
+        s->nd[n] = (node_t){.from = {.node = NONE}, .refs = 1, .rank = e->rank, .peer = -1,
+                            .call = e->call, .p0 = k->start, .m0 = (double)e->start_ns,
+                            .e0 = k->ord};
+        k->head = n;
+    }
+    node_t *nd = &s->nd[k->head];
+    nd->p1 = f->end;
+    nd->m1 = (double)e->end_ns;
+    nd->e1 = k->ord;
+    nd->comp += gap;
+    nd->mpi += dur;
+}
+
+static int is_finalize(const plog_rec_t *e)
+{
+    return e->call == PLOG_CALL_MPI_Finalize;
+}
+static int is_init(const plog_rec_t *e)
+{
+    return e->call == PLOG_CALL_MPI_Init || e->call == PLOG_CALL_MPI_Init_thread;
+}
+
+/* Runs rank r until it waits, ends, or has run SLICE calls. */
+static plog_err_t run_rank(st_t *s, uint32_t r, plog_error_t *err)
+{
+    rk_t *k = &s->rk[r];
+    wr_rank_t *w = &s->r->ranks[r];
+    for (int n = 0; n < SLICE && !s->oom; n++) {
+        const plog_rec_t *e = k->e;
+        if (e == NULL) {
+            for (;;) {
+                plog_err_t rc = plog_iter_next(k->it, &e, err);
+                if (rc != PLOG_OK)
+                    return rc;
+                if (e == NULL || e->cls != PLOG_CLASS_STEP)
+                    break;
+            }
+            if (e == NULL) {
+                k->state = ST_DONE;
+                if (!k->ended) {
+                    w->m_end = (double)k->mprev;
+                    w->p_end = k->now;
+                }
+                return PLOG_OK;
+            }
+            k->e = e;
+            k->posted = 0;
+            if (k->ord == 0) { /* a rank starts where it started */
+                k->now = (double)e->start_ns;
+                k->mprev = e->start_ns;
+            }
+            double gap = e->start_ns > k->mprev ? (double)(e->start_ns - k->mprev) : 0;
+            double scale = s->o->compute_scale;
+            if ((int32_t)r == s->o->slow_rank)
+                scale *= s->o->slow_factor;
+            k->start = k->now + gap * scale;
+            if (is_finalize(e) && !k->ended) {
+                /* the path and the rank's time end where MPI_Finalize starts */
+                if (s->o->path && k->head != NONE && k->start > s->nd[k->head].p1) {
+                    node_t *nd = &s->nd[k->head];
+                    nd->comp += k->start - nd->p1;
+                    nd->p1 = k->start;
+                    nd->m1 = (double)e->start_ns;
+                }
+                k->ended = 1;
+                w->m_end = (double)e->start_ns;
+                w->p_end = k->start;
+            }
+        }
+        if (!k->posted) {
+            post(s, r, k, e);
+            k->posted = 1;
+        }
+        fin_t f = {.via = {.node = NONE}};
+        double end = finish(s, r, k, e, &f);
+        if (isnan(end)) {
+            k->state = ST_BLOCKED;
+            return PLOG_OK;
+        }
+        double gap = k->start - k->now;
+        if (k->seen_init && !k->ended) {
+            w->m_mpi += mdur(e);
+            w->p_mpi += f.end - k->start;
+        }
+        path_step(s, k, e, &f, gap);
+        release(s, k, e);
+        if (is_init(e) || !k->seen_init) {
+            if (is_init(e) || k->ord == 0)
+                w->m_begin = (double)e->end_ns;
+            k->seen_init = 1;
+        }
+        k->now = f.end;
+        if (e->end_ns > k->mprev)
+            k->mprev = e->end_ns;
+        k->ord++;
+        w->events++;
+        s->r->events++;
+        k->e = NULL;
+    }
+    return PLOG_OK;
+}
+
+/* Forces the earliest waiting call to end as measured: a wait the replay cannot resolve
+ * (a partner's log is missing, or an order the log does not tell). 0: none was waiting. */
+static int force_one(st_t *s)
+{
+    uint32_t best = NONE;
+    for (uint32_t r = 0; r < (uint32_t)s->world; r++)
+        if (s->rk[r].state == ST_BLOCKED && (best == NONE || s->rk[r].start < s->rk[best].start))
+            best = r;
+    if (best == NONE)
+        return 0;
+    rk_t *k = &s->rk[best];
+    const plog_rec_t *e = k->e;
+    /* a send waiting for its receive to be posted moves eagerly instead */
+    if (e->cls == PLOG_CLASS_SEND && k->coll != NONE && s->msg[k->coll].rndv &&
+        isnan(s->msg[k->coll].rpost)) {
+        s->msg[k->coll].rndv = 0;
+        s->r->forced_eager++;
+    } else {
+        /* as measured: the call's result is taken from the log */
+        if (e->cls == PLOG_CLASS_COLL && k->coll != NONE) {
+            coll_t *c = &s->co[k->coll];
+            c->waiting[k->slot] = 0;
+            k->coll = NONE; /* its instance stays for the others; this rank lets go */
+        }
+        k->e = NULL; /* skipped below */
+        s->r->forced++;
+        wr_rank_t *w = &s->r->ranks[best];
+        double d = mdur(e);
+        if (k->seen_init && !k->ended) {
+            w->m_mpi += d;
+            w->p_mpi += d;
+        }
+        k->now = k->start + d;
+        if (e->end_ns > k->mprev)
+            k->mprev = e->end_ns;
+        k->ord++;
+        w->events++;
+        s->r->events++;
+    }
+    k->state = ST_RUN;
+    k->queued = 1;
+    if (grow(&s->ready, &s->cready, s->nready + 1, sizeof(uint32_t)) != 0) {
+        s->oom = 1;
+        return 1;
+    }
+    s->ready[s->nready++] = best;
+    return 1;
+}
+
+/* The critical path: back from the rank that ends last. */
+static int path_collect(st_t *s)
+{
+    wr_result_t *R = s->r;
+    uint32_t last = NONE;
+    double tl = -INFINITY;
+    for (int32_t r = 0; r < s->world; r++)
+        if (s->rk[r].head != NONE && s->nd[s->rk[r].head].p1 > tl) {
+            tl = s->nd[s->rk[r].head].p1;
+            last = s->rk[r].head;
+        }
+    size_t n = 0;
+    for (uint32_t i = last; i != NONE; i = s->nd[i].from.node)
+        n++;
+    if (n == 0)
+        return 0;
+    R->path = calloc(n, sizeof(*R->path));
+    if (!R->path)
+        return -1;
+    R->npath = n;
+    cut_t c = {.node = last, .p = s->nd[last].p1, .m = s->nd[last].m1, .e = s->nd[last].e1,
+               .comp = s->nd[last].comp, .mpi = s->nd[last].mpi};
+    for (size_t j = n; j-- > 0;) {
+        const node_t *nd = &s->nd[c.node];
+        R->path[j] = (wr_seg_t){nd->rank, nd->p0, c.p, nd->m0, c.m, c.comp, c.mpi, nd->e0, c.e,
+                                nd->kind, nd->peer, nd->bytes, nd->call, nd->edge};
+        c = nd->from;
+    }
+    return 0;
+}
+
+static void st_free(st_t *s)
+{
+    for (int32_t r = 0; r < s->world && s->rk; r++) {
+        if (s->rk[r].it)
+            plog_iter_close(s->rk[r].it);
+        hmap_free(&s->rk[r].req);
+        hmap_free(&s->rk[r].cnext);
+    }
+    free(s->rk);
+    free(s->msg);
+    free(s->ch);
+    hmap_free(&s->cmap);
+    free(s->rq);
+    for (size_t i = 0; i < s->nco; i++)
+        if (s->co[i].rank) {
+            free(s->co[i].rank);
+            free(s->co[i].entry);
+            free(s->co[i].exit);
+            free(s->co[i].cut);
+            free(s->co[i].waiting);
+        }
+    free(s->co);
+    hmap_free(&s->comap);
+    free(s->nd);
+    free(s->heap);
+    free(s->ready);
+    free(s->mem);
+    if (s->ci)
+        ci_free(s->ci);
+    pr_free(&s->pr);
+    pred_steps_free(&s->steps);
+}
+
+plog_err_t wr_run(plog_run_t *run, const wr_opts_t *o, wr_result_t *R, plog_error_t *err)
+{
+    memset(R, 0, sizeof(*R));
+    st_t s = {.run = run, .o = o, .r = R, .mfree = NONE, .rfree = NONE, .cfree = NONE,
+              .nfree = NONE};
+    s.world = plog_run_world_size(run);
+    R->world = s.world;
+    s.net = (wr_net_t){o->model->time, o->model->ctx, o->lat, o->bw};
+    const pred_t *p = o->pred;
+    s.pro = (pr_opts_t){p->gamma, p->eager, p->host, p->nhosts < p->world ? p->nhosts : 0,
+                        o->model->load};
+    if (o->bw != 1 && s.pro.load.per_byte > 0)
+        s.pro.load.per_byte /= o->bw;
+    plog_err_t rc = PLOG_OK;
+    R->ranks = calloc((size_t)(s.world > 0 ? s.world : 1), sizeof(*R->ranks));
+    s.rk = calloc((size_t)(s.world > 0 ? s.world : 1), sizeof(*s.rk));
+    s.ci = ci_new(run, o->lib);
+    if (!R->ranks || !s.rk || !s.ci ||
+        (o->whole && pred_steps_init(&s.steps, PRED_STEPS, p->host, p->nhosts, p->world) != 0)) {
+        rc = plog_fail(err, PLOG_E_NOMEM, plog_run_path(run), PLOG_NO_OFFSET,
+                       "out of memory starting the replay");
+        goto out;
+    }
+    for (int32_t r = 0; r < s.world; r++) {
+        rk_t *k = &s.rk[r];
+        R->ranks[r].rank = r;
+        k->head = NONE;
+        k->coll = NONE;
+        if (plog_run_rank(run, r) == NULL) {
+            k->state = ST_DONE;
+            continue;
+        }
+        R->ranks[r].present = 1;
+        rc = plog_iter_open(run, r, &k->it, err);
+        if (rc != PLOG_OK)
+            goto out;
+        if (grow(&s.heap, &s.cheap, s.nheap + 1, sizeof(heap_ent_t)) != 0) {
+            rc = plog_fail(err, PLOG_E_NOMEM, plog_run_path(run), PLOG_NO_OFFSET,
+                           "out of memory starting the replay");
+            goto out;
+        }
+        s.heap[s.nheap++] = (heap_ent_t){0, (uint32_t)r, (uint32_t)r};
+    }
+    /* ranks by predicted time: pop the earliest, run a slice, push it back */
+    for (;;) {
+        while (s.nready > 0) {
+            uint32_t r = s.ready[--s.nready];
+            s.rk[r].queued = 0;
+            if (s.rk[r].state != ST_RUN)
+                continue;
+            heap_ent_push(s.heap, &s.nheap, (heap_ent_t){(int64_t)s.rk[r].now, r, r});
+        }
+        if (s.nheap == 0) {
+            if (!force_one(&s))
+                break;
+            continue;
+        }
+        uint32_t r = heap_ent_pop(s.heap, &s.nheap).val;
+        if (s.rk[r].state != ST_RUN)
+            continue;
+        rc = run_rank(&s, r, err);
+        if (rc != PLOG_OK)
+            goto out;
+        if (s.oom)
+            break;
+        if (s.rk[r].state == ST_RUN)
+            heap_ent_push(s.heap, &s.nheap, (heap_ent_t){(int64_t)s.rk[r].now, r, r});
+    }
+    if (s.oom) {
+        rc = plog_fail(err, PLOG_E_NOMEM, plog_run_path(run), PLOG_NO_OFFSET,
+                       "out of memory in the replay");
+        goto out;
+    }
+    /* what was left open */
+    for (size_t c = 0; c < s.nch; c++)
+        for (uint32_t m = s.ch[c].head; m != NONE; m = s.msg[m].next) {
+            if (s.ch[c].qsend)
+                R->unmatched_sends++;
+            else
+                R->unmatched_recvs++;
+        }
+    double t0 = INFINITY, me = -INFINITY, pe = -INFINITY;
+    for (int32_t r = 0; r < s.world; r++) {
+        if (!R->ranks[r].present || R->ranks[r].events == 0)
+            continue;
+        t0 = fmin(t0, R->ranks[r].m_begin);
+        me = fmax(me, R->ranks[r].m_end);
+        pe = fmax(pe, R->ranks[r].p_end);
+    }
+    R->t0 = isfinite(t0) ? t0 : 0;
+    R->measured = isfinite(me) ? me - R->t0 : 0;
+    R->predicted = isfinite(pe) ? pe - R->t0 : 0;
+    R->colls = R->colls_steps + R->colls_priced + R->colls_tail + R->colls_local;
+    if (o->path && path_collect(&s) != 0)
+        rc = plog_fail(err, PLOG_E_NOMEM, plog_run_path(run), PLOG_NO_OFFSET,
+                       "out of memory collecting the critical path");
+out:
+    st_free(&s);
+    return rc;
+}
+
+void wr_result_free(wr_result_t *r)
+{
+    free(r->ranks);
+    free(r->path);
+    memset(r, 0, sizeof(*r));
+}
