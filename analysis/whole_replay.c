@@ -18,9 +18,15 @@
  * those the run really had open, at one heap operation per this many calls. */
 #define SLICE 256
 
-double wr_net_time(const void *ctx, int32_t src, int32_t dst, uint64_t bytes, int twoway)
+/* Direct-mapped: a run's messages are a few (pair, size) over and over. */
+#define NET_CACHE 8192
+struct wr_net_cache {
+    uint64_t key[NET_CACHE], bytes[NET_CACHE]; /* key 0: empty */
+    double t[NET_CACHE];
+};
+
+static double net_time(const wr_net_t *n, int32_t src, int32_t dst, uint64_t bytes, int twoway)
 {
-    const wr_net_t *n = ctx;
     double t = n->t(n->ctx, src, dst, bytes, twoway);
     if (n->lat == 1 && n->bw == 1)
         return t;
@@ -28,6 +34,24 @@ double wr_net_time(const void *ctx, int32_t src, int32_t dst, uint64_t bytes, in
     if (!(a >= 0) || a > t)
         a = t;
     return a * n->lat + (t - a) / n->bw;
+}
+
+double wr_net_time(const void *ctx, int32_t src, int32_t dst, uint64_t bytes, int twoway)
+{
+    const wr_net_t *n = ctx;
+    wr_net_cache_t *c = n->cache;
+    if (!c)
+        return net_time(n, src, dst, bytes, twoway);
+    uint64_t key = ((uint64_t)(uint32_t)src << 33 | (uint64_t)(uint32_t)dst << 1 |
+                    (uint64_t)(twoway != 0)) + 1;
+    size_t h = (size_t)(hmap_mix(key ^ hmap_mix(bytes)) & (NET_CACHE - 1));
+    if (c->key[h] == key && c->bytes[h] == bytes)
+        return c->t[h];
+    double t = net_time(n, src, dst, bytes, twoway);
+    c->key[h] = key;
+    c->bytes[h] = bytes;
+    c->t[h] = t;
+    return t;
 }
 
 const char *wr_from_name(int from)
@@ -1278,6 +1302,7 @@ static void st_free(st_t *s)
         ci_free(s->ci);
     pr_free(&s->pr);
     pred_steps_free(&s->steps);
+    free(s->net.cache);
 }
 
 plog_err_t wr_run(plog_run_t *run, const wr_opts_t *o, wr_result_t *R, plog_error_t *err)
@@ -1287,7 +1312,8 @@ plog_err_t wr_run(plog_run_t *run, const wr_opts_t *o, wr_result_t *R, plog_erro
               .nfree = NONE};
     s.world = plog_run_world_size(run);
     R->world = s.world;
-    s.net = (wr_net_t){o->model->time, o->model->ctx, o->lat, o->bw};
+    s.net = (wr_net_t){o->model->time, o->model->ctx, o->lat, o->bw,
+                       calloc(1, sizeof(wr_net_cache_t))};
     const pred_t *p = o->pred;
     s.pro = (pr_opts_t){p->gamma, p->eager, p->host, p->nhosts < p->world ? p->nhosts : 0,
                         o->model->load};
@@ -1297,7 +1323,7 @@ plog_err_t wr_run(plog_run_t *run, const wr_opts_t *o, wr_result_t *R, plog_erro
     R->ranks = calloc((size_t)(s.world > 0 ? s.world : 1), sizeof(*R->ranks));
     s.rk = calloc((size_t)(s.world > 0 ? s.world : 1), sizeof(*s.rk));
     s.ci = ci_new(run, o->lib);
-    if (!R->ranks || !s.rk || !s.ci ||
+    if (!R->ranks || !s.rk || !s.ci || !s.net.cache ||
         (o->whole && pred_steps_init(&s.steps, PRED_STEPS, p->host, p->nhosts, p->world) != 0)) {
         rc = plog_fail(err, PLOG_E_NOMEM, plog_run_path(run), PLOG_NO_OFFSET,
                        "out of memory starting the replay");

@@ -23,10 +23,13 @@
 /* A network model with the what-ifs applied: a message's time t(src, dst, n) of the base
  * model becomes lat * t(0) + (t(n) - t(0)) / bw, the latency part (the time of an empty
  * message) multiplied by lat, the rest divided by bw. */
+typedef struct wr_net_cache wr_net_cache_t;
 typedef struct wr_net {
     pr_time_fn t;
     const void *ctx;
-    double lat, bw; /* 1, 1: the model as it is */
+    double lat, bw;         /* 1, 1: the model as it is */
+    wr_net_cache_t *cache;  /* the times already asked for (NULL: none); a run asks for the
+                               same few (pair, size) again and again */
 } wr_net_t;
 double wr_net_time(const void *ctx, int32_t src, int32_t dst, uint64_t bytes, int twoway);
 
