@@ -123,6 +123,7 @@ typedef struct req {
     cut_t rcut;
     uint64_t bytes;
     int32_t comm;
+    int32_t src, tag;    /* as posted (wildcards included) */
     uint32_t next;       /* free list */
 } req_t;
 
@@ -331,10 +332,17 @@ static inline double arrival(const msg_t *m)
     return fmax(m->spost, m->rpost) + m->t;
 }
 
-static int is_sync(uint16_t call)
+/* 1: synchronous (waits for its receive whatever its size); -1: buffered (completes
+ * locally whatever its size); 0: by the eager size */
+static int send_mode(uint16_t call)
 {
-    return call == PLOG_CALL_MPI_Ssend || call == PLOG_CALL_MPI_Issend ||
-           call == PLOG_CALL_MPI_Ssend_init;
+    if (call == PLOG_CALL_MPI_Ssend || call == PLOG_CALL_MPI_Issend ||
+        call == PLOG_CALL_MPI_Ssend_init)
+        return 1;
+    if (call == PLOG_CALL_MPI_Bsend || call == PLOG_CALL_MPI_Ibsend ||
+        call == PLOG_CALL_MPI_Bsend_init)
+        return -1;
+    return 0;
 }
 
 /* A send posted at the current call's start by rank k: its message, paired with a receive
@@ -363,7 +371,7 @@ static uint32_t post_send(st_t *s, rk_t *k, int32_t me, int32_t comm, int32_t ds
     g->src = me;
     g->spost = k->start;
     g->scut = cut_of(s, k);
-    g->rndv = (uint8_t)(sync || bytes > s->pro.eager);
+    g->rndv = (uint8_t)(sync > 0 || (sync == 0 && bytes > s->pro.eager));
     g->t = wr_net_time(&s->net, me, dst, bytes, 0);
     s->r->messages++;
     if (g->rndv)
@@ -734,7 +742,7 @@ static void post(st_t *s, uint32_t r, rk_t *k, const plog_rec_t *e)
     switch (e->cls) {
     case PLOG_CLASS_SEND: {
         uint32_t m = post_send(s, k, e->rank, e->comm, e->peer, e->tag, e->bytes,
-                               is_sync(e->call));
+                               send_mode(e->call));
         k->coll = m; /* the message, while the call waits */
         if (m == NONE)
             k->coll = NONE;
@@ -763,7 +771,7 @@ static void post(st_t *s, uint32_t r, rk_t *k, const plog_rec_t *e)
     }
     case PLOG_CLASS_ISEND: {
         uint32_t m = post_send(s, k, e->rank, e->comm, e->peer, e->tag, e->bytes,
-                               is_sync(e->call));
+                               send_mode(e->call));
         uint32_t q = req_new(s, k, e->request);
         if (q != NONE) {
             s->rq[q].kind = RQ_SEND; /* the request holds the send's end */
@@ -791,6 +799,8 @@ static void post(st_t *s, uint32_t r, rk_t *k, const plog_rec_t *e)
             rq->rcut = cut_of(s, k);
             rq->bytes = e->rbytes;
             rq->comm = e->comm;
+            rq->src = e->peer;
+            rq->tag = e->tag;
             s->r->wildcard++;
         }
         break;
@@ -805,7 +815,7 @@ static void post(st_t *s, uint32_t r, rk_t *k, const plog_rec_t *e)
             uint32_t q = req_new(s, k, id);
             if (ri->cls == PLOG_CLASS_PSEND_INIT) {
                 uint32_t m = post_send(s, k, e->rank, ri->comm, ri->peer, ri->tag, ri->bytes,
-                                       is_sync(ri->call));
+                                       send_mode(ri->call));
                 if (q == NONE) {
                     if (m != NONE)
                         msg_unref(s, m);
@@ -824,6 +834,8 @@ static void post(st_t *s, uint32_t r, rk_t *k, const plog_rec_t *e)
                     s->rq[q].rcut = cut_of(s, k);
                     s->rq[q].bytes = ri->rbytes;
                     s->rq[q].comm = ri->comm;
+                    s->rq[q].src = ri->peer;
+                    s->rq[q].tag = ri->tag;
                     s->r->wildcard++;
                 }
             }
@@ -983,6 +995,8 @@ static double finish(st_t *s, uint32_t r, rk_t *k, const plog_rec_t *e, fin_t *f
             s->r->polls++;
             return f->end;
         }
+        if (e->status[0].source == e->rank) /* its own message: no other rank's */
+            return f->end;
         f->end = k->start + fmin(d, wr_net_time(&s->net, e->status[0].source, e->rank, 0, 0));
         return probe_wait(s, r, e, f);
     }
@@ -1191,10 +1205,68 @@ static plog_err_t run_rank(st_t *s, uint32_t r, plog_error_t *err)
     return PLOG_OK;
 }
 
+/* A rendezvous message m waits for its receive, and the receiver has wildcard receives
+ * whose channel only their completion will name: m takes the earliest posted that accepts
+ * it, as MPI matches. 1 if one did. */
+static int bind_wildcard(st_t *s, uint32_t m)
+{
+    msg_t *g = &s->msg[m];
+    rk_t *d = &s->rk[g->dst];
+    uint32_t ci = NONE;
+    for (size_t i = 0; i < s->nch && ci == NONE; i++)
+        if (s->ch[i].head == m && s->ch[i].qsend)
+            ci = (uint32_t)i;
+    if (ci == NONE) /* not the next of its channel: an earlier message takes a receive first */
+        return 0;
+    chan_t *c = &s->ch[ci];
+    uint32_t best = NONE;
+    for (size_t j = 0; j < d->req.cap; j++) {
+        if (d->req.keys[j] == 0)
+            continue;
+        req_t *q = &s->rq[d->req.vals[j]];
+        if (q->kind != RQ_RECV_OPEN || q->comm != c->comm ||
+            (q->src >= 0 && q->src != c->src) || (q->tag >= 0 && q->tag != c->tag))
+            continue;
+        if (best == NONE || q->rpost < s->rq[best].rpost)
+            best = (uint32_t)d->req.vals[j];
+    }
+    if (best == NONE)
+        return 0;
+    req_t *q = &s->rq[best];
+    chan_pop(s, c);
+    g->rpost = q->rpost;
+    g->rcut = q->rcut;
+    q->rcut = (cut_t){.node = NONE};
+    q->kind = RQ_RECV;
+    q->idx = m;
+    return 1;
+}
+
 /* Forces the earliest waiting call to end as measured: a wait the replay cannot resolve
  * (a partner's log is missing, or an order the log does not tell). 0: none was waiting. */
 static int force_one(st_t *s)
 {
+    /* first, a rendezvous send waiting for a wildcard receive the receiver has posted */
+    for (uint32_t r = 0; r < (uint32_t)s->world; r++) {
+        rk_t *k = &s->rk[r];
+        if (k->state != ST_BLOCKED || !k->e)
+            continue;
+        const plog_rec_t *e = k->e;
+        uint32_t m = NONE;
+        if ((e->cls == PLOG_CLASS_SEND || e->cls == PLOG_CLASS_SENDRECV) && k->coll != NONE)
+            m = k->coll;
+        if (e->cls == PLOG_CLASS_COMPLETE)
+            for (uint32_t i = 0; i < e->n_status && m == NONE; i++) {
+                uint32_t q = req_find(k, e->status[i].request);
+                if (q != NONE && s->rq[q].kind == RQ_SEND && s->rq[q].idx != NONE &&
+                    s->msg[s->rq[q].idx].rndv && isnan(s->msg[s->rq[q].idx].rpost))
+                    m = s->rq[q].idx;
+            }
+        if (m != NONE && s->msg[m].rndv && isnan(s->msg[m].rpost) && bind_wildcard(s, m)) {
+            wake(s, r);
+            return 1;
+        }
+    }
     uint32_t best = NONE;
     for (uint32_t r = 0; r < (uint32_t)s->world; r++)
         if (s->rk[r].state == ST_BLOCKED && (best == NONE || s->rk[r].start < s->rk[best].start))

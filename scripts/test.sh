@@ -149,6 +149,7 @@ if [ $asan -eq 1 ]; then
     [ -x "$top/tests/unit/cli_sites.sh" ] && run_step "asan+ubsan cli call-site modules" "$top/tests/unit/cli_sites.sh" "$adir/phasor" "$adir/tests/unit/sites_mklog"
     [ -x "$top/tests/unit/cli_oscillate.sh" ] && run_step "asan+ubsan oscillate (fit, model, configuration files)" "$top/tests/unit/cli_oscillate.sh" "$adir/phasor" "$adir/tests/unit/phases_mklog"
     [ -x "$top/tests/unit/cli_health.sh" ] && run_step "asan+ubsan health and regimes" "$top/tests/unit/cli_health.sh" "$adir/phasor" "$adir/tests/unit/health_mklog"
+    [ -x "$top/tests/unit/cli_replay.sh" ] && run_step "asan+ubsan replay" "$top/tests/unit/cli_replay.sh" "$adir/phasor" "$adir/tests/unit/health_mklog" "$adir/tests/unit/probe_mklog"
   fi
 fi
 
