@@ -155,10 +155,14 @@ typedef struct rk {
     uint32_t slot;
     uint8_t state, queued, seen_init, ended;
     hmap_t req;          /* request id + 1 -> req index */
+    uint32_t *qv;        /* the current completion's requests, status by status (or NONE) */
+    size_t cq;
     hmap_t cnext;        /* communicator -> its next collective ordinal */
 } rk_t;
 
+#define CHAN_CACHE 4096 /* channels remembered by hash, direct-mapped: a rank's few neighbours */
 typedef struct st {
+    uint32_t chcache[CHAN_CACHE];
     plog_run_t *run;
     const wr_opts_t *o;
     wr_result_t *r;
@@ -243,6 +247,9 @@ static inline void cut_drop(st_t *s, cut_t *c)
 }
 
 /* ---- messages and channels ---- */
+static uint32_t chan_lookup(st_t *s, uint64_t key, int32_t comm, int32_t src, int32_t dst,
+                            int32_t tag);
+
 static uint32_t msg_new(st_t *s, int32_t src, int32_t dst, uint64_t bytes)
 {
     uint32_t i = s->mfree;
@@ -278,6 +285,21 @@ static uint32_t chan_get(st_t *s, int32_t comm, int32_t src, int32_t dst, int32_
 {
     uint64_t key = hmap_mix(((uint64_t)(uint32_t)comm << 32 | (uint32_t)src) ^
                             hmap_mix((uint64_t)(uint32_t)dst << 32 | (uint32_t)tag)) | 1u;
+    uint32_t *slot = &s->chcache[(key >> 1) & (CHAN_CACHE - 1)];
+    if (*slot != NONE) {
+        const chan_t *c = &s->ch[*slot];
+        if (c->comm == comm && c->src == src && c->dst == dst && c->tag == tag)
+            return *slot;
+    }
+    uint32_t i = chan_lookup(s, key, comm, src, dst, tag);
+    if (i != NONE)
+        *slot = i;
+    return i;
+}
+
+static uint32_t chan_lookup(st_t *s, uint64_t key, int32_t comm, int32_t src, int32_t dst,
+                            int32_t tag)
+{
     uint64_t *head = hmap_put(&s->cmap, key);
     if (head == NULL) {
         s->oom = 1;
@@ -843,10 +865,14 @@ static void post(st_t *s, uint32_t r, rk_t *k, const plog_rec_t *e)
         break;
     }
     case PLOG_CLASS_COMPLETE:
-        /* receives not yet in a channel join the one their status names */
+        /* its requests, once; receives not yet in a channel join the one their status names */
+        if (grow(&k->qv, &k->cq, e->n_status, sizeof(uint32_t)) != 0) {
+            s->oom = 1;
+            break;
+        }
         for (uint32_t i = 0; i < e->n_status; i++) {
             const plog_rstatus_t *st = &e->status[i];
-            uint32_t q = req_find(k, st->request);
+            uint32_t q = k->qv[i] = req_find(k, st->request);
             if (q == NONE || s->rq[q].kind != RQ_RECV_OPEN)
                 continue;
             req_t *rq = &s->rq[q];
@@ -949,7 +975,7 @@ static double finish(st_t *s, uint32_t r, rk_t *k, const plog_rec_t *e, fin_t *f
         double lim = 0;
         int any = 0, wait = 0;
         for (uint32_t i = 0; i < e->n_status; i++) {
-            uint32_t q = req_find(k, e->status[i].request);
+            uint32_t q = k->qv[i];
             if (q == NONE)
                 continue;
             const req_t *rq = &s->rq[q];
@@ -961,7 +987,7 @@ static double finish(st_t *s, uint32_t r, rk_t *k, const plog_rec_t *e, fin_t *f
             return f->end;
         f->end = k->start + fmin(d, lim);
         for (uint32_t i = 0; i < e->n_status; i++) {
-            uint32_t q = req_find(k, e->status[i].request);
+            uint32_t q = k->qv[i];
             if (q == NONE)
                 continue;
             req_t *rq = &s->rq[q];
@@ -1038,14 +1064,13 @@ static void release(st_t *s, rk_t *k, const plog_rec_t *e)
         break;
     case PLOG_CLASS_COMPLETE:
         for (uint32_t i = 0; i < e->n_status; i++) {
-            const plog_rstatus_t *st = &e->status[i];
-            uint32_t q = req_find(k, st->request);
+            uint32_t q = k->qv[i];
             if (q == NONE)
                 continue;
             req_t *rq = &s->rq[q];
             if (rq->kind == RQ_COLL && rq->idx != NONE)
                 s->co[rq->idx].waiting[rq->slot] = 0;
-            req_end(s, k, st->request);
+            req_end(s, k, e->status[i].request);
         }
         break;
     case PLOG_CLASS_REQFREE:
@@ -1175,6 +1200,8 @@ static plog_err_t run_rank(st_t *s, uint32_t r, plog_error_t *err)
         if (!k->posted) {
             post(s, r, k, e);
             k->posted = 1;
+            if (s->oom)
+                return PLOG_OK;
         }
         fin_t f = {.via = {.node = NONE}};
         double end = finish(s, r, k, e, &f);
@@ -1257,7 +1284,7 @@ static int force_one(st_t *s)
             m = k->coll;
         if (e->cls == PLOG_CLASS_COMPLETE)
             for (uint32_t i = 0; i < e->n_status && m == NONE; i++) {
-                uint32_t q = req_find(k, e->status[i].request);
+                uint32_t q = k->qv[i];
                 if (q != NONE && s->rq[q].kind == RQ_SEND && s->rq[q].idx != NONE &&
                     s->msg[s->rq[q].idx].rndv && isnan(s->msg[s->rq[q].idx].rpost))
                     m = s->rq[q].idx;
@@ -1349,6 +1376,7 @@ static void st_free(st_t *s)
         if (s->rk[r].it)
             plog_iter_close(s->rk[r].it);
         hmap_free(&s->rk[r].req);
+        free(s->rk[r].qv);
         hmap_free(&s->rk[r].cnext);
     }
     free(s->rk);
@@ -1382,6 +1410,7 @@ plog_err_t wr_run(plog_run_t *run, const wr_opts_t *o, wr_result_t *R, plog_erro
     memset(R, 0, sizeof(*R));
     st_t s = {.run = run, .o = o, .r = R, .mfree = NONE, .rfree = NONE, .cfree = NONE,
               .nfree = NONE};
+    memset(s.chcache, 0xff, sizeof(s.chcache)); /* NONE */
     s.world = plog_run_world_size(run);
     R->world = s.world;
     s.net = (wr_net_t){o->model->time, o->model->ctx, o->lat, o->bw,
