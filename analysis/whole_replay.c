@@ -193,18 +193,25 @@ static int grow(void *pa, size_t *cap, size_t need, size_t sz)
     return vec_reserve((void **)pa, cap, need, sz);
 }
 
+/* A new element at the end of a pool's array (its free list was empty): its index, or
+ * NONE out of memory (s->oom set). */
+static uint32_t pool_end(st_t *s, void *pa, size_t *n, size_t *cap, size_t sz)
+{
+    if (*n >= NONE - 1 || grow(pa, cap, *n + 1, sz) != 0) {
+        s->oom = 1;
+        return NONE;
+    }
+    return (uint32_t)(*n)++;
+}
+
 /* ---- nodes ---- */
 static uint32_t node_new(st_t *s)
 {
     uint32_t i = s->nfree;
     if (i != NONE) {
         s->nfree = (uint32_t)s->nd[i].e0; /* the free list runs through e0 */
-    } else {
-        if (s->nnd >= NONE - 1 || grow(&s->nd, &s->cnd, s->nnd + 1, sizeof(node_t)) != 0) {
-            s->oom = 1;
-            return NONE;
-        }
-        i = (uint32_t)s->nnd++;
+    } else if ((i = pool_end(s, &s->nd, &s->nnd, &s->cnd, sizeof(node_t))) == NONE) {
+        return NONE;
     }
     if (++s->nlive > s->r->peak_nodes)
         s->r->peak_nodes = s->nlive;
@@ -255,12 +262,8 @@ static uint32_t msg_new(st_t *s, int32_t src, int32_t dst, uint64_t bytes)
     uint32_t i = s->mfree;
     if (i != NONE) {
         s->mfree = s->msg[i].next;
-    } else {
-        if (s->nmsg >= NONE - 1 || grow(&s->msg, &s->cmsg, s->nmsg + 1, sizeof(msg_t)) != 0) {
-            s->oom = 1;
-            return NONE;
-        }
-        i = (uint32_t)s->nmsg++;
+    } else if ((i = pool_end(s, &s->msg, &s->nmsg, &s->cmsg, sizeof(msg_t))) == NONE) {
+        return NONE;
     }
     s->msg[i] = (msg_t){NAN, NAN, NAN, bytes, src, dst, 0, 2, NONE, NONE,
                         {.node = NONE}, {.node = NONE}, NONE};
@@ -310,11 +313,9 @@ static uint32_t chan_lookup(st_t *s, uint64_t key, int32_t comm, int32_t src, in
         if (c->comm == comm && c->src == src && c->dst == dst && c->tag == tag)
             return i;
     }
-    if (s->nch >= NONE - 1 || grow(&s->ch, &s->cch, s->nch + 1, sizeof(chan_t)) != 0) {
-        s->oom = 1;
+    uint32_t i = pool_end(s, &s->ch, &s->nch, &s->cch, sizeof(chan_t));
+    if (i == NONE)
         return NONE;
-    }
-    uint32_t i = (uint32_t)s->nch++;
     s->ch[i] = (chan_t){comm, src, dst, tag, NONE, NONE, 0, NONE, (uint32_t)*head - 1};
     *head = (uint64_t)i + 1;
     return i;
@@ -370,7 +371,7 @@ static int send_mode(uint16_t call)
 /* A send posted at the current call's start by rank k: its message, paired with a receive
  * already waiting in its channel or queued. NONE: no message (to itself, to PROC_NULL). */
 static uint32_t post_send(st_t *s, rk_t *k, int32_t me, int32_t comm, int32_t dst, int32_t tag,
-                          uint64_t bytes, int sync)
+                          uint64_t bytes, int sync, int twoway)
 {
     if (dst < 0 || dst >= s->world || dst == me || tag < 0)
         return NONE;
@@ -394,7 +395,7 @@ static uint32_t post_send(st_t *s, rk_t *k, int32_t me, int32_t comm, int32_t ds
     g->spost = k->start;
     g->scut = cut_of(s, k);
     g->rndv = (uint8_t)(sync > 0 || (sync == 0 && bytes > s->pro.eager));
-    g->t = wr_net_time(&s->net, me, dst, bytes, 0);
+    g->t = wr_net_time(&s->net, me, dst, bytes, twoway);
     s->r->messages++;
     if (g->rndv)
         s->r->rendezvous++;
@@ -450,12 +451,8 @@ static uint32_t req_new(st_t *s, rk_t *k, uint64_t id)
     uint32_t i = s->rfree;
     if (i != NONE) {
         s->rfree = s->rq[i].next;
-    } else {
-        if (s->nrq >= NONE - 1 || grow(&s->rq, &s->crq, s->nrq + 1, sizeof(req_t)) != 0) {
-            s->oom = 1;
-            return NONE;
-        }
-        i = (uint32_t)s->nrq++;
+    } else if ((i = pool_end(s, &s->rq, &s->nrq, &s->crq, sizeof(req_t))) == NONE) {
+        return NONE;
     }
     if (hmap_set(&k->req, id + 1, i) != 0) {
         s->oom = 1;
@@ -527,12 +524,8 @@ static uint32_t coll_get(st_t *s, uint64_t key, int32_t size)
     uint32_t i = s->cfree;
     if (i != NONE) {
         s->cfree = s->co[i].next;
-    } else {
-        if (s->nco >= NONE - 1 || grow(&s->co, &s->cco, s->nco + 1, sizeof(coll_t)) != 0) {
-            s->oom = 1;
-            return NONE;
-        }
-        i = (uint32_t)s->nco++;
+    } else if ((i = pool_end(s, &s->co, &s->nco, &s->cco, sizeof(coll_t))) == NONE) {
+        return NONE;
     }
     coll_t *c = &s->co[i];
     size_t n = (size_t)(size > 0 ? size : 1);
@@ -764,7 +757,7 @@ static void post(st_t *s, uint32_t r, rk_t *k, const plog_rec_t *e)
     switch (e->cls) {
     case PLOG_CLASS_SEND: {
         uint32_t m = post_send(s, k, e->rank, e->comm, e->peer, e->tag, e->bytes,
-                               send_mode(e->call));
+                               send_mode(e->call), 0);
         k->coll = m; /* the message, while the call waits */
         if (m == NONE)
             k->coll = NONE;
@@ -775,7 +768,7 @@ static void post(st_t *s, uint32_t r, rk_t *k, const plog_rec_t *e)
     case PLOG_CLASS_RECV: {
         uint32_t sm = NONE, rm = NONE;
         if (e->cls == PLOG_CLASS_SENDRECV)
-            sm = post_send(s, k, e->rank, e->comm, e->peer, e->tag, e->bytes, 0);
+            sm = post_send(s, k, e->rank, e->comm, e->peer, e->tag, e->bytes, 0, 1);
         if (e->n_status > 0 && !e->status[0].cancelled) {
             const plog_rstatus_t *st = &e->status[0];
             if (e->flags & PLOG_F_RECVSPEC) {
@@ -793,7 +786,7 @@ static void post(st_t *s, uint32_t r, rk_t *k, const plog_rec_t *e)
     }
     case PLOG_CLASS_ISEND: {
         uint32_t m = post_send(s, k, e->rank, e->comm, e->peer, e->tag, e->bytes,
-                               send_mode(e->call));
+                               send_mode(e->call), 0);
         uint32_t q = req_new(s, k, e->request);
         if (q != NONE) {
             s->rq[q].kind = RQ_SEND; /* the request holds the send's end */
@@ -837,7 +830,7 @@ static void post(st_t *s, uint32_t r, rk_t *k, const plog_rec_t *e)
             uint32_t q = req_new(s, k, id);
             if (ri->cls == PLOG_CLASS_PSEND_INIT) {
                 uint32_t m = post_send(s, k, e->rank, ri->comm, ri->peer, ri->tag, ri->bytes,
-                                       send_mode(ri->call));
+                                       send_mode(ri->call), 0);
                 if (q == NONE) {
                     if (m != NONE)
                         msg_unref(s, m);
