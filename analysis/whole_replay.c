@@ -141,6 +141,16 @@ typedef struct coll {
     uint32_t next;
 } coll_t;
 
+/* One way of a host's link: the transfers between hosts on it, each the span its bytes
+ * take (from its start past its latency part to its end). */
+typedef struct span {
+    double a, b;
+} span_t;
+typedef struct link {
+    span_t *v;
+    size_t n, cap;
+} link_t;
+
 enum { ST_RUN = 0, ST_BLOCKED = 1, ST_DONE = 2 };
 typedef struct rk {
     plog_iter_t *it;
@@ -180,6 +190,9 @@ typedef struct st {
     heap_ent_t *heap; size_t nheap, cheap;
     uint32_t *ready; size_t nready, cready;
     /* collectives */
+    link_t *lout, *lin;  /* per host, when messages between hosts share them */
+    int32_t nhosts;
+    double low;          /* no message starts before this any more (links pruned there) */
     ci_t *ci;
     pr_t pr;
     pred_steps_t steps;
@@ -368,6 +381,68 @@ static int send_mode(uint16_t call)
     return 0;
 }
 
+/* The earliest time any rank can still post: spans ending before it are dropped. */
+static double low_mark(const st_t *s)
+{
+    double t = INFINITY;
+    for (int32_t r = 0; r < s->world; r++)
+        if (s->rk[r].state != ST_DONE)
+            t = fmin(t, s->rk[r].state == ST_BLOCKED ? s->rk[r].start : s->rk[r].now);
+    return t;
+}
+
+/* The link time the spans on l take within [t0, t1). */
+static double link_busy(st_t *s, link_t *l, double t0, double t1)
+{
+    if (l->n > 64) { /* prune what no message can meet any more */
+        s->low = low_mark(s);
+        size_t j = 0;
+        for (size_t i = 0; i < l->n; i++)
+            if (l->v[i].b >= s->low)
+                l->v[j++] = l->v[i];
+        l->n = j;
+    }
+    double w = 0;
+    for (size_t i = 0; i < l->n; i++)
+        if (l->v[i].a < t1 && l->v[i].b > t0)
+            w += fmin(l->v[i].b, t1) - fmax(l->v[i].a, t0);
+    return w;
+}
+
+static void link_add(st_t *s, link_t *l, double a, double b)
+{
+    if (grow(&l->v, &l->cap, l->n + 1, sizeof(span_t)) != 0) {
+        s->oom = 1;
+        return;
+    }
+    l->v[l->n++] = (span_t){a, b};
+}
+
+/* Message m between hosts starts moving at t: its bytes share its sender's host link out
+ * and its receiver's in with the transfers already on them. Its bytes take as long again
+ * as the others' bytes take of the links (the busier way) while it moves: k equal flows
+ * that start together take k times as long, one that starts after the others are through
+ * has the link to itself. The transfers are met in the replay's order, not in time: one
+ * met later does not slow those met before it (doc/replay.md). */
+static void msg_share(st_t *s, uint32_t m, double t)
+{
+    msg_t *g = &s->msg[m];
+    const int32_t *host = s->o->pred->host;
+    if (!s->lout || !host || host[g->src] == host[g->dst])
+        return;
+    double lat = wr_net_time(&s->net, g->src, g->dst, 0, 0);
+    if (!(lat >= 0) || lat > g->t)
+        lat = g->t;
+    double t0 = t + lat, t1 = t + g->t;
+    link_t *o = &s->lout[host[g->src]], *i = &s->lin[host[g->dst]];
+    double w = fmax(link_busy(s, o, t0, t1), link_busy(s, i, t0, t1));
+    g->t += w;
+    if (t1 > t0) {
+        link_add(s, o, t0, t + g->t);
+        link_add(s, i, t0, t + g->t);
+    }
+}
+
 /* A send posted at the current call's start by rank k: its message, paired with a receive
  * already waiting in its channel or queued. NONE: no message (to itself, to PROC_NULL). */
 static uint32_t post_send(st_t *s, rk_t *k, int32_t me, int32_t comm, int32_t dst, int32_t tag,
@@ -396,6 +471,10 @@ static uint32_t post_send(st_t *s, rk_t *k, int32_t me, int32_t comm, int32_t ds
     g->scut = cut_of(s, k);
     g->rndv = (uint8_t)(sync > 0 || (sync == 0 && bytes > s->pro.eager));
     g->t = wr_net_time(&s->net, me, dst, bytes, twoway);
+    if (!g->rndv)
+        msg_share(s, m, g->spost);
+    else if (!isnan(g->rpost))
+        msg_share(s, m, fmax(g->spost, g->rpost));
     s->r->messages++;
     if (g->rndv)
         s->r->rendezvous++;
@@ -438,6 +517,8 @@ static uint32_t post_recv(st_t *s, int32_t me, int32_t comm, int32_t src, int32_
     msg_t *g = &s->msg[m];
     g->rpost = rpost;
     g->rcut = rc;
+    if (g->rndv && !isnan(g->spost))
+        msg_share(s, m, fmax(g->spost, g->rpost));
     if (g->swait != NONE)
         wake(s, g->swait);
     return m;
@@ -1256,6 +1337,7 @@ static int bind_wildcard(st_t *s, uint32_t m)
     chan_pop(s, c);
     g->rpost = q->rpost;
     g->rcut = q->rcut;
+    msg_share(s, m, fmax(g->spost, g->rpost));
     q->rcut = (cut_t){.node = NONE};
     q->kind = RQ_RECV;
     q->idx = m;
@@ -1299,6 +1381,7 @@ static int force_one(st_t *s)
     if (e->cls == PLOG_CLASS_SEND && k->coll != NONE && s->msg[k->coll].rndv &&
         isnan(s->msg[k->coll].rpost)) {
         s->msg[k->coll].rndv = 0;
+        msg_share(s, k->coll, s->msg[k->coll].spost);
         s->r->forced_eager++;
     } else {
         /* as measured: the call's result is taken from the log */
@@ -1396,6 +1479,12 @@ static void st_free(st_t *s)
     pr_free(&s->pr);
     pred_steps_free(&s->steps);
     free(s->net.cache);
+    for (int32_t h = 0; h < s->nhosts && s->lout && s->lin; h++) {
+        free(s->lout[h].v);
+        free(s->lin[h].v);
+    }
+    free(s->lout);
+    free(s->lin);
 }
 
 plog_err_t wr_run(plog_run_t *run, const wr_opts_t *o, wr_result_t *R, plog_error_t *err)
@@ -1414,6 +1503,16 @@ plog_err_t wr_run(plog_run_t *run, const wr_opts_t *o, wr_result_t *R, plog_erro
     if (o->bw != 1 && s.pro.load.per_byte > 0)
         s.pro.load.per_byte /= o->bw;
     plog_err_t rc = PLOG_OK;
+    if (p->host && p->nhosts > 0) {
+        s.nhosts = p->nhosts;
+        s.lout = calloc((size_t)p->nhosts, sizeof(link_t));
+        s.lin = calloc((size_t)p->nhosts, sizeof(link_t));
+        if (!s.lout || !s.lin) {
+            rc = plog_fail(err, PLOG_E_NOMEM, plog_run_path(run), PLOG_NO_OFFSET,
+                           "out of memory starting the replay");
+            goto out;
+        }
+    }
     R->ranks = calloc((size_t)(s.world > 0 ? s.world : 1), sizeof(*R->ranks));
     s.rk = calloc((size_t)(s.world > 0 ? s.world : 1), sizeof(*s.rk));
     s.ci = ci_new(run, o->lib);
