@@ -147,8 +147,10 @@ typedef struct span {
     double a, b;
 } span_t;
 typedef struct link {
-    span_t *v;
-    size_t n, cap;
+    span_t *v;      /* [h, n) live, sorted by start */
+    size_t h, n, cap;
+    double dmax;    /* the longest span: one overlaps [t0, t1) only if it starts after
+                       t0 - dmax */
 } link_t;
 
 enum { ST_RUN = 0, ST_BLOCKED = 1, ST_DONE = 2 };
@@ -193,6 +195,7 @@ typedef struct st {
     link_t *lout, *lin;  /* per host, when messages between hosts share them */
     int32_t nhosts;
     double low;          /* no message starts before this any more (links pruned there) */
+    uint64_t adds;
     ci_t *ci;
     pr_t pr;
     pred_steps_t steps;
@@ -394,28 +397,45 @@ static double low_mark(const st_t *s)
 /* The link time the spans on l take within [t0, t1). */
 static double link_busy(st_t *s, link_t *l, double t0, double t1)
 {
-    if (l->n > 64) { /* prune what no message can meet any more */
-        s->low = low_mark(s);
-        size_t j = 0;
-        for (size_t i = 0; i < l->n; i++)
-            if (l->v[i].b >= s->low)
-                l->v[j++] = l->v[i];
-        l->n = j;
+    /* drop what no message can meet any more, the array compacted now and then */
+    while (l->h < l->n && l->v[l->h].a + l->dmax < s->low)
+        l->h++;
+    if (l->h > 64 && l->h * 2 > l->n) {
+        memmove(l->v, l->v + l->h, (l->n - l->h) * sizeof(span_t));
+        l->n -= l->h;
+        l->h = 0;
+    }
+    size_t lo = l->h, hi = l->n; /* the first span starting after t0 - dmax */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (l->v[mid].a <= t0 - l->dmax)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     double w = 0;
-    for (size_t i = 0; i < l->n; i++)
-        if (l->v[i].a < t1 && l->v[i].b > t0)
+    for (size_t i = lo; i < l->n && l->v[i].a < t1; i++)
+        if (l->v[i].b > t0)
             w += fmin(l->v[i].b, t1) - fmax(l->v[i].a, t0);
     return w;
 }
 
 static void link_add(st_t *s, link_t *l, double a, double b)
 {
+    if ((++s->adds & 1023) == 0) /* O(ranks): now and then */
+        s->low = low_mark(s);
     if (grow(&l->v, &l->cap, l->n + 1, sizeof(span_t)) != 0) {
         s->oom = 1;
         return;
     }
-    l->v[l->n++] = (span_t){a, b};
+    size_t i = l->n++; /* spans come nearly in order of start: from the end */
+    while (i > l->h && l->v[i - 1].a > a) {
+        l->v[i] = l->v[i - 1];
+        i--;
+    }
+    l->v[i] = (span_t){a, b};
+    if (b - a > l->dmax)
+        l->dmax = b - a;
 }
 
 /* Message m between hosts starts moving at t: its bytes share its sender's host link out
@@ -1493,6 +1513,7 @@ plog_err_t wr_run(plog_run_t *run, const wr_opts_t *o, wr_result_t *R, plog_erro
     st_t s = {.run = run, .o = o, .r = R, .mfree = NONE, .rfree = NONE, .cfree = NONE,
               .nfree = NONE};
     memset(s.chcache, 0xff, sizeof(s.chcache)); /* NONE */
+    s.low = -INFINITY;
     s.world = plog_run_world_size(run);
     R->world = s.world;
     s.net = (wr_net_t){o->model->time, o->model->ctx, o->lat, o->bw,
