@@ -238,7 +238,6 @@ static void node_unref(st_t *s, uint32_t i)
 {
     while (i != NONE) {
         node_t *n = &s->nd[i];
-        assert(n->refs > 0);
         if (--n->refs > 0)
             return;
         uint32_t parent = n->from.node;
