@@ -351,21 +351,73 @@ static void band_line(const curve_t *c, size_t i, size_t j, const double *anchor
         lsq(c, i, j, a, b, rms);
 }
 
-/* Band b of g ends at rndv, on the line (a0, b0); the sizes above get a band of their own,
- * the line (a1, b1) less the handshake that loggp_eval adds above rndv, so that the slope
- * above (often the bandwidth limit) does not price the eager sizes. */
-static void split_band(pnm_loggp_t *g, int b, uint64_t rndv, double a0, double b0,
-                       double a1, double b1, double handshake)
+/* L + 2o of the eager band b below the rendezvous limit: its line at 0 bytes, or the first
+ * band's where that is not above 0 (a band anchored to the one below, steeper than it). */
+static double eager_l2o(const pnm_loggp_t *g, int b)
 {
+    return g->L2o[b] > 0 ? g->L2o[b] : fmax(0, g->L2o[0]);
+}
+
+/* The handshake 2 L + 2 o from the jump measured at the eager limit, with E = L + 2 o of
+ * the band below: L = H - E and o = E - H / 2 are >= 0 only for H in [E, 2 E], so a jump
+ * outside is held at the bound (the rest is the line above's slope); none measured: 2 E,
+ * o = 0 (L and o not told apart, doc/models.md). */
+static double hold_handshake(double jump, int measured, double E, int *split)
+{
+    if (!measured) {
+        *split = PNM_LO_SPLIT_NONE;
+        return 2 * E;
+    }
+    *split = jump < E || jump > 2 * E ? PNM_LO_SPLIT_BOUND : PNM_LO_SPLIT_FIT;
+    return fmin(2 * E, fmax(E, jump));
+}
+
+/* Band b of g ends at rndv on the line (a0, b0) (in n - 1); the sizes [k, j) of d above it
+ * get a band of their own, their line starting at the eager line's value at rndv plus the
+ * handshake and its slope fitted through that point (one size: the line to it; none: the
+ * eager slope), so that the slope above (often the bandwidth limit) does not price the eager
+ * sizes and no jump but the handshake's is free. Stored less the handshake, which
+ * loggp_eval adds above rndv. */
+static void split_band(pnm_loggp_t *g, int b, uint64_t rndv, double a0, double b0, double H,
+                       const curve_t *d, size_t k, size_t j)
+{
+    const double xr = (double)(rndv - 1);
+    const double anchor[2] = {xr, a0 + b0 * xr + H};
+    double a1, b1, rms;
+    if (j > k) {
+        lsq_through(d, k, j, anchor, &a1, &b1, &rms);
+    } else {
+        b1 = b0;
+        a1 = anchor[1] - b1 * xr;
+    }
     g->rndv = rndv;
-    g->handshake = handshake;
+    g->handshake = H;
     g->L2o[b] = a0;
     g->G[b] = b0;
     g->band_hi[b] = rndv;
     g->band_hi[b + 1] = UINT64_MAX;
-    g->L2o[b + 1] = a1 - handshake;
+    g->L2o[b + 1] = a1 - H;
     g->G[b + 1] = b1;
     g->nband++;
+}
+
+/* L and o of every band, once the lines are final: one L, o per band from its line at 0
+ * bytes (0 where that lies below L); above rndv the o that makes the handshake 2 L + 2 o. */
+static void loggp_split(pnm_loggp_t *g, double E, int split)
+{
+    double L = g->rndv ? (split == PNM_LO_SPLIT_NONE ? E : g->handshake - E) : fmax(0, g->L2o[0]);
+    if (!g->rndv)
+        split = PNM_LO_SPLIT_NONE;
+    int rb = 0; /* the band of rndv + 1 */
+    while (g->rndv && rb < g->nband - 1 && g->rndv + 1 > g->band_hi[rb])
+        rb++;
+    g->lo_split = split;
+    for (int b = 0; b < g->nband; b++) {
+        g->L[b] = L;
+        g->o[b] = split == PNM_LO_SPLIT_NONE ? 0 : fmax(0, (g->L2o[b] - L) / 2);
+        if (g->rndv && b == rb)
+            g->o[b] = fmax(0, g->handshake / 2 - L);
+    }
 }
 
 /* Bands are one continuous line broken at the band edges: each band's line starts where the
@@ -373,7 +425,7 @@ static void split_band(pnm_loggp_t *g, int b, uint64_t rndv, double a0, double b
  * above an edge costs what one just below does, however few sizes the band has. Fitted freely, the last band of a
  * quick probe (16 KiB..1 MiB, the largest deciding) met 0 below 16 KiB, and its clamped
  * intercept priced 8 KiB at 14x the 4 KiB time (doc/models.md). Only the rendezvous
- * handshake jumps. */
+ * handshake jumps, by 2 L + 2 o. */
 static int fit_loggp(const curve_t *c, const pnm_opts_t *o, pnm_loggp_t *g)
 {
     memset(g, 0, sizeof(*g));
@@ -391,7 +443,8 @@ static int fit_loggp(const curve_t *c, const pnm_opts_t *o, pnm_loggp_t *g)
     for (size_t k = 0; k < c->n; k++)
         d.x[k] = c->x[k] ? c->x[k] - 1 : 0;
     size_t i = 0;
-    int split = 0, below = 0;
+    int split = 0, below = 0, lo = PNM_LO_SPLIT_NONE;
+    double E = 0;
     for (int b = 0; b < g->nband && !split; b++) {
         const uint64_t hi = b < nb ? bands[b] : UINT64_MAX;
         const size_t j = points_upto(c, i, hi);
@@ -407,19 +460,28 @@ static int fit_loggp(const curve_t *c, const pnm_opts_t *o, pnm_loggp_t *g)
         else
             line_below(c, g->L2o, g->G, b);
         /* the rendezvous handshake at the library's eager size, when known: in the last
-         * band, with sizes measured on both sides of it and two above it */
+         * band, with a size measured below it; the jump is the free line's above it where
+         * they meet the eager size (one size above: that size's distance from the eager
+         * line; none: not measured) */
         size_t k_r = i;
         while (k_r < j && o && o->rndv && c->x[k_r] <= o->rndv)
             k_r++;
-        if (b == g->nband - 1 && o && o->rndv && k_r > i && j - k_r >= 2 &&
-            g->nband < PNM_MAXBAND) {
-            double a0, b0, r0, a1, b1, r1;
+        if (b == g->nband - 1 && o && o->rndv && k_r > i && g->nband < PNM_MAXBAND) {
+            double a0, b0, r0;
             band_line(&d, i, k_r, an, &a0, &b0, &r0);
-            lsq(&d, k_r, j, &a1, &b1, &r1);
-            /* the jump where the lines meet the eager size: what the handshake adds */
-            double x_r = (double)(o->rndv - 1);
-            split_band(g, b, o->rndv, a0, b0, a1, b1,
-                       fmax(0, (a1 + b1 * x_r) - (a0 + b0 * x_r)));
+            g->L2o[b] = a0; /* what eager_l2o reads */
+            const double x_r = (double)(o->rndv - 1);
+            double jump = 0;
+            if (j - k_r >= 2) {
+                double a1, b1, r1;
+                lsq(&d, k_r, j, &a1, &b1, &r1);
+                jump = (a1 + b1 * x_r) - (a0 + b0 * x_r);
+            } else if (j - k_r == 1) {
+                jump = d.t[k_r] - (a0 + b0 * (double)d.x[k_r]);
+            }
+            E = eager_l2o(g, b);
+            double H = hold_handshake(jump, j > k_r, E, &lo);
+            split_band(g, b, o->rndv, a0, b0, H, &d, k_r, j);
             split = 1;
         }
         /* the rendezvous handshake: in the last band, the first point that jumps above
@@ -433,20 +495,23 @@ static int fit_loggp(const curve_t *c, const pnm_opts_t *o, pnm_loggp_t *g)
                 double pred = a0 + b0 * (double)d.x[k];
                 double jump = d.t[k] - pred;
                 if (jump > 0.5 * g->L2o[0] && jump > 0.02 * d.t[k] && jump > 3 * r0) {
-                    g->rndv = c->x[k - 1];
-                    g->L2o[b] = a0;
-                    g->G[b] = b0;
-                    g->handshake = jump;
-                    if (j - k >= 2) { /* the line above, with the handshake as its offset */
+                    const uint64_t rndv = c->x[k - 1];
+                    const double x_r = (double)(rndv - 1);
+                    if (j - k >= 2) { /* the free line above, where it meets rndv */
                         double a1, b1, r1;
                         lsq(&d, k, j, &a1, &b1, &r1);
-                        g->handshake = fmax(0, a1 - a0);
-                        if (g->nband < PNM_MAXBAND) {
-                            split_band(g, b, g->rndv, a0, b0, a1, b1, g->handshake);
-                            split = 1;
-                        } else {
-                            g->G[b] = b1;
-                        }
+                        jump = (a1 + b1 * x_r) - (a0 + b0 * x_r);
+                    }
+                    g->L2o[b] = a0;
+                    g->G[b] = b0;
+                    E = eager_l2o(g, b);
+                    double H = hold_handshake(jump, 1, E, &lo);
+                    if (g->nband < PNM_MAXBAND) {
+                        split_band(g, b, rndv, a0, b0, H, &d, k, j);
+                        split = 1;
+                    } else { /* no band left: the sizes above on the eager slope */
+                        g->rndv = rndv;
+                        g->handshake = H;
                     }
                     break;
                 }
@@ -466,6 +531,7 @@ static int fit_loggp(const curve_t *c, const pnm_opts_t *o, pnm_loggp_t *g)
         if (g->L2o[b] + g->G[b] * x0 < 0)
             g->L2o[b] = -g->G[b] * x0;
     }
+    loggp_split(g, E, lo);
     free(d.x);
     return 0;
 }
@@ -479,6 +545,11 @@ static double loggp_eval(const pnm_loggp_t *g, uint64_t n)
     if (g->rndv && n > g->rndv)
         t += g->handshake;
     return fmax(0, t);
+}
+
+static const pnm_loggp_t *loggp_of(const pnm_model_t *m, int32_t src)
+{
+    return src >= 0 && src < m->nranks && m->lgp[src].nband ? &m->lgp[src] : &m->lgp_all;
 }
 
 /* ---- fitting ---- */
@@ -768,12 +839,35 @@ double pnm_time(const pnm_model_t *m, int32_t src, int32_t dst, uint64_t bytes)
         return hockney_eval(h, bytes);
     }
     case PNM_LOGGP: {
-        const pnm_loggp_t *g =
-            src >= 0 && src < m->nranks && m->lgp[src].nband ? &m->lgp[src] : &m->lgp_all;
-        return loggp_eval(g, bytes);
+        return loggp_eval(loggp_of(m, src), bytes);
     }
     }
     return NAN;
+}
+
+int pnm_loggp_parts(const pnm_model_t *m, int32_t src, int32_t dst, uint64_t bytes,
+                    pnm_loggp_parts_t *out)
+{
+    (void)dst; /* per source, as pnm_time */
+    if (m->kind != PNM_LOGGP)
+        return -1;
+    const pnm_loggp_t *g = loggp_of(m, src);
+    int b = 0;
+    while (b < g->nband - 1 && bytes > g->band_hi[b])
+        b++;
+    memset(out, 0, sizeof(*out));
+    out->L = g->L[b];
+    out->o = g->o[b];
+    out->G = g->G[b];
+    out->total = loggp_eval(g, bytes);
+    out->rndv = g->rndv && bytes > g->rndv;
+    if (out->rndv) {
+        out->send = 2 * out->L + 3 * out->o;
+        out->recv = fmax(0, out->total - out->o - out->L);
+    } else {
+        out->send = out->recv = out->o;
+    }
+    return 0;
 }
 
 /* The point estimate with the spread of the measured distribution around it: the pair's for

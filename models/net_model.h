@@ -5,6 +5,7 @@
  *                  and per (src, size) pooled over destinations
  *   pnm_model_t    one fitted model: lookup table, piecewise Hockney, or LogGP
  *   pnm_time()     a message's point estimate (ns): what the step sum adds up
+ *   pnm_loggp_parts() a LogGP message's send, receive and total times (eqs 3-4)
  *   pnm_dist()     its distribution (quantiles), for the expected maximum of a step
  *   pnm_max_of()   the expected value and 90th percentile of the maximum of independent
  *                  messages (order statistics), from their distributions
@@ -57,17 +58,33 @@ typedef struct pnm_hockney_src {
     double a[PNM_MAXSEG], b[PNM_MAXSEG];
 } pnm_hockney_src_t;
 
-/* LogGP in size bands: t(n) = L + 2o + (n - 1) G, plus 2 L + 2o for the rendezvous handshake
- * above `rndv` bytes (002 §3); o cannot be told apart from L by round trips alone, so the
- * fit keeps L2o = L + 2o and L separately only where a handshake shows. */
+/* LogGP in size bands (002; doc/models.md, "LogGP"). A message of n bytes takes, end to end,
+ * eagerly o + (n - 1) G + L + o, and above `rndv` bytes (rendezvous: a header o + L, the
+ * receiver's ack o + L, the data o + (n - 1) G + L + o, the sender's o of receiving the ack
+ * subsumed) 2 L + 2 o more: the handshake, held to exactly that. L2o[b] is band b's line at
+ * 0 bytes (= L + 2 o[b] where that is at least L; a band above the first is anchored to the
+ * end of the band below, so its line at 0 bytes can lie below L, or below 0, and its o is
+ * then 0); the line is what prices a message's total. L and o are told apart by the
+ * handshake alone: round trips of eager messages only see L + 2 o. */
 #define PNM_MAXBAND 4
+enum {
+    PNM_LO_SPLIT_NONE = 0,  /* not told apart (no size measured above the eager limit): o = 0
+                               and L = L + 2o, the handshake then 2 (L + 2o), its bound */
+    PNM_LO_SPLIT_FIT = 1,   /* from the measured handshake */
+    PNM_LO_SPLIT_BOUND = 2, /* the measured jump lay outside [L + 2o, 2 (L + 2o)] (the
+                               handshake 2 L + 2 o with L, o >= 0): held at that bound */
+};
 typedef struct pnm_loggp {
     int nband;
     uint64_t band_hi[PNM_MAXBAND]; /* band i: sizes <= band_hi[i] (last: UINT64_MAX) */
-    double L2o[PNM_MAXBAND];       /* ns */
+    double L2o[PNM_MAXBAND];       /* ns: the band's line at 0 bytes (less the handshake above
+                                      rndv) */
     double G[PNM_MAXBAND];         /* ns per byte */
-    uint64_t rndv;                 /* 0: no handshake detected */
-    double handshake;              /* ns added above rndv */
+    double L[PNM_MAXBAND];         /* ns: latency (the fit gives every band the same) */
+    double o[PNM_MAXBAND];         /* ns: overhead of each side */
+    int lo_split;                  /* PNM_LO_SPLIT_*: how L and o were told apart */
+    uint64_t rndv;                 /* 0: no handshake */
+    double handshake;              /* ns added above rndv: 2 L + 2 o of the band above */
     double g;                      /* ns: gap between consecutive messages (the smallest
                                       size's time where only that is known) */
 } pnm_loggp_t;
@@ -139,6 +156,23 @@ const pnm_model_t *pnm_way(const pnm_model_t *m, int twoway);
 double pnm_time(const pnm_model_t *m, int32_t src, int32_t dst, uint64_t bytes);
 /* The distribution of that time: quantiles at pnm_qprob[]. */
 void pnm_dist(const pnm_model_t *m, int32_t src, int32_t dst, uint64_t bytes, pnm_q_t *out);
+
+/* A message's LogGP time in parts (002, eqs 3-4), ns. L, o, G: the parameters of the band
+ * of `bytes`. Eager (rndv 0): send = o, the sender's busy time; recv = o, the receiver's from
+ * the message's arrival at a posted receive; total = o + (n - 1) G + L + o (the band's
+ * line), end to end from the send's start. Rendezvous (rndv 1, bytes above the model's
+ * limit): send = 2 L + 3 o, the sender busy until the data leaves (header, its flight, the
+ * receiver's ack, its flight, the data's o; the o of receiving the ack subsumed); recv =
+ * total - o - L, the receiver's from the header's arrival at a posted receive (ack, its
+ * flight, the data); total = the eager line + 2 L + 2 o. A late receiver adds its lateness
+ * to both ends' waits, which is the caller's to add. 0 when m is LogGP, else -1 (out
+ * untouched). */
+typedef struct pnm_loggp_parts {
+    double L, o, G, send, recv, total;
+    int rndv;
+} pnm_loggp_parts_t;
+int pnm_loggp_parts(const pnm_model_t *m, int32_t src, int32_t dst, uint64_t bytes,
+                    pnm_loggp_parts_t *out);
 
 /* The pair's own measured distribution of `bytes` from src to dst (dst >= 0), between and
  * beyond its sizes as the lookup table reads it, whatever m's kind: every model keeps its
