@@ -157,14 +157,17 @@ static json_t *loggp_json(const pnm_loggp_t *g)
 {
     json_t *b = json_array();
     for (int i = 0; i < g->nband; i++)
-        json_array_append_new(b, json_pack("{s:o, s:o, s:o}", "hi",
+        json_array_append_new(b, json_pack("{s:o, s:o, s:o, s:o, s:o}", "hi",
                                            g->band_hi[i] == UINT64_MAX
                                                ? json_null()
                                                : json_integer((json_int_t)g->band_hi[i]),
                                            "L2o_ns", jnum(g->L2o[i]), "G_ns_per_byte",
-                                           jnum(g->G[i])));
-    return json_pack("{s:o, s:I, s:o, s:o}", "bands", b, "rndv", (json_int_t)g->rndv,
-                     "handshake_ns", jnum(g->handshake), "g_ns", jnum(g->g));
+                                           jnum(g->G[i]), "L_ns", jnum(g->L[i]), "o_ns",
+                                           jnum(g->o[i])));
+    static const char *const split[] = {"none", "handshake", "bound"}; /* PNM_LO_SPLIT_* */
+    return json_pack("{s:o, s:I, s:o, s:o, s:s}", "bands", b, "rndv", (json_int_t)g->rndv,
+                     "handshake_ns", jnum(g->handshake), "g_ns", jnum(g->g), "L_o_split",
+                     split[g->lo_split >= 0 && g->lo_split <= 2 ? g->lo_split : 0]);
 }
 
 /* A model's parameters: {} for the lookup table (its samples are the model) */

@@ -13,14 +13,15 @@
 #include "plog_probe.h"
 
 #define PMF_FORMAT "phasor-model"
-#define PMF_VERSION 8 /* 2: a quick probe's one-way samples and models; 3: quick models
+#define PMF_VERSION 9 /* 2: a quick probe's one-way samples and models; 3: quick models
                         * fitted to the samples unshared (pns_unshare); 4: and shrunk
                         * (pns_shrink); 5: quick exchange samples are the pair's (the
                         * longer side's); 6: one-way samples unshared from the slowest
                         * flow on their link; 7: LogGP bands continuous (a band's L2o
                         * can be below 0), quick exchange samples timed from the later
                         * posting (log format 8); 8: unshared above the smallest size's
-                        * time, not from 0 bytes. 1 to 7 still read */
+                        * time, not from 0 bytes; 9: LogGP's L and o per band (L_ns, o_ns,
+                        * L_o_split), the handshake 2 L + 2 o. 1 to 8 still read */
 
 typedef struct pmf {
     int mode;               /* 1 quick, 2 full */

@@ -87,8 +87,10 @@ static plog_err_t read_segs(const char *path, const char *where, json_t *a, int 
     return PLOG_OK;
 }
 
+static const char *const lo_split_name[] = {"none", "handshake", "bound"}; /* PNM_LO_SPLIT_* */
+
 static plog_err_t read_loggp(const char *path, const char *where, json_t *o, int min,
-                             pnm_loggp_t *g, plog_error_t *err)
+                             json_int_t ver, pnm_loggp_t *g, plog_error_t *err)
 {
     json_t *b = json_object_get(o, "bands");
     int n;
@@ -111,6 +113,13 @@ static plog_err_t read_loggp(const char *path, const char *where, json_t *o, int
             return bad(err, PLOG_E_CORRUPT, path, "%s.bands[%d]: L2o_ns and G_ns_per_byte must "
                        "be numbers, G_ns_per_byte >= 0 and the band's line >= 0 where it "
                        "starts (L2o_ns >= 0 in the first band)", where, i);
+        /* before version 9 only L + 2o was fitted: not told apart, as the fit says so */
+        g->L[i] = fmax(0, g->L2o[i]);
+        g->o[i] = 0;
+        if (ver >= 9 && (!num(json_object_get(band, "L_ns"), &g->L[i]) || g->L[i] < 0 ||
+                         !num(json_object_get(band, "o_ns"), &g->o[i]) || g->o[i] < 0))
+            return bad(err, PLOG_E_CORRUPT, path, "%s.bands[%d]: L_ns and o_ns must be numbers "
+                       ">= 0", where, i);
     }
     json_t *r = json_object_get(o, "rndv");
     if (!json_is_integer(r) || json_integer_value(r) < 0)
@@ -120,6 +129,27 @@ static plog_err_t read_loggp(const char *path, const char *where, json_t *o, int
         !num(json_object_get(o, "g_ns"), &g->g) || g->g < 0)
         return bad(err, PLOG_E_CORRUPT, path, "%s: handshake_ns and g_ns must be numbers >= 0",
                    where);
+    g->lo_split = PNM_LO_SPLIT_NONE;
+    if (ver < 9)
+        return PLOG_OK;
+    json_t *sp = json_object_get(o, "L_o_split");
+    int k = 0;
+    while (k < 3 && !(json_is_string(sp) && !strcmp(json_string_value(sp), lo_split_name[k])))
+        k++;
+    if (k == 3)
+        return bad(err, PLOG_E_CORRUPT, path, "%s.L_o_split: not \"none\", \"handshake\" or "
+                   "\"bound\"", where);
+    g->lo_split = k;
+    /* the handshake is 2L + 2o of the band above the eager limit, never a free jump */
+    if (g->rndv) {
+        int rb = 0;
+        while (rb < g->nband - 1 && g->rndv + 1 > g->band_hi[rb])
+            rb++;
+        double want = 2 * g->L[rb] + 2 * g->o[rb];
+        if (fabs(g->handshake - want) > 1e-6 * want + 1e-3)
+            return bad(err, PLOG_E_CORRUPT, path, "%s: handshake_ns %g is not 2 L_ns + 2 o_ns "
+                       "(%g) of bands[%d], the band above rndv", where, g->handshake, want, rb);
+    }
     return PLOG_OK;
 }
 
@@ -169,7 +199,7 @@ static plog_err_t read_samples(const char *path, const char *where, json_t *a, i
 
 /* A model's parameters from mj (named where) over the fitted ones of m. */
 static plog_err_t read_params(const char *path, const char *where, json_t *mj,
-                              pnm_model_t *m, plog_error_t *err)
+                              json_int_t ver, pnm_model_t *m, plog_error_t *err)
 {
     if (m->kind == PNM_LOOKUP)
         return PLOG_OK;
@@ -181,7 +211,7 @@ static plog_err_t read_params(const char *path, const char *where, json_t *mj,
     plog_err_t e = m->kind == PNM_HOCKNEY
                        ? read_segs(path, w, json_object_get(all, "segments"), 0, &m->hock_all,
                                    err)
-                       : read_loggp(path, w, all, 0, &m->lgp_all, err);
+                       : read_loggp(path, w, all, 0, ver, &m->lgp_all, err);
     if (e != PLOG_OK)
         return e;
     for (size_t i = 0; i < json_array_size(srcs); i++) {
@@ -194,7 +224,7 @@ static plog_err_t read_params(const char *path, const char *where, json_t *mj,
         snprintf(w, sizeof(w), "%s.sources[%zu]", where, i);
         e = m->kind == PNM_HOCKNEY
                 ? read_segs(path, w, json_object_get(so, "segments"), 1, &m->hock[r], err)
-                : read_loggp(path, w, so, 1, &m->lgp[r], err);
+                : read_loggp(path, w, so, 1, ver, &m->lgp[r], err);
         if (e != PLOG_OK)
             return e;
     }
@@ -294,7 +324,7 @@ static plog_err_t read_models(const char *path, json_t *models, json_int_t ver, 
             continue;
         char where[96];
         snprintf(where, sizeof(where), "models.%s", name);
-        plog_err_t e = read_params(path, where, mj, &f->m[k], err);
+        plog_err_t e = read_params(path, where, mj, ver, &f->m[k], err);
         if (e != PLOG_OK)
             return e;
         json_t *oj = json_object_get(mj, "oneway");
@@ -302,7 +332,7 @@ static plog_err_t read_models(const char *path, json_t *models, json_int_t ver, 
             return bad(err, PLOG_E_CORRUPT, path, "models.%s.oneway: the file has no "
                        "oneway_samples", name);
         snprintf(where, sizeof(where), "models.%s.oneway", name);
-        if (oj && (e = read_params(path, where, oj, f->m[k].oneway, err)) != PLOG_OK)
+        if (oj && (e = read_params(path, where, oj, ver, f->m[k].oneway, err)) != PLOG_OK)
             return e;
     }
     return PLOG_OK;

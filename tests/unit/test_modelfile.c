@@ -130,12 +130,12 @@ static void damaged(const char *from, const char *to, const char *want)
 }
 
 Test(modelfile, wrong_format) { damaged("\"phasor-model\"", "\"other\"", "not a phasor model file"); }
-Test(modelfile, wrong_version) { damaged("\"version\": 8", "\"version\": 9", "version 9"); }
+Test(modelfile, wrong_version) { damaged("\"version\": 9", "\"version\": 10", "version 10"); }
 Test(modelfile, oneway_params_without_samples)
 {
     damaged("\"oneway_samples\"", "\"other_samples\"", "models.lookup.oneway: the file has no oneway_samples");
 }
-Test(modelfile, oneway_samples_in_version_1) { damaged("\"version\": 8", "\"version\": 1", "oneway_samples"); }
+Test(modelfile, oneway_samples_in_version_1) { damaged("\"version\": 9", "\"version\": 1", "oneway_samples"); }
 Test(modelfile, oneway_sample_damaged) { damaged("\"oneway_samples\": [\n  [\n   0,", "\"oneway_samples\": [\n  [\n   9,", "oneway_samples[0]"); }
 
 /* The file f wrote, with its version set to v. */
@@ -146,7 +146,7 @@ static void set_version(int v)
     size_t n = fread(buf, 1, sizeof(buf) - 1, in);
     fclose(in);
     buf[n] = '\0';
-    char *p = strstr(buf, "\"version\": 8");
+    char *p = strstr(buf, "\"version\": 9");
     cr_assert(p != NULL);
     p[11] = (char)('0' + v);
     FILE *out = fopen(path, "w");
@@ -206,6 +206,15 @@ static void version_reads(int v, int oneway)
         if (k != PNM_LOOKUP) /* parameters as written */
             same_time(&g.m[k], &f.m[k], 1 + oneway, pnm_kind_name((pnm_kind_t)k));
     }
+    /* LogGP's L and o as written from version 9; before, not told apart (o 0, L = L2o) */
+    for (int32_t r = 0; r < g.nranks; r++) {
+        const pnm_loggp_t *a = &g.m[PNM_LOGGP].lgp[r], *b = &f.m[PNM_LOGGP].lgp[r];
+        cr_assert_eq(a->lo_split, v >= 9 ? b->lo_split : PNM_LO_SPLIT_NONE);
+        for (int i = 0; i < a->nband; i++) {
+            cr_assert_float_eq(a->o[i], v >= 9 ? b->o[i] : 0, 1e-6); /* 10 digits written */
+            cr_assert_float_eq(a->L[i], v >= 9 ? b->L[i] : fmax(0, b->L2o[i]), 1e-6 * (1 + a->L[i]), "v%d src %d band %d: %.17g vs %.17g", v, (int)r, i, a->L[i], v >= 9 ? b->L[i] : fmax(0, b->L2o[i]));
+        }
+    }
     pnm_free(&raw_l);
     pnm_free(&raw_h);
     pnm_free(&pool_l);
@@ -222,6 +231,7 @@ Test(modelfile, version_5_reads) { version_reads(5, 1); }
 Test(modelfile, version_6_reads) { version_reads(6, 1); }
 Test(modelfile, version_7_reads) { version_reads(7, 1); }
 Test(modelfile, version_8_reads) { version_reads(8, 1); }
+Test(modelfile, version_9_reads) { version_reads(9, 1); }
 
 /* the one-way lookup of f's samples rewritten by how, 0 -> 2 at 64 KiB (hosts 0 0 1 1) */
 static double oneway_lookup(const pmf_t *f, unsigned how)
@@ -458,6 +468,54 @@ Test(modelfile, loggp_band_starts_at_or_above_0)
     cr_assert(strstr(err.msg, path) && strstr(err.msg, "models.loggp.sources[0].bands[1]"), "%s",
               err.msg);
 }
+
+/* Version 9 carries LogGP's L and o per band and how they were told apart; its handshake
+ * must be 2 L + 2 o of the band above the eager limit, so a file cannot hold a free jump. */
+Test(modelfile, loggp_L_and_o_and_the_handshake)
+{
+    pmf_t f, g;
+    make_probe(&f, 3, 0, 0.05);
+    pnm_opts_t o = {0};
+    o.rndv = 65480; /* 64 KiB, 128 KiB and 1 MiB above it */
+    plog_error_t err;
+    cr_assert_eq(pmf_fit_all(&f, &o, &err), PLOG_OK, "%s", err.msg); /* again, at that size */
+    const pnm_loggp_t *w = &f.m[PNM_LOGGP].lgp[1];
+    cr_assert_eq(w->rndv, 65480);
+    cr_assert_neq(w->lo_split, PNM_LO_SPLIT_NONE);
+    cr_assert_gt(w->handshake, 0);
+    cr_assert_eq(pmf_write(path, &f, &err), PLOG_OK, "%s", err.msg);
+    cr_assert_eq(pmf_read(path, &g, &err), PLOG_OK, "%s", err.msg);
+    const pnm_loggp_t *r = &g.m[PNM_LOGGP].lgp[1];
+    cr_assert_eq(r->lo_split, w->lo_split);
+    cr_assert_eq(r->rndv, 65480);
+    for (int b = 0; b < r->nband; b++) {
+        cr_assert_float_eq(r->L[b], w->L[b], 1e-6 * (1 + w->L[b]));
+        cr_assert_float_eq(r->o[b], w->o[b], 1e-6 * (1 + w->o[b]));
+    }
+    pnm_loggp_parts_t pw, pr;
+    cr_assert_eq(pnm_loggp_parts(&f.m[PNM_LOGGP], 1, 2, 1 << 20, &pw), 0);
+    cr_assert_eq(pnm_loggp_parts(&g.m[PNM_LOGGP], 1, 2, 1 << 20, &pr), 0);
+    cr_assert(pr.rndv && pw.rndv);
+    cr_assert_float_eq(pr.send, pw.send, 1e-6 * pw.send);
+    cr_assert_float_eq(pr.total, pw.total, 1e-6 * pw.total);
+    pmf_free(&g);
+    /* a handshake that is not 2 L + 2 o is refused, naming the field */
+    json_t *root = json_load_file(path, 0, NULL);
+    json_t *src1 = json_array_get(
+        json_object_get(json_object_get(json_object_get(root, "models"), "loggp"), "sources"),
+        1);
+    json_object_set_new(src1, "handshake_ns", json_real(w->handshake * 3 + 1000));
+    cr_assert_eq(json_dump_file(root, path, JSON_INDENT(1)), 0);
+    json_decref(root);
+    cr_assert_eq(pmf_read(path, &g, &err), PLOG_E_CORRUPT);
+    cr_assert(strstr(err.msg, path) && strstr(err.msg, "models.loggp.sources[1]") &&
+                  strstr(err.msg, "2 L_ns + 2 o_ns"),
+              "%s", err.msg);
+    pmf_free(&f);
+}
+
+Test(modelfile, loggp_L_o_split_named) { damaged("\"L_o_split\": \"", "\"L_o_split\": \"x", "L_o_split"); }
+Test(modelfile, loggp_o_negative) { damaged("\"o_ns\": ", "\"o_ns\": -1", "o_ns"); }
 
 Test(modelfile, missing_file)
 {
