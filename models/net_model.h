@@ -164,9 +164,11 @@ void pnm_dist(const pnm_model_t *m, int32_t src, int32_t dst, uint64_t bytes, pn
  * limit): send = 2 L + 3 o, the sender busy until the data leaves (header, its flight, the
  * receiver's ack, its flight, the data's o; the o of receiving the ack subsumed); recv =
  * total - o - L, the receiver's from the header's arrival at a posted receive (ack, its
- * flight, the data); total = the eager line + 2 L + 2 o. A late receiver adds its lateness
- * to both ends' waits, which is the caller's to add. 0 when m is LogGP, else -1 (out
- * untouched). */
+ * flight, the data); total = the band's line plus the handshake 2 L + 2 o (the line starts
+ * where the eager line ends). A late receiver adds its lateness to both ends' waits, which
+ * is the caller's to add. Per source, as pnm_time (dst unused; pnm_way picks m). Where L and
+ * o were not told apart (lo_split NONE, and every file before version 9) o is 0: send and an
+ * eager recv cost nothing of their own. 0 when m is LogGP, else -1 (out untouched). */
 typedef struct pnm_loggp_parts {
     double L, o, G, send, recv, total;
     int rndv;
