@@ -429,6 +429,11 @@ out:
     return e;
 }
 
+const pnm_model_t *pred_model_fit(const pred_model_t *m)
+{
+    return &((const slot_t *)m->ctx)->fit;
+}
+
 void pred_models_free(pred_models_t *pm)
 {
     priv_t *p = pm->priv;

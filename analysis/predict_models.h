@@ -48,6 +48,9 @@ plog_err_t pred_models_load(pred_models_t *pm, const plog_run_t *run, const char
                             const char *kinds, const pnm_opts_t *fit, const int32_t *host,
                             int32_t nhosts, plog_error_t *err);
 void pred_models_free(pred_models_t *pm);
+/* The fitted model behind m (a model of pm): its parameters, e.g. LogGP's send and receive
+ * parts (pnm_loggp_parts). */
+const pnm_model_t *pred_model_fit(const pred_model_t *m);
 
 /* The run's probe as a model file at path (doc/model-format.md), as phasor-probe would have
  * written it then: its samples as taken, the models fitted to them with fit, and the run's

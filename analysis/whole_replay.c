@@ -95,6 +95,8 @@ typedef struct node {
 typedef struct msg {
     double spost, rpost; /* predicted postings; NAN until posted */
     double t;            /* its time by the model */
+    double o, rs;        /* LogGP: each end's overhead, and a rendezvous send's time from
+                            its transfer's start (2 L + 3 o); NAN for other models */
     uint64_t bytes;
     int32_t src, dst;
     uint8_t rndv;        /* moves once both ends have posted */
@@ -196,6 +198,7 @@ typedef struct st {
     int32_t nhosts;
     double low;          /* no message starts before this any more (links pruned there) */
     uint64_t adds;
+    const pnm_model_t *lgp; /* the model when it is LogGP: sends and receives priced apart */
     ci_t *ci;
     pr_t pr;
     pred_steps_t steps;
@@ -280,7 +283,7 @@ static uint32_t msg_new(st_t *s, int32_t src, int32_t dst, uint64_t bytes)
     } else if ((i = pool_end(s, &s->msg, &s->nmsg, &s->cmsg, sizeof(msg_t))) == NONE) {
         return NONE;
     }
-    s->msg[i] = (msg_t){NAN, NAN, NAN, bytes, src, dst, 0, 2, NONE, NONE,
+    s->msg[i] = (msg_t){NAN, NAN, NAN, NAN, NAN, bytes, src, dst, 0, 2, NONE, NONE,
                         {.node = NONE}, {.node = NONE}, NONE};
     if (++s->mlive > s->r->peak_messages)
         s->r->peak_messages = s->mlive;
@@ -490,6 +493,11 @@ static uint32_t post_send(st_t *s, rk_t *k, int32_t me, int32_t comm, int32_t ds
     g->scut = cut_of(s, k);
     g->rndv = (uint8_t)(sync > 0 || (sync == 0 && bytes > s->pro.eager));
     g->t = wr_net_time(&s->net, me, dst, bytes, twoway);
+    pnm_loggp_parts_t pp;
+    if (s->lgp && pnm_loggp_parts(s->lgp, me, dst, bytes, &pp) == 0) {
+        g->o = pp.o;
+        g->rs = 2 * pp.L * s->net.lat + 3 * pp.o;
+    }
     if (!g->rndv)
         msg_share(s, m, g->spost);
     else if (!isnan(g->rpost))
@@ -836,9 +844,20 @@ static double send_side(st_t *s, uint32_t r, uint32_t m, fin_t *f)
         return NAN;
     }
     g->swait = NONE;
+    if (!isnan(g->rs)) /* LogGP: the sender is done once the data leaves (002, eq 3) */
+        a = fmax(g->spost, g->rpost) + fmin(g->rs, g->t);
     const cut_t *via = g->rpost > g->spost ? &g->rcut : NULL;
     fin_wait(f, a, WR_FROM_RECV, via, g->dst, g->bytes);
     return a;
+}
+
+/* The local part of a call that waits for messages: its measured time, but no longer than
+ * the longest of their own times (the rest of it was waiting); with LogGP, the largest of
+ * their overheads o instead. lim: the longest time; lo: the largest o, NAN if a message
+ * has none. */
+static inline double local_part(double d, double lim, double lo)
+{
+    return isnan(lo) ? fmin(d, lim) : lo;
 }
 
 /* The local part of a call: as measured, but a call that waits for messages no longer than
@@ -1036,8 +1055,8 @@ static double finish(st_t *s, uint32_t r, rk_t *k, const plog_rec_t *e, fin_t *f
             return f->end;
         msg_t *g = &s->msg[k->coll];
         if (!g->rndv) {
-            /* eager: local, but no longer than the message's own time */
-            f->end = k->start + fmin(d, g->t);
+            /* eager: local, no longer than the message's own time; LogGP: its o */
+            f->end = k->start + local_part(d, g->t, g->o);
             return f->end;
         }
         f->end = k->start;
@@ -1045,14 +1064,18 @@ static double finish(st_t *s, uint32_t r, rk_t *k, const plog_rec_t *e, fin_t *f
     }
     case PLOG_CLASS_RECV:
     case PLOG_CLASS_SENDRECV: {
-        double lim = 0;
-        if (k->coll != NONE)
+        double lim = 0, lo = 0;
+        if (k->coll != NONE) {
             lim = fmax(lim, s->msg[k->coll].t);
-        if (k->slot != NONE)
+            lo = s->msg[k->coll].o;
+        }
+        if (k->slot != NONE) {
             lim = fmax(lim, s->msg[k->slot].t);
+            lo = isnan(lo) || isnan(s->msg[k->slot].o) ? NAN : fmax(lo, s->msg[k->slot].o);
+        }
         if (k->coll == NONE && k->slot == NONE)
             return f->end;
-        f->end = k->start + fmin(d, lim);
+        f->end = k->start + local_part(d, lim, lo);
         double ok = f->end;
         if (k->coll != NONE && isnan(send_side(s, r, k->coll, f)))
             ok = NAN;
@@ -1065,7 +1088,7 @@ static double finish(st_t *s, uint32_t r, rk_t *k, const plog_rec_t *e, fin_t *f
             s->r->polls++;
             return f->end;
         }
-        double lim = 0;
+        double lim = 0, lo = 0;
         int any = 0, wait = 0;
         for (uint32_t i = 0; i < e->n_status; i++) {
             uint32_t q = k->qv[i];
@@ -1073,12 +1096,17 @@ static double finish(st_t *s, uint32_t r, rk_t *k, const plog_rec_t *e, fin_t *f
                 continue;
             const req_t *rq = &s->rq[q];
             any = 1;
-            if ((rq->kind == RQ_SEND || rq->kind == RQ_RECV) && rq->idx != NONE)
-                lim = fmax(lim, s->msg[rq->idx].t);
+            if ((rq->kind == RQ_SEND || rq->kind == RQ_RECV) && rq->idx != NONE) {
+                const msg_t *g = &s->msg[rq->idx];
+                lim = fmax(lim, g->t);
+                lo = isnan(lo) || isnan(g->o) ? NAN : fmax(lo, g->o);
+            } else {
+                lo = NAN;
+            }
         }
         if (!any)
             return f->end;
-        f->end = k->start + fmin(d, lim);
+        f->end = k->start + local_part(d, lim, lo);
         for (uint32_t i = 0; i < e->n_status; i++) {
             uint32_t q = k->qv[i];
             if (q == NONE)
@@ -1517,6 +1545,8 @@ plog_err_t wr_run(plog_run_t *run, const wr_opts_t *o, wr_result_t *R, plog_erro
     R->world = s.world;
     s.net = (wr_net_t){o->model->time, o->model->ctx, o->lat, o->bw,
                        calloc(1, sizeof(wr_net_cache_t))};
+    const pnm_model_t *fit = o->model->ctx ? pred_model_fit(o->model) : NULL;
+    s.lgp = fit && fit->kind == PNM_LOGGP ? fit : NULL;
     const pred_t *p = o->pred;
     s.pro = (pr_opts_t){p->gamma, p->eager, p->host, p->nhosts < p->world ? p->nhosts : 0,
                         o->model->load};

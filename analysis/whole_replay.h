@@ -34,7 +34,9 @@ typedef struct wr_net {
 double wr_net_time(const void *ctx, int32_t src, int32_t dst, uint64_t bytes, int twoway);
 
 typedef struct wr_opts {
-    const pred_model_t *model; /* messages and collectives; its ctx/time are the base model */
+    const pred_model_t *model; /* messages and collectives: a model of pred_models_t (a
+                                  LogGP one prices sends and receives apart), or one of
+                                  the caller's with ctx NULL */
     double lat, bw;            /* what-if on the model (1: none) */
     const pred_t *pred;        /* hosts, eager size, gamma, as pred_open set them */
     int whole;                 /* collectives priced whole by the steps method, not replayed

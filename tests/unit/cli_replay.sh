@@ -87,6 +87,10 @@ expect_exit "--slow-rank 0:2" 0 "$phasor" replay "$tmp/log" --model "$tmp/model.
 check "one slow rank: the run waits for it" "json '$tmp/out' 'd[\"predicted_s\"] > 1.5 * d[\"baseline_predicted_s\"] and d[\"whatif\"][\"slow_rank\"] == 0'"
 expect_exit "--collectives whole" 0 "$phasor" replay "$tmp/log" --model "$tmp/model.json" --eager 65536 --collectives whole --json
 check "whole: named in the JSON" "json '$tmp/out' 'd[\"collectives\"] == \"whole\"'"
+expect_exit "--kind loggp" 0 "$phasor" replay "$tmp/log" --model "$tmp/model.json" --kind loggp --json
+check "loggp: sends and receives priced apart, the run replayed" "json '$tmp/out' 'd[\"model_kind\"] == \"loggp\" and d[\"counts\"][\"messages\"] == 30000 and d[\"predicted_s\"] > 0'"
+expect_exit "--kind hockney" 0 "$phasor" replay "$tmp/log" --model "$tmp/model.json" --kind hockney --json
+check "hockney: named" "json '$tmp/out' 'd[\"model_kind\"] == \"hockney\"'"
 expect_exit "--no-path" 0 "$phasor" replay "$tmp/log" --model "$tmp/model.json" --no-path --json
 check "--no-path: no path" "json '$tmp/out' '\"critical_path\" not in d and d[\"counts\"][\"peak_path_nodes\"] == 0'"
 
