@@ -26,7 +26,7 @@
 #include "tablew.h"
 #include "vec.h"
 
-enum { FMT_CHROME, FMT_CSV, FMT_OTF2 };
+enum { FMT_CHROME, FMT_CSV, FMT_OTF2, FMT_SIMGRID };
 
 /* ---- per-thread state: where the last MPI call ended (compute = the gap) ---- */
 typedef struct tstate {
@@ -432,7 +432,10 @@ static void usage(FILE *f)
             "                        with libotf2; read it with otf2-print, Vampir, Score-P tools);\n"
             "                        chrome: Trace Event Format JSON for Perfetto / chrome://tracing\n"
             "                        (MPI slices, compute gaps, message flows, counter tracks);\n"
-            "                        csv: one row per event\n"
+            "                        csv: one row per event;\n"
+            "                        simgrid: SimGrid 3.32 time-independent traces (one per rank,\n"
+            "                        traces.txt), platform.xml with the probe's links, hostfile\n"
+            "                        and run.sh (smpirun -replay) in the new directory -o DIR\n"
             "  -o, --output FILE     write there instead of standard output\n"
             "  -m, --messages FILE   also write the matched messages as CSV\n"
             "  -w, --window NS       window of the MPI-time-fraction counter (default 1000000)\n"
@@ -465,9 +468,11 @@ static int export_parse(int argc, char **argv, export_opts_t *op)
                 op->fmt = FMT_CSV;
             else if (strcmp(optarg, "otf2") == 0)
                 op->fmt = FMT_OTF2;
+            else if (strcmp(optarg, "simgrid") == 0)
+                op->fmt = FMT_SIMGRID;
             else
-                return phasor_usage_error("export", "unknown format '%s' (otf2, chrome, csv)",
-                                          optarg);
+                return phasor_usage_error("export", "unknown format '%s' (otf2, chrome, csv, "
+                                                    "simgrid)", optarg);
             break;
         case 'o':
             op->opath = optarg;
@@ -489,13 +494,17 @@ static int export_parse(int argc, char **argv, export_opts_t *op)
         }
     }
     if (op->fmt < 0)
-        return phasor_usage_error("export", "%s", "which format? give --format otf2, chrome or csv");
+        return phasor_usage_error("export", "%s", "which format? give --format otf2, chrome, csv "
+                                                  "or simgrid");
     int st = phasor_log_arg("export", argc, argv, 1, &op->path);
     if (st != PHASOR_EXIT_OK)
         return st;
     if (op->fmt == FMT_OTF2 && (!op->opath || op->mpath))
         return phasor_usage_error("export", "%s", "--format otf2 needs -o DIR (a new directory) "
                                                   "and takes no -m");
+    if (op->fmt == FMT_SIMGRID && (!op->opath || op->mpath || strcmp(op->opath, "-") == 0))
+        return phasor_usage_error("export", "%s", "--format simgrid needs -o DIR (the directory "
+                                                  "for its files) and takes no -m");
     return PHASOR_CONTINUE;
 }
 
@@ -635,7 +644,9 @@ int phasor_cmd_export(int argc, char **argv)
     status = phasor_open_run("export", op.path, -1, &run);
     if (status != PHASOR_EXIT_OK)
         return status;
-    status = op.fmt == FMT_OTF2 ? phasor_export_otf2(run, op.opath) : export_run(&op, run);
+    status = op.fmt == FMT_OTF2      ? phasor_export_otf2(run, op.opath)
+             : op.fmt == FMT_SIMGRID ? phasor_export_simgrid(run, op.opath)
+                                     : export_run(&op, run);
     if (status == PHASOR_EXIT_OK && op.fmt != FMT_OTF2)
         phasor_print_warnings("export", run);
     plog_run_close(run);
