@@ -113,6 +113,7 @@ if build "$bdir" --enable-werror MPICC="$mpicc"; then
   [ -x "$top/tests/unit/cli_plots.sh" ] && run_step "cli phases --plots" "$top/tests/unit/cli_plots.sh" "$bdir/phasor" "$bdir/tests/unit/phases_mklog"
   [ -x "$top/tests/unit/cli_plots_render.sh" ] && run_step "cli plots in chromium" "$top/tests/unit/cli_plots_render.sh" "$bdir/phasor" "$bdir/tests/unit/phases_mklog"
   [ -x "$top/tests/unit/cli_export.sh" ] && run_step "cli export" "$top/tests/unit/cli_export.sh" "$bdir/phasor" "$top/tests/data"
+  [ -x "$top/tests/unit/cli_export_simgrid.sh" ] && run_step "cli export --format simgrid" "$top/tests/unit/cli_export_simgrid.sh" "$bdir/phasor" "$top/tests/data"
   [ -x "$top/tests/unit/cli_steps.sh" ] && run_step "cli steps --csv and --json" "$top/tests/unit/cli_steps.sh" "$bdir/phasor" "$top/tests/data"
   [ -x "$top/tests/unit/cli_json.sh" ] && run_step "cli JSON with hostile strings" "$top/tests/unit/cli_json.sh" "$bdir/phasor" "$bdir/tests/unit/json_mklog"
   [ -x "$top/tests/unit/cli_sites.sh" ] && run_step "cli call-site modules a hostile log names" "$top/tests/unit/cli_sites.sh" "$bdir/phasor" "$bdir/tests/unit/sites_mklog"
