@@ -435,7 +435,7 @@ static void usage(FILE *f)
             "                        csv: one row per event;\n"
             "                        simgrid: SimGrid 3.32 time-independent traces (one per rank,\n"
             "                        traces.txt), platform.xml with the probe's links, hostfile\n"
-            "                        and run.sh (smpirun -replay) in the new directory -o DIR\n"
+            "                        and run.sh (smpirun -replay) in the directory -o DIR\n"
             "  -o, --output FILE     write there instead of standard output\n"
             "  -m, --messages FILE   also write the matched messages as CSV\n"
             "  -w, --window NS       window of the MPI-time-fraction counter (default 1000000)\n"
