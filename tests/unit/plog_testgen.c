@@ -66,6 +66,26 @@ int pgen_open(pgen_rank_t *g, const char *dir, int32_t rank, int32_t world_size,
     return pgen_open_ex(g, path, rank, world_size, &o);
 }
 
+plog_event_t *pgen_call(pgen_rank_t *g, unsigned call, uint64_t t0, uint64_t t1, int32_t peer,
+                        int32_t tag, uint64_t bytes)
+{
+    plog_event_t *e = pgen_event(g, 0, call, t0, t1);
+    if (e != NULL) {
+        e->comm = 1;
+        e->peer = peer;
+        e->tag = tag;
+        e->bytes = bytes;
+    }
+    return e;
+}
+
+void pgen_status1(pgen_rank_t *g, uint64_t handle, int32_t source, int32_t tag, uint64_t bytes)
+{
+    pgen_last(g, 0)->flags |= PLOG_F_STATUS;
+    pgen_extra1(g, 0, 1);
+    pgen_status(g, 0, handle, source, tag, bytes, 0);
+}
+
 plog_event_t *pgen_last(pgen_rank_t *g, unsigned thread)
 {
     return (plog_event_t *)(g->th[thread].p + g->last[thread]);

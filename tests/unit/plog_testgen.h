@@ -53,6 +53,12 @@ void pgen_extra1(pgen_rank_t *g, unsigned thread, uint64_t w);
 /* One status entry (source/tag as ranks in the communicator, bytes, index). */
 void pgen_status(pgen_rank_t *g, unsigned thread, uint64_t handle, int32_t source, int32_t tag,
                  uint64_t bytes, uint64_t index);
+/* A point-to-point or other call on thread 0 of communicator 1 (the world in the tests' logs):
+ * pgen_event with comm, peer, tag and bytes set; NULL out of memory. */
+plog_event_t *pgen_call(pgen_rank_t *g, unsigned call, uint64_t t0, uint64_t t1, int32_t peer,
+                        int32_t tag, uint64_t bytes);
+/* One status on thread 0's last event, which gets PLOG_F_STATUS and a count of 1. */
+void pgen_status1(pgen_rank_t *g, uint64_t handle, int32_t source, int32_t tag, uint64_t bytes);
 /* The thread's last event (after extras moved the buffer). */
 plog_event_t *pgen_last(pgen_rank_t *g, unsigned thread);
 

@@ -18,21 +18,11 @@
 static plog_event_t *ev(pgen_rank_t *g, unsigned call, uint64_t t0, uint64_t t1, int32_t peer,
                         int32_t tag, uint64_t bytes)
 {
-    plog_event_t *e = pgen_event(g, 0, call, t0, t1);
+    plog_event_t *e = pgen_call(g, call, t0, t1, peer, tag, bytes);
     cr_assert_not_null(e);
-    e->comm = 1;
-    e->peer = peer;
-    e->tag = tag;
-    e->bytes = bytes;
     return e;
 }
 
-static void status1(pgen_rank_t *g, uint64_t handle, int32_t src, int32_t tag, uint64_t bytes)
-{
-    pgen_last(g, 0)->flags |= PLOG_F_STATUS;
-    pgen_extra1(g, 0, 1);
-    pgen_status(g, 0, handle, src, tag, bytes, 0);
-}
 
 static void comms(pgen_rank_t *g, int32_t rank)
 {
@@ -61,7 +51,7 @@ static char *gen_pair(void)
     plog_event_t *e = ev(&g, PLOG_CALL_MPI_Wait, 4200, 4300, PLOG_NONE, PLOG_NONE, 0);
     e->comm = 0;
     e->request = 0xa0;
-    status1(&g, 0xa0, PLOG_NONE, PLOG_NONE, PLOG_BYTES_UNKNOWN);
+    pgen_status1(&g, 0xa0, PLOG_NONE, PLOG_NONE, PLOG_BYTES_UNKNOWN);
     ev(&g, PLOG_CALL_MPI_Send, 6100, 6200, 1, 7, 8);
     ev(&g, PLOG_CALL_MPI_Send, 7000, 7050, 1, 8, 10);
     ev(&g, PLOG_CALL_MPI_Send, 7100, 7150, 1, 8, 20);
@@ -73,25 +63,25 @@ static char *gen_pair(void)
     comms(&g, 1);
     ev(&g, PLOG_CALL_MPI_Init, 100, 500, PLOG_NONE, PLOG_NONE, 0)->comm = 0;
     ev(&g, PLOG_CALL_MPI_Recv, 1000, 3000, 0, 5, 0)->rbytes = 100;
-    status1(&g, 0, 0, 5, 100);
+    pgen_status1(&g, 0, 0, 5, 100);
     e = ev(&g, PLOG_CALL_MPI_Irecv, 4000, 4010, 0, 6, 0);
     e->rbytes = 64;
     e->request = 0xc0;
     e = ev(&g, PLOG_CALL_MPI_Wait, 5000, 5200, PLOG_NONE, PLOG_NONE, 0);
     e->comm = 0;
     e->request = 0xc0;
-    status1(&g, 0xc0, 0, 6, 64);
+    pgen_status1(&g, 0xc0, 0, 6, 64);
     e = ev(&g, PLOG_CALL_MPI_Irecv, 6000, 6010, PLOG_ANY_SOURCE, 7, 0);
     e->rbytes = 8;
     e->request = 0xc1;
     e = ev(&g, PLOG_CALL_MPI_Wait, 6050, 6500, PLOG_NONE, PLOG_NONE, 0);
     e->comm = 0;
     e->request = 0xc1;
-    status1(&g, 0xc1, 0, 7, 8);
+    pgen_status1(&g, 0xc1, 0, 7, 8);
     ev(&g, PLOG_CALL_MPI_Recv, 6900, 7500, 0, 8, 0)->rbytes = 10;
-    status1(&g, 0, 0, 8, 10);
+    pgen_status1(&g, 0, 0, 8, 10);
     ev(&g, PLOG_CALL_MPI_Recv, 7600, 7800, 0, 8, 0)->rbytes = 20;
-    status1(&g, 0, 0, 8, 20);
+    pgen_status1(&g, 0, 0, 8, 20);
     ev(&g, PLOG_CALL_MPI_Finalize, 9000, 9100, PLOG_NONE, PLOG_NONE, 0)->comm = 0;
     cr_assert_eq(pgen_close(&g, NULL, 0), 0);
     return dir;

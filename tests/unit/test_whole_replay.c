@@ -24,21 +24,11 @@ static double lin_time(const void *ctx, int32_t src, int32_t dst, uint64_t bytes
 static plog_event_t *ev(pgen_rank_t *g, unsigned call, uint64_t t0, uint64_t t1, int32_t peer,
                         int32_t tag, uint64_t bytes)
 {
-    plog_event_t *e = pgen_event(g, 0, call, t0, t1);
+    plog_event_t *e = pgen_call(g, call, t0, t1, peer, tag, bytes);
     cr_assert_not_null(e);
-    e->comm = 1;
-    e->peer = peer;
-    e->tag = tag;
-    e->bytes = bytes;
     return e;
 }
 
-static void status1(pgen_rank_t *g, uint64_t handle, int32_t src, int32_t tag, uint64_t bytes)
-{
-    pgen_last(g, 0)->flags |= PLOG_F_STATUS;
-    pgen_extra1(g, 0, 1);
-    pgen_status(g, 0, handle, src, tag, bytes, 0);
-}
 
 static void open_rank(pgen_rank_t *g, const char *dir, int32_t rank)
 {
@@ -124,7 +114,7 @@ static char *gen_eager(void)
     close_rank(&g, 20000);
     open_rank(&g, dir, 1);
     ev(&g, PLOG_CALL_MPI_Recv, 1000, 12000, 0, 5, 0)->rbytes = 100;
-    status1(&g, 0, 0, 5, 100);
+    pgen_status1(&g, 0, 0, 5, 100);
     close_rank(&g, 30000);
     return dir;
 }
@@ -179,7 +169,7 @@ static char *gen_rendezvous(void)
     close_rank(&g, 20000);
     open_rank(&g, dir, 1);
     ev(&g, PLOG_CALL_MPI_Recv, 8000, 9000, 0, 5, 0)->rbytes = 5000;
-    status1(&g, 0, 0, 5, 5000);
+    pgen_status1(&g, 0, 0, 5, 5000);
     close_rank(&g, 20000);
     return dir;
 }
@@ -228,7 +218,7 @@ static char *gen_wildcard(void)
     plog_event_t *e = ev(&g, PLOG_CALL_MPI_Wait, 2100, 2200, PLOG_NONE, PLOG_NONE, 0);
     e->comm = 0;
     e->request = 0xa0;
-    status1(&g, 0xa0, PLOG_NONE, PLOG_NONE, PLOG_BYTES_UNKNOWN);
+    pgen_status1(&g, 0xa0, PLOG_NONE, PLOG_NONE, PLOG_BYTES_UNKNOWN);
     close_rank(&g, 5000);
     open_rank(&g, dir, 1);
     e = ev(&g, PLOG_CALL_MPI_Irecv, 1000, 1010, PLOG_ANY_SOURCE, 7, 0);
@@ -237,7 +227,7 @@ static char *gen_wildcard(void)
     e = ev(&g, PLOG_CALL_MPI_Wait, 1500, 4000, PLOG_NONE, PLOG_NONE, 0);
     e->comm = 0;
     e->request = 0xc1;
-    status1(&g, 0xc1, 0, 7, 100);
+    pgen_status1(&g, 0xc1, 0, 7, 100);
     close_rank(&g, 6000);
     return dir;
 }
@@ -268,7 +258,7 @@ static char *gen_missing(void)
     close_rank(&g, 5000);
     open_rank(&g, dir, 1);
     ev(&g, PLOG_CALL_MPI_Recv, 1000, 3000, 0, 9, 0)->rbytes = 8;
-    status1(&g, 0, 0, 9, 8);
+    pgen_status1(&g, 0, 0, 9, 8);
     close_rank(&g, 6000);
     return dir;
 }
