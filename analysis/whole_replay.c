@@ -440,29 +440,36 @@ static void link_add(st_t *s, link_t *l, double a, double b)
         l->dmax = b - a;
 }
 
-/* Message m between hosts starts moving at t: its bytes share its sender's host link out
- * and its receiver's in with the transfers already on them. Its bytes take as long again
- * as the others' bytes take of the links (the busier way) while it moves: k equal flows
- * that start together take k times as long, one that starts after the others are through
- * has the link to itself. The transfers are met in the replay's order, not in time: one
- * met later does not slow those met before it (doc/replay.md). */
+/* Message m between hosts starts moving at t. Its bytes occupy its sender's host link out
+ * and its receiver's in for as long as the link's sustained rate takes to move them: the
+ * model's time per byte between 2 and 4 MiB (pr_per_byte), where a small message's own
+ * time may be shorter (a token bucket lets a burst through faster than its rate). It ends
+ * no sooner than its own time alone, and no sooner than the busier link can move both the
+ * other transfers' bytes still on it and its own: two equal messages started together end
+ * at twice one's occupancy, one that starts after the others are through has the links to
+ * itself. Transfers are met in the replay's order, not in time: one met later does not
+ * delay those met before it (doc/replay.md). */
 static void msg_share(st_t *s, uint32_t m, double t)
 {
     msg_t *g = &s->msg[m];
     const int32_t *host = s->o->pred->host;
     if (!s->lout || !host || host[g->src] == host[g->dst])
         return;
-    double lat = wr_net_time(&s->net, g->src, g->dst, 0, 0);
-    if (!(lat >= 0) || lat > g->t)
-        lat = g->t;
-    double t0 = t + lat, t1 = t + g->t;
-    link_t *o = &s->lout[host[g->src]], *i = &s->lin[host[g->dst]];
-    double w = fmax(link_busy(s, o, t0, t1), link_busy(s, i, t0, t1));
-    g->t += w;
-    if (t1 > t0) {
-        link_add(s, o, t0, t + g->t);
-        link_add(s, i, t0, t + g->t);
+    double pb = pr_per_byte(wr_net_time, &s->net, g->src, g->dst, 0);
+    double d = (double)g->bytes * pb;
+    if (!(d > 0)) { /* no bandwidth at 2-4 MiB: the part of its time beyond an empty one's */
+        double lat = wr_net_time(&s->net, g->src, g->dst, 0, 0);
+        d = lat >= 0 && lat < g->t ? g->t - lat : 0;
     }
+    if (!(d > 0))
+        return;
+    link_t *o = &s->lout[host[g->src]], *i = &s->lin[host[g->dst]];
+    double end = fmax(g->t, d);
+    for (int it = 0; it < 2; it++) /* the others' bytes within its own span */
+        end = fmax(g->t, d + fmax(link_busy(s, o, t, t + end), link_busy(s, i, t, t + end)));
+    g->t = end;
+    link_add(s, o, t + end - d, t + end);
+    link_add(s, i, t + end - d, t + end);
 }
 
 /* A send posted at the current call's start by rank k: its message, paired with a receive
@@ -1334,6 +1341,12 @@ static plog_err_t run_rank(st_t *s, uint32_t r, plog_error_t *err)
         if (k->seen_init && !k->ended) {
             w->m_mpi += mdur(e);
             w->p_mpi += f.end - k->start;
+            if (e->call < WR_NCALLS) {
+                wr_call_t *c = &s->r->calls[e->call];
+                c->count++;
+                c->measured += mdur(e);
+                c->predicted += f.end - k->start;
+            }
         }
         path_step(s, k, e, &f, gap);
         release(s, k, e);
@@ -1444,6 +1457,11 @@ static int force_one(st_t *s)
         if (k->seen_init && !k->ended) {
             w->m_mpi += d;
             w->p_mpi += d;
+            if (e->call < WR_NCALLS) {
+                s->r->calls[e->call].count++;
+                s->r->calls[e->call].measured += d;
+                s->r->calls[e->call].predicted += d;
+            }
         }
         k->now = k->start + d;
         if (e->end_ns > k->mprev)
@@ -1564,9 +1582,10 @@ plog_err_t wr_run(plog_run_t *run, const wr_opts_t *o, wr_result_t *R, plog_erro
         }
     }
     R->ranks = calloc((size_t)(s.world > 0 ? s.world : 1), sizeof(*R->ranks));
+    R->calls = calloc(WR_NCALLS, sizeof(*R->calls));
     s.rk = calloc((size_t)(s.world > 0 ? s.world : 1), sizeof(*s.rk));
     s.ci = ci_new(run, o->lib);
-    if (!R->ranks || !s.rk || !s.ci || !s.net.cache ||
+    if (!R->ranks || !R->calls || !s.rk || !s.ci || !s.net.cache ||
         (o->whole && pred_steps_init(&s.steps, PRED_STEPS, p->host, p->nhosts, p->world) != 0)) {
         rc = plog_fail(err, PLOG_E_NOMEM, plog_run_path(run), PLOG_NO_OFFSET,
                        "out of memory starting the replay");
@@ -1653,6 +1672,7 @@ out:
 void wr_result_free(wr_result_t *r)
 {
     free(r->ranks);
+    free(r->calls);
     free(r->path);
     memset(r, 0, sizeof(*r));
 }

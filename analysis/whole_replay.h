@@ -83,6 +83,13 @@ typedef struct wr_seg {
     double edge;               /* predicted ns from leaving the peer to ending that call */
 } wr_seg_t;
 
+/* One MPI call's time over the run's ranks, between MPI_Init and MPI_Finalize. */
+#define WR_NCALLS 1024 /* call ids are below it (enum plog_call) */
+typedef struct wr_call {
+    uint64_t count;
+    double measured, predicted; /* ns */
+} wr_call_t;
+
 typedef struct wr_result {
     int32_t world;
     wr_rank_t *ranks;          /* world entries */
@@ -100,6 +107,7 @@ typedef struct wr_result {
     uint64_t wildcard;         /* receives whose source came from their status */
     uint64_t polls;            /* unsuccessful tests and probes, replayed as measured */
     size_t peak_messages, peak_requests, peak_nodes;
+    wr_call_t *calls;          /* WR_NCALLS entries, by call id */
     wr_seg_t *path;            /* the critical path, first to last (path option) */
     size_t npath;
 } wr_result_t;

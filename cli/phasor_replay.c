@@ -254,6 +254,22 @@ static void path_totals(const wr_result_t *r, double *comp, double *mpi, double 
     }
 }
 
+/* The calls with any time, the longest measured first: ids into v (WR_NCALLS room). */
+static size_t calls_by_time(const wr_result_t *r, uint16_t *v)
+{
+    size_t n = 0;
+    for (size_t c = 0; c < WR_NCALLS; c++)
+        if (r->calls[c].count) {
+            size_t i = n++;
+            while (i > 0 && r->calls[v[i - 1]].measured < r->calls[c].measured) {
+                v[i] = v[i - 1];
+                i--;
+            }
+            v[i] = (uint16_t)c;
+        }
+    return n;
+}
+
 static void text_out(FILE *o, const replay_args_t *a, const pred_t *p, const pred_model_t *m,
                      const wr_result_t *r, const whatif_t *w)
 {
@@ -314,6 +330,20 @@ static void text_out(FILE *o, const replay_args_t *a, const pred_t *p, const pre
         fmt_s(c4, sizeof(c4), k->p_mpi);
         fprintf(o, "%6d %14s %14s %7.3f %14s %14s %7.3f\n", (int)k->rank, c1, c2,
                 ratio(k->p_end - r->t0, k->m_end - r->t0), c3, c4, ratio(k->p_mpi, k->m_mpi));
+    }
+    uint16_t cv[WR_NCALLS];
+    size_t nc = calls_by_time(r, cv);
+    if (nc) {
+        fprintf(o, "\n%-24s %10s %14s %14s %7s\n", "MPI time by call", "calls", "measured",
+                "predicted", "ratio");
+        for (size_t i = 0; i < nc && i < 10; i++) {
+            const wr_call_t *c = &r->calls[cv[i]];
+            char c1[32], c2[32];
+            fmt_s(c1, sizeof(c1), c->measured);
+            fmt_s(c2, sizeof(c2), c->predicted);
+            fprintf(o, "%-24s %10" PRIu64 " %14s %14s %7.3f\n", plog_call_name(cv[i]), c->count,
+                    c1, c2, ratio(c->predicted, c->measured));
+        }
     }
     if (r->npath == 0)
         return;
@@ -428,6 +458,17 @@ static void json_out(FILE *o, const replay_args_t *a, const pred_t *p, const pre
         jnum(o, "measured_mpi_s", k->m_mpi / 1e9);
         jnum(o, "predicted_mpi_s", k->p_mpi / 1e9);
         fprintf(o, ", \"events\": %" PRIu64 "}", k->events);
+    }
+    fprintf(o, "],\n\"calls\": [");
+    uint16_t cv[WR_NCALLS];
+    size_t nc = calls_by_time(r, cv);
+    for (size_t i = 0; i < nc; i++) {
+        const wr_call_t *c = &r->calls[cv[i]];
+        fprintf(o, "%s{\"call\": \"%s\", \"count\": %" PRIu64, i ? ", " : "",
+                plog_call_name(cv[i]), c->count);
+        jnum(o, "measured_s", c->measured / 1e9);
+        jnum(o, "predicted_s", c->predicted / 1e9);
+        fprintf(o, "}");
     }
     fprintf(o, "]");
     if (r->npath) {

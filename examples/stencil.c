@@ -11,11 +11,18 @@
  * At the end rank 0 prints the residual and a checksum of the whole plate (MPI_Reduce), both
  * with %.17g so that two runs of the same build can be compared bit for bit.
  *
- * Usage: mpirun -np P stencil [N [ITERATIONS]]      (defaults: N = 256, 200 iterations) */
+ * Usage: mpirun -np P stencil [N [ITERATIONS [SLEEP_US]]]
+ *        (defaults: N = 256, 200 iterations, no sleep)
+ * SLEEP_US: every iteration also sleeps that long after its update, compute that holds no
+ * core: for timing experiments with more ranks than cores (bench/replay_vs_simgrid.sh),
+ * where ranks that compute for real slow each other's messages down. The results do not
+ * change. */
+#define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 enum { NORTH, SOUTH, WEST, EAST }; /* also the tag of a message travelling that way */
 
@@ -108,13 +115,15 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     int n = argc > 1 ? atoi(argv[1]) : 256;
     int iterations = argc > 2 ? atoi(argv[2]) : 200;
+    long sleep_us = argc > 3 ? atol(argv[3]) : 0;
     int size, rank, dims[2] = {0, 0}, periods[2] = {0, 0}, coords[2], nbr[4];
     MPI_Comm cart;
 
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Dims_create(size, 2, dims);
-    if (n < dims[0] || n < dims[1] || iterations < 0)
-        die("usage: stencil [N [ITERATIONS]], with N at least the process grid's sides");
+    if (n < dims[0] || n < dims[1] || iterations < 0 || sleep_us < 0)
+        die("usage: stencil [N [ITERATIONS [SLEEP_US]]], with N at least the process grid's "
+            "sides");
     MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 1, &cart);
     MPI_Comm_rank(cart, &rank);
     MPI_Cart_coords(cart, rank, 2, coords);
@@ -136,6 +145,11 @@ int main(int argc, char **argv)
     for (int it = 0; it < iterations; it++) {
         exchange(&b, cart, nbr, sendbuf, recvbuf);
         double change = jacobi(&b);
+        if (sleep_us > 0) {
+            struct timespec ts = {sleep_us / 1000000, (sleep_us % 1000000) * 1000};
+            while (nanosleep(&ts, &ts) != 0)
+                ; /* interrupted: the rest */
+        }
         MPI_Allreduce(&change, &residual, 1, MPI_DOUBLE, MPI_SUM, cart);
     }
 

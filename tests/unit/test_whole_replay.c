@@ -307,36 +307,37 @@ Test(whole_replay, collective_waits_for_its_last_member)
     done(&f);
 }
 
-/* Two 100-byte messages leave rank 0 10 ns apart for rank 1 on another host: their bytes
- * share the links, so the second is through when both would be alone one after the other. */
+/* Two 100 kB messages leave rank 0 10 ns apart for rank 1 on another host: their bytes
+ * share the links (1 ns per byte at 2-4 MiB), so the second is through when the links have
+ * moved both. */
 static char *gen_share(void)
 {
     char *dir = pgen_tmpdir();
     pgen_rank_t g;
     open_rank(&g, dir, 0);
-    ev(&g, PLOG_CALL_MPI_Isend, 1000, 1010, 1, 1, 100)->request = 0xa0;
-    ev(&g, PLOG_CALL_MPI_Isend, 1010, 1020, 1, 2, 100)->request = 0xa1;
+    ev(&g, PLOG_CALL_MPI_Isend, 1000, 1010, 1, 1, 100000)->request = 0xa0;
+    ev(&g, PLOG_CALL_MPI_Isend, 1010, 1020, 1, 2, 100000)->request = 0xa1;
     plog_event_t *e = ev(&g, PLOG_CALL_MPI_Waitall, 1030, 3000, PLOG_NONE, PLOG_NONE, 0);
     e->comm = 0;
     e->flags |= PLOG_F_STATUS;
     pgen_extra1(&g, 0, 2);
     pgen_status(&g, 0, 0xa0, PLOG_NONE, PLOG_NONE, PLOG_BYTES_UNKNOWN, 0);
     pgen_status(&g, 0, 0xa1, PLOG_NONE, PLOG_NONE, PLOG_BYTES_UNKNOWN, 1);
-    close_rank(&g, 5000);
+    close_rank(&g, 300000);
     open_rank(&g, dir, 1);
     e = ev(&g, PLOG_CALL_MPI_Irecv, 600, 610, 0, 1, 0);
-    e->rbytes = 100;
+    e->rbytes = 100000;
     e->request = 0xc0;
     e = ev(&g, PLOG_CALL_MPI_Irecv, 610, 620, 0, 2, 0);
-    e->rbytes = 100;
+    e->rbytes = 100000;
     e->request = 0xc1;
     e = ev(&g, PLOG_CALL_MPI_Waitall, 700, 4000, PLOG_NONE, PLOG_NONE, 0);
     e->comm = 0;
     e->flags |= PLOG_F_STATUS;
     pgen_extra1(&g, 0, 2);
-    pgen_status(&g, 0, 0xc0, 0, 1, 100, 0);
-    pgen_status(&g, 0, 0xc1, 0, 2, 100, 1);
-    close_rank(&g, 6000);
+    pgen_status(&g, 0, 0xc0, 0, 1, 100000, 0);
+    pgen_status(&g, 0, 0xc1, 0, 2, 100000, 1);
+    close_rank(&g, 300000);
     return dir;
 }
 
@@ -344,13 +345,15 @@ Test(whole_replay, messages_between_hosts_share_the_link)
 {
     fixture_t f;
     replay(&f, gen_share());
+    f.p.eager = 1 << 20;
     run(&f);
     cr_expect_eq(f.r.messages, 2);
-    /* the first alone: bytes from 2000 to 2100; the second's from 2010 take 90 ns more */
-    cr_expect_float_eq(f.r.ranks[1].p_mpi, 10.0 + 10 + (2200 - 700), 1e-6);
-    /* on one host they do not share: 1010 + 1100 */
+    cr_expect_eq(f.r.eager, 2);
+    /* the first alone: 1000 + 101000; the second, from 1010, once the links moved 200 kB */
+    cr_expect_float_eq(f.r.ranks[1].p_mpi, 10.0 + 10 + (1010 + 200000 - 700), 1e-6);
+    /* on one host they do not share: 1010 + 101000 */
     f.host[1] = 0;
     run(&f);
-    cr_expect_float_eq(f.r.ranks[1].p_mpi, 10.0 + 10 + (2110 - 700), 1e-6);
+    cr_expect_float_eq(f.r.ranks[1].p_mpi, 10.0 + 10 + (1010 + 101000 - 700), 1e-6);
     done(&f);
 }
