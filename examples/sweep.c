@@ -140,9 +140,12 @@ static int parse(int argc, char **argv, opts_t *o)
     if (o->jt * o->mk * o->mmi > big || o->it * o->mk * o->mmi > big)
         return bad("a block's face is more than %ld doubles", big);
     int dims[2] = {o->px, o->py};
-    if ((o->px && nranks % o->px) || (o->py && nranks % o->py) ||
-        (o->px && o->py && o->px * o->py != nranks))
-        return bad("a %d x %d grid does not fit %d ranks", o->px, o->py, nranks);
+    if (o->px && nranks % o->px)
+        return bad("--px %d does not divide %d ranks", o->px, nranks);
+    if (o->py && nranks % o->py)
+        return bad("--py %d does not divide %d ranks", o->py, nranks);
+    if (o->px && o->py && (long)o->px * o->py != nranks)
+        return bad("--px %d x --py %d is not %d ranks", o->px, o->py, nranks);
     MPI_Dims_create(nranks, 2, dims);
     o->px = dims[0];
     o->py = dims[1];

@@ -132,6 +132,7 @@ if build "$bdir" --enable-werror MPICC="$mpicc"; then
   [ $mpitests -eq 1 ] && run_step "phases ($mpi)" "$bdir/tests/mpi/run_phases_tests.sh"
   [ $mpitests -eq 1 ] && run_step "export ($mpi)" "$bdir/tests/mpi/run_export_tests.sh"
   [ $mpitests -eq 1 ] && run_step "idle-wave mini-app ($mpi)" "$bdir/tests/mpi/run_idlewave_tests.sh"
+  [ $mpitests -eq 1 ] && run_step "Sweep3D wavefront mini-app ($mpi)" "$bdir/tests/mpi/run_sweep_tests.sh"
   [ $mpitests -eq 1 ] && run_step "collective schedules executed ($mpi)" "$bdir/tests/mpi/run_coll_exec_tests.sh"
   # each of these two checks one MPI only and exits 77 (listed as skipped) on the other
   [ $mpitests -eq 1 ] && run_step "collective steps vs pml monitoring ($mpi)" "$bdir/tests/mpi/run_coll_truth_tests.sh"
