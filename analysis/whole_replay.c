@@ -9,6 +9,7 @@
 #include "heap.h"
 #include "hmap.h"
 #include "plog_calls.h"
+#include "plog_probeset.h"
 #include "vec.h"
 #include "whole_replay.h"
 
@@ -170,6 +171,7 @@ typedef struct rk {
     uint8_t state, queued, seen_init, ended;
     hmap_t req;          /* request id + 1 -> req index */
     uint32_t *qv;        /* the current completion's requests, status by status (or NONE) */
+    size_t pi;           /* the first of phasor's probes that may still lie ahead of it */
     size_t cq;
     hmap_t cnext;        /* communicator -> its next collective ordinal */
 } rk_t;
@@ -199,6 +201,9 @@ typedef struct st {
     double low;          /* no message starts before this any more (links pruned there) */
     uint64_t adds;
     const pnm_model_t *lgp; /* the model when it is LogGP: sends and receives priced apart */
+    span_t *probe;       /* phasor's own probes (PHASOR_PROBE), in time order: the shim's time,
+                            not the application's, left out of compute */
+    size_t nprobe;
     ci_t *ci;
     pr_t pr;
     pred_steps_t steps;
@@ -796,6 +801,27 @@ static uint32_t coll_enter(st_t *s, rk_t *k, const plog_rec_t *e, uint32_t *slot
     return ci;
 }
 
+/* ---- phasor's probes ---- */
+
+/* The time phasor's probes take of [a, b); *pi: the first probe that may still overlap a
+ * later span of the same rank (a rank's spans come in time order). */
+static double probe_in(const st_t *s, double a, double b, size_t *pi)
+{
+    double w = 0;
+    while (*pi < s->nprobe && s->probe[*pi].b <= a)
+        (*pi)++;
+    for (size_t i = *pi; i < s->nprobe && s->probe[i].a < b; i++)
+        w += fmin(b, s->probe[i].b) - fmax(a, s->probe[i].a);
+    return w;
+}
+
+/* t on the clock without phasor's probes: t less the probe time before it */
+static double probe_free(const st_t *s, double t)
+{
+    size_t pi = 0;
+    return t - probe_in(s, -INFINITY, t, &pi);
+}
+
 /* ---- one call ---- */
 
 /* What ended a call: its end, and the dependency that set it (from WR_FROM_START: its own
@@ -1308,6 +1334,8 @@ static plog_err_t run_rank(st_t *s, uint32_t r, plog_error_t *err)
                 k->mprev = e->start_ns;
             }
             double gap = e->start_ns > k->mprev ? (double)(e->start_ns - k->mprev) : 0;
+            if (gap > 0 && s->nprobe)
+                gap = fmax(0, gap - probe_in(s, (double)k->mprev, (double)e->start_ns, &k->pi));
             double scale = s->o->compute_scale;
             if ((int32_t)r == s->o->slow_rank)
                 scale *= s->o->slow_factor;
@@ -1504,7 +1532,8 @@ static int path_collect(st_t *s)
                .comp = s->nd[last].comp, .mpi = s->nd[last].mpi};
     for (size_t j = n; j-- > 0;) {
         const node_t *nd = &s->nd[c.node];
-        R->path[j] = (wr_seg_t){nd->rank, nd->p0, c.p, nd->m0, c.m, c.comp, c.mpi, nd->e0, c.e,
+        R->path[j] = (wr_seg_t){nd->rank, nd->p0, c.p, probe_free(s, nd->m0), probe_free(s, c.m),
+                                c.comp, c.mpi, nd->e0, c.e,
                                 nd->kind, nd->peer, nd->bytes, nd->call, nd->edge};
         c = nd->from;
     }
@@ -1550,6 +1579,7 @@ static void st_free(st_t *s)
     }
     free(s->lout);
     free(s->lin);
+    free(s->probe);
 }
 
 plog_err_t wr_run(plog_run_t *run, const wr_opts_t *o, wr_result_t *R, plog_error_t *err)
@@ -1611,6 +1641,25 @@ plog_err_t wr_run(plog_run_t *run, const wr_opts_t *o, wr_result_t *R, plog_erro
         }
         s.heap[s.nheap++] = (heap_ent_t){0, (uint32_t)r, (uint32_t)r};
     }
+    /* phasor's own probes: their time is the shim's, left out of the ranks' compute */
+    plog_probe_run_t *pr = NULL;
+    size_t npr = 0;
+    rc = plog_probeseries_load(run, &pr, &npr, err);
+    if (rc != PLOG_OK)
+        goto out;
+    if (npr) {
+        s.probe = malloc(npr * sizeof(*s.probe));
+        if (!s.probe) {
+            plog_probeseries_free(pr, npr);
+            rc = plog_fail(err, PLOG_E_NOMEM, plog_run_path(run), PLOG_NO_OFFSET,
+                           "out of memory starting the replay");
+            goto out;
+        }
+        for (size_t i = 0; i < npr; i++)
+            if (pr[i].end_ns > pr[i].start_ns)
+                s.probe[s.nprobe++] = (span_t){(double)pr[i].start_ns, (double)pr[i].end_ns};
+    }
+    plog_probeseries_free(pr, npr);
     /* ranks by predicted time: pop the earliest, run a slice, push it back */
     for (;;) {
         while (s.nready > 0) {
@@ -1650,9 +1699,13 @@ plog_err_t wr_run(plog_run_t *run, const wr_opts_t *o, wr_result_t *R, plog_erro
                 R->unmatched_recvs++;
         }
     double t0 = INFINITY, me = -INFINITY, pe = -INFINITY;
+    for (size_t i = 0; i < s.nprobe; i++)
+        R->probes += s.probe[i].b - s.probe[i].a;
     for (int32_t r = 0; r < s.world; r++) {
         if (!R->ranks[r].present || R->ranks[r].events == 0)
             continue;
+        R->ranks[r].m_begin = probe_free(&s, R->ranks[r].m_begin);
+        R->ranks[r].m_end = probe_free(&s, R->ranks[r].m_end);
         t0 = fmin(t0, R->ranks[r].m_begin);
         me = fmax(me, R->ranks[r].m_end);
         pe = fmax(pe, R->ranks[r].p_end);

@@ -53,7 +53,8 @@ typedef struct wr_rank {
     int present;               /* its log was read */
     double m_begin;            /* measured end of MPI_Init (its first call's end), ns */
     double m_end, p_end;       /* measured and predicted start of MPI_Finalize (or the end of
-                                  its last call), ns on the aligned clock */
+                                  its last call), ns on the aligned clock; measured times
+                                  less the time of phasor's probes before them */
     double m_mpi, p_mpi;       /* time in MPI calls between them, measured and predicted */
     uint64_t events;
 } wr_rank_t;
@@ -95,6 +96,8 @@ typedef struct wr_result {
     wr_rank_t *ranks;          /* world entries */
     double t0;                 /* the earliest measured end of MPI_Init, ns */
     double measured, predicted; /* the run's end minus t0, ns */
+    double probes;             /* ns of phasor's probes (PHASOR_PROBE) left out of both: the
+                                  shim's time between the application's calls */
     uint64_t events;           /* replayed (excluding the steps the shim logs inside
                                   collectives) */
     uint64_t messages, eager, rendezvous;

@@ -296,6 +296,10 @@ static void text_out(FILE *o, const replay_args_t *a, const pred_t *p, const pre
     fmt_s(b2, sizeof(b2), r->predicted);
     fprintf(o, "\nrun (end of MPI_Init to MPI_Finalize): measured %s, predicted %s (ratio %.3f)\n",
             b1, b2, ratio(r->predicted, r->measured));
+    if (r->probes > 0) {
+        fmt_s(b3, sizeof(b3), r->probes);
+        fprintf(o, "  phasor's own probes took %s of it, left out of both\n", b3);
+    }
     if (w->on) {
         fprintf(o, "what-if:");
         if (w->model)
@@ -430,6 +434,7 @@ static void json_out(FILE *o, const replay_args_t *a, const pred_t *p, const pre
     fprintf(o, ",\n\"measured_s\": ");
     jsonw_fnum(o, r->measured / 1e9, 9);
     jnum(o, "predicted_s", r->predicted / 1e9);
+    jnum(o, "probes_s", r->probes / 1e9);
     if (w->has_base) {
         jnum(o, "baseline_predicted_s", w->base_predicted / 1e9);
         jnum(o, "change", r->predicted / w->base_predicted - 1);
