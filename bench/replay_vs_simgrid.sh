@@ -213,9 +213,8 @@ import glob, json, os, re, statistics, subprocess, sys
 
 out, phasor, sg, simgrid_run, rate, slow = sys.argv[1:7]
 sg = sg == "1"
-# does SimGrid's replay of the export hold the probe's gap as compute, as phasor's does? (1: take
-# it off SimGrid's time too; 0: SimGrid's time is the application's alone)
-sg_gap = os.environ.get("SIMGRID_PROBE_GAP", "1") == "1"
+# phasor replay and phasor export leave phasor's own probes out of the compute and of the
+# measured times (doc/replay-format.md, probes_s): every time here is the application's.
 ana = os.path.join(out, "analysis")
 os.makedirs(ana, exist_ok=True)
 failures = []
@@ -309,10 +308,8 @@ def bench_load(d):
     return "?"
 
 def app_err(p, m, g):
-    """|p / m - 1| with the probe's time G taken off both (see the note printed above)."""
-    if p is None or m is None or g is None or m - g <= 0:
-        return None
-    return abs((p - g) / (m - g) - 1)
+    """|p / m - 1|: both are the application's time already (G, the probe's, is shown only)."""
+    return err(p, m)
 
 def med(v):
     v = [x for x in v if x is not None]
@@ -339,9 +336,8 @@ head = "%-14s %-12s %5s %8s %7s %8s %8s %8s  %7s %7s %7s  %7s  %7s" % (
 rows = []
 say("Per run. meas_s: `phasor replay --json` measured_s; phasor: its predicted_s (collectives as steps); whole: with")
 say("--collectives whole; simgrid: SMPI's simulated time of `phasor export --format simgrid`. The quick probe at")
-say("MPI_Init (probe_s, `phasor dump --probe` elapsed_s) lies inside measured_s: the log puts it between MPI_Init's end")
-say("and the first call, and the replay prices it as compute. err_*: |predicted/measured - 1| with probe_s taken off")
-say("both (the application's own time: the targets' figure); raw_ph: phasor's error as it prints, probe included.")
+say("MPI_Init (probe_s, `phasor dump --probe` elapsed_s) is the shim's time: phasor replay and the export leave it")
+say("out of measured and predicted alike. err_*: |predicted/measured - 1|; raw_ph: the same for phasor.")
 say("mpi_err: median over ranks of |predicted_mpi_s/measured_mpi_s - 1| (steps). load: the machine's 1-minute load")
 say("average just after the run (bench.txt; 2 cores shared with other work).")
 say(head)
@@ -358,7 +354,7 @@ for c in configs:
         r = dict(config=c, app=app, run=os.path.basename(d), meas=m, probe=g,
                  ph=a["predicted_s"] if a else None, wh=w["predicted_s"] if w else None, sg=s)
         r["e_ph"], r["e_wh"] = app_err(r["ph"], m, g), app_err(r["wh"], m, g)
-        r["e_sg"] = app_err(s, m, g) if sg_gap else err(s, m - g if m is not None and g is not None else None)
+        r["e_sg"] = err(s, m)
         r["raw"] = err(r["ph"], m)
         r["mpi"] = mpi_err(a) if a else None
         rows.append(r)
@@ -418,7 +414,7 @@ if runs_at:
                 meas[(rt, i)] = a
     say("What-if against reality: the stencil at %s (4 x 1, no contention). `phasor replay RUN_A --model MODEL_B --json`" % " and ".join(rates))
     say("predicted_s (MODEL_B: `phasor predict RUN_B --save-model`) against RUN_B's measured_s, pairs of the same index.")
-    say("err: with each run's own probe time taken off (the replay of A keeps A's probe gap as compute); raw: as printed.")
+    say("err = raw: |pred_B / meas_B - 1|, both without phasor's probes (probe_A, probe_B shown only).")
     say("%-26s %8s %8s %8s %8s %8s  %7s %7s  %s" % ("A -> B", "meas_A", "probe_A", "meas_B", "probe_B", "pred_B", "err", "raw", "(B's own replay: err)"))
     for fa, fb in ((rates[0], rates[1]), (rates[1], rates[0])) if len(rates) >= 2 else ():
         errs, raws = [], []
@@ -430,9 +426,7 @@ if runs_at:
                 continue
             ga, gb = probe_s(runs_at[fa][i]), probe_s(runs_at[fb][i])
             ma, mb = meas[(fa, i)]["measured_s"], meas[(fb, i)]["measured_s"]
-            e = None
-            if ga is not None and gb is not None and mb - gb > 0:
-                e = abs((p["predicted_s"] - ga) / (mb - gb) - 1)
+            e = err(p["predicted_s"], mb)
             errs.append(e)
             raws.append(err(p["predicted_s"], mb))
             say("%-26s %s %s %s %s %s  %s %s  %s" % ("%s-%d -> %s-%d" % (fa, i, fb, i), sec(ma), sec(ga), sec(mb), sec(gb),

@@ -25,6 +25,7 @@
 #include "ofile.h"
 #include "phasor_cmd.h"
 #include "phasor_export.h"
+#include "plog_probeset.h"
 #include "plog_reader.h"
 #include "predict_models.h"
 #include "vec.h"
@@ -82,6 +83,8 @@ typedef struct sgx {
     size_t nfree, freecap;
     uint64_t nopen;
     int64_t last;  /* end of the last call written (the compute gap starts there) */
+    plog_probe_run_t *probes; /* phasor's own probes: the shim's time, not compute */
+    size_t nprobes;
     int inited;
     uint16_t thread0;
     int oom;
@@ -101,8 +104,17 @@ static void act(sgx_t *x, const char *fmt, ...)
 /* The gap since the last call written, as compute, then the call's end is the new mark. */
 static void gap(sgx_t *x, const plog_rec_t *e)
 {
-    if (x->inited && e->start_ns > x->last)
-        act(x, "compute %" PRId64, e->start_ns - x->last);
+    if (x->inited && e->start_ns > x->last) {
+        int64_t c = e->start_ns - x->last;
+        for (size_t i = 0; i < x->nprobes; i++) { /* less phasor's probes within it */
+            int64_t a = x->probes[i].start_ns > x->last ? x->probes[i].start_ns : x->last;
+            int64_t b = x->probes[i].end_ns < e->start_ns ? x->probes[i].end_ns : e->start_ns;
+            if (b > a)
+                c -= b - a;
+        }
+        if (c > 0)
+            act(x, "compute %" PRId64, c);
+    }
     if (e->end_ns > x->last || !x->inited)
         x->last = e->end_ns;
     x->inited = 1;
@@ -754,6 +766,12 @@ int phasor_export_simgrid(plog_run_t *run, const char *dir)
         st = PHASOR_EXIT_INPUT;
         goto out_h;
     }
+    plog_error_t perr;
+    if (plog_probeseries_load(run, &x.probes, &x.nprobes, &perr) != PLOG_OK) {
+        fprintf(stderr, "phasor export: %s\n", perr.msg);
+        st = PHASOR_EXIT_INPUT;
+        goto out_h;
+    }
     for (x.me = 0; x.me < nr && st == PHASOR_EXIT_OK; x.me++)
         if (plog_run_rank(run, x.me))
             st = write_rank(&x, dirfd, dir, v1, v2);
@@ -790,6 +808,7 @@ int phasor_export_simgrid(plog_run_t *run, const char *dir)
             if (x.ax[k])
                 fprintf(stderr, "phasor export: warning: %" PRIu64 " %s\n", x.ax[k], ax_what[k]);
 out_h:
+    plog_probeseries_free(x.probes, x.nprobes);
     hosts_free(&h);
     if (loaded)
         pred_models_free(&pm);
