@@ -468,13 +468,19 @@ static void msg_share(st_t *s, uint32_t m, double t)
     }
     if (!(d > 0))
         return;
+    /* what it leaves on the links for the others is its bytes at the unloaded rate: the
+     * links' background load (the probe saw it) slows each flow once, not each of ours
+     * again (k flows against B others take k + B shares, not k (1 + B)) */
+    double d0 = d;
+    if (s->pro.load.per_byte > 0 && s->pro.load.per_byte < pb)
+        d0 = (double)g->bytes * s->pro.load.per_byte;
     link_t *o = &s->lout[host[g->src]], *i = &s->lin[host[g->dst]];
     double end = fmax(g->t, d);
     for (int it = 0; it < 2; it++) /* the others' bytes within its own span */
         end = fmax(g->t, d + fmax(link_busy(s, o, t, t + end), link_busy(s, i, t, t + end)));
     g->t = end;
-    link_add(s, o, t + end - d, t + end);
-    link_add(s, i, t + end - d, t + end);
+    link_add(s, o, t + end - d0, t + end);
+    link_add(s, i, t + end - d0, t + end);
 }
 
 /* A send posted at the current call's start by rank k: its message, paired with a receive
