@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chan_table.h"
 #include "hmap.h"
 #include "msg_match.h"
 #include "vec.h"
@@ -19,17 +20,12 @@ typedef struct side {
 } side_t;
 
 typedef struct chan {
-    int32_t comm, src, dst, tag;
-    int32_t hnext;          /* next channel of the same hash */
     int32_t sh, st, rh, rt; /* sends and receives waiting: head, tail */
 } chan_t;
 
-#define CACHE 4096 /* channels remembered by hash, direct-mapped: a rank's few neighbours */
-
 struct mm {
-    int32_t cache[CACHE];   /* a channel whose hash has these low bits, or NONE */
-    hmap_t cmap;            /* hash of the channel -> first channel of that hash, + 1 */
-    chan_t *ch;
+    ct_t ct;                /* the channels' keys */
+    chan_t *ch;             /* per channel (ct's numbers) */
     size_t nch, cch;
     side_t *sd;
     size_t nsd, csd;
@@ -46,8 +42,7 @@ mm_t *mm_new(int32_t world)
         return NULL;
     m->world = world;
     m->free = NONE;
-    for (size_t i = 0; i < CACHE; i++)
-        m->cache[i] = NONE;
+    ct_init(&m->ct);
     m->open = calloc((size_t)(world > 0 ? world : 1), sizeof(hmap_t));
     if (m->open == NULL) {
         free(m);
@@ -60,7 +55,7 @@ void mm_free(mm_t *m)
 {
     if (m == NULL)
         return;
-    hmap_free(&m->cmap);
+    ct_free(&m->ct);
     free(m->ch);
     free(m->sd);
     for (int32_t r = 0; r < m->world; r++)
@@ -87,28 +82,12 @@ void mm_counts(const mm_t *m, mm_counts_t *c, uint64_t *left_sends, uint64_t *le
 
 static int32_t chan_get(mm_t *m, int32_t comm, int32_t src, int32_t dst, int32_t tag)
 {
-    uint64_t key = hmap_mix(((uint64_t)(uint32_t)comm << 32 | (uint32_t)src) ^
-                            hmap_mix((uint64_t)(uint32_t)dst << 32 | (uint32_t)tag)) | 1u;
-    int32_t *slot = &m->cache[(key >> 1) & (CACHE - 1)];
-    if (*slot != NONE) {
-        const chan_t *c = &m->ch[*slot];
-        if (c->comm == comm && c->src == src && c->dst == dst && c->tag == tag)
-            return *slot;
-    }
-    uint64_t *head = hmap_put(&m->cmap, key);
-    if (head == NULL)
+    int32_t i = ct_get(&m->ct, comm, src, dst, tag);
+    if (i < 0 || VEC_GROW(m->ch, m->cch, m->ct.n) != 0)
         return NONE;
-    for (int32_t i = (int32_t)*head - 1; i != NONE; i = m->ch[i].hnext) {
-        const chan_t *c = &m->ch[i];
-        if (c->comm == comm && c->src == src && c->dst == dst && c->tag == tag)
-            return *slot = i;
-    }
-    if (m->nch >= INT32_MAX || VEC_GROW(m->ch, m->cch, m->nch + 1) != 0)
-        return NONE;
-    int32_t i = (int32_t)m->nch++;
-    m->ch[i] = (chan_t){comm, src, dst, tag, (int32_t)*head - 1, NONE, NONE, NONE, NONE};
-    *head = (uint64_t)i + 1;
-    return *slot = i;
+    while (m->nch < m->ct.n) /* a new one */
+        m->ch[m->nch++] = (chan_t){NONE, NONE, NONE, NONE};
+    return i;
 }
 
 static int32_t side_new(mm_t *m, const mm_end_t *me)
@@ -137,7 +116,7 @@ static void side_free(mm_t *m, int32_t i)
 static int hand_over(mm_t *m, int32_t ri, mm_fn fn, void *arg)
 {
     const side_t *r = &m->sd[ri];
-    const chan_t *c = &m->ch[r->chan];
+    const ct_key_t *c = &m->ct.key[r->chan];
     mm_msg_t msg = {c->comm, c->src, c->dst, c->tag, r->send, r->me};
     m->c.matched++;
     side_free(m, ri);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chan_table.h"
 #include "coll_instances.h"
 #include "heap.h"
 #include "hmap.h"
@@ -107,12 +108,10 @@ typedef struct msg {
     uint32_t next;       /* in its channel's queue, or the free list */
 } msg_t;
 
-typedef struct chan {
-    int32_t comm, src, dst, tag;
+typedef struct chan {     /* per channel of the ct_t */
     uint32_t head, tail; /* unpaired messages, all posted by one side (sends: qsend) */
     uint8_t qsend;
     uint32_t pwait;      /* a rank probing for this channel's next message, or NONE */
-    uint32_t hnext;
 } chan_t;
 
 enum { RQ_SEND = 1, RQ_RECV = 2, RQ_RECV_OPEN = 3, RQ_COLL = 4 };
@@ -176,9 +175,8 @@ typedef struct rk {
     hmap_t cnext;        /* communicator -> its next collective ordinal */
 } rk_t;
 
-#define CHAN_CACHE 4096 /* channels remembered by hash, direct-mapped: a rank's few neighbours */
 typedef struct st {
-    uint32_t chcache[CHAN_CACHE];
+    ct_t ct;             /* the channels' keys */
     plog_run_t *run;
     const wr_opts_t *o;
     wr_result_t *r;
@@ -188,7 +186,7 @@ typedef struct st {
     rk_t *rk;
     /* pools */
     msg_t *msg; size_t nmsg, cmsg; uint32_t mfree; size_t mlive;
-    chan_t *ch; size_t nch, cch; hmap_t cmap;
+    chan_t *ch; size_t nch, cch;
     req_t *rq; size_t nrq, crq; uint32_t rfree; size_t rlive;
     coll_t *co; size_t nco, cco; uint32_t cfree; hmap_t comap;
     node_t *nd; size_t nnd, cnd; uint32_t nfree; size_t nlive;
@@ -277,9 +275,6 @@ static inline void cut_drop(st_t *s, cut_t *c)
 }
 
 /* ---- messages and channels ---- */
-static uint32_t chan_lookup(st_t *s, uint64_t key, int32_t comm, int32_t src, int32_t dst,
-                            int32_t tag);
-
 static uint32_t msg_new(st_t *s, int32_t src, int32_t dst, uint64_t bytes)
 {
     uint32_t i = s->mfree;
@@ -309,39 +304,14 @@ static void msg_unref(st_t *s, uint32_t i)
 
 static uint32_t chan_get(st_t *s, int32_t comm, int32_t src, int32_t dst, int32_t tag)
 {
-    uint64_t key = hmap_mix(((uint64_t)(uint32_t)comm << 32 | (uint32_t)src) ^
-                            hmap_mix((uint64_t)(uint32_t)dst << 32 | (uint32_t)tag)) | 1u;
-    uint32_t *slot = &s->chcache[(key >> 1) & (CHAN_CACHE - 1)];
-    if (*slot != NONE) {
-        const chan_t *c = &s->ch[*slot];
-        if (c->comm == comm && c->src == src && c->dst == dst && c->tag == tag)
-            return *slot;
-    }
-    uint32_t i = chan_lookup(s, key, comm, src, dst, tag);
-    if (i != NONE)
-        *slot = i;
-    return i;
-}
-
-static uint32_t chan_lookup(st_t *s, uint64_t key, int32_t comm, int32_t src, int32_t dst,
-                            int32_t tag)
-{
-    uint64_t *head = hmap_put(&s->cmap, key);
-    if (head == NULL) {
+    int32_t i = ct_get(&s->ct, comm, src, dst, tag);
+    if (i < 0 || grow(&s->ch, &s->cch, s->ct.n, sizeof(chan_t)) != 0) {
         s->oom = 1;
         return NONE;
     }
-    for (uint32_t i = (uint32_t)*head - 1; i != NONE; i = s->ch[i].hnext) {
-        const chan_t *c = &s->ch[i];
-        if (c->comm == comm && c->src == src && c->dst == dst && c->tag == tag)
-            return i;
-    }
-    uint32_t i = pool_end(s, &s->ch, &s->nch, &s->cch, sizeof(chan_t));
-    if (i == NONE)
-        return NONE;
-    s->ch[i] = (chan_t){comm, src, dst, tag, NONE, NONE, 0, NONE, (uint32_t)*head - 1};
-    *head = (uint64_t)i + 1;
-    return i;
+    while (s->nch < s->ct.n) /* a new one */
+        s->ch[s->nch++] = (chan_t){NONE, NONE, 0, NONE};
+    return (uint32_t)i;
 }
 
 static void wake(st_t *s, uint32_t r);
@@ -1414,13 +1384,14 @@ static int bind_wildcard(st_t *s, uint32_t m)
     if (ci == NONE) /* not the next of its channel: an earlier message takes a receive first */
         return 0;
     chan_t *c = &s->ch[ci];
+    const ct_key_t *key = &s->ct.key[ci];
     uint32_t best = NONE;
     for (size_t j = 0; j < d->req.cap; j++) {
         if (d->req.keys[j] == 0)
             continue;
         req_t *q = &s->rq[d->req.vals[j]];
-        if (q->kind != RQ_RECV_OPEN || q->comm != c->comm ||
-            (q->src >= 0 && q->src != c->src) || (q->tag >= 0 && q->tag != c->tag))
+        if (q->kind != RQ_RECV_OPEN || q->comm != key->comm ||
+            (q->src >= 0 && q->src != key->src) || (q->tag >= 0 && q->tag != key->tag))
             continue;
         if (best == NONE || q->rpost < s->rq[best].rpost)
             best = (uint32_t)d->req.vals[j];
@@ -1558,7 +1529,7 @@ static void st_free(st_t *s)
     free(s->rk);
     free(s->msg);
     free(s->ch);
-    hmap_free(&s->cmap);
+    ct_free(&s->ct);
     free(s->rq);
     for (size_t i = 0; i < s->nco; i++)
         if (s->co[i].rank) {
@@ -1593,7 +1564,7 @@ plog_err_t wr_run(plog_run_t *run, const wr_opts_t *o, wr_result_t *R, plog_erro
     memset(R, 0, sizeof(*R));
     st_t s = {.run = run, .o = o, .r = R, .mfree = NONE, .rfree = NONE, .cfree = NONE,
               .nfree = NONE};
-    memset(s.chcache, 0xff, sizeof(s.chcache)); /* NONE */
+    ct_init(&s.ct);
     s.low = -INFINITY;
     s.world = plog_run_world_size(run);
     R->world = s.world;
