@@ -107,12 +107,21 @@ for d in "${logs[@]}"; do
   one "$n export chrome" export --format chrome "$d"
   one "$n export csv" export --format csv "$d" -m "{OUT}"
   one "$n export otf2" export --format otf2 -o "{OUT}" "$d"
+  one "$n export simgrid" export --format simgrid -o "{OUT}" "$d"
+  one "$n health --json" health "$d" --json
+  # replay's reductions are timed where it runs unless --gamma says
+  one "$n replay" replay "$d" --gamma 0.1
+  one "$n replay --json -o" replay "$d" --gamma 0.1 --json -o "{OUT}"
+  one "$n replay what-ifs" replay "$d" --gamma 0.1 --bandwidth 2 --latency 3 --slow-rank 0:2 --json
+  if [ -n "$model" ]; then
+    one "$n replay --model" replay "$d" --model "$model" --gamma 0.1 --kind loggp --json
+  fi
 done
 
 # Refused input: damaged, missing, wrong-version logs and bad usage.
 for f in "$data"/corrupt/*.plog "$data/missing-rank" "$work/no-such-log"; do
   n=$(basename "$f")
-  for c in dump report steps predict phases; do one "$n $c" $c "$f"; done
+  for c in dump report steps predict phases health replay; do one "$n $c" $c "$f"; done
   one "$n export" export --format csv "$f"
 done
 one "usage: no subcommand"
