@@ -166,7 +166,8 @@ typedef struct rk {
     uint64_t ord;        /* events replayed */
     uint32_t head;       /* its path node */
     uint32_t coll;       /* the blocking collective it is in, or NONE */
-    uint32_t slot;
+    uint32_t slot;       /* its member's slot there */
+    uint32_t smsg, rmsg; /* the blocking send's and receive's messages, or NONE */
     uint8_t state, queued, seen_init, ended;
     hmap_t req;          /* request id + 1 -> req index */
     uint32_t *qv;        /* the current completion's requests, status by status (or NONE) */
@@ -826,7 +827,7 @@ static inline void fin_wait(fin_t *f, double t, int from, const cut_t *via, int3
 }
 
 /* A receive-side message's end for rank k: its arrival, or NAN (k waits, registered). */
-static double recv_side(st_t *s, uint32_t r, uint32_t m, fin_t *f, double local_end)
+static double recv_side(st_t *s, uint32_t r, uint32_t m, fin_t *f)
 {
     msg_t *g = &s->msg[m];
     double a = arrival(g);
@@ -835,8 +836,6 @@ static double recv_side(st_t *s, uint32_t r, uint32_t m, fin_t *f, double local_
         return NAN;
     }
     g->rwait = NONE;
-    /* a local copy no longer than the message's own time */
-    (void)local_end;
     const cut_t *via = (!g->rndv || g->spost >= g->rpost) ? &g->scut : NULL;
     fin_wait(f, a, WR_FROM_MSG, via, g->src, g->bytes);
     return a;
@@ -862,8 +861,18 @@ static double send_side(st_t *s, uint32_t r, uint32_t m, fin_t *f)
 
 /* The local part of a call that waits for messages: its measured time, but no longer than
  * the longest of their own times (the rest of it was waiting); with LogGP, the largest of
- * their overheads o instead. lim: the longest time; lo: the largest o, NAN if a message
- * has none. */
+ * their overheads o instead. */
+typedef struct local {
+    double lim; /* the longest message time */
+    double lo;  /* the largest o; NAN when a message has none */
+} local_t;
+
+static inline void local_add(local_t *l, const msg_t *g)
+{
+    l->lim = fmax(l->lim, g->t);
+    l->lo = isnan(l->lo) || isnan(g->o) ? NAN : fmax(l->lo, g->o);
+}
+
 static inline double local_part(double d, double lim, double lo)
 {
     return isnan(lo) ? fmin(d, lim) : lo;
@@ -876,42 +885,30 @@ static inline double mdur(const plog_rec_t *e)
     return e->end_ns > e->start_ns ? (double)(e->end_ns - e->start_ns) : 0;
 }
 
-/* Postings of call e of rank r at k->start (once per call). */
-static void post(st_t *s, uint32_t r, rk_t *k, const plog_rec_t *e)
+/* Postings of call e of rank k at k->start (once per call). */
+static void post(st_t *s, rk_t *k, const plog_rec_t *e)
 {
-    k->coll = NONE;
+    k->coll = k->smsg = k->rmsg = NONE;
     if (e->rc != 0)
         return;
     switch (e->cls) {
-    case PLOG_CLASS_SEND: {
-        uint32_t m = post_send(s, k, e->rank, e->comm, e->peer, e->tag, e->bytes,
-                               send_mode(e->call), 0);
-        k->coll = m; /* the message, while the call waits */
-        if (m == NONE)
-            k->coll = NONE;
-        k->slot = 1;
+    case PLOG_CLASS_SEND:
+        k->smsg = post_send(s, k, e->rank, e->comm, e->peer, e->tag, e->bytes,
+                            send_mode(e->call), 0);
         break;
-    }
     case PLOG_CLASS_SENDRECV:
-    case PLOG_CLASS_RECV: {
-        uint32_t sm = NONE, rm = NONE;
+    case PLOG_CLASS_RECV:
         if (e->cls == PLOG_CLASS_SENDRECV)
-            sm = post_send(s, k, e->rank, e->comm, e->peer, e->tag, e->bytes, 0, 1);
+            k->smsg = post_send(s, k, e->rank, e->comm, e->peer, e->tag, e->bytes, 0, 1);
         if (e->n_status > 0 && !e->status[0].cancelled) {
             const plog_rstatus_t *st = &e->status[0];
-            if (e->flags & PLOG_F_RECVSPEC) {
-                if (e->recv_source < 0 || e->recv_tag < 0)
-                    s->r->wildcard++;
-            }
-            rm = post_recv(s, e->rank, e->comm, st->source, st->tag,
-                           st->bytes != PLOG_BYTES_UNKNOWN ? st->bytes : e->rbytes, k->start,
-                           cut_of(s, k));
+            if ((e->flags & PLOG_F_RECVSPEC) && (e->recv_source < 0 || e->recv_tag < 0))
+                s->r->wildcard++;
+            k->rmsg = post_recv(s, e->rank, e->comm, st->source, st->tag,
+                                st->bytes != PLOG_BYTES_UNKNOWN ? st->bytes : e->rbytes,
+                                k->start, cut_of(s, k));
         }
-        /* both parts kept: coll holds the send, slot the receive */
-        k->coll = sm;
-        k->slot = rm;
         break;
-    }
     case PLOG_CLASS_ISEND: {
         uint32_t m = post_send(s, k, e->rank, e->comm, e->peer, e->tag, e->bytes,
                                send_mode(e->call), 0);
@@ -1026,7 +1023,6 @@ static void post(st_t *s, uint32_t r, rk_t *k, const plog_rec_t *e)
     default:
         break;
     }
-    (void)r;
 }
 
 /* A probe's message: the next one of its channel, once sent. NAN: k waits. */
@@ -1060,44 +1056,38 @@ static double finish(st_t *s, uint32_t r, rk_t *k, const plog_rec_t *e, fin_t *f
         return f->end;
     switch (e->cls) {
     case PLOG_CLASS_SEND: {
-        if (k->coll == NONE)
+        if (k->smsg == NONE)
             return f->end;
-        msg_t *g = &s->msg[k->coll];
+        msg_t *g = &s->msg[k->smsg];
         if (!g->rndv) {
             /* eager: local, no longer than the message's own time; LogGP: its o */
             f->end = k->start + local_part(d, g->t, g->o);
             return f->end;
         }
         f->end = k->start;
-        return send_side(s, r, k->coll, f);
+        return send_side(s, r, k->smsg, f);
     }
     case PLOG_CLASS_RECV:
     case PLOG_CLASS_SENDRECV: {
-        double lim = 0, lo = 0;
-        if (k->coll != NONE) {
-            lim = fmax(lim, s->msg[k->coll].t);
-            lo = s->msg[k->coll].o;
-        }
-        if (k->slot != NONE) {
-            lim = fmax(lim, s->msg[k->slot].t);
-            lo = isnan(lo) || isnan(s->msg[k->slot].o) ? NAN : fmax(lo, s->msg[k->slot].o);
-        }
-        if (k->coll == NONE && k->slot == NONE)
+        if (k->smsg == NONE && k->rmsg == NONE)
             return f->end;
-        f->end = k->start + local_part(d, lim, lo);
-        double ok = f->end;
-        if (k->coll != NONE && isnan(send_side(s, r, k->coll, f)))
-            ok = NAN;
-        if (k->slot != NONE && isnan(recv_side(s, r, k->slot, f, ok)))
-            ok = NAN;
-        return isnan(ok) ? NAN : f->end;
+        local_t l = {0, 0};
+        if (k->smsg != NONE)
+            local_add(&l, &s->msg[k->smsg]);
+        if (k->rmsg != NONE)
+            local_add(&l, &s->msg[k->rmsg]);
+        f->end = k->start + local_part(d, l.lim, l.lo);
+        int wait = k->smsg != NONE && isnan(send_side(s, r, k->smsg, f));
+        if (k->rmsg != NONE && isnan(recv_side(s, r, k->rmsg, f)))
+            wait = 1;
+        return wait ? NAN : f->end;
     }
     case PLOG_CLASS_COMPLETE: {
         if (e->n_status == 0) {
             s->r->polls++;
             return f->end;
         }
-        double lim = 0, lo = 0;
+        local_t l = {0, 0};
         int any = 0, wait = 0;
         for (uint32_t i = 0; i < e->n_status; i++) {
             uint32_t q = k->qv[i];
@@ -1105,17 +1095,14 @@ static double finish(st_t *s, uint32_t r, rk_t *k, const plog_rec_t *e, fin_t *f
                 continue;
             const req_t *rq = &s->rq[q];
             any = 1;
-            if ((rq->kind == RQ_SEND || rq->kind == RQ_RECV) && rq->idx != NONE) {
-                const msg_t *g = &s->msg[rq->idx];
-                lim = fmax(lim, g->t);
-                lo = isnan(lo) || isnan(g->o) ? NAN : fmax(lo, g->o);
-            } else {
-                lo = NAN;
-            }
+            if ((rq->kind == RQ_SEND || rq->kind == RQ_RECV) && rq->idx != NONE)
+                local_add(&l, &s->msg[rq->idx]);
+            else
+                l.lo = NAN;
         }
         if (!any)
             return f->end;
-        f->end = k->start + local_part(d, lim, lo);
+        f->end = k->start + local_part(d, l.lim, l.lo);
         for (uint32_t i = 0; i < e->n_status; i++) {
             uint32_t q = k->qv[i];
             if (q == NONE)
@@ -1127,7 +1114,7 @@ static double finish(st_t *s, uint32_t r, rk_t *k, const plog_rec_t *e, fin_t *f
                 if (isnan(send_side(s, r, rq->idx, f)))
                     wait = 1;
             } else if (rq->kind == RQ_RECV) {
-                if (isnan(recv_side(s, r, rq->idx, f, f->end)))
+                if (isnan(recv_side(s, r, rq->idx, f)))
                     wait = 1;
             } else if (rq->kind == RQ_COLL) {
                 coll_t *c = &s->co[rq->idx];
@@ -1187,10 +1174,10 @@ static void release(st_t *s, rk_t *k, const plog_rec_t *e)
     case PLOG_CLASS_SEND:
     case PLOG_CLASS_RECV:
     case PLOG_CLASS_SENDRECV:
-        if (k->coll != NONE)
-            msg_unref(s, k->coll);
-        if (e->cls != PLOG_CLASS_SEND && k->slot != NONE)
-            msg_unref(s, k->slot);
+        if (k->smsg != NONE)
+            msg_unref(s, k->smsg);
+        if (k->rmsg != NONE)
+            msg_unref(s, k->rmsg);
         break;
     case PLOG_CLASS_COMPLETE:
         for (uint32_t i = 0; i < e->n_status; i++) {
@@ -1280,6 +1267,34 @@ static int is_init(const plog_rec_t *e)
     return e->call == PLOG_CALL_MPI_Init || e->call == PLOG_CALL_MPI_Init_thread;
 }
 
+/* Rank k's call e ended at end: its time counted, the rank moves on to its next call. */
+static void call_done(st_t *s, rk_t *k, wr_rank_t *w, const plog_rec_t *e, double end)
+{
+    if (k->seen_init && !k->ended) {
+        double d = mdur(e);
+        w->m_mpi += d;
+        w->p_mpi += end - k->start;
+        if (e->call < WR_NCALLS) {
+            wr_call_t *c = &s->r->calls[e->call];
+            c->count++;
+            c->measured += d;
+            c->predicted += end - k->start;
+        }
+    }
+    if (is_init(e) || !k->seen_init) {
+        if (is_init(e) || k->ord == 0)
+            w->m_begin = (double)e->end_ns;
+        k->seen_init = 1;
+    }
+    k->now = end;
+    if (e->end_ns > k->mprev)
+        k->mprev = e->end_ns;
+    k->ord++;
+    w->events++;
+    s->r->events++;
+    k->e = NULL;
+}
+
 /* Runs rank r until it waits, ends, or has run SLICE calls. */
 static plog_err_t run_rank(st_t *s, uint32_t r, plog_error_t *err)
 {
@@ -1330,7 +1345,7 @@ static plog_err_t run_rank(st_t *s, uint32_t r, plog_error_t *err)
             }
         }
         if (!k->posted) {
-            post(s, r, k, e);
+            post(s, k, e);
             k->posted = 1;
             if (s->oom)
                 return PLOG_OK;
@@ -1341,31 +1356,9 @@ static plog_err_t run_rank(st_t *s, uint32_t r, plog_error_t *err)
             k->state = ST_BLOCKED;
             return PLOG_OK;
         }
-        double gap = k->start - k->now;
-        if (k->seen_init && !k->ended) {
-            w->m_mpi += mdur(e);
-            w->p_mpi += f.end - k->start;
-            if (e->call < WR_NCALLS) {
-                wr_call_t *c = &s->r->calls[e->call];
-                c->count++;
-                c->measured += mdur(e);
-                c->predicted += f.end - k->start;
-            }
-        }
-        path_step(s, k, e, &f, gap);
+        path_step(s, k, e, &f, k->start - k->now);
         release(s, k, e);
-        if (is_init(e) || !k->seen_init) {
-            if (is_init(e) || k->ord == 0)
-                w->m_begin = (double)e->end_ns;
-            k->seen_init = 1;
-        }
-        k->now = f.end;
-        if (e->end_ns > k->mprev)
-            k->mprev = e->end_ns;
-        k->ord++;
-        w->events++;
-        s->r->events++;
-        k->e = NULL;
+        call_done(s, k, w, e, f.end);
     }
     return PLOG_OK;
 }
@@ -1420,8 +1413,8 @@ static int force_one(st_t *s)
             continue;
         const plog_rec_t *e = k->e;
         uint32_t m = NONE;
-        if ((e->cls == PLOG_CLASS_SEND || e->cls == PLOG_CLASS_SENDRECV) && k->coll != NONE)
-            m = k->coll;
+        if (e->cls == PLOG_CLASS_SEND || e->cls == PLOG_CLASS_SENDRECV)
+            m = k->smsg;
         if (e->cls == PLOG_CLASS_COMPLETE)
             for (uint32_t i = 0; i < e->n_status && m == NONE; i++) {
                 uint32_t q = k->qv[i];
@@ -1443,10 +1436,10 @@ static int force_one(st_t *s)
     rk_t *k = &s->rk[best];
     const plog_rec_t *e = k->e;
     /* a send waiting for its receive to be posted moves eagerly instead */
-    if (e->cls == PLOG_CLASS_SEND && k->coll != NONE && s->msg[k->coll].rndv &&
-        isnan(s->msg[k->coll].rpost)) {
-        s->msg[k->coll].rndv = 0;
-        msg_share(s, k->coll, s->msg[k->coll].spost);
+    if (e->cls == PLOG_CLASS_SEND && k->smsg != NONE && s->msg[k->smsg].rndv &&
+        isnan(s->msg[k->smsg].rpost)) {
+        s->msg[k->smsg].rndv = 0;
+        msg_share(s, k->smsg, s->msg[k->smsg].spost);
         s->r->forced_eager++;
     } else {
         /* as measured: the call's result is taken from the log */
@@ -1455,33 +1448,10 @@ static int force_one(st_t *s)
             c->waiting[k->slot] = 0;
             k->coll = NONE; /* its instance stays for the others; this rank lets go */
         }
-        k->e = NULL; /* skipped below */
         s->r->forced++;
-        wr_rank_t *w = &s->r->ranks[best];
-        double d = mdur(e);
-        if (k->seen_init && !k->ended) {
-            w->m_mpi += d;
-            w->p_mpi += d;
-            if (e->call < WR_NCALLS) {
-                s->r->calls[e->call].count++;
-                s->r->calls[e->call].measured += d;
-                s->r->calls[e->call].predicted += d;
-            }
-        }
-        k->now = k->start + d;
-        if (e->end_ns > k->mprev)
-            k->mprev = e->end_ns;
-        k->ord++;
-        w->events++;
-        s->r->events++;
+        call_done(s, k, &s->r->ranks[best], e, k->start + mdur(e));
     }
-    k->state = ST_RUN;
-    k->queued = 1;
-    if (grow(&s->ready, &s->cready, s->nready + 1, sizeof(uint32_t)) != 0) {
-        s->oom = 1;
-        return 1;
-    }
-    s->ready[s->nready++] = best;
+    wake(s, best);
     return 1;
 }
 
