@@ -145,9 +145,7 @@ typedef struct coll {
 
 /* One way of a host's link: the transfers between hosts on it, each the span its bytes
  * take (from its start past its latency part to its end). */
-typedef struct span {
-    double a, b;
-} span_t;
+typedef wr_span_t span_t;
 typedef struct link {
     span_t *v;      /* [h, n) live, sorted by start */
     size_t h, n, cap;
@@ -780,23 +778,42 @@ static uint32_t coll_enter(st_t *s, rk_t *k, const plog_rec_t *e, uint32_t *slot
 
 /* ---- phasor's probes ---- */
 
-/* The time phasor's probes take of [a, b); *pi: the first probe that may still overlap a
- * later span of the same rank (a rank's spans come in time order). */
-static double probe_in(const st_t *s, double a, double b, size_t *pi)
+double wr_spans_within(const wr_span_t *v, size_t n, double a, double b, size_t *from)
 {
     double w = 0;
-    while (*pi < s->nprobe && s->probe[*pi].b <= a)
-        (*pi)++;
-    for (size_t i = *pi; i < s->nprobe && s->probe[i].a < b; i++)
-        w += fmin(b, s->probe[i].b) - fmax(a, s->probe[i].a);
+    while (*from < n && v[*from].b <= a)
+        (*from)++;
+    for (size_t i = *from; i < n && v[i].a < b; i++)
+        w += fmin(b, v[i].b) - fmax(a, v[i].a);
     return w;
+}
+
+plog_err_t wr_probe_spans(const plog_run_t *run, wr_span_t **out, size_t *n, plog_error_t *err)
+{
+    *out = NULL;
+    *n = 0;
+    plog_probe_run_t *pr = NULL;
+    size_t npr = 0;
+    plog_err_t rc = plog_probeseries_load(run, &pr, &npr, err);
+    if (rc != PLOG_OK || npr == 0)
+        return rc;
+    if ((*out = malloc(npr * sizeof(**out))) == NULL) {
+        plog_probeseries_free(pr, npr);
+        return plog_fail(err, PLOG_E_NOMEM, plog_run_path(run), PLOG_NO_OFFSET,
+                         "out of memory reading the probes");
+    }
+    for (size_t i = 0; i < npr; i++)
+        if (pr[i].end_ns > pr[i].start_ns)
+            (*out)[(*n)++] = (wr_span_t){(double)pr[i].start_ns, (double)pr[i].end_ns};
+    plog_probeseries_free(pr, npr);
+    return PLOG_OK;
 }
 
 /* t on the clock without phasor's probes: t less the probe time before it */
 static double probe_free(const st_t *s, double t)
 {
-    size_t pi = 0;
-    return t - probe_in(s, -INFINITY, t, &pi);
+    size_t from = 0;
+    return t - wr_spans_within(s->probe, s->nprobe, -INFINITY, t, &from);
 }
 
 /* ---- one call ---- */
@@ -1326,7 +1343,8 @@ static plog_err_t run_rank(st_t *s, uint32_t r, plog_error_t *err)
             }
             double gap = e->start_ns > k->mprev ? (double)(e->start_ns - k->mprev) : 0;
             if (gap > 0 && s->nprobe)
-                gap = fmax(0, gap - probe_in(s, (double)k->mprev, (double)e->start_ns, &k->pi));
+                gap = fmax(0, gap - wr_spans_within(s->probe, s->nprobe, (double)k->mprev,
+                                                    (double)e->start_ns, &k->pi));
             double scale = s->o->compute_scale;
             if ((int32_t)r == s->o->slow_rank)
                 scale *= s->o->slow_factor;
@@ -1589,24 +1607,9 @@ plog_err_t wr_run(plog_run_t *run, const wr_opts_t *o, wr_result_t *R, plog_erro
         s.heap[s.nheap++] = (heap_ent_t){0, (uint32_t)r, (uint32_t)r};
     }
     /* phasor's own probes: their time is the shim's, left out of the ranks' compute */
-    plog_probe_run_t *pr = NULL;
-    size_t npr = 0;
-    rc = plog_probeseries_load(run, &pr, &npr, err);
+    rc = wr_probe_spans(run, &s.probe, &s.nprobe, err);
     if (rc != PLOG_OK)
         goto out;
-    if (npr) {
-        s.probe = malloc(npr * sizeof(*s.probe));
-        if (!s.probe) {
-            plog_probeseries_free(pr, npr);
-            rc = plog_fail(err, PLOG_E_NOMEM, plog_run_path(run), PLOG_NO_OFFSET,
-                           "out of memory starting the replay");
-            goto out;
-        }
-        for (size_t i = 0; i < npr; i++)
-            if (pr[i].end_ns > pr[i].start_ns)
-                s.probe[s.nprobe++] = (span_t){(double)pr[i].start_ns, (double)pr[i].end_ns};
-    }
-    plog_probeseries_free(pr, npr);
     /* ranks by predicted time: pop the earliest, run a slice, push it back */
     for (;;) {
         while (s.nready > 0) {

@@ -33,6 +33,22 @@ typedef struct wr_net {
 } wr_net_t;
 double wr_net_time(const void *ctx, int32_t src, int32_t dst, uint64_t bytes, int twoway);
 
+/* A span of time [a, b), ns on the run's aligned clock. */
+typedef struct wr_span {
+    double a, b;
+} wr_span_t;
+
+/* phasor's own network probes of run (PHASOR_PROBE: the one after MPI_Init, the periodic
+ * ones after collectives) as spans in time order, from the earliest rank's start to the latest
+ * rank's end: the shim's time between the application's calls, which every replay of the
+ * application (this one, the SimGrid export) leaves out of its compute. *out NULL and *n 0
+ * when there are none; free(*out). */
+plog_err_t wr_probe_spans(const plog_run_t *run, wr_span_t **out, size_t *n,
+                          plog_error_t *err);
+/* The time spans v[0..n) take of [a, b). *from: the first span that may still overlap a later
+ * [a, b) of the same caller (spans asked for in time order; start it at 0). */
+double wr_spans_within(const wr_span_t *v, size_t n, double a, double b, size_t *from);
+
 typedef struct wr_opts {
     const pred_model_t *model; /* messages and collectives: a model of pred_models_t (a
                                   LogGP one prices sends and receives apart), or one of

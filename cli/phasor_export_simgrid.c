@@ -25,9 +25,9 @@
 #include "ofile.h"
 #include "phasor_cmd.h"
 #include "phasor_export.h"
-#include "plog_probeset.h"
 #include "plog_reader.h"
 #include "predict_models.h"
+#include "whole_replay.h"
 #include "vec.h"
 
 #define SG_VERSION 1
@@ -83,8 +83,8 @@ typedef struct sgx {
     size_t nfree, freecap;
     uint64_t nopen;
     int64_t last;  /* end of the last call written (the compute gap starts there) */
-    plog_probe_run_t *probes; /* phasor's own probes: the shim's time, not compute */
-    size_t nprobes;
+    wr_span_t *probes;        /* phasor's own probes: the shim's time, not compute */
+    size_t nprobes, pfrom;
     int inited;
     uint16_t thread0;
     int oom;
@@ -105,13 +105,9 @@ static void act(sgx_t *x, const char *fmt, ...)
 static void gap(sgx_t *x, const plog_rec_t *e)
 {
     if (x->inited && e->start_ns > x->last) {
-        int64_t c = e->start_ns - x->last;
-        for (size_t i = 0; i < x->nprobes; i++) { /* less phasor's probes within it */
-            int64_t a = x->probes[i].start_ns > x->last ? x->probes[i].start_ns : x->last;
-            int64_t b = x->probes[i].end_ns < e->start_ns ? x->probes[i].end_ns : e->start_ns;
-            if (b > a)
-                c -= b - a;
-        }
+        int64_t c = e->start_ns - x->last; /* less phasor's probes within it */
+        c -= llround(wr_spans_within(x->probes, x->nprobes, (double)x->last,
+                                     (double)e->start_ns, &x->pfrom));
         if (c > 0)
             act(x, "compute %" PRId64, c);
     }
@@ -481,6 +477,7 @@ static void event(sgx_t *x, const plog_rec_t *e, uint64_t *v1, uint64_t *v2)
 /* One pass over rank r's events; pass 1 notes receives, pass 2 writes. */
 static int rank_pass(sgx_t *x, int pass, uint64_t *v1, uint64_t *v2)
 {
+    x->pfrom = 0; /* each pass reads the rank from its start */
     plog_iter_t *it;
     plog_error_t err;
     if (plog_iter_open(x->run, x->me, &it, &err) != PLOG_OK) {
@@ -767,7 +764,7 @@ int phasor_export_simgrid(plog_run_t *run, const char *dir)
         goto out_h;
     }
     plog_error_t perr;
-    if (plog_probeseries_load(run, &x.probes, &x.nprobes, &perr) != PLOG_OK) {
+    if (wr_probe_spans(run, &x.probes, &x.nprobes, &perr) != PLOG_OK) {
         fprintf(stderr, "phasor export: %s\n", perr.msg);
         st = PHASOR_EXIT_INPUT;
         goto out_h;
@@ -808,7 +805,7 @@ int phasor_export_simgrid(plog_run_t *run, const char *dir)
             if (x.ax[k])
                 fprintf(stderr, "phasor export: warning: %" PRIu64 " %s\n", x.ax[k], ax_what[k]);
 out_h:
-    plog_probeseries_free(x.probes, x.nprobes);
+    free(x.probes);
     hosts_free(&h);
     if (loaded)
         pred_models_free(&pm);
