@@ -73,9 +73,13 @@ typedef struct sgx {
     int32_t nr, me;
     FILE *f;
     uint64_t ax[AX_N];
-    hmap_t rmap; /* receive request id + 1 -> index in rv + 1 */
+    /* pass 1 keeps only what a receive's posting does not say: */
+    hmap_t rmap; /* request id + 1 -> index in rv + 1: completed with another source, tag
+                    or size than posted (wildcards, short messages) */
     rv_t *rv;
     size_t nrv, rvcap;
+    hmap_t pend; /* receives posted and not yet completed (pass 1: in flight) */
+    hmap_t lost; /* never completed, cancelled, or without a source: no action */
     hmap_t omap; /* open request id + 1 -> index in oq */
     oreq_t *oq;
     size_t noq, oqcap;
@@ -125,21 +129,64 @@ static uint64_t clampc(sgx_t *x, uint64_t n)
     return n;
 }
 
-/* ---- pass 1: what each receive request turned out to be ---- */
+/* ---- pass 1: what each receive request turned out to be ----
+ * Memory holds the receives in flight and those whose completion differs from their
+ * posting, not every receive of the rank. */
+
+static void post_recv1(sgx_t *x, uint64_t id, int32_t peer)
+{
+    if (id && peer != PLOG_PROC_NULL && hmap_set(&x->pend, id + 1, 1) != 0)
+        x->oom = 1;
+}
 
 static void note_recv(sgx_t *x, const plog_rstatus_t *s)
 {
-    if (!s->request || !s->start || (s->start->cls != PLOG_CLASS_IRECV &&
-                                     s->start->cls != PLOG_CLASS_PRECV_INIT))
+    const plog_reqinfo_t *ri = s->start;
+    if (!s->request || !ri || (ri->cls != PLOG_CLASS_IRECV && ri->cls != PLOG_CLASS_PRECV_INIT))
         return;
-    if (s->cancelled || s->source < 0)
+    size_t slot = hmap_find(&x->pend, s->request + 1);
+    if (slot == SIZE_MAX)
+        return; /* not posted here (its posting not seen), or PROC_NULL */
+    hmap_del_at(&x->pend, slot);
+    if (s->cancelled || s->source < 0) {
+        if (hmap_set(&x->lost, s->request + 1, 1) != 0)
+            x->oom = 1;
         return;
+    }
+    uint64_t b = s->bytes != PLOG_BYTES_UNKNOWN ? s->bytes : ri->rbytes;
+    if (s->source == ri->peer && s->tag == ri->tag && b == ri->rbytes)
+        return; /* as posted */
     if (VEC_GROW(x->rv, x->rvcap, x->nrv + 1) != 0 || hmap_set(&x->rmap, s->request + 1, x->nrv + 1) != 0) {
         x->oom = 1;
         return;
     }
-    uint64_t b = s->bytes != PLOG_BYTES_UNKNOWN ? s->bytes : s->start->rbytes;
     x->rv[x->nrv++] = (rv_t){s->source, s->tag, b};
+}
+
+static void pass1_event(sgx_t *x, const plog_rec_t *e)
+{
+    if (e->cls == PLOG_CLASS_IRECV) {
+        post_recv1(x, e->request, e->peer);
+    } else if (e->cls == PLOG_CLASS_START) {
+        uint32_t n = e->n_handles ? e->n_handles : e->req != NULL;
+        for (uint32_t h = 0; h < n; h++) {
+            const plog_reqinfo_t *ri = e->n_handles ? e->handles[h].start : e->req;
+            if (ri && ri->cls == PLOG_CLASS_PRECV_INIT)
+                post_recv1(x, e->n_handles ? e->handles[h].id : e->request, ri->peer);
+        }
+    } else if (e->cls == PLOG_CLASS_COMPLETE) {
+        for (uint32_t i = 0; i < e->n_status; i++)
+            note_recv(x, &e->status[i]);
+    }
+}
+
+/* The receives never completed are lost too. */
+static void pass1_end(sgx_t *x)
+{
+    for (size_t j = 0; j < x->pend.cap; j++)
+        if (x->pend.keys[j] && hmap_set(&x->lost, x->pend.keys[j], 1) != 0)
+            x->oom = 1;
+    hmap_free(&x->pend);
 }
 
 /* ---- pass 2: the actions ---- */
@@ -187,17 +234,21 @@ static void send_start(sgx_t *x, const char *verb, uint64_t id, int32_t peer, in
         open_req(x, id, x->me, peer, tag);
 }
 
-static void irecv_start(sgx_t *x, uint64_t id, int32_t peer)
+/* A receive posted from peer with tag for rbytes: as its completion showed it. */
+static void irecv_start(sgx_t *x, uint64_t id, int32_t peer, int32_t tag, uint64_t rbytes)
 {
-    uint64_t *v = id ? hmap_get(&x->rmap, id + 1) : NULL;
-    if (!v) {
-        if (peer != PLOG_PROC_NULL)
-            x->ax[AX_RECVLOST]++;
+    if (peer == PLOG_PROC_NULL)
+        return;
+    if (!id || hmap_get(&x->lost, id + 1)) {
+        x->ax[AX_RECVLOST]++;
         return;
     }
-    const rv_t *r = &x->rv[*v - 1];
-    act(x, "irecv %d %d %" PRIu64, (int)r->src, (int)r->tag, r->bytes);
-    open_req(x, id, r->src, x->me, r->tag);
+    rv_t r = {peer, tag, rbytes};
+    uint64_t *v = hmap_get(&x->rmap, id + 1);
+    if (v)
+        r = x->rv[*v - 1];
+    act(x, "irecv %d %d %" PRIu64, (int)r.src, (int)r.tag, r.bytes);
+    open_req(x, id, r.src, x->me, r.tag);
 }
 
 /* A persistent instance started by Start/Startall. */
@@ -208,7 +259,7 @@ static void pstart(sgx_t *x, uint64_t id, const plog_reqinfo_t *ri)
     if (ri->cls == PLOG_CLASS_PSEND_INIT)
         send_start(x, "isend", id, ri->peer, ri->tag, ri->bytes);
     else if (ri->cls == PLOG_CLASS_PRECV_INIT)
-        irecv_start(x, id, ri->peer);
+        irecv_start(x, id, ri->peer, ri->tag, ri->rbytes);
 }
 
 /* A blocking receive's source, tag and bytes from its status; 0 if not known. */
@@ -433,9 +484,9 @@ static void event(sgx_t *x, const plog_rec_t *e, uint64_t *v1, uint64_t *v2)
         }
         break;
     case PLOG_CLASS_IRECV:
-        if (e->request && hmap_get(&x->rmap, e->request + 1))
+        if (e->request && e->peer != PLOG_PROC_NULL && !hmap_get(&x->lost, e->request + 1))
             gap(x, e);
-        irecv_start(x, e->request, e->peer);
+        irecv_start(x, e->request, e->peer, e->tag, e->rbytes);
         break;
     case PLOG_CLASS_START:
         gap(x, e);
@@ -490,14 +541,14 @@ static int rank_pass(sgx_t *x, int pass, uint64_t *v1, uint64_t *v2)
     while ((rc = plog_iter_next(it, &e, &err)) == PLOG_OK && e && !x->oom) {
         if (first)
             x->thread0 = e->thread, first = 0;
-        if (pass == 1) {
-            if (e->cls == PLOG_CLASS_COMPLETE)
-                for (uint32_t i = 0; i < e->n_status; i++)
-                    note_recv(x, &e->status[i]);
-        } else
+        if (pass == 1)
+            pass1_event(x, e);
+        else
             event(x, e, v1, v2);
     }
     plog_iter_close(it);
+    if (pass == 1)
+        pass1_end(x);
     if (rc != PLOG_OK) {
         fprintf(stderr, "phasor export: %s\n", err.msg);
         return PHASOR_EXIT_INPUT;
@@ -550,6 +601,8 @@ static int write_rank(sgx_t *x, int dirfd, const char *dir, uint64_t *v1, uint64
         st = PHASOR_EXIT_INPUT;
     hmap_free(&x->rmap);
     hmap_free(&x->omap);
+    hmap_free(&x->pend);
+    hmap_free(&x->lost);
     x->nrv = x->noq = x->nfree = 0;
     x->nopen = 0;
     x->inited = 0;
