@@ -124,6 +124,19 @@ int phasor_finish_out(const char *cmd, out_t *o)
 }
 
 /* "200ms", "1.5s", "5000us", "100000ns", "2" (seconds) into ns > 0; -1 when not. */
+int phasor_num_arg(const char *cmd, const char *opt, const char *s, double lo, int strict,
+                   double *v)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(s, &end);
+    if (errno || end == s || *end != '\0' || !isfinite(x) || x < lo || (strict && x == lo))
+        return phasor_usage_error(cmd, "%s: '%s' is not a number %s %g", opt, s,
+                                  strict ? ">" : ">=", lo);
+    *v = x;
+    return PHASOR_EXIT_OK;
+}
+
 int64_t phasor_duration_ns(const char *s)
 {
     char *end;

@@ -30,6 +30,11 @@ int phasor_getopt_error(const char *cmd, int c, char **argv);
  * PHASOR_EXIT_OK or PHASOR_EXIT_USAGE. */
 int phasor_rank_arg(const char *cmd, const char *arg, long *rank);
 
+/* A finite number in s for option opt into *v: at least lo (above lo when strict); else the
+ * usage error ("OPT: 'S' is not a number >= LO" / "> LO"). PHASOR_EXIT_OK or _USAGE. */
+int phasor_num_arg(const char *cmd, const char *opt, const char *s, double lo, int strict,
+                   double *v);
+
 /* A duration: "200ms", "1.5s", "5000us", "100000ns", or a bare number of seconds, into ns
  * (>= 1); -1 when it is none of these. */
 int64_t phasor_duration_ns(const char *s);

@@ -125,13 +125,7 @@ enum {
 
 static int num_arg(const char *opt, const char *s, double lo, double *v)
 {
-    char *end;
-    errno = 0;
-    double x = strtod(s, &end);
-    if (errno || end == s || *end != '\0' || !isfinite(x) || x < lo)
-        return phasor_usage_error("oscillate", "%s: '%s' is not a number >= %g", opt, s, lo);
-    *v = x;
-    return PHASOR_EXIT_OK;
+    return phasor_num_arg("oscillate", opt, s, lo, 0, v);
 }
 
 static int uint_arg(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *v)

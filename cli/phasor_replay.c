@@ -70,14 +70,11 @@ typedef struct replay_args {
     recon_lib_t lib;
 } replay_args_t;
 
-static int num_arg(const char *opt, const char *s, double *v, double lo_excl)
+/* a number above 0 (strict) or at least 0: PHASOR_CONTINUE, or the usage error's status */
+static int num_arg(const char *opt, const char *s, double *v, int strict)
 {
-    char *end;
-    errno = 0;
-    *v = strtod(s, &end);
-    if (errno || end == s || *end || !isfinite(*v) || !(*v > lo_excl))
-        return phasor_usage_error("replay", "%s: '%s' is not a number > %g", opt, s, lo_excl);
-    return PHASOR_CONTINUE;
+    return phasor_num_arg("replay", opt, s, 0, strict, v) == PHASOR_EXIT_OK ? PHASOR_CONTINUE
+                                                                            : PHASOR_EXIT_USAGE;
 }
 
 static int parse_args(int argc, char **argv, replay_args_t *a)
@@ -121,18 +118,16 @@ static int parse_args(int argc, char **argv, replay_args_t *a)
                                           optarg);
             break;
         case 'b':
-            if ((st = num_arg("--bandwidth", optarg, &a->bw, 0)) >= 0)
+            if ((st = num_arg("--bandwidth", optarg, &a->bw, 1)) >= 0)
                 return st;
             break;
         case 'L':
-            if ((st = num_arg("--latency", optarg, &a->lat, 0)) >= 0)
+            if ((st = num_arg("--latency", optarg, &a->lat, 1)) >= 0)
                 return st;
             break;
         case 's':
-            if ((st = num_arg("--compute-scale", optarg, &a->cscale, -1e-300)) >= 0)
+            if ((st = num_arg("--compute-scale", optarg, &a->cscale, 0)) >= 0)
                 return st;
-            if (a->cscale < 0)
-                return phasor_usage_error("replay", "--compute-scale: '%s' is negative", optarg);
             break;
         case 'r': {
             char *end;
@@ -141,7 +136,7 @@ static int parse_args(int argc, char **argv, replay_args_t *a)
             if (errno || end == optarg || *end != ':' || r < 0 || r > INT32_MAX)
                 return phasor_usage_error("replay", "--slow-rank: '%s' is not RANK:FACTOR "
                                           "(e.g. 3:1.5)", optarg);
-            if ((st = num_arg("--slow-rank", end + 1, &a->slow_factor, 0)) >= 0)
+            if ((st = num_arg("--slow-rank", end + 1, &a->slow_factor, 1)) >= 0)
                 return st;
             a->slow_rank = (int32_t)r;
             break;
@@ -155,15 +150,10 @@ static int parse_args(int argc, char **argv, replay_args_t *a)
                                           optarg);
             break;
         }
-        case 'g': {
-            char *end;
-            errno = 0;
-            a->gamma = strtod(optarg, &end);
-            if (errno || end == optarg || *end || !(a->gamma >= 0) || !isfinite(a->gamma))
-                return phasor_usage_error("replay", "--gamma: '%s' is not a number of ns per "
-                                          "byte >= 0", optarg);
+        case 'g':
+            if ((st = num_arg("--gamma", optarg, &a->gamma, 0)) >= 0)
+                return st;
             break;
-        }
         case 'l': {
             int l = recon_lib_parse(optarg);
             if (l < 0)
