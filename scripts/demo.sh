@@ -60,6 +60,10 @@ echo "== its latency regimes: phasor regimes (plots in $out/regimes)"
 "$bdir/phasor" regimes "$out/logs" --series messages,probe -o "$out/regimes" >"$out/regimes.txt"
 grep -E '^series|K =|^  [0-9] ' "$out/regimes.txt"
 echo
+echo "== the whole run replayed on its probed network, and with links twice as fast: phasor replay"
+"$bdir/phasor" replay "$out/logs" -o "$out/replay" --path-rows 3
+"$bdir/phasor" replay "$out/logs" --bandwidth 2 --no-path | grep '^what-if'
+echo
 echo "== a trace for ui.perfetto.dev or chrome://tracing: phasor export"
 "$bdir/phasor" export "$out/logs" --format chrome -o "$out/trace.json"
 echo "wrote $out/trace.json ($(wc -c <"$out/trace.json") bytes)"
@@ -68,3 +72,4 @@ ls -l "$out/logs"
 echo "Try: $bdir/phasor dump $out/logs --json | less    (matrix heatmap: $out/report/matrix.svg)"
 echo "     open $out/phases/index.html                   (the phase plots together)"
 echo "     $bdir/phasor steps $out/logs | less          (the transfers inside each collective)"
+echo "     open $out/replay/replay_path.json in ui.perfetto.dev (the replay's critical path)"
