@@ -32,10 +32,15 @@ static double net_time(const wr_net_t *n, int32_t src, int32_t dst, uint64_t byt
     double t = n->t(n->ctx, src, dst, bytes, twoway);
     if (n->lat == 1 && n->bw == 1)
         return t;
-    double a = n->t(n->ctx, src, dst, 0, twoway);
-    if (!(a >= 0) || a > t)
-        a = t;
-    return a * n->lat + (t - a) / n->bw;
+    /* its bytes at the link's sustained rate; the rest is latency. t(n) - t(0) would do for
+     * Hockney, but a lookup table is flat below its smallest size: none of a small message's
+     * time would be its bytes' */
+    double b = (double)bytes * pr_per_byte(n->t, n->ctx, src, dst, twoway);
+    if (!(b >= 0))
+        b = 0;
+    if (b > t)
+        b = t;
+    return (t - b) * n->lat + b / n->bw;
 }
 
 double wr_net_time(const void *ctx, int32_t src, int32_t dst, uint64_t bytes, int twoway)

@@ -21,8 +21,9 @@
 #include "predict.h"
 
 /* A network model with the what-ifs applied: a message's time t(src, dst, n) of the base
- * model becomes lat * t(0) + (t(n) - t(0)) / bw, the latency part (the time of an empty
- * message) multiplied by lat, the rest divided by bw. */
+ * model is split into its bytes' part, n times the model's time per byte at 2-4 MiB
+ * (pr_per_byte; at most t), and the rest, its latency; the bytes' part is divided by bw, the
+ * latency multiplied by lat. */
 typedef struct wr_net_cache wr_net_cache_t;
 typedef struct wr_net {
     pr_time_fn t;

@@ -40,9 +40,9 @@ static void usage(FILE *o)
             "  --collectives M steps: each collective's steps replayed from its members'\n"
             "                  predicted entries (default); whole: priced as a whole by the\n"
             "                  steps method from the last member's entry\n"
-            "  --bandwidth K   what-if: every link K times as fast (the part of a message's\n"
-            "                  time beyond an empty message's divided by K)\n"
-            "  --latency K     what-if: an empty message's time multiplied by K\n"
+            "  --bandwidth K   what-if: every link K times as fast (a message's bytes at\n"
+            "                  the link's rate, the model's at 2-4 MiB, take 1/K as long)\n"
+            "  --latency K     what-if: the rest of a message's time multiplied by K\n"
             "  --compute-scale X  what-if: every rank's compute between calls times X\n"
             "  --slow-rank R:X what-if: rank R's compute times X\n"
             "  --eager BYTES   the largest message sent eagerly (default: the run's library's)\n"
@@ -288,7 +288,8 @@ static void text_out(FILE *o, const replay_args_t *a, const pred_t *p, const pre
             b1, b2, ratio(r->predicted, r->measured));
     if (r->probes > 0) {
         fmt_s(b3, sizeof(b3), r->probes);
-        fprintf(o, "  phasor's own probes took %s of it, left out of both\n", b3);
+        fprintf(o, "  phasor's own probes (%s, run by the shim between the application's calls) "
+                   "are left out of both\n", b3);
     }
     if (w->on) {
         fprintf(o, "what-if:");
