@@ -60,9 +60,9 @@ echo "== its latency regimes: phasor regimes (plots in $out/regimes)"
 "$bdir/phasor" regimes "$out/logs" --series messages,probe -o "$out/regimes" >"$out/regimes.txt"
 grep -E '^series|K =|^  [0-9] ' "$out/regimes.txt"
 echo
-echo "== the whole run replayed on its probed network, and with links twice as fast: phasor replay"
+echo "== the whole run replayed on its probed network, and with rank 1 computing 1.5x slower: phasor replay"
 "$bdir/phasor" replay "$out/logs" -o "$out/replay" --path-rows 3
-"$bdir/phasor" replay "$out/logs" --bandwidth 2 --no-path | grep '^what-if'
+"$bdir/phasor" replay "$out/logs" --slow-rank 1:1.5 --no-path | grep '^what-if'
 echo
 echo "== a trace for ui.perfetto.dev or chrome://tracing: phasor export"
 "$bdir/phasor" export "$out/logs" --format chrome -o "$out/trace.json"
