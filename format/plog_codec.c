@@ -2,6 +2,7 @@
 #include "plog_codec.h"
 #include "plog_extras.h"
 
+#include <assert.h>
 #include <string.h>
 #include <xxhash.h>
 #include <zlib.h>
@@ -342,6 +343,12 @@ static inline uint64_t map_time(const plog_time_map_t *tm, uint64_t raw)
     return tm->ns0 + (uint64_t)(int64_t)((double)(int64_t)(raw - tm->raw0) * tm->ns_per_tick);
 }
 
+/* A duration (POLLS' time inside the calls) from raw ticks to ns. */
+static inline uint64_t map_duration(const plog_time_map_t *tm, uint64_t raw)
+{
+    return tm == NULL ? raw : (uint64_t)((double)raw * tm->ns_per_tick);
+}
+
 plog_err_t plog_events_encode_mapped(const uint8_t *records, size_t records_len, uint32_t n,
                                      const plog_time_map_t *tm, uint8_t *out, size_t cap,
                                      size_t *out_len)
@@ -396,9 +403,15 @@ plog_err_t plog_events_encode_mapped(const uint8_t *records, size_t records_len,
         cur[COL_RC] = put_varint_raw(cur[COL_RC], plog_zigzag(ev->rc));
         cur[COL_FLAGS] = put_varint_raw(cur[COL_FLAGS], ev->flags);
         cur[COL_NEXTRA] = put_varint_raw(cur[COL_NEXTRA], ev->nextra);
+        /* POLLS comes last and with no list (a poll that found nothing has no status) */
+        assert(!(ev->flags & PLOG_F_POLLS) || !(ev->flags & (PLOG_F_HANDLES | PLOG_F_STATUS)));
         if (ev->flags & (PLOG_F_HANDLES | PLOG_F_STATUS))
             cur[COL_EXTRAS] = put_extras_v4(cur[COL_EXTRAS], x, ev->nextra, ev->flags, prev_req);
-        else
+        else if ((ev->flags & PLOG_F_POLLS) && ev->nextra >= PLOG_POLLS_WORDS) {
+            for (uint32_t k = 0; k + 1 < ev->nextra; k++)
+                cur[COL_EXTRAS] = put_varint_raw(cur[COL_EXTRAS], x[k]);
+            cur[COL_EXTRAS] = put_varint_raw(cur[COL_EXTRAS], map_duration(tm, x[ev->nextra - 1]));
+        } else
             for (uint32_t k = 0; k < ev->nextra; k++)
                 cur[COL_EXTRAS] = put_varint_raw(cur[COL_EXTRAS], x[k]);
     }

@@ -14,6 +14,8 @@
  *   PLOG_F_NEWCOMM   1 word   local id of the communicator created (0: MPI_COMM_NULL)
  *   PLOG_F_COLLINFO  2 words  send type size | receive type size << 32 (bytes, 0: not
  *                             significant here), then enum plog_op | commutative << 8
+ *   PLOG_F_POLLS     2 words  the polls in the run (>= 2), then ns inside them (the shim
+ *                             keeps raw clock ticks; the encoder converts, as for times)
  * A part that does not fit the room the event has is cut (a list keeps its length word and
  * the entries that fit) or left out, and the event gets PLOG_F_TRUNCATED.
  *
@@ -30,10 +32,11 @@
 /* The flags that announce extras (the others only describe the event). */
 #define PLOG_EXTRAS_FLAGS                                                                   \
     (PLOG_F_RECVSPEC | PLOG_F_HANDLES | PLOG_F_STATUS | PLOG_F_VSEND | PLOG_F_VRECV |       \
-     PLOG_F_NEWCOMM | PLOG_F_COLLINFO)
+     PLOG_F_NEWCOMM | PLOG_F_COLLINFO | PLOG_F_POLLS)
 _Static_assert(PLOG_STATUS_WORDS == 4, "a status entry: handle, source/tag, bytes, index");
 #define PLOG_COLLINFO_WORDS 2
 #define PLOG_COLLINFO_OP_MASK 0xffu /* word 1: enum plog_op; PLOG_OP_COMMUTATIVE above it */
+#define PLOG_POLLS_WORDS 2
 
 /* Two 32-bit values in one word, hi << 32 | lo: RECVSPEC, and word 1 of a status entry
  * (source, tag; each a rank or tag as in plog_event_t, specials included). */

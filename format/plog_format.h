@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #define PLOG_MAGIC "PHASORLG"           /* 8 bytes, no terminator on disk */
-#define PLOG_VERSION 10u            /* written; 2: CALLSITES payload defined (plog_sites.h);
+#define PLOG_VERSION 11u            /* written; 2: CALLSITES payload defined (plog_sites.h);
                                      * 3: PROBE payload defined (plog_probe.h);
                                      * 4: EVENTS extras: handles and status source/tag
                                      *    stored small (plog_codec.c);
@@ -30,7 +30,9 @@
                                      *    requests MPI gave new handles);
                                      * 10: PROBE payload says which probe (seq,
                                      *    trigger) and when; a log may hold several
-                                     *    (PHASOR_PROBE=...,every=N|pcontrol) */
+                                     *    (PHASOR_PROBE=...,every=N|pcontrol);
+                                     * 11: PLOG_F_POLLS (a run of unsuccessful polls
+                                     *    as one event) */
 #define PLOG_VERSION_MIN 1u         /* oldest the reader reads (1: no call-site tables) */
 #define PLOG_FRAME_MAGIC 0x4d524650u    /* "PFRM" */
 #define PLOG_FILE_PATTERN "rank-%06d.plog"
@@ -126,7 +128,7 @@ enum plog_call_class {
 
 /* Event flags. The extras layout (uint64 words after the fixed part) follows from the flags,
  * in this order: RECVSPEC word, HANDLES list, STATUS entries, VSEND list, VRECV list,
- * NEWCOMM word, COLLINFO words. Each list is preceded by its length word. */
+ * NEWCOMM word, COLLINFO words, POLLS words. Each list is preceded by its length word. */
 enum plog_event_flags {
     PLOG_F_INPLACE = 1u << 0,   /* MPI_IN_PLACE was passed */
     PLOG_F_FLAG_TRUE = 1u << 1, /* Test/Iprobe/Improbe/Testall/Test_cancelled flag result */
@@ -145,10 +147,17 @@ enum plog_event_flags {
     PLOG_F_COLLINFO = 1u << 11, /* version 2: two words a collective's algorithm depends on:
                                  * w0 send type size | recv type size << 32 (bytes, 0: not
                                  * significant here), w1 the op: PLOG_OP_* | commutative << 8 */
-    PLOG_F_RENEWED = 1u << 13   /* version 9, Start/Startall only: MPI gave a request started
+    PLOG_F_RENEWED = 1u << 13,  /* version 9, Start/Startall only: MPI gave a request started
                                  * a new handle (Open MPI, a buffered send still in flight):
                                  * HANDLES holds the n handles after the call, then the n
                                  * before it, whole (never cut) */
+    PLOG_F_POLLS = 1u << 14     /* version 11: the event stands for a run of n >= 2 polls
+                                 * that found nothing (Test*, Iprobe, Improbe,
+                                 * Request_get_status: flag false or no index, rc success),
+                                 * made on the same arguments by one thread with nothing else
+                                 * recorded between them. Two words: n, then the ns spent
+                                 * inside the n calls. t_start is the first's start, t_end
+                                 * the last's end, callsite the first's */
 };
 
 /* Reduction operations in COLLINFO (0: the call has no op). */
@@ -257,7 +266,7 @@ PLOG_AT_(plog_hash_trailer_t, hash, 8);
 _Static_assert(sizeof(plog_event_t) == 72 && sizeof(plog_event_t) % sizeof(uint64_t) == 0,
                "an event's extras (uint64 words) follow it aligned");
 _Static_assert(PLOG_F_MEASURED <= UINT16_MAX && PLOG_F_COLLINFO <= UINT16_MAX &&
-                   PLOG_F_RENEWED <= UINT16_MAX,
+                   PLOG_F_RENEWED <= UINT16_MAX && PLOG_F_POLLS <= UINT16_MAX,
                "the flags fit plog_event_t.flags (uint16)");
 _Static_assert(sizeof(PLOG_MAGIC) - 1 == sizeof(((plog_file_header_t *)0)->magic),
                "PLOG_MAGIC fills the header's magic, without a terminator");
