@@ -151,13 +151,51 @@ void mpi_test_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ie
     const MPI_Request h = pfw_req(request);
     MPI_Fint st_f[PFW_STATUS_FINTS];
     MPI_Fint *fst = pfw_status_ignored(status) ? st_f : status;
-    uint64_t t0 = phasor_now();
+    const uint64_t pk0 = PW_KEY(h);
+    int quiet;
+    uint64_t t0 = pw_poll_start(th, PLOG_CALL_MPI_Test, pk0, 0, &quiet);
     pmpi_test_(request, flag, fst, ierr);
+    if (*ierr == MPI_SUCCESS && !*flag) {
+        pw_poll_nothing(th, PLOG_CALL_MPI_Test, quiet, t0, pk0, 0, phasor_handle_value(h));
+        phasor_leave(th);
+        return;
+    }
     uint64_t t1 = phasor_now();
-    pw_record_one(th, PLOG_CALL_MPI_Test, t0, t1, *ierr, h, flag, fst, pfw_status);
+    pw_record_one(th, PLOG_CALL_MPI_Test, quiet ? t1 : t0, t1, *ierr, h, flag, fst, pfw_status);
     phasor_leave(th);
 }
 PFW_ALIASES(mpi_test_, mpi_test, mpi_test__, MPI_TEST)
+
+PFW_DECL(mpi_request_get_status_, MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status,
+         MPI_Fint *ierr);
+void mpi_request_get_status_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status,
+                             MPI_Fint *ierr)
+{
+    phasor_thread_t *th = phasor_enter();
+    if (!th) {
+        pmpi_request_get_status_(request, flag, status, ierr);
+        return;
+    }
+    const MPI_Request h = pfw_req(request);
+    MPI_Fint st_f[PFW_STATUS_FINTS];
+    MPI_Fint *fst = pfw_status_ignored(status) ? st_f : status;
+    const uint64_t pk0 = PW_KEY(h);
+    int quiet;
+    uint64_t t0 = pw_poll_start(th, PLOG_CALL_MPI_Request_get_status, pk0, 0, &quiet);
+    pmpi_request_get_status_(request, flag, fst, ierr);
+    if (*ierr == MPI_SUCCESS && !*flag) {
+        pw_poll_nothing(th, PLOG_CALL_MPI_Request_get_status, quiet, t0, pk0, 0,
+                        phasor_handle_value(h));
+        phasor_leave(th);
+        return;
+    }
+    uint64_t t1 = phasor_now();
+    pw_record_one(th, PLOG_CALL_MPI_Request_get_status, quiet ? t1 : t0, t1, *ierr, h, flag, fst,
+                  pfw_status);
+    phasor_leave(th);
+}
+PFW_ALIASES(mpi_request_get_status_, mpi_request_get_status, mpi_request_get_status__,
+            MPI_REQUEST_GET_STATUS)
 
 /* ---- any ---- */
 
@@ -196,11 +234,18 @@ void mpi_testany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index,
     const MPI_Request *saved = pfw_save_requests(th, *count, array_of_requests);
     MPI_Fint st_f[PFW_STATUS_FINTS];
     MPI_Fint *fst = pfw_status_ignored(status) ? st_f : status;
-    uint64_t t0 = phasor_now();
+    const uint64_t pk0 = (uintptr_t)array_of_requests, pk1 = (uint32_t)*count;
+    int quiet;
+    uint64_t t0 = pw_poll_start(th, PLOG_CALL_MPI_Testany, pk0, pk1, &quiet);
     pmpi_testany_(count, array_of_requests, index, flag, fst, ierr);
+    if (*ierr == MPI_SUCCESS && !*flag) {
+        pw_poll_nothing(th, PLOG_CALL_MPI_Testany, quiet, t0, pk0, pk1, 0);
+        phasor_leave(th);
+        return;
+    }
     uint64_t t1 = phasor_now();
-    pw_record_any(th, PLOG_CALL_MPI_Testany, t0, t1, *ierr, *count, saved, index, 1, flag, fst,
-                  pfw_status);
+    pw_record_any(th, PLOG_CALL_MPI_Testany, quiet ? t1 : t0, t1, *ierr, *count, saved, index,
+                  1, flag, fst, pfw_status);
     phasor_leave(th);
 }
 PFW_ALIASES(mpi_testany_, mpi_testany, mpi_testany__, MPI_TESTANY)
@@ -248,11 +293,18 @@ void mpi_testall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag,
     }
     const MPI_Request *saved = pfw_save_requests(th, *count, array_of_requests);
     MPI_Fint *fsts = pfw_statuses(th, array_of_statuses, saved);
-    uint64_t t0 = phasor_now();
+    const uint64_t pk0 = (uintptr_t)array_of_requests, pk1 = (uint32_t)*count;
+    int quiet;
+    uint64_t t0 = pw_poll_start(th, PLOG_CALL_MPI_Testall, pk0, pk1, &quiet);
     pmpi_testall_(count, array_of_requests, flag, fsts, ierr);
+    if (*ierr == MPI_SUCCESS && !*flag) {
+        pw_poll_nothing(th, PLOG_CALL_MPI_Testall, quiet, t0, pk0, pk1, 0);
+        phasor_leave(th);
+        return;
+    }
     uint64_t t1 = phasor_now();
-    pw_record_all(th, PLOG_CALL_MPI_Testall, t0, t1, *ierr, *count, saved, flag, fsts,
-                  pfw_status);
+    pw_record_all(th, PLOG_CALL_MPI_Testall, quiet ? t1 : t0, t1, *ierr, *count, saved, flag,
+                  fsts, pfw_status);
     phasor_leave(th);
 }
 PFW_ALIASES(mpi_testall_, mpi_testall, mpi_testall__, MPI_TESTALL)
@@ -270,11 +322,18 @@ PW_INLINE void pfw_some(pfw_some_fn *fn, unsigned call, int is_test, MPI_Fint *i
     }
     const MPI_Request *saved = pfw_save_requests(th, *incount, array_of_requests);
     MPI_Fint *fsts = pfw_statuses(th, array_of_statuses, saved);
-    uint64_t t0 = phasor_now();
+    const uint64_t pk0 = (uintptr_t)array_of_requests, pk1 = (uint32_t)*incount;
+    int quiet = 0;
+    uint64_t t0 = is_test ? pw_poll_start(th, call, pk0, pk1, &quiet) : phasor_now();
     fn(incount, array_of_requests, outcount, array_of_indices, fsts, ierr);
+    if (is_test && *ierr == MPI_SUCCESS && *outcount == 0) {
+        pw_poll_nothing(th, call, quiet, t0, pk0, pk1, 0);
+        phasor_leave(th);
+        return;
+    }
     uint64_t t1 = phasor_now();
-    pw_record_some(th, call, t0, t1, *ierr, *incount, saved, outcount, array_of_indices, 1,
-                   is_test, fsts, pfw_status);
+    pw_record_some(th, call, quiet ? t1 : t0, t1, *ierr, *incount, saved, outcount,
+                   array_of_indices, 1, is_test, fsts, pfw_status);
     phasor_leave(th);
 }
 

@@ -58,10 +58,8 @@ void $fname($fparams)
     if (!th) {
 ${passthrough_call}${passthrough}        return;
     }
-${inputs}${before}    uint64_t t0 = phasor_now();
-    phasor_pending($pending_args);
-${call}    uint64_t t1 = phasor_now();
-    const int rc = *ierr;
+${inputs}${before}${t0line}${pending}${call}    const int rc = *ierr;
+${poll}    uint64_t t1 = phasor_now();
 ${outputs}${after}    plog_event_t *ev = phasor_event_begin($begin_args);
     if (ev) {
 ${fill}    }
@@ -93,6 +91,7 @@ class FortranGen(gw.WrapperGen):
         begin_args, fill = fill.split(');\n    if (ev) {\n', 1)
         fill = fill.rsplit('    }\n    phasor_leave(th);', 1)[0]
         after = after.replace('phasor_comm_register(', 'pfw_comm_register(')
+        after = after.replace('return rc;', 'return;')  # a Fortran wrapper returns nothing
         text = '\n'.join(before) + after + fill + begin_args
         text = re.sub(r'->\w+', '', text)  # ev->comm is a field, not the argument
         used = lambda n: re.search(rf'\b{n}\b', text) is not None  # noqa: E731
@@ -185,7 +184,8 @@ class FortranGen(gw.WrapperGen):
             before=''.join(line + '\n' for line in before),
             outputs=''.join(line + '\n' for line in outputs),
             after=after, begin_args=begin_args, fill=fill,
-            pending_args=gw.wrap_list(gw.pending_args(c), 19))
+            pending=gw.pending_line(c, self.poll), t0line=self.t0line,
+            poll=(self.poll or '').replace('return rc;', 'return;'))
 
     @staticmethod
     def c_value(p):

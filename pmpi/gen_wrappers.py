@@ -309,9 +309,7 @@ WRAPPER = string.Template('''
 PW_ENTRY $ret $name($params)
 {
     phasor_thread_t *th = phasor_enter();
-${passthrough}${before}    uint64_t t0 = phasor_now();
-    phasor_pending($pending_args);
-${call}    uint64_t t1 = phasor_now();
+${passthrough}${before}${t0line}${pending}${call}${poll}    uint64_t t1 = phasor_now();
 ${after}    plog_event_t *ev = phasor_event_begin($begin_args);
     if (ev) {
 ${fill}    }
@@ -328,7 +326,7 @@ def probe_point(c):
 
 
 # Names the generated wrapper bodies declare; a spec parameter of the same name would clash.
-LOCALS = {'th', 't0', 't1', 'rc', 'ev', 'x', 'room', 'nx', 'ok', 'ip', 'at_root', 'at_leaf', 'measured',
+LOCALS = {'th', 'pk0', 'pk1', 'quiet', 't0', 't1', 'rc', 'ev', 'x', 'room', 'nx', 'ok', 'ip', 'at_root', 'at_leaf', 'measured',
           'at_part', 'nvs', 'nvr', 'vs_sum', 'vr_sum', 'st', 'st_own', 'msg_in', 'new_id', 'veto'}
 
 LIST_FLAG = {'vsend': 'PLOG_F_VSEND', 'wsend': 'PLOG_F_VSEND',
@@ -342,6 +340,14 @@ def pending_args(c):
             'MPI_REQUEST_NULL']
 
 
+def pending_line(c, poll):
+    """The phasor_pending line of a wrapper; none for a poll (it never blocks, and a run's
+    polls must stay cheap)."""
+    if poll:
+        return ''
+    return f'    phasor_pending({wrap_list(pending_args(c), 19)});\n'
+
+
 class WrapperGen:
     """Emits one wrapper. Sections: before the call, after it (values needed before the
     event is reserved), and the fill: fields that need no MPI query, extras in the order
@@ -352,6 +358,8 @@ class WrapperGen:
     def __init__(self, call):
         self.c = call
         self.before, self.after, self.fill, self.extras, self.on_ok = [], [], [], [], []
+        self.poll = None
+        self.t0line = '    uint64_t t0 = phasor_now();\n'
         self.max_const, self.max_terms = 0, []
         self.uses = set()  # locals of 'after' we must declare
         self.passthrough_register = None
@@ -433,6 +441,17 @@ class WrapperGen:
 
         flag = c.one('flag')
         hit = f'ok && *{flag}' if flag else 'ok'
+        if flag and c.cls == 'PROBE':
+            # found nothing: joins the thread's run of polls (phasor_rt.h), no event of its own
+            self.poll = (f'    if (rc == MPI_SUCCESS && !*{flag}) {{\n'
+                         f'        pw_poll_probe(th, PLOG_CALL_{c.name}, quiet, t0, pk0, pk1, '
+                         f'{c.one("comm")}, {c.one("peer")},\n'
+                         f'                      {c.one("tag")});\n'
+                         f'        phasor_leave(th);\n        return rc;\n    }}\n')
+            self.t0line = (f'    const uint64_t pk0 = PW_KEY({c.one("comm")}),\n'
+                           f'                   pk1 = plog_extras_pair({c.one("peer")}, {c.one("tag")});\n'
+                           f'    int quiet;\n'
+                           f'    uint64_t t0 = pw_poll_start(th, PLOG_CALL_{c.name}, pk0, pk1, &quiet);\n')
         if flag:
             self.uses.add('ok')
             self.on_ok.append(f'            if (*{flag})\n'
@@ -540,6 +559,8 @@ class WrapperGen:
     def render(self, call_args):
         c = self.c
         after = []
+        if self.poll:
+            after.append('    if (quiet)\n        t0 = t1; /* a quiet poll that found something */')
         if 'ok' in self.uses:
             after.append('    const int ok = rc == MPI_SUCCESS;')
         root = c.one('root')
@@ -601,7 +622,7 @@ class WrapperGen:
         else:
             call = f'    int rc = P{c.name}({wrap_list(call_args, len(c.name) + 15)});\n'
         return WRAPPER.substitute(passthrough=passthrough, call=call, probe=probe,
-            pending_args=wrap_list(pending_args(c), 19),
+            pending=pending_line(c, self.poll), t0line=self.t0line, poll=self.poll or '',
             id=c.id, name=c.name, cls=c.cls, ret=c.ret,
             params=wrap_list([p.decl for p in c.params] or ['void'], len(c.ret + c.name) + 11),
             before=''.join(line + '\n' for line in self.before),

@@ -199,6 +199,66 @@ static inline size_t pw_put_vlist(plog_event_t *ev, uint64_t *x, size_t room, un
     return room >= 1 ? 1 + k : 0;
 }
 
+/* ---- polls that found nothing (phasor_rt.h: runs of polls) ---- */
+
+/* A handle (communicator, request) as a run's key. */
+#define PW_KEY(h) pw_key_of(&(h), sizeof(h))
+static inline uint64_t pw_key_of(const void *h, size_t n)
+{
+    uint64_t k = 0;
+    memcpy(&k, h, n < sizeof(k) ? n : sizeof(k));
+    return k;
+}
+
+/* Before a poll: its start, or 0 with *quiet set when it is a quiet poll of the open run
+ * (phasor_rt.h). After it, a poll that found something takes its end as its start when
+ * quiet; one that found nothing goes to pw_poll_nothing or pw_poll_probe. */
+PW_INLINE uint64_t pw_poll_start(const phasor_thread_t *th, unsigned call, uint64_t key0,
+                                 uint64_t key1, int *quiet)
+{
+    *quiet = phasor_poll_quiet(th, call, key0, key1);
+    return *quiet ? 0 : phasor_now();
+}
+
+/* Test, Testany/all/some, Request_get_status that found nothing: counted into the thread's
+ * run, or opening one; the event of each such call has only its request (0 for the arrays:
+ * key0/key1 are then the array and its length). */
+PW_INLINE void pw_poll_nothing(phasor_thread_t *th, unsigned call, int quiet, uint64_t t0,
+                               uint64_t key0, uint64_t key1, uint64_t request)
+{
+    if (quiet) {
+        th->poll_n++;
+        return;
+    }
+    const uint64_t t1 = phasor_now();
+    if (phasor_poll_more(th, call, t0, t1, key0, key1))
+        return;
+    plog_event_t *ev = phasor_poll_open(th, call, t0, t1);
+    if (ev)
+        ev->request = request;
+    phasor_poll_opened(th, ev, key0, key1);
+}
+
+/* Iprobe, Improbe that found nothing: the event of each has its communicator, source, tag. */
+PW_INLINE void pw_poll_probe(phasor_thread_t *th, unsigned call, int quiet, uint64_t t0,
+                             uint64_t key0, uint64_t key1, MPI_Comm comm, int source, int tag)
+{
+    if (quiet) {
+        th->poll_n++;
+        return;
+    }
+    const uint64_t t1 = phasor_now();
+    if (phasor_poll_more(th, call, t0, t1, key0, key1))
+        return;
+    plog_event_t *ev = phasor_poll_open(th, call, t0, t1);
+    if (ev) {
+        phasor_event_set_comm(ev, comm);
+        ev->peer = phasor_rank_arg(source);
+        ev->tag = phasor_tag_arg(tag);
+    }
+    phasor_poll_opened(th, ev, key0, key1);
+}
+
 /* ---- what the completion calls record (C: wrappers_special.c, Fortran: fwrappers_special.c)
  * saved: the request array as passed (scratch copy, NULL when there was no memory for it);
  * flag: NULL for Wait*, else Test*'s result, read only after a successful call. ---- */

@@ -9,6 +9,10 @@
  *                          (MPI_REQUEST_NULL as 0, so positions are the indices); a STATUS
  *                          entry per completed request
  *   Testany/all/some       STATUS entries only: a polling loop must stay cheap
+ *   Request_get_status     as Test (the request stays active: the reader knows)
+ *   a poll that found nothing (Test* with the flag false or no index, Request_get_status
+ *                          false) joins the thread's run of such polls on the same
+ *                          arguments: one event for the run (phasor_rt.h)
  *   Test, Testany, Testall PLOG_F_FLAG_TRUE when the flag came back true
  *   Start                  request = the handle started; Startall: HANDLES = the handles;
  *                          both RENEWED with the handles after and before when MPI
@@ -65,10 +69,41 @@ PW_ENTRY int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     const MPI_Request h = request ? *request : MPI_REQUEST_NULL;
     MPI_Status st_own;
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &st_own : status;
-    uint64_t t0 = phasor_now();
+    const uint64_t pk0 = PW_KEY(h);
+    int quiet;
+    uint64_t t0 = pw_poll_start(th, PLOG_CALL_MPI_Test, pk0, 0, &quiet);
     int rc = PMPI_Test(request, flag, st);
+    if (rc == MPI_SUCCESS && !*flag) {
+        pw_poll_nothing(th, PLOG_CALL_MPI_Test, quiet, t0, pk0, 0, phasor_handle_value(h));
+        phasor_leave(th);
+        return rc;
+    }
     uint64_t t1 = phasor_now();
-    pw_record_one(th, PLOG_CALL_MPI_Test, t0, t1, rc, h, flag, st, pw_status);
+    pw_record_one(th, PLOG_CALL_MPI_Test, quiet ? t1 : t0, t1, rc, h, flag, st, pw_status);
+    phasor_leave(th);
+    return rc;
+}
+
+PW_ENTRY int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+{
+    phasor_thread_t *th = phasor_enter();
+    if (!th)
+        return PMPI_Request_get_status(request, flag, status);
+    MPI_Status st_own;
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &st_own : status;
+    const uint64_t pk0 = PW_KEY(request);
+    int quiet;
+    uint64_t t0 = pw_poll_start(th, PLOG_CALL_MPI_Request_get_status, pk0, 0, &quiet);
+    int rc = PMPI_Request_get_status(request, flag, st);
+    if (rc == MPI_SUCCESS && !*flag) {
+        pw_poll_nothing(th, PLOG_CALL_MPI_Request_get_status, quiet, t0, pk0, 0,
+                        phasor_handle_value(request));
+        phasor_leave(th);
+        return rc;
+    }
+    uint64_t t1 = phasor_now();
+    pw_record_one(th, PLOG_CALL_MPI_Request_get_status, quiet ? t1 : t0, t1, rc, request, flag,
+                  st, pw_status);
     phasor_leave(th);
     return rc;
 }
@@ -104,11 +139,18 @@ PW_ENTRY int MPI_Testany(int count, MPI_Request array_of_requests[], int *index,
     const MPI_Request *saved = pw_save_requests(th, count, array_of_requests);
     MPI_Status st_own;
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &st_own : status;
-    uint64_t t0 = phasor_now();
+    const uint64_t pk0 = (uintptr_t)array_of_requests, pk1 = (uint32_t)count;
+    int quiet;
+    uint64_t t0 = pw_poll_start(th, PLOG_CALL_MPI_Testany, pk0, pk1, &quiet);
     int rc = PMPI_Testany(count, array_of_requests, index, flag, st);
+    if (rc == MPI_SUCCESS && !*flag) {
+        pw_poll_nothing(th, PLOG_CALL_MPI_Testany, quiet, t0, pk0, pk1, 0);
+        phasor_leave(th);
+        return rc;
+    }
     uint64_t t1 = phasor_now();
-    pw_record_any(th, PLOG_CALL_MPI_Testany, t0, t1, rc, count, saved, index, 0, flag, st,
-                  pw_status);
+    pw_record_any(th, PLOG_CALL_MPI_Testany, quiet ? t1 : t0, t1, rc, count, saved, index, 0,
+                  flag, st, pw_status);
     phasor_leave(th);
     return rc;
 }
@@ -141,10 +183,18 @@ PW_ENTRY int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
         return PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
     const MPI_Request *saved = pw_save_requests(th, count, array_of_requests);
     MPI_Status *sts = pw_statuses(th, array_of_statuses, saved);
-    uint64_t t0 = phasor_now();
+    const uint64_t pk0 = (uintptr_t)array_of_requests, pk1 = (uint32_t)count;
+    int quiet;
+    uint64_t t0 = pw_poll_start(th, PLOG_CALL_MPI_Testall, pk0, pk1, &quiet);
     int rc = PMPI_Testall(count, array_of_requests, flag, sts);
+    if (rc == MPI_SUCCESS && !*flag) {
+        pw_poll_nothing(th, PLOG_CALL_MPI_Testall, quiet, t0, pk0, pk1, 0);
+        phasor_leave(th);
+        return rc;
+    }
     uint64_t t1 = phasor_now();
-    pw_record_all(th, PLOG_CALL_MPI_Testall, t0, t1, rc, count, saved, flag, sts, pw_status);
+    pw_record_all(th, PLOG_CALL_MPI_Testall, quiet ? t1 : t0, t1, rc, count, saved, flag, sts,
+                  pw_status);
     phasor_leave(th);
     return rc;
 }
@@ -161,13 +211,21 @@ PW_INLINE int pw_some(int (*fn)(int, MPI_Request[], int *, int[], MPI_Status[]),
         return fn(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
     const MPI_Request *saved = pw_save_requests(th, incount, array_of_requests);
     MPI_Status *sts = pw_statuses(th, array_of_statuses, saved);
-    uint64_t t0 = phasor_now();
-    phasor_pending(th, call, t0, MPI_COMM_NULL, MPI_PROC_NULL, incount,
-                   incount > 0 && saved ? saved[0] : MPI_REQUEST_NULL);
+    const uint64_t pk0 = (uintptr_t)array_of_requests, pk1 = (uint32_t)incount;
+    int quiet = 0;
+    uint64_t t0 = is_test ? pw_poll_start(th, call, pk0, pk1, &quiet) : phasor_now();
+    if (!is_test) /* a test does not block */
+        phasor_pending(th, call, t0, MPI_COMM_NULL, MPI_PROC_NULL, incount,
+                       incount > 0 && saved ? saved[0] : MPI_REQUEST_NULL);
     int rc = fn(incount, array_of_requests, outcount, array_of_indices, sts);
+    if (is_test && rc == MPI_SUCCESS && *outcount == 0) {
+        pw_poll_nothing(th, call, quiet, t0, pk0, pk1, 0);
+        phasor_leave(th);
+        return rc;
+    }
     uint64_t t1 = phasor_now();
-    pw_record_some(th, call, t0, t1, rc, incount, saved, outcount, array_of_indices, 0, is_test,
-                   sts, pw_status);
+    pw_record_some(th, call, quiet ? t1 : t0, t1, rc, incount, saved, outcount, array_of_indices,
+                   0, is_test, sts, pw_status);
     phasor_leave(th);
     return rc;
 }

@@ -195,6 +195,12 @@ void phasor_read_config(int rank)
             phasor_warn("PHASOR_FILE_MODE=%s is not an octal mode with owner read/write; "
                         "using 0600", v);
     }
+    if ((v = getenv("PHASOR_POLLS")) && *v) {
+        if (strcmp(v, "each") == 0)
+            phasor_polls_each = 1;
+        else if (strcmp(v, "runs") != 0 && rank == 0)
+            phasor_warn("PHASOR_POLLS=%s is not 'runs' or 'each'; using runs", v);
+    }
     phasor_cfg.flush_ns = 1000000000ull;
     if ((v = getenv("PHASOR_FLUSH")) && *v) {
         char *end;

@@ -144,6 +144,12 @@ static void start_log(unsigned call, uint64_t t0, uint64_t t1, int rc, int requi
     phasor_writer_start_thread();
     phasor_watch_start();
     phasor_install_endings();
+    /* a run of polls is written after half the watch thread's bound, as a buffer's records */
+    if (phasor_cfg.flush_ns != 0) {
+        phasor_clock_map_t m;
+        phasor_clock_map_now(&m);
+        phasor_poll_max_ticks = (uint64_t)((double)phasor_cfg.flush_ns / 2 / m.ns_per_tick);
+    }
     phasor_thread_t *th = phasor_thread_attach();
     __atomic_store_n(&phasor_active, 1, __ATOMIC_RELEASE);
     if (th)

@@ -74,6 +74,7 @@ void phasor_header_kv(kvbuf_t *kv, int required, int provided)
     phasor_kv_addf(kv, "clock", "%s", phasor_clock_use_tsc ? "tsc" : "monotonic");
     phasor_kv_addf(kv, "buffer_bytes", "%zu", phasor_cfg.buffer);
     phasor_kv_addf(kv, "callsite_depth", "%d", phasor_cs_depth);
+    phasor_kv_add(kv, "polls", phasor_polls_each ? "each" : "runs");
     phasor_kv_add(kv, "writer", phasor_cfg.inline_writer ? "inline"
                   : phasor_writer_pinned   ? "thread-spare-cpu"
                   : "thread");

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "phasor_core.h"
+#include "plog_extras.h"
 #include "vec.h"
 
 volatile int phasor_active;
@@ -88,6 +89,46 @@ void phasor_handoff(slot_t *s)
     __atomic_store_n(&th->swap_gen, g + 2, __ATOMIC_RELEASE);
 }
 
+int phasor_polls_each;
+uint64_t phasor_poll_max_ticks = UINT64_MAX;
+
+void phasor_poll_close(phasor_thread_t *th)
+{
+    const uint64_t n = th->poll_n;
+    th->poll_n = 0; /* first: the reservation below must not close it again */
+    if (n == 0)
+        return;
+    const size_t words = n > 1 ? PLOG_POLLS_WORDS : 0;
+    plog_event_t *ev = phasor_event_reserve(th, th->poll_ev.call, 0, 0, 0, words, 0);
+    if (ev == NULL)
+        return;
+    *ev = th->poll_ev;
+    size_t nx = 0;
+    if (words != 0) {
+        if (phasor_extras_room(th, ev) >= PLOG_POLLS_WORDS) {
+            uint64_t *x = phasor_extras(ev);
+            x[0] = n;
+            /* the timed polls' time scaled to all of them (every poll timed up to
+             * PHASOR_POLL_TIMED) */
+            x[1] = n == th->poll_timed
+                       ? th->poll_inside
+                       : (uint64_t)((double)th->poll_inside * (double)n / (double)th->poll_timed);
+            ev->flags |= PLOG_F_POLLS;
+            nx = PLOG_POLLS_WORDS;
+        } else {
+            ev->flags |= PLOG_F_TRUNCATED; /* a buffer too small for 88 bytes */
+        }
+    }
+    phasor_event_end(th, ev, nx);
+}
+
+/* The open run of a thread that records no more (its buffer is written next by another
+ * thread: the end, an abort, a crash): closed only where it fits without a handoff. */
+static int poll_fits(const phasor_thread_t *th)
+{
+    return (size_t)(th->end - th->pos) >= sizeof(plog_event_t) + PLOG_POLLS_WORDS * sizeof(uint64_t);
+}
+
 plog_event_t *phasor_event_begin_slow(phasor_thread_t *th, size_t need)
 {
     (void)need; /* a record larger than a whole buffer gets what room there is */
@@ -107,6 +148,7 @@ static void release_slot(void *arg)
     /* once recording stopped the buffers are the end's to write (phasor_slots_close,
      * the endings): the slot stays as it is */
     if (!slots_closed && __atomic_load_n(&phasor_active, __ATOMIC_ACQUIRE)) {
+        phasor_poll_close(th);
         phasor_handoff(s);
         /* written before the next occupant's: the frames of one slot stay in time order */
         phasor_writer_wait_slot(s);
@@ -191,8 +233,10 @@ void phasor_slots_close(int handoff)
     slots_closed = 1;
     int n = handoff ? phasor_slots_used() : 0;
     for (int i = 0; i < n; i++)
-        if (phasor_slots[i].th.buf)
+        if (phasor_slots[i].th.buf) {
+            phasor_poll_close(&phasor_slots[i].th);
             phasor_handoff(&phasor_slots[i]);
+        }
     pthread_mutex_unlock(&slot_lock);
 }
 
@@ -215,6 +259,14 @@ void phasor_flush_all_slots_locked(void)
         slot_t *s = &phasor_slots[i];
         if (!s->th.buf)
             continue;
+        if (s->th.poll_n != 0 && !poll_fits(&s->th)) {
+            phasor_write_slot_locked(s, s->th.buf == s->bufs[1], (size_t)(s->th.pos - s->th.buf),
+                                     (uint32_t)(s->th.nevents - s->ev_mark));
+            s->th.pos = s->th.buf;
+            s->ev_mark = s->th.nevents;
+        }
+        if (s->th.poll_n != 0)
+            phasor_poll_close(&s->th); /* fits: no handoff under the write lock */
         phasor_write_slot_locked(s, s->th.buf == s->bufs[1], (size_t)(s->th.pos - s->th.buf),
                                  (uint32_t)(s->th.nevents - s->ev_mark));
         s->th.pos = s->th.buf;

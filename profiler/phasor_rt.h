@@ -38,6 +38,13 @@ typedef struct phasor_thread {
     int depth;            /* re-entrancy: > 0 while inside a wrapper */
     uint16_t slot;        /* thread number in the log (0 = first thread to call MPI) */
     uint8_t dead;         /* no slot: count, don't record */
+    /* The open run of unsuccessful polls (phasor_poll_*): kept here, not in the buffer, whose
+     * records up to pos the watch thread may write at any time. poll_n = 0: none. */
+    uint64_t poll_n;
+    uint64_t poll_key0, poll_key1; /* the polls' arguments */
+    uint64_t poll_timed;           /* polls of the run that were timed */
+    uint64_t poll_inside;          /* raw clock ticks inside those */
+    plog_event_t poll_ev;          /* the run's event: first start, last end */
     /* Per slot, over every thread that used it (a slot is reused once its thread exits) */
     uint64_t nevents;     /* events recorded */
     uint64_t dropped;     /* events lost (buffer could not be written) */
@@ -150,6 +157,33 @@ static inline __attribute__((always_inline)) uint32_t phasor_callsite(phasor_thr
 /* Slow path of phasor_event_begin: flush and retry, or cap the extras. */
 plog_event_t *phasor_event_begin_slow(phasor_thread_t *th, size_t need);
 
+/* Runs of unsuccessful polls (PLOG_F_POLLS). A poll that found nothing (flag false, no
+ * index, rc MPI_SUCCESS) on the same arguments (key0, key1) as the thread's open run, with
+ * nothing recorded in between, only counts: no call site, no record. Two timestamps cost
+ * more than the ~10 ns a poll may add (~10 ns each here), so only the first
+ * PHASOR_POLL_TIMED polls of a run and every PHASOR_POLL_EVERY-th after are timed: the others
+ * take no timestamp at all ("quiet"), the run's end is its last timed poll's and its time
+ * inside is the timed polls' scaled to the count. A quiet poll that finds something is
+ * recorded with its end as its start.
+ * The run becomes one event when anything else is recorded on the thread (phasor_event_reserve),
+ * when it has lasted phasor_poll_max_ticks (the watch thread's bound: a rank spinning in a
+ * poll loop that hangs still shows it), and at Finalize, Abort, thread exit and the endings.
+ * PHASOR_POLLS=each (phasor_polls_each) keeps one event per poll. */
+extern int phasor_polls_each;
+extern uint64_t phasor_poll_max_ticks;
+/* Writes the open run into the buffer (the owning thread; may hand the buffer off). */
+void phasor_poll_close(phasor_thread_t *th);
+#define PHASOR_POLL_TIMED 16u
+#define PHASOR_POLL_EVERY 16u /* a power of two */
+
+/* Whether the next poll (call, key0, key1) would be a quiet one of the open run. */
+static inline int phasor_poll_quiet(const phasor_thread_t *th, unsigned call, uint64_t key0,
+                                    uint64_t key1)
+{
+    return th->poll_n >= PHASOR_POLL_TIMED && ((th->poll_n + 1) & (PHASOR_POLL_EVERY - 1)) != 0 &&
+           th->poll_ev.call == call && th->poll_key0 == key0 && th->poll_key1 == key1;
+}
+
 /* Reserve a record with room for max_extras extra words and fill the common fields;
  * the rest are zero / PLOG_NONE. Returns NULL only if nothing can be recorded any more. */
 /* phasor_event_begin with a call site the caller already has (records phasor makes itself
@@ -158,6 +192,9 @@ static inline __attribute__((always_inline)) plog_event_t *
 phasor_event_reserve(phasor_thread_t *th, unsigned call, uint64_t t0, uint64_t t1, int rc,
                      size_t max_extras, uint32_t callsite)
 {
+    /* anything else the thread records ends its run of polls, which goes first */
+    if (__builtin_expect(th->poll_n != 0, 0))
+        phasor_poll_close(th);
     size_t need = sizeof(plog_event_t) + max_extras * sizeof(uint64_t);
     plog_event_t *ev;
     if (__builtin_expect((size_t)(th->end - th->pos) >= need, 1))
@@ -181,6 +218,23 @@ phasor_event_reserve(phasor_thread_t *th, unsigned call, uint64_t t0, uint64_t t
     return ev;
 }
 
+/* A timed unsuccessful poll that continues the open run: 1 if it did (counted), else 0. */
+static inline __attribute__((always_inline)) int
+phasor_poll_more(phasor_thread_t *th, unsigned call, uint64_t t0, uint64_t t1, uint64_t key0,
+                 uint64_t key1)
+{
+    if (th->poll_n == 0 || th->poll_ev.call != call || th->poll_key0 != key0 ||
+        th->poll_key1 != key1)
+        return 0;
+    th->poll_n++;
+    th->poll_timed++;
+    th->poll_inside += t1 - t0;
+    th->poll_ev.t_end = t1;
+    if (__builtin_expect(t1 - th->poll_ev.t_start > phasor_poll_max_ticks, 0))
+        phasor_poll_close(th);
+    return 1;
+}
+
 /* Words of extras that fit after ev (may be fewer than asked when the buffer is small). */
 /* Always inlined: the call-site capture then starts in the wrapper's own frame, the case it
  * is sized for (phasor_callsite_lookup captures again when it started deeper). */
@@ -191,6 +245,35 @@ phasor_event_begin(phasor_thread_t *th, unsigned call, uint64_t t0, uint64_t t1,
     uint32_t site = __builtin_expect(phasor_cs_depth != 0, 1) ? phasor_callsite(th) : 0;
     return phasor_event_reserve(th, call, t0, t1, rc, max_extras, site);
 }
+
+/* An unsuccessful poll that opens a run (after phasor_poll_more said no; with PHASOR_POLLS=each
+ * it records the poll at once): the event to fill like phasor_event_begin's, then
+ * phasor_poll_opened. Inlined for the call site, as phasor_event_begin. */
+static inline __attribute__((always_inline)) plog_event_t *
+phasor_poll_open(phasor_thread_t *th, unsigned call, uint64_t t0, uint64_t t1)
+{
+    if (__builtin_expect(phasor_polls_each, 0))
+        return phasor_event_begin(th, call, t0, t1, 0, 0);
+    if (th->poll_n != 0)
+        phasor_poll_close(th);
+    plog_event_t *ev = &th->poll_ev;
+    ev->t_start = t0;
+    ev->t_end = t1;
+    ev->bytes = 0;
+    ev->rbytes = 0;
+    ev->request = 0;
+    ev->comm = PLOG_COMM_NONE;
+    ev->peer = PLOG_NONE;
+    ev->tag = PLOG_NONE;
+    ev->root = PLOG_NONE;
+    ev->callsite = __builtin_expect(phasor_cs_depth != 0, 1) ? phasor_callsite(th) : 0;
+    ev->rc = 0;
+    ev->call = (uint16_t)call;
+    ev->flags = 0;
+    ev->nextra = 0;
+    return ev;
+}
+
 
 static inline size_t phasor_extras_room(const phasor_thread_t *th, const plog_event_t *ev)
 {
@@ -207,6 +290,23 @@ static inline void phasor_event_end(phasor_thread_t *th, plog_event_t *ev, size_
      * stores below it) */
     __atomic_store_n(&th->pos, (uint8_t *)(phasor_extras(ev) + nextra), __ATOMIC_RELEASE);
     __atomic_store_n(&th->nevents, th->nevents + 1, __ATOMIC_RELEASE);
+}
+
+/* Completes what phasor_poll_open returned: the run is open with one poll (or, each, the
+ * event is recorded). */
+static inline void phasor_poll_opened(phasor_thread_t *th, plog_event_t *ev, uint64_t key0,
+                                      uint64_t key1)
+{
+    if (ev != &th->poll_ev) {
+        if (ev != NULL)
+            phasor_event_end(th, ev, 0);
+        return;
+    }
+    th->poll_key0 = key0;
+    th->poll_key1 = key1;
+    th->poll_inside = ev->t_end - ev->t_start;
+    th->poll_timed = 1;
+    th->poll_n = 1;
 }
 
 /* ---- argument translation (no MPI calls unless stated) ---- */

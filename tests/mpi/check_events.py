@@ -378,6 +378,21 @@ class Cursor:
             for k in range(len(sts)):
                 left.discard(self._check_entry(gi, e, k, view, left))
 
+    def polls_run(self, n, each, call, **kw):
+        """n polls of `call` on the same arguments that found nothing: one event standing
+        for n calls (the polls flag, ncalls n, its time inside within its span) when n >= 2;
+        one event per call with PHASOR_POLLS=each (`each`) or n = 1."""
+        for _ in range(n if each or n == 1 else 1):
+            e = self.ev(call, flag_true=False, **kw)
+            gi = self.events[self.pos - 1][0]
+            run = 'polls' in e.get('flags', [])
+            if run != (not each and n > 1):
+                self.err(f"{call}: polls flag {'unexpected' if run else 'missing'}", gi)
+            self.eq(gi, e, 'ncalls', n if run else None)
+            if run and not 0 < e.get('inside_ns', 0) <= e['end_ns'] - e['start_ns']:
+                self.err(f"{call}: time inside {e.get('inside_ns')} not within its span", gi)
+            self.mark(gi, 'inside_ns')
+
     def probe_loop(self, call, found, **kw):
         """Iprobe/Improbe until found: the last call has flag_true and the status `found`."""
         while True:
@@ -672,6 +687,30 @@ def probe(c, P, r, ctx):
     same_message(c, mp, mr, seen)
     c.ev('MPI_Iprobe', comm=WORLD, peer=left, tag=99, flag_true=False)
     c.ev('MPI_Improbe', comm=WORLD, peer=ANY, tag=99, flag_true=False)
+    c.finish()
+
+
+def polls(c, P, r, ctx):
+    """t_polls: runs of polls that found nothing, N = 100 of each kind on one set of
+    arguments (PHASOR_POLLS=each, said on stderr: one event per poll)."""
+    n, each = 100, ctx['polls'] == 'each'
+    right, left = (r + 1) % P, (r + P - 1) % P
+    c.ev('MPI_Init')
+    c.polls_run(n, each, 'MPI_Iprobe', comm=WORLD, peer=left, tag=99)
+    c.polls_run(3, each, 'MPI_Iprobe', comm=WORLD, peer=left, tag=98)
+    c.polls_run(1, each, 'MPI_Iprobe', comm=WORLD, peer=left, tag=99)
+    for _ in range(4):
+        c.polls_run(1, each, 'MPI_Iprobe', comm=WORLD, peer=left, tag=97)
+        c.polls_run(1, each, 'MPI_Iprobe', comm=WORLD, peer=ANY, tag=97)
+    c.start('MPI_Irecv', 'r', (left, 7, 4), comm=WORLD, peer=left, tag=7, rbytes=4)
+    c.polls_run(n, each, 'MPI_Test', request=c.req['r'])
+    c.polls_run(n, each, 'MPI_Request_get_status', request=c.req['r'])
+    for call in ('MPI_Testany', 'MPI_Testall', 'MPI_Testsome'):
+        c.polls_run(n, each, call)
+    c.polls_run(n, each, 'MPI_Improbe', comm=WORLD, peer=left, tag=99)
+    c.ev('MPI_Barrier', comm=WORLD)
+    c.ev('MPI_Send', comm=WORLD, peer=right, tag=7, bytes=4)
+    c.poll('MPI_Test', ['r'])
     c.finish()
 
 
@@ -1281,7 +1320,7 @@ PROGRAMS = {
     't_probe': probe, 't_colls': colls, 't_icolls': icolls, 't_subcomm': subcomm,
     't_threads': None, 't_threadchurn': None, 't_transparent': transparent, 'stencil': stencil,
     't_fortran': fortran, 't_fortran_req': fortran_req, 't_fortran_colls': fortran_colls,
-    'halo': halo, 't_bigtype': bigtype,
+    'halo': halo, 't_bigtype': bigtype, 't_polls': polls,
 }
 # Programs whose sends and receives must balance globally (t_transparent's truncated
 # receives return errors, which record nothing).
@@ -1337,7 +1376,8 @@ class Checker:
                 fail(f"event #{gi} ({e['call']}): ends before it starts")
         fn = PROGRAMS[self.prog]
         ctx = {'stdout': self.stdout, 'rcs': self.parse_rcs(),
-               'max_threads': self.max_threads()}
+               'max_threads': self.max_threads(),
+               'polls': 'each' if re.search(r"^mt-polls each$", self.stderr, re.M) else 'runs'}
         for r in range(self.np):
             mine = [(gi, e) for gi, e in enumerate(events) if e['rank'] == r]
             info = ranks[r]
@@ -1599,7 +1639,9 @@ def mutants(dump, marks, loose, comm_marks, np_, rng):
                       ('rc', lambda v: 13 if v == 0 else 0),
                       ('vsend', lambda v: (v or [0])[:-1] + [(v or [0])[-1] + 1]),
                       ('newcomm', lambda v: (v or 0) + 1),
-                      ('message', lambda v: v + 1)):
+                      ('message', lambda v: v + 1),
+                      ('ncalls', lambda v: v + 1),
+                      ('inside_ns', lambda v: v + 10**12)):
         cands = [gi for gi in field_ix.get(f, [])
                  if f in ev[gi] and change(ev[gi][f]) != ev[gi][f]]
         if f == 'peer':      # a peer of 1 rank moving to itself is no change in a 1-rank run
