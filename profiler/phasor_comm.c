@@ -43,7 +43,10 @@ static size_t slot_of(uintptr_t key, size_t cap)
     return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 17) & (cap - 1);
 }
 
-const phasor_comm_info_t *phasor_comm_lookup(MPI_Comm comm)
+uint32_t phasor_comm_gen;
+PHASOR_TLS phasor_comm_memo_t phasor_comm_memo;
+
+const phasor_comm_info_t *phasor_comm_find(MPI_Comm comm)
 {
     comm_table_t *t = __atomic_load_n(&table, __ATOMIC_ACQUIRE);
     if (!t)
@@ -83,6 +86,8 @@ static void table_put(comm_table_t *t, uintptr_t key, const phasor_comm_info_t *
         t->used++;
     t->slots[i].info = *info;
     __atomic_store_n(&t->slots[i].key, key, __ATOMIC_RELEASE);
+    /* after: a memo taken at the new generation saw the slot complete */
+    __atomic_fetch_add(&phasor_comm_gen, 1, __ATOMIC_ACQ_REL);
 }
 
 /* Caller holds table_lock. Returns 0 when memory ran out (the handle then reads as unknown). */
@@ -229,6 +234,7 @@ void phasor_comm_forget(MPI_Comm comm)
         for (size_t i = slot_of(key, t->cap), n = 0; n < t->cap; i = (i + 1) & (t->cap - 1), n++) {
             if (t->slots[i].key == key) {
                 __atomic_store_n(&t->slots[i].key, SLOT_TOMB, __ATOMIC_RELEASE);
+                __atomic_fetch_add(&phasor_comm_gen, 1, __ATOMIC_ACQ_REL);
                 break;
             }
             if (t->slots[i].key == SLOT_EMPTY)

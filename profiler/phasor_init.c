@@ -130,6 +130,7 @@ static void start_log(unsigned call, uint64_t t0, uint64_t t1, int rc, int requi
     if (!open_log(required, provided))
         return;
 
+    phasor_types_init();
     if (!phasor_comm_table_init())
         phasor_warn("rank %d: communicator table unavailable: events will carry unknown ids",
                     phasor_world_rank);

@@ -89,6 +89,36 @@ void phasor_handoff(slot_t *s)
     __atomic_store_n(&th->swap_gen, g + 2, __ATOMIC_RELEASE);
 }
 
+phasor_type_slot_t phasor_types[1u << PHASOR_TYPES_BITS];
+
+void phasor_types_init(void)
+{
+    /* MPI-3.1's predefined datatypes (3.2.2, 4.1.6 and Fortran's named in C); a library
+     * without Fortran may name those MPI_DATATYPE_NULL, which is skipped */
+    const MPI_Datatype named[] = {
+        MPI_CHAR, MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, MPI_BYTE, MPI_WCHAR, MPI_SHORT,
+        MPI_UNSIGNED_SHORT, MPI_INT, MPI_UNSIGNED, MPI_LONG, MPI_UNSIGNED_LONG, MPI_LONG_LONG,
+        MPI_UNSIGNED_LONG_LONG, MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE, MPI_C_BOOL, MPI_INT8_T,
+        MPI_INT16_T, MPI_INT32_T, MPI_INT64_T, MPI_UINT8_T, MPI_UINT16_T, MPI_UINT32_T,
+        MPI_UINT64_T, MPI_AINT, MPI_COUNT, MPI_OFFSET, MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX,
+        MPI_PACKED, MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT, MPI_2INT, MPI_SHORT_INT,
+        MPI_LONG_DOUBLE_INT, MPI_INTEGER, MPI_REAL, MPI_DOUBLE_PRECISION, MPI_COMPLEX,
+        MPI_DOUBLE_COMPLEX, MPI_LOGICAL, MPI_CHARACTER, MPI_2REAL, MPI_2DOUBLE_PRECISION,
+        MPI_2INTEGER};
+    for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++) {
+        MPI_Count sz = 0;
+        if (named[i] == MPI_DATATYPE_NULL || PMPI_Type_size_x(named[i], &sz) != MPI_SUCCESS ||
+            sz < 0)
+            continue;
+        const uint64_t k = phasor_type_key(named[i]);
+        phasor_type_slot_t *s = &phasor_types[phasor_type_slot(k)];
+        if (k != 0 && s->key == 0) {
+            s->key = k;
+            s->size = (uint64_t)sz;
+        }
+    }
+}
+
 int phasor_polls_each;
 uint64_t phasor_poll_max_ticks = UINT64_MAX;
 

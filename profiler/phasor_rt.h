@@ -331,10 +331,38 @@ static inline int32_t phasor_root_arg(int r)
 
 static inline int32_t phasor_tag_arg(int t) { return t == MPI_ANY_TAG ? PLOG_ANY_TAG : t; }
 
+/* The predefined datatypes' sizes, filled before recording starts (phasor_types_init): a
+ * predefined type is never freed, so an entry never goes stale, and a Send or Recv of one
+ * asks the library nothing after it returns (~5 ns a call). One probe; a type that lost its
+ * slot to another, and every derived type, asks MPI. */
+#define PHASOR_TYPES_BITS 8
+typedef struct phasor_type_slot {
+    uint64_t key; /* the handle's bits, 0: empty */
+    uint64_t size;
+} phasor_type_slot_t;
+extern phasor_type_slot_t phasor_types[1u << PHASOR_TYPES_BITS];
+void phasor_types_init(void);
+
+static inline uint64_t phasor_type_key(MPI_Datatype dt)
+{
+    uint64_t k = 0;
+    memcpy(&k, &dt, sizeof(dt) < sizeof(k) ? sizeof(dt) : sizeof(k));
+    return k;
+}
+
+static inline unsigned phasor_type_slot(uint64_t key)
+{
+    return (unsigned)((key * 0x9E3779B97F4A7C15ull) >> (64 - PHASOR_TYPES_BITS));
+}
+
 /* Size of one element in bytes, 0 if unknown. MPI_Count: PMPI_Type_size says MPI_UNDEFINED
  * for elements past INT_MAX bytes, which would record such transfers as empty. */
 static inline uint64_t phasor_type_size(MPI_Datatype dt)
 {
+    const uint64_t k = phasor_type_key(dt);
+    const phasor_type_slot_t *s = &phasor_types[phasor_type_slot(k)];
+    if (s->key == k && k != 0)
+        return s->size;
     MPI_Count sz = 0;
     if (dt == MPI_DATATYPE_NULL || PMPI_Type_size_x(dt, &sz) != MPI_SUCCESS || sz < 0)
         return 0;
@@ -402,8 +430,32 @@ typedef struct phasor_comm_info {
     int32_t outdegree;
 } phasor_comm_info_t;
 
-/* Lock-free lookup of a communicator the shim has seen; NULL if unknown. */
-const phasor_comm_info_t *phasor_comm_lookup(MPI_Comm comm);
+/* Lock-free lookup of a communicator the shim has seen; NULL if unknown (phasor_comm.c). */
+const phasor_comm_info_t *phasor_comm_find(MPI_Comm comm);
+
+/* The last communicator a thread looked up, valid while phasor_comm_gen (bumped by every
+ * change of the table) is as it was: most calls name the communicator the last one did, and
+ * this spares them the table's hash and probe after the library returns. */
+typedef struct phasor_comm_memo {
+    MPI_Comm comm;
+    const phasor_comm_info_t *info;
+    uint32_t gen;
+} phasor_comm_memo_t;
+extern uint32_t phasor_comm_gen;
+extern PHASOR_TLS phasor_comm_memo_t phasor_comm_memo;
+
+static inline const phasor_comm_info_t *phasor_comm_lookup(MPI_Comm comm)
+{
+    const uint32_t g = __atomic_load_n(&phasor_comm_gen, __ATOMIC_ACQUIRE);
+    phasor_comm_memo_t *m = &phasor_comm_memo;
+    if (m->info != NULL && m->gen == g && m->comm == comm)
+        return m->info;
+    const phasor_comm_info_t *ci = phasor_comm_find(comm);
+    m->comm = comm;
+    m->info = ci;
+    m->gen = g;
+    return ci;
+}
 
 static inline uint32_t phasor_comm_id(MPI_Comm comm)
 {
