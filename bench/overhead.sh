@@ -4,12 +4,15 @@
 #     1 rank, median of RUNS runs each: call sites off (PHASOR_CALLSITE_DEPTH=0, target
 #     <= 40 ns/call) and at the default depth 4 (target <= 100 ns/call, everything included).
 #  2. 0-byte ping-pong latency between 2 ranks, shim (default depth) / no shim (target <= 1.05).
+#  3. by class of call, ns added per call, call sites off and at depth 4: blocking Send + Recv
+#     to self, a one-rank Allreduce, an Iprobe that finds nothing (a run of polls: target
+#     <= 10 ns), all 1 rank, same RUNS and medians.
 # Usage: bench/overhead.sh [RUNS (default 5)] [ITERATIONS (default 1000000)]
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 runs=${1:-5}
 iters=${2:-1000000}
-make -C "$bdir" -s bench/overhead_loop bench/pingpong >/dev/null
+make -C "$bdir" -s bench/overhead_loop bench/pingpong bench/polls >/dev/null
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -39,3 +42,24 @@ echo "events with a call site in one depth-4 run: $sites"
 echo "events recorded in one shimmed loop run: $events (expected $((3 * iters + 3 * 10000 + 2)))"
 echo "ping-pong half round trip: without $p_off ns, with $p_on ns"
 awk -v a="$p_off" -v b="$p_on" 'BEGIN { printf "ping-pong latency ratio shim/no-shim: %.3f (target <= 1.05)\n", b / a }'
+
+# 3. by class of call
+for cls in block:2 coll:1 iprobe:1; do
+  name=${cls%%:*} ncalls=${cls##*:}
+  if [ "$name" = iprobe ]; then cmd=("$bdir/bench/polls" iprobe "$((iters * 10))"); ncalls=0; else
+    cmd=("$bdir/bench/overhead_loop" "$iters" "$name"); fi
+  c_off=(); c_0=(); c_4=()
+  for i in $(seq "$runs"); do
+    c_off+=("$(run_mpi 1 0 - "${cmd[@]}")")
+    c_0+=("$(PHASOR_CALLSITE_DEPTH=0 run_mpi 1 1 "$tmp/c0$i" "${cmd[@]}")")
+    c_4+=("$(PHASOR_CALLSITE_DEPTH=4 run_mpi 1 1 "$tmp/c4$i" "${cmd[@]}")")
+    rm -rf "$tmp/c0$i" "$tmp/c4$i"
+  done
+  a=$(printf '%s\n' "${c_off[@]}" | median)
+  b=$(printf '%s\n' "${c_0[@]}" | median)
+  c=$(printf '%s\n' "${c_4[@]}" | median)
+  # polls prints ns per call, overhead_loop ns per iteration of ncalls calls
+  awk -v n="$name" -v k="$ncalls" -v a="$a" -v b="$b" -v c="$c" 'BEGIN { d = k ? k : 1
+    printf "%-7s without %.1f ns/call; added per call: %.1f ns call sites off, %.1f ns depth 4\n",
+      n, a / d, (b - a) / d, (c - a) / d }'
+done
