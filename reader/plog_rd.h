@@ -119,8 +119,13 @@ enum run_callf { /* what the reader needs to know of a call id (run->call_flags)
     CALLF_GETSTATUS = 8, /* MPI_Request_get_status: names its request, completes nothing */
     CALLF_CANCEL = 16,
     CALLF_ARRAY = 32,    /* ...all, ...any, ...some */
-    CALLF_NAMES = 64     /* MPI_Grequest_complete: names its request, as Cancel, no more */
+    CALLF_NAMES = 64,    /* MPI_Grequest_complete: names its request, as Cancel, no more */
+    CALLF_POLL = 128     /* may stand for a run of polls (PLOG_F_POLLS): Test, Testany,
+                          * Testall, Testsome, Iprobe, Improbe, Request_get_status */
 };
+
+/* The first log format whose flag 1 << 14 is PLOG_F_POLLS (bit 14 means nothing before). */
+#define RD_VERSION_POLLS 11u
 
 typedef struct rank_priv {
     plog_rank_t pub;
@@ -159,6 +164,8 @@ struct plog_run {
     const int32_t *empty;
     uint8_t call_cls[65536];  /* class + 1, 0 = unknown call id */
     uint8_t call_complete[65536]; /* 1: a completion (extras skipped under PLOG_ITER_NOLINK) */
+    uint8_t call_complete_nopoll[65536]; /* the same without the completions that poll: from
+                                          * format 11 their POLLS words are read */
     uint8_t call_flags[65536];    /* enum run_callf */
     const char *call_name[PLOG_CALL__MAX]; /* plog_call_name() without a call per event */
     warn_list_t warn;
@@ -272,7 +279,8 @@ typedef struct tstream {  /* one thread of one rank, frame after frame */
 
 /* Warning categories of a stream: counted, the first of each described. */
 enum stream_wcat { W_UNMATCHED, W_START_NODEF, W_BADRANK, W_UNKNOWN_COMM, W_UNDEF_COMM,
-                   W_UNKNOWN_CALL, W_CUT, W_NEWCOMM, W_ORPHAN, W_CANCEL, W_PROCNULL, W__COUNT };
+                   W_UNKNOWN_CALL, W_CUT, W_NEWCOMM, W_ORPHAN, W_CANCEL, W_PROCNULL, W_POLLS,
+                   W__COUNT };
 
 typedef struct stream_stord { uint64_t index; uint32_t pos; } stream_stord_t;
 
@@ -288,6 +296,7 @@ typedef struct rstream {
     tstream_t *pending;   /* returned last time: advance before the next pop */
     int started, done;
     int nolink;           /* PLOG_ITER_NOLINK: no open-request table */
+    uint16_t fmask;       /* the flags this rank's format defines (bit 14 from format 11) */
     req_tab_t req;
     uint64_t next_id, next_msg_id;
     stream_stord_t *ord;  /* statuses in index order */

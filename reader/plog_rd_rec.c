@@ -1,8 +1,9 @@
 /* plog_rd_rec.c: building a record from a decoded event: the fields as recorded, aligned
  * times, the communicator and world ranks, the extras (posted source, handles, statuses, byte
- * lists, new communicator, datatype sizes and op), and the linking of requests: starts get
- * ids, completions find the starts they complete (req_, plog_rd_req.c). Runs once per event:
- * no memset of the record, no call on the common path that can be avoided. */
+ * lists, new communicator, datatype sizes and op, a run of polls' count and time inside
+ * them), and the linking of requests: starts get ids, completions find the starts they
+ * complete (req_, plog_rd_req.c). Runs once per event: no memset of the record, no call on
+ * the common path that can be avoided. */
 #include "plog_rd.h"
 
 #include <assert.h>
@@ -11,8 +12,8 @@
 #include <string.h>
 
 typedef struct rec_parts { /* an event's extras, split by its flags */
-    int has_recvspec, has_newcomm, has_collinfo;
-    uint64_t recvspec, newcomm, collinfo[2];
+    int has_recvspec, has_newcomm, has_collinfo, has_polls;
+    uint64_t recvspec, newcomm, collinfo[2], polls[2];
     const uint64_t *handles, *status, *vsend, *vrecv;
     const uint64_t *before; /* RENEWED: the handles before the Start(all), nh of them */
     uint32_t nh, ns, nvs, nvr;
@@ -52,20 +53,22 @@ static inline int32_t rec_xlate(rstream_t *s, const plog_rec_t *r, const plog_lc
     return w;
 }
 
-/* Split the extras by the flags (order: RECVSPEC, HANDLES, STATUS, VSEND, VRECV, NEWCOMM,
- * COLLINFO). With PLOG_F_TRUNCATED the shim may have cut lists short; without it every word
- * must be accounted for. -1: they do not match. */
-static int rec_parse_extras(const plog_event_t *ev, const uint64_t *x, rec_parts_t *p)
+/* Split the extras by the flags the rank's format defines (fmask; order: RECVSPEC, HANDLES,
+ * STATUS, VSEND, VRECV, NEWCOMM, COLLINFO, POLLS). With PLOG_F_TRUNCATED the shim may have cut
+ * lists short; without it every word must be accounted for. -1: they do not match; -2: a run
+ * of fewer than two polls. */
+static int rec_parse_extras(const plog_event_t *ev, const uint64_t *x, rec_parts_t *p,
+                            uint16_t fmask)
 {
     /* field by field: a memset here compiled to rep stos, slow to start, once per event */
-    p->has_recvspec = p->has_newcomm = p->has_collinfo = 0;
+    p->has_recvspec = p->has_newcomm = p->has_collinfo = p->has_polls = 0;
     p->handles = p->status = p->vsend = p->vrecv = p->before = NULL;
     p->nh = p->ns = p->nvs = p->nvr = 0;
+    uint16_t f = ev->flags & fmask;
     if (ev->nextra == 0)
-        return ev->flags & PLOG_EXTRAS_FLAGS ? ((ev->flags & PLOG_F_TRUNCATED) ? 0 : -1) : 0;
+        return f & PLOG_EXTRAS_FLAGS ? ((f & PLOG_F_TRUNCATED) ? 0 : -1) : 0;
     uint32_t n = ev->nextra, i = 0;
-    int cut = (ev->flags & PLOG_F_TRUNCATED) != 0;
-    uint16_t f = ev->flags;
+    int cut = (f & PLOG_F_TRUNCATED) != 0;
     if (f & PLOG_F_RECVSPEC) {
         if (i == n)
             return cut ? 0 : -1;
@@ -114,6 +117,15 @@ static int rec_parse_extras(const plog_event_t *ev, const uint64_t *x, rec_parts
         p->collinfo[0] = x[i++];
         p->collinfo[1] = x[i++];
         p->has_collinfo = 1;
+    }
+    if (f & PLOG_F_POLLS) {
+        if (n - i < PLOG_POLLS_WORDS)
+            return cut ? 0 : -1;
+        p->polls[0] = x[i++];
+        p->polls[1] = x[i++];
+        if (p->polls[0] < 2)
+            return -2;
+        p->has_polls = 1;
     }
     return i == n ? 0 : -1;
 }
@@ -305,6 +317,31 @@ static inline void rec_fill_newcomm(rstream_t *s, plog_rec_t *r, const plog_even
         else
             rec_warn(s, W_NEWCOMM, r, ", communicator id %llu", (unsigned long long)p->newcomm);
     }
+}
+
+/* The calls the record stands for and their time inside MPI: one call and its duration, or a
+ * run of unsuccessful polls (PLOG_F_POLLS, defined when polls says so): n calls and the time
+ * inside them (no more than the span; a run whose words the shim cut counts as the two calls
+ * it stands for at least, its span inside). */
+static inline void rec_fill_polls(rstream_t *s, plog_rec_t *r, const rec_parts_t *p, int polls,
+                                  uint8_t cflags)
+{
+    uint64_t span = r->t_end - r->t_start;
+    r->ncalls = 1;
+    r->inside_ns = span;
+    if (__builtin_expect(!polls, 1))
+        return;
+    if (!(cflags & CALLF_POLL)) { /* a call that cannot poll: one call, as it could only be */
+        rec_warn(s, W_POLLS, r, NULL);
+        return;
+    }
+    r->ncalls = 2;
+    if (p->has_polls) {
+        r->ncalls = p->polls[0];
+        r->inside_ns = p->polls[1] < span ? p->polls[1] : span;
+    }
+    if ((r->flags & PLOG_F_FLAG_TRUE) || r->rc != 0)
+        rec_warn(s, W_POLLS, r, NULL);
 }
 
 /* Byte lists, datatype sizes and the op. */
@@ -658,15 +695,29 @@ plog_err_t rec_build(rstream_t *s, tstream_t *t, const plog_event_t *ev, const u
     if (e != PLOG_OK)
         return e;
     rec_parts_t p;
+    int polls = (ev->flags & s->fmask & PLOG_F_POLLS) != 0;
+    int pe = 0;
     if (s->nolink && r->cls == PLOG_CLASS_COMPLETE) {
-        p = (rec_parts_t){0}; /* not read: the decoder may have stepped over them */
-    } else if (rec_parse_extras(ev, x, &p) != 0) {
+        p = (rec_parts_t){0}; /* not read: the decoder may have stepped over them, but for
+                               * a run of polls' words (plog_rd_stream.c) */
+        if (polls && (cflags & CALLF_POLL) && (pe = rec_parse_extras(ev, x, &p, s->fmask)) == 0)
+            p = (rec_parts_t){.has_polls = p.has_polls, .polls = {p.polls[0], p.polls[1]}};
+    } else {
+        pe = rec_parse_extras(ev, x, &p, s->fmask);
+    }
+    if (pe != 0) {
         char what[128];
-        snprintf(what, sizeof(what), "thread %u, %s at %lld ns: %u extra words do not match "
-                 "flags 0x%x", t->thread, r->call_name, (long long)r->start_ns, ev->nextra,
-                 ev->flags);
+        if (pe == -2)
+            snprintf(what, sizeof(what), "thread %u, %s at %lld ns: a run of %llu polls "
+                     "(PLOG_F_POLLS stands for 2 or more)", t->thread, r->call_name,
+                     (long long)r->start_ns, (unsigned long long)p.polls[0]);
+        else
+            snprintf(what, sizeof(what), "thread %u, %s at %lld ns: %u extra words do not "
+                     "match flags 0x%x", t->thread, r->call_name, (long long)r->start_ns,
+                     ev->nextra, ev->flags);
         return stream_error(s, PLOG_E_CORRUPT, t->frame_off, err, what);
     }
+    rec_fill_polls(s, r, &p, polls, cflags);
     const plog_lcomm_t *lc = rec_comm(s, ev, r);
     int inter = (ev->flags & PLOG_F_INTER) != 0;
     if ((ev->flags & PLOG_F_MESSAGE) && p.nh >= 1 && p.handles[0] != 0 &&

@@ -76,7 +76,11 @@ static void run_init_calls(plog_run_t *run)
             f |= CALLF_CANCEL;
         if (strcmp(name, "MPI_Grequest_complete") == 0)
             f |= CALLF_NAMES;
+        if ((f & CALLF_TEST) || strcmp(name, "MPI_Iprobe") == 0 ||
+            strcmp(name, "MPI_Improbe") == 0 || (f & CALLF_GETSTATUS))
+            f |= CALLF_POLL;
         run->call_flags[id] = f;
+        run->call_complete_nopoll[id] = run->call_complete[id] && !(f & CALLF_POLL);
     }
 }
 

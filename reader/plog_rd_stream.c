@@ -32,6 +32,8 @@ static const char *const stream_wcat_text[W__COUNT] = {
                  "(mark ignored)",
     [W_PROCNULL] = "statuses of receives from MPI_PROC_NULL were not the empty status MPI "
                    "defines (reported as the empty status)",
+    [W_POLLS] = "runs of unsuccessful polls (PLOG_F_POLLS) were on a call that does not poll, "
+                "or had a true flag or an error (shown as recorded)",
 };
 
 void stream_warn(rstream_t *s, enum stream_wcat c, const char *fmt, ...)
@@ -135,8 +137,10 @@ static plog_err_t stream_open_frame(rstream_t *s, tstream_t *t, plog_error_t *er
     if (e != PLOG_OK)
         return e;
     e = plog_events_dec_init(&t->dec, t->raw, fx->raw_len, fx->count, s->rk->hdr.version);
-    if (s->nolink) { /* completions are not read: their extras need no decoding */
-        t->dec.skip_extras = s->run->call_complete;
+    if (s->nolink) { /* completions are not read: their extras need no decoding, but for
+                      * a run of polls' count and time (format 11) */
+        t->dec.skip_extras = s->fmask & PLOG_F_POLLS ? s->run->call_complete_nopoll
+                                                     : s->run->call_complete;
         t->dec.skip_n = 65536;
     }
     if (e != PLOG_OK)
@@ -226,6 +230,7 @@ rstream_t *stream_new(plog_run_t *run, int32_t rank, frame_zbufs_t *z)
     s->z = z;
     s->next_id = 1;
     s->next_msg_id = 1;
+    s->fmask = s->rk->hdr.version >= RD_VERSION_POLLS ? 0xffff : (uint16_t)~PLOG_F_POLLS;
     const plog_rank_t *rk = s->rk;
     /* one stream per thread slot, frames in file order */
     for (size_t i = 0; i < rk->n_frames; i++) {

@@ -252,6 +252,13 @@ typedef struct plog_rec {
     uint16_t op;
     uint8_t op_commutative;
     uint64_t frame_offset;   /* file offset of the frame the event came from */
+    /* (appended with log format 11: the fields above keep their offsets) The calls the
+     * record stands for: 1, or with PLOG_F_POLLS the n >= 2 unsuccessful polls of a run
+     * (summing ncalls gives the exact count of calls), and the ns spent inside them:
+     * end - start for one call, the run's time inside its n calls (at most its span; the
+     * rest of the span, between the polls, was the application's) */
+    uint64_t ncalls;
+    uint64_t inside_ns;
 } plog_rec_t;
 
 typedef struct plog_iter plog_iter_t;
@@ -265,8 +272,9 @@ plog_err_t plog_iter_open(plog_run_t *run, int32_t rank, plog_iter_t **out, plog
  * the open-request table (about a sixth of the reading time on a nonblocking halo
  * exchange, more with the decoding of their handles and statuses, which is skipped).
  * Completions (Wait/Test families) then have no handles, no statuses, request 0 and req
- * NULL, and their extras are not checked; starts keep their request ids; Request_free/Cancel
- * link to persistent definitions only. Send_init/Recv_init and Start(all) are linked as
+ * NULL, and their extras are not checked (but for a run of polls' count and time inside:
+ * ncalls and inside_ns are right in every record); starts keep their request ids;
+ * Request_free/Cancel link to persistent definitions only. Send_init/Recv_init and Start(all) are linked as
  * always. The pairing diagnostics (unmatched completions, starts never completed,
  * cancelled statuses, MPI_PROC_NULL statuses) are not produced. */
 #define PLOG_ITER_NOLINK 1u

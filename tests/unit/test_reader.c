@@ -167,6 +167,15 @@ static void gen_random_log(const char *dir, uint64_t seed, int world, expect_t *
                     xe->x[nx++] = pgen_rand(&seed);
                     xe->x[nx++] = pgen_rand(&seed) % 16 | (f & 1024 ? PLOG_OP_COMMUTATIVE : 0);
                 }
+                if ((f & 2048) && !(e->flags & (PLOG_F_HANDLES | PLOG_F_STATUS))) {
+                    /* a run of polls that found nothing; its time inside sometimes more
+                     * than its span (the reader clamps it) */
+                    e->call = PLOG_CALL_MPI_Iprobe;
+                    e->flags = (uint16_t)((e->flags & ~PLOG_F_FLAG_TRUE) | PLOG_F_POLLS);
+                    e->rc = 0;
+                    xe->x[nx++] = 2 + pgen_rand(&seed) % 1000;
+                    xe->x[nx++] = pgen_rand(&seed) % (e->t_end - e->t_start + 200);
+                }
                 e->nextra = nx;
                 plog_event_t *w = pgen_event(&g, (unsigned)th, e->call, e->t_start, e->t_end);
                 uint32_t keep = w->nextra;
@@ -279,6 +288,15 @@ static void check_rec(const plog_run_t *run, const plog_rec_t *e, const xev_t *x
         x += 2;
     } else {
         cr_assert_eq(e->stype_size + e->rtype_size + e->op + e->op_commutative, 0);
+    }
+    uint64_t span = w->t_end - w->t_start;
+    if (w->flags & PLOG_F_POLLS) {
+        cr_assert_eq(e->ncalls, x[0]);
+        cr_assert_eq(e->inside_ns, x[1] < span ? x[1] : span);
+        x += 2;
+    } else {
+        cr_assert_eq(e->ncalls, 1);
+        cr_assert_eq(e->inside_ns, span);
     }
     cr_assert_eq(x, xe->x + w->nextra);
 }
@@ -2079,6 +2097,213 @@ Test(reader, drops_from_the_tail_and_the_markers)
     cr_assert(has_warning(run, "rank-000003.plog", "7 calls of threads over the thread budget"));
     cr_assert(has_warning(run, "rank 0 counted 99999 events dropped", NULL));
     plog_run_close(run);
+    pgen_rmdir(dir);
+    free(dir);
+}
+
+/* ==== runs of unsuccessful polls (PLOG_F_POLLS, log format 11) ============================ */
+
+/* The log's header says version v instead (its CRC made right again). */
+static void set_version(const char *path, uint32_t v)
+{
+    uint8_t *b;
+    size_t len;
+    cr_assert_eq(pgen_read_file(path, &b, &len), 0);
+    plog_file_header_t h;
+    memcpy(&h, b, sizeof(h));
+    h.version = v;
+    h.header_crc = 0;
+    memcpy(b, &h, sizeof(h));
+    h.header_crc = plog_crc32(b, h.header_len);
+    memcpy(b, &h, sizeof(h));
+    cr_assert_eq(pgen_write_file(path, b, len), 0);
+    free(b);
+}
+
+/* A run: call, span [t0, t1), n polls with ns inside. */
+static plog_event_t *poll_run(pgen_rank_t *g, unsigned call, uint64_t t0, uint64_t t1,
+                              uint64_t n, uint64_t inside)
+{
+    plog_event_t *e = pgen_event(g, 0, call, t0, t1);
+    e->flags = PLOG_F_POLLS;
+    const uint64_t w[2] = {n, inside};
+    pgen_extra(g, 0, w, 2);
+    return pgen_last(g, 0);
+}
+
+typedef struct pollrec {
+    uint16_t call;
+    uint32_t flags;
+    uint64_t ncalls, inside, request;
+} pollrec_t;
+
+/* Every record of rank 0 (opts: plog_iter_open_opts); the read's status. */
+static plog_err_t poll_read(const char *dir, unsigned opts, pollrec_t *out, size_t cap,
+                            size_t *n, plog_error_t *err, plog_run_t **runp)
+{
+    plog_run_t *run = open_ok(dir);
+    plog_iter_t *it;
+    cr_assert_eq(plog_iter_open_opts(run, 0, opts, &it, err), PLOG_OK);
+    const plog_rec_t *r;
+    plog_err_t e;
+    *n = 0;
+    while ((e = plog_iter_next(it, &r, err)) == PLOG_OK && r != NULL) {
+        cr_assert_lt(*n, cap);
+        out[(*n)++] = (pollrec_t){r->call, r->flags, r->ncalls, r->inside_ns, r->request};
+    }
+    plog_iter_close(it);
+    if (runp != NULL)
+        *runp = run;
+    else
+        plog_run_close(run);
+    return e;
+}
+
+/* A run stands for its n calls and the time inside them; every other record for one call and
+ * its duration; the same whether completions are linked or not (the report's PLOG_ITER_NOLINK
+ * steps over the extras of completions, but for a run's words). */
+Test(polls, runs_decode_with_their_count_and_time_inside)
+{
+    char *dir = pgen_tmpdir();
+    pgen_rank_t g;
+    cr_assert_eq(pgen_open(&g, dir, 0, 1, 100), 0);
+    pgen_call(&g, PLOG_CALL_MPI_Irecv, 1000, 1100, 0, 7, 0)->request = 0xa0;
+    poll_run(&g, PLOG_CALL_MPI_Test, 1200, 2200, 5, 300)->request = 0xa0;
+    plog_event_t *e = poll_run(&g, PLOG_CALL_MPI_Iprobe, 2300, 3300, 3, 2000); /* > span */
+    e->comm = 1;
+    e->peer = PLOG_ANY_SOURCE;
+    e->tag = PLOG_ANY_TAG;
+    e = pgen_event(&g, 0, PLOG_CALL_MPI_Test, 3400, 3500); /* the poll that ends the run */
+    e->request = 0xa0;
+    e->flags = PLOG_F_FLAG_TRUE | PLOG_F_STATUS;
+    pgen_extra1(&g, 0, 1);
+    pgen_status(&g, 0, 0xa0, 0, 7, 8, 0);
+    e = pgen_event(&g, 0, PLOG_CALL_MPI_Testall, 3600, 4600); /* its words cut by the shim */
+    e->flags = PLOG_F_POLLS | PLOG_F_TRUNCATED;
+    poll_run(&g, PLOG_CALL_MPI_Testsome, 4700, 5700, 1000000, 999);
+    pgen_event(&g, 0, PLOG_CALL_MPI_Barrier, 5800, 5900)->comm = 1;
+    cr_assert_eq(pgen_close(&g, NULL, 0), 0);
+    static const pollrec_t want[] = {
+        {PLOG_CALL_MPI_Irecv, 0, 1, 100, 1},
+        {PLOG_CALL_MPI_Test, PLOG_F_POLLS, 5, 300, 1},
+        {PLOG_CALL_MPI_Iprobe, PLOG_F_POLLS, 3, 1000, 0},
+        {PLOG_CALL_MPI_Test, PLOG_F_FLAG_TRUE | PLOG_F_STATUS, 1, 100, 1},
+        {PLOG_CALL_MPI_Testall, PLOG_F_POLLS | PLOG_F_TRUNCATED, 2, 1000, 0},
+        {PLOG_CALL_MPI_Testsome, PLOG_F_POLLS, 1000000, 999, 0},
+        {PLOG_CALL_MPI_Barrier, 0, 1, 100, 0}};
+    for (int nolink = 0; nolink < 2; nolink++) {
+        pollrec_t got[16];
+        size_t n;
+        plog_error_t err;
+        plog_run_t *run;
+        cr_assert_eq(poll_read(dir, nolink ? PLOG_ITER_NOLINK : 0, got, 16, &n, &err, &run),
+                     PLOG_OK, "%s", err.msg);
+        cr_assert_eq(n, 7);
+        uint64_t calls = 0;
+        for (size_t i = 0; i < n; i++) {
+            cr_assert_eq(got[i].call, want[i].call, "record %zu", i);
+            cr_assert_eq(got[i].flags, want[i].flags, "record %zu", i);
+            cr_assert_eq(got[i].ncalls, want[i].ncalls, "record %zu (nolink %d): %llu calls", i,
+                         nolink, (unsigned long long)got[i].ncalls);
+            cr_assert_eq(got[i].inside, want[i].inside, "record %zu (nolink %d): %llu ns", i,
+                         nolink, (unsigned long long)got[i].inside);
+            if (!nolink || want[i].call == PLOG_CALL_MPI_Irecv)
+                cr_assert_eq(got[i].request, want[i].request, "record %zu", i);
+            calls += got[i].ncalls;
+        }
+        cr_assert_eq(calls, 1 + 5 + 3 + 1 + 2 + 1000000 + 1);
+        cr_assert(has_warning(run, "cut by the shim", NULL));
+        cr_assert(!has_warning(run, "runs of unsuccessful polls", NULL));
+        plog_run_close(run);
+    }
+    pgen_rmdir(dir);
+    free(dir);
+}
+
+/* A run's words that cannot be (fewer than two polls, or no words where nothing was cut) are
+ * damage: an error naming the file, in both kinds of iterator. */
+Test(polls, bad_runs_are_refused)
+{
+    static const struct {
+        unsigned call;
+        uint64_t w[2];
+        uint32_t nw;
+        const char *why;
+    } bad[] = {
+        {PLOG_CALL_MPI_Test, {1, 10}, 2, "a run of 1 polls"},
+        {PLOG_CALL_MPI_Iprobe, {0, 10}, 2, "a run of 0 polls"},
+        {PLOG_CALL_MPI_Testany, {0, 0}, 0, "0 extra words do not match flags 0x4000"},
+        {PLOG_CALL_MPI_Improbe, {5, 0}, 1, "1 extra words do not match flags 0x4000"},
+        {PLOG_CALL_MPI_Test, {5, 10}, 2, "3 extra words do not match flags 0x4000"}};
+    for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+        char *dir = pgen_tmpdir();
+        pgen_rank_t g;
+        cr_assert_eq(pgen_open(&g, dir, 0, 1, 100), 0);
+        pgen_event(&g, 0, PLOG_CALL_MPI_Barrier, 200, 300)->comm = 1;
+        plog_event_t *e = pgen_event(&g, 0, bad[k].call, 400, 900);
+        e->flags = PLOG_F_POLLS;
+        pgen_extra(&g, 0, bad[k].w, bad[k].nw);
+        if (k == 4)
+            pgen_extra1(&g, 0, 77); /* one word too many */
+        cr_assert_eq(pgen_close(&g, NULL, 0), 0);
+        for (int nolink = 0; nolink < 2; nolink++) {
+            pollrec_t got[4];
+            size_t n;
+            plog_error_t err;
+            plog_err_t r = poll_read(dir, nolink ? PLOG_ITER_NOLINK : 0, got, 4, &n, &err, NULL);
+            cr_assert_eq(r, PLOG_E_CORRUPT, "case %zu (nolink %d)", k, nolink);
+            cr_assert(strstr(err.msg, "rank-000000.plog") && strstr(err.msg, bad[k].why),
+                      "case %zu (nolink %d): %s", k, nolink, err.msg);
+            cr_assert_eq(n, 1, "the events before it are read");
+        }
+        pgen_rmdir(dir);
+        free(dir);
+    }
+}
+
+/* Bit 14 means nothing before format 11: an event of a version-10 log that has it is one call
+ * (no words read, none required); a run on a call that cannot poll, or with a true flag,
+ * reads as recorded with a warning, and such a call stays one call. */
+Test(polls, older_logs_and_odd_runs)
+{
+    char *dir = pgen_tmpdir();
+    char *p = path_of(dir, 0);
+    pgen_rank_t g;
+    cr_assert_eq(pgen_open(&g, dir, 0, 1, 100), 0);
+    pgen_event(&g, 0, PLOG_CALL_MPI_Test, 200, 300)->flags = PLOG_F_POLLS;
+    cr_assert_eq(pgen_close(&g, NULL, 0), 0);
+    set_version(p, 10);
+    for (int nolink = 0; nolink < 2; nolink++) {
+        pollrec_t got[4];
+        size_t n;
+        plog_error_t err;
+        cr_assert_eq(poll_read(dir, nolink ? PLOG_ITER_NOLINK : 0, got, 4, &n, &err, NULL),
+                     PLOG_OK, "%s", err.msg);
+        cr_assert_eq(n, 1);
+        cr_assert_eq(got[0].ncalls, 1);
+        cr_assert_eq(got[0].inside, 100);
+    }
+    pgen_rmdir(dir);
+    free(dir);
+
+    dir = pgen_tmpdir();
+    cr_assert_eq(pgen_open(&g, dir, 0, 1, 100), 0);
+    poll_run(&g, PLOG_CALL_MPI_Send, 200, 300, 4, 50)->comm = 1;
+    poll_run(&g, PLOG_CALL_MPI_Iprobe, 400, 500, 4, 50)->flags |= PLOG_F_FLAG_TRUE;
+    cr_assert_eq(pgen_close(&g, NULL, 0), 0);
+    pollrec_t got[4];
+    size_t n;
+    plog_error_t err;
+    plog_run_t *run;
+    cr_assert_eq(poll_read(dir, 0, got, 4, &n, &err, &run), PLOG_OK, "%s", err.msg);
+    cr_assert_eq(n, 2);
+    cr_assert_eq(got[0].ncalls, 1, "a Send is one call");
+    cr_assert_eq(got[0].inside, 100);
+    cr_assert_eq(got[1].ncalls, 4, "as recorded");
+    cr_assert_eq(got[1].inside, 50);
+    cr_assert(has_warning(run, "2 runs of unsuccessful polls", "MPI_Send"));
+    plog_run_close(run);
+    free(p);
     pgen_rmdir(dir);
     free(dir);
 }
