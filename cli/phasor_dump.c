@@ -35,7 +35,7 @@ static void o_bytes(out_t *o, uint64_t v)
 static const char *const flag_names[] = {"inplace", "flag_true", "recvspec",  "handles",
                                          "status",  "vsend",     "vrecv",     "newcomm",
                                          "truncated", "inter",   "message",   "collinfo",
-                                         "measured",  "renewed"};
+                                         "measured",  "renewed",   "polls"};
 #define N_FLAG_NAMES (sizeof(flag_names) / sizeof(flag_names[0]))
 
 static void o_flags(out_t *o, uint32_t flags, const char *sep, int json)
@@ -95,7 +95,7 @@ static void o_status_compact(out_t *o, const plog_rec_t *e)
 static const char *const csv_header =
     "rank,thread,call,start_ns,end_ns,comm,peer,tag,bytes,root,request,rbytes,rc,flags,status,"
     "class,recv_source,recv_tag,requests,vsend,vrecv,newcomm,message,callsite,stype_size,rtype_size,"
-    "op,commutative\n";
+    "op,commutative,ncalls,inside_ns\n";
 
 static void event_csv(out_t *o, const plog_rec_t *e)
 {
@@ -170,6 +170,10 @@ static void event_csv(out_t *o, const plog_rec_t *e)
     } else {
         o_str(o, ",,,,"); /* stype_size, rtype_size, op, commutative: empty */
     }
+    o_chr(o, ',');
+    o_u64(o, e->ncalls);
+    o_chr(o, ',');
+    o_u64(o, e->inside_ns);
     o_chr(o, '\n');
 }
 
@@ -252,6 +256,12 @@ static void event_text(out_t *o, const plog_rec_t *e)
             if (!e->op_commutative)
                 o_str(o, ",noncommutative");
         }
+    }
+    if (e->flags & PLOG_F_POLLS) {
+        o_str(o, " ncalls=");
+        o_u64(o, e->ncalls);
+        o_str(o, " inside_ns=");
+        o_u64(o, e->inside_ns);
     }
     if (e->flags) {
         o_str(o, " flags=");
@@ -367,6 +377,12 @@ static void event_json(out_t *o, const plog_rec_t *e, int first)
     if (e->flags & PLOG_F_NEWCOMM) {
         jkey(o, "newcomm");
         o_i64(o, e->newcomm);
+    }
+    if (e->flags & PLOG_F_POLLS) {
+        jkey(o, "ncalls");
+        o_u64(o, e->ncalls);
+        jkey(o, "inside_ns");
+        o_u64(o, e->inside_ns);
     }
     o_chr(o, '}');
 }
