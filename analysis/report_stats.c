@@ -9,6 +9,29 @@
 #include "pstat.h"
 #include "vec.h"
 
+/* n calls of t ns and bytes bytes in all (n > 1: a run of polls, whose calls' own times and
+ * bytes are not known apart: each counts as the run's mean in the minimum and maximum). */
+static void stat_add_n(rep_stat_t *s, uint64_t n, uint64_t t, uint64_t bytes)
+{
+    uint64_t t1 = t / n, b1 = bytes / n;
+    if (s->count == 0) {
+        s->time_min = s->time_max = t1;
+        s->bytes_min = s->bytes_max = b1;
+    } else {
+        if (t1 < s->time_min)
+            s->time_min = t1;
+        if (t1 > s->time_max)
+            s->time_max = t1;
+        if (b1 < s->bytes_min)
+            s->bytes_min = b1;
+        if (b1 > s->bytes_max)
+            s->bytes_max = b1;
+    }
+    s->count += n;
+    s->time_sum += t;
+    s->bytes_sum += bytes;
+}
+
 static void stat_add(rep_stat_t *s, uint64_t t, uint64_t bytes)
 {
     if (s->count == 0) {
@@ -259,7 +282,9 @@ static plog_err_t rank_pass(plog_run_t *run, rep_t *rep, int32_t r, recon_t *rc,
     plog_err_t ie = plog_iter_open_opts(run, r, PLOG_ITER_NOLINK, &it, err);
     if (ie != PLOG_OK)
         return ie;
-    /* MPI time: the union of this rank's call intervals (local clock) */
+    /* MPI time: the union of this rank's call intervals (local clock); a run of polls is
+     * inside MPI for inside_ns of its span, taken from its start (on one thread nothing
+     * else is recorded between its polls: the union's length is then exact) */
     uint64_t u_start = 0, u_end = 0, mpi = 0;
     int in_union = 0;
     int64_t last_end = INT64_MIN;
@@ -267,7 +292,9 @@ static plog_err_t rank_pass(plog_run_t *run, rep_t *rep, int32_t r, recon_t *rc,
     const plog_rec_t *e;
     while ((ie = plog_iter_next(it, &e, err)) == PLOG_OK && e != NULL) {
         unsigned call = func_row[e->call];
-        uint64_t dur = e->t_end > e->t_start ? e->t_end - e->t_start : 0;
+        /* the time inside the call, or inside a run's polls: not the time between them,
+         * which was the application's (an ordinary call's: t_end - t_start) */
+        uint64_t dur = e->inside_ns;
         rr->events++;
         if (e->cls == PLOG_CLASS_STEP)
             continue; /* a transfer inside a collective phasor performed: not an MPI call */
@@ -296,6 +323,16 @@ static plog_err_t rank_pass(plog_run_t *run, rep_t *rep, int32_t r, recon_t *rc,
         }
         int has;
         uint64_t b = ev_bytes(e, &has);
+        if (__builtin_expect(e->ncalls > 1, 0)) { /* a run of polls: no bytes, no matrix */
+            stat_add_n(&rep->func[call], e->ncalls, dur, 0);
+            if (e->callsite != 0) {
+                rep_stat_t *s = map_at(&rep->sites, ((uint64_t)e->callsite << 16) | call);
+                if (s == NULL)
+                    goto nomem;
+                stat_add_n(s, e->ncalls, dur, 0);
+            }
+            continue;
+        }
         stat_add(&rep->func[call], dur, b == PLOG_BYTES_UNKNOWN ? 0 : b);
         if (has && b != PLOG_BYTES_UNKNOWN)
             rep->hist[call][rep_bucket(b)]++;

@@ -539,3 +539,59 @@ Test(recon, byte_counts_of_2_to_the_50_are_refused)
     free(dir);
 }
 
+
+/* Runs of unsuccessful polls (PLOG_F_POLLS): a run counts its n calls and the time inside
+ * them, never its span (between the polls the application ran): in the functions, the call
+ * sites and the rank's MPI time. */
+Test(report, runs_of_polls_count_every_call)
+{
+    char *dir = pgen_tmpdir();
+    pgen_rank_t g;
+    cr_assert_eq(pgen_open(&g, dir, 0, 1, 2000), 0);
+    world_comms(&g, 0, 1);
+    ev(&g, 0, PLOG_CALL_MPI_Init, 1000, 2000, PLOG_NONE, 0)->comm = 0;
+    ev(&g, 0, PLOG_CALL_MPI_Irecv, 3000, 3100, 0, 0)->request = 0xa0;
+    plog_event_t *e = ev(&g, 0, PLOG_CALL_MPI_Test, 3200, 8200, PLOG_NONE, 0);
+    e->comm = 0;
+    e->request = 0xa0;
+    e->callsite = 7;
+    e->flags = PLOG_F_POLLS;
+    const uint64_t w1[2] = {10, 1000};
+    pgen_extra(&g, 0, w1, 2);
+    e = ev(&g, 0, PLOG_CALL_MPI_Test, 8300, 8550, PLOG_NONE, 0);
+    e->comm = 0;
+    e->request = 0xa0;
+    e->callsite = 7;
+    e->flags = PLOG_F_FLAG_TRUE;
+    status1(&g, 0, 0xa0, 0, 0, 0);
+    e = ev(&g, 0, PLOG_CALL_MPI_Iprobe, 8600, 9600, PLOG_ANY_SOURCE, 0);
+    e->flags = PLOG_F_POLLS;
+    const uint64_t w2[2] = {4, 200};
+    pgen_extra(&g, 0, w2, 2);
+    ev(&g, 0, PLOG_CALL_MPI_Finalize, 10000, 11000, PLOG_NONE, 0)->comm = 0;
+    cr_assert_eq(pgen_close(&g, NULL, 0), 0);
+    rep_t rep;
+    plog_run_t *run = compute(dir, &rep);
+    const rep_stat_t *t = &rep.func[PLOG_CALL_MPI_Test];
+    cr_assert_eq(t->count, 11, "every poll counted: %llu", (unsigned long long)t->count);
+    cr_assert_eq(t->time_sum, 1250, "the time inside: %llu", (unsigned long long)t->time_sum);
+    cr_assert_eq(t->time_min, 100, "a run's polls at its mean");
+    cr_assert_eq(t->time_max, 250);
+    const rep_stat_t *p = &rep.func[PLOG_CALL_MPI_Iprobe];
+    cr_assert_eq(p->count, 4);
+    cr_assert_eq(p->time_sum, 200);
+    cr_assert_eq(p->time_min, 50);
+    cr_assert_eq(p->time_max, 50);
+    const rep_stat_t *site = rep_map_get(&rep.sites, (7ull << 16) | PLOG_CALL_MPI_Test);
+    cr_assert_not_null(site);
+    cr_assert_eq(site->count, 11);
+    cr_assert_eq(site->time_sum, 1250);
+    cr_assert_eq(rep.ranks[0].mpi_ns, 100 + 1000 + 250 + 200, "MPI time: %llu",
+                 (unsigned long long)rep.ranks[0].mpi_ns);
+    cr_assert_eq(rep.ranks[0].app_ns, 8000);
+    cr_assert_eq(rep.ranks[0].events, 6, "the events, as the log holds them");
+    rep_free(&rep);
+    plog_run_close(run);
+    pgen_rmdir(dir);
+    free(dir);
+}
