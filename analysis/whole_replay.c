@@ -907,6 +907,30 @@ static inline double mdur(const plog_rec_t *e)
     return e->end_ns > e->start_ns ? (double)(e->end_ns - e->start_ns) : 0;
 }
 
+/* How much rank r's compute is scaled (the what-ifs). */
+static inline double rank_scale(const st_t *s, uint32_t r)
+{
+    double scale = s->o->compute_scale;
+    if ((int32_t)r == s->o->slow_rank)
+        scale *= s->o->slow_factor;
+    return scale;
+}
+
+/* A run of unsuccessful polls (ncalls > 1) is replayed as measured: its time inside the
+ * calls as it was, the time between its polls, which was the application's, as compute
+ * (scaled as the rank's compute is, as when each poll is logged on its own). That part of
+ * its measured span in *m_app and of its replayed one in *p_app (both 0 for one call). */
+static inline void run_app(const st_t *s, uint32_t r, const plog_rec_t *e, double *m_app,
+                           double *p_app)
+{
+    *m_app = *p_app = 0;
+    if (__builtin_expect(e->ncalls <= 1, 1))
+        return;
+    double d = mdur(e);
+    *m_app = d > (double)e->inside_ns ? d - (double)e->inside_ns : 0;
+    *p_app = *m_app * rank_scale(s, r);
+}
+
 /* Postings of call e of rank k at k->start (once per call). */
 static void post(st_t *s, rk_t *k, const plog_rec_t *e)
 {
@@ -1071,7 +1095,9 @@ static double probe_wait(st_t *s, uint32_t r, const plog_rec_t *e, fin_t *f)
  * what it waits for). */
 static double finish(st_t *s, uint32_t r, rk_t *k, const plog_rec_t *e, fin_t *f)
 {
-    double d = mdur(e);
+    double m_app, p_app;
+    run_app(s, r, e, &m_app, &p_app);
+    double d = mdur(e) - m_app + p_app;
     f->end = k->start + d;
     f->from = WR_FROM_START;
     if (e->rc != 0)
@@ -1106,7 +1132,7 @@ static double finish(st_t *s, uint32_t r, rk_t *k, const plog_rec_t *e, fin_t *f
     }
     case PLOG_CLASS_COMPLETE: {
         if (e->n_status == 0) {
-            s->r->polls++;
+            s->r->polls += e->ncalls;
             return f->end;
         }
         local_t l = {0, 0};
@@ -1157,7 +1183,7 @@ static double finish(st_t *s, uint32_t r, rk_t *k, const plog_rec_t *e, fin_t *f
                     (e->call == PLOG_CALL_MPI_Probe || e->call == PLOG_CALL_MPI_Mprobe ||
                      (e->flags & PLOG_F_FLAG_TRUE));
         if (!found) {
-            s->r->polls++;
+            s->r->polls += e->ncalls;
             return f->end;
         }
         if (e->status[0].source == e->rank) /* its own message: no other rank's */
@@ -1229,8 +1255,10 @@ static void release(st_t *s, rk_t *k, const plog_rec_t *e)
     k->coll = NONE;
 }
 
-/* The call's end as the path sees it. */
-static void path_step(st_t *s, rk_t *k, const plog_rec_t *e, const fin_t *f, double gap)
+/* The call's end as the path sees it; app: the part of it that was the application's (the
+ * time between the polls of a run, run_app). */
+static void path_step(st_t *s, rk_t *k, const plog_rec_t *e, const fin_t *f, double gap,
+                      double app)
 {
     /* the path runs from the end of MPI_Init to the start of MPI_Finalize */
     if (!s->o->path || k->ended)
@@ -1276,8 +1304,8 @@ static void path_step(st_t *s, rk_t *k, const plog_rec_t *e, const fin_t *f, dou
     nd->p1 = f->end;
     nd->m1 = (double)e->end_ns;
     nd->e1 = k->ord;
-    nd->comp += gap;
-    nd->mpi += dur;
+    nd->comp += gap + app;
+    nd->mpi += dur - app;
 }
 
 static int is_finalize(const plog_rec_t *e)
@@ -1289,18 +1317,22 @@ static int is_init(const plog_rec_t *e)
     return e->call == PLOG_CALL_MPI_Init || e->call == PLOG_CALL_MPI_Init_thread;
 }
 
-/* Rank k's call e ended at end: its time counted, the rank moves on to its next call. */
-static void call_done(st_t *s, rk_t *k, wr_rank_t *w, const plog_rec_t *e, double end)
+/* Rank k's call e ended at end: its time counted (but m_app and p_app, the application's
+ * part of a run of polls, measured and replayed: run_app), the rank moves on to its next
+ * call. */
+static void call_done(st_t *s, rk_t *k, wr_rank_t *w, const plog_rec_t *e, double end,
+                      double m_app, double p_app)
 {
     if (k->seen_init && !k->ended) {
-        double d = mdur(e);
+        double d = mdur(e) - m_app;
+        double p = end - k->start - p_app;
         w->m_mpi += d;
-        w->p_mpi += end - k->start;
+        w->p_mpi += p;
         if (e->call < WR_NCALLS) {
             wr_call_t *c = &s->r->calls[e->call];
-            c->count++;
+            c->count += e->ncalls;
             c->measured += d;
-            c->predicted += end - k->start;
+            c->predicted += p;
         }
     }
     if (is_init(e) || !k->seen_init) {
@@ -1350,10 +1382,7 @@ static plog_err_t run_rank(st_t *s, uint32_t r, plog_error_t *err)
             if (gap > 0 && s->nprobe)
                 gap = fmax(0, gap - wr_spans_within(s->probe, s->nprobe, (double)k->mprev,
                                                     (double)e->start_ns, &k->pi));
-            double scale = s->o->compute_scale;
-            if ((int32_t)r == s->o->slow_rank)
-                scale *= s->o->slow_factor;
-            k->start = k->now + gap * scale;
+            k->start = k->now + gap * rank_scale(s, r);
             if (is_finalize(e) && !k->ended) {
                 /* the path and the rank's time end where MPI_Finalize starts */
                 if (s->o->path && k->head != NONE && k->start > s->nd[k->head].p1) {
@@ -1379,9 +1408,11 @@ static plog_err_t run_rank(st_t *s, uint32_t r, plog_error_t *err)
             k->state = ST_BLOCKED;
             return PLOG_OK;
         }
-        path_step(s, k, e, &f, k->start - k->now);
+        double m_app, p_app;
+        run_app(s, r, e, &m_app, &p_app);
+        path_step(s, k, e, &f, k->start - k->now, p_app);
         release(s, k, e);
-        call_done(s, k, w, e, f.end);
+        call_done(s, k, w, e, f.end, m_app, p_app);
     }
     return PLOG_OK;
 }
@@ -1472,7 +1503,7 @@ static int force_one(st_t *s)
             k->coll = NONE; /* its instance stays for the others; this rank lets go */
         }
         s->r->forced++;
-        call_done(s, k, &s->r->ranks[best], e, k->start + mdur(e));
+        call_done(s, k, &s->r->ranks[best], e, k->start + mdur(e), 0, 0);
     }
     wake(s, best);
     return 1;

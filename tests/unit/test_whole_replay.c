@@ -357,3 +357,100 @@ Test(whole_replay, messages_between_hosts_share_the_link)
     cr_expect_float_eq(f.r.ranks[1].p_mpi, 10.0 + 10 + (1010 + 101000 - 700), 1e-6);
     done(&f);
 }
+
+/* Rank 0 polls for rank 1's message: an Irecv, 4 Tests that find nothing (100 ns each, 400 ns
+ * apart), the Test that completes it, then 3 Iprobes that find nothing (50 ns each, 450 ns
+ * apart). With runs, each group of polls is one event (PLOG_F_POLLS); else one per poll, as
+ * PHASOR_POLLS=each logs them. Rank 1 sends 100 B at 2500 (eager). */
+static char *gen_polls(int runs)
+{
+    char *dir = pgen_tmpdir();
+    pgen_rank_t g;
+    open_rank(&g, dir, 0);
+    ev(&g, PLOG_CALL_MPI_Irecv, 1000, 1100, 1, 5, 0)->request = 0xa0;
+    if (runs) {
+        plog_event_t *e = ev(&g, PLOG_CALL_MPI_Test, 1200, 2800, PLOG_NONE, PLOG_NONE, 0);
+        e->comm = 0;
+        e->request = 0xa0;
+        e->flags = PLOG_F_POLLS;
+        const uint64_t w[2] = {4, 400};
+        pgen_extra(&g, 0, w, 2);
+    } else {
+        for (int i = 0; i < 4; i++) {
+            plog_event_t *e = ev(&g, PLOG_CALL_MPI_Test, 1200 + 500 * (uint64_t)i,
+                                 1300 + 500 * (uint64_t)i, PLOG_NONE, PLOG_NONE, 0);
+            e->comm = 0;
+            e->request = 0xa0;
+        }
+    }
+    plog_event_t *e = ev(&g, PLOG_CALL_MPI_Test, 3200, 3300, PLOG_NONE, PLOG_NONE, 0);
+    e->comm = 0;
+    e->request = 0xa0;
+    e->flags = PLOG_F_FLAG_TRUE;
+    pgen_status1(&g, 0xa0, 1, 5, 100);
+    if (runs) {
+        e = ev(&g, PLOG_CALL_MPI_Iprobe, 3400, 4450, PLOG_ANY_SOURCE, PLOG_ANY_TAG, 0);
+        e->flags = PLOG_F_POLLS;
+        const uint64_t w[2] = {3, 150};
+        pgen_extra(&g, 0, w, 2);
+    } else {
+        for (int i = 0; i < 3; i++)
+            ev(&g, PLOG_CALL_MPI_Iprobe, 3400 + 500 * (uint64_t)i, 3450 + 500 * (uint64_t)i,
+               PLOG_ANY_SOURCE, PLOG_ANY_TAG, 0);
+    }
+    close_rank(&g, 10000);
+    open_rank(&g, dir, 1);
+    ev(&g, PLOG_CALL_MPI_Send, 2500, 2600, 0, 5, 100);
+    close_rank(&g, 10000);
+    return dir;
+}
+
+/* A run of polls replays as its polls logged one by one do: the time inside them as
+ * measured, the time between them as compute (scaled with the what-ifs), every poll
+ * counted. */
+Test(whole_replay, runs_of_polls_replay_as_their_polls)
+{
+    fixture_t a, b;
+    replay(&a, gen_polls(1));
+    replay(&b, gen_polls(0));
+    for (int k = 0; k < 3; k++) {
+        a.o.compute_scale = b.o.compute_scale = k == 1 ? 2 : 1;
+        a.o.slow_rank = b.o.slow_rank = k == 2 ? 0 : -1;
+        a.o.slow_factor = b.o.slow_factor = k == 2 ? 3 : 1;
+        run(&a);
+        run(&b);
+        cr_expect_eq(a.r.polls, 7, "case %d: %llu polls", k, (unsigned long long)a.r.polls);
+        cr_expect_eq(b.r.polls, 7);
+        cr_expect_eq(a.r.events + 5, b.r.events, "the events as the logs hold them");
+        for (unsigned c = 0; c < WR_NCALLS; c++) {
+            cr_expect_eq(a.r.calls[c].count, b.r.calls[c].count, "case %d, call %u", k, c);
+            cr_expect_float_eq(a.r.calls[c].measured, b.r.calls[c].measured, 1e-6,
+                               "case %d, call %u: measured %g against %g", k, c,
+                               a.r.calls[c].measured, b.r.calls[c].measured);
+            cr_expect_float_eq(a.r.calls[c].predicted, b.r.calls[c].predicted, 1e-6,
+                               "case %d, call %u: predicted %g against %g", k, c,
+                               a.r.calls[c].predicted, b.r.calls[c].predicted);
+        }
+        for (int r = 0; r < 2; r++) {
+            cr_expect_float_eq(a.r.ranks[r].m_mpi, b.r.ranks[r].m_mpi, 1e-6, "case %d", k);
+            cr_expect_float_eq(a.r.ranks[r].p_mpi, b.r.ranks[r].p_mpi, 1e-6, "case %d", k);
+            cr_expect_float_eq(a.r.ranks[r].p_end, b.r.ranks[r].p_end, 1e-6, "case %d", k);
+        }
+        cr_expect_float_eq(a.r.predicted, b.r.predicted, 1e-6, "case %d", k);
+        double ca = 0, ma = 0, cb = 0, mb = 0;
+        for (size_t i = 0; i < a.r.npath; i++)
+            ca += a.r.path[i].compute, ma += a.r.path[i].mpi;
+        for (size_t i = 0; i < b.r.npath; i++)
+            cb += b.r.path[i].compute, mb += b.r.path[i].mpi;
+        cr_expect_float_eq(ca, cb, 1e-6, "case %d: path compute %g against %g", k, ca, cb);
+        cr_expect_float_eq(ma, mb, 1e-6, "case %d: path mpi %g against %g", k, ma, mb);
+        path_adds_up(&a.r);
+    }
+    /* by hand, as measured: inside the Tests 4 x 100 + 100, the Iprobes 3 x 50 */
+    cr_expect_eq(a.r.calls[PLOG_CALL_MPI_Test].count, 5);
+    cr_expect_float_eq(a.r.calls[PLOG_CALL_MPI_Test].measured, 500, 1e-6);
+    cr_expect_eq(a.r.calls[PLOG_CALL_MPI_Iprobe].count, 3);
+    cr_expect_float_eq(a.r.calls[PLOG_CALL_MPI_Iprobe].measured, 150, 1e-6);
+    done(&a);
+    done(&b);
+}
