@@ -226,6 +226,9 @@ static void chrome_event(xctx_t *x, const plog_rec_t *e, int64_t s, int64_t end)
     o_str(o, ",\"callsite\":"), o_u64(o, e->callsite);
     if (e->n_status > 0 && e->status[0].source >= 0)
         o_str(o, ",\"source\":"), o_i64(o, e->status[0].source);
+    if (e->ncalls > 1) /* a run of polls: its calls and the ns inside them */
+        o_str(o, ",\"ncalls\":"), o_u64(o, e->ncalls), o_str(o, ",\"inside_ns\":"),
+            o_u64(o, e->inside_ns);
     o_str(o, "}}");
 }
 
@@ -243,9 +246,18 @@ static int64_t win_end(int64_t w, int64_t W)
     return __builtin_mul_overflow(w + 1, W, &b) ? INT64_MAX : b;
 }
 
+/* ns of a call's span [s, e) that were in MPI, at rate (1: all of them) */
+static int64_t frac_part(int64_t ns, double rate)
+{
+    return rate == 1.0 ? ns : llround((double)ns * rate);
+}
+
 /* A counter holds its value until the next sample, so the windows a call covers whole get
- * one sample of 1.0 between them: the output grows with the calls, not with their length. */
-static void frac_add(xctx_t *x, int32_t rank, rstate_t *r, int64_t s, int64_t e, int64_t W)
+ * one sample of 1.0 between them: the output grows with the calls, not with their length.
+ * A run of polls is in MPI for a part of its span only (rate: its time inside over its
+ * span), spread evenly over it: the application ran between its polls. */
+static void frac_add(xctx_t *x, int32_t rank, rstate_t *r, int64_t s, int64_t e, int64_t W,
+                     double rate)
 {
     while (s < e) {
         int64_t w = fdiv(s, W);
@@ -258,13 +270,13 @@ static void frac_add(xctx_t *x, int32_t rank, rstate_t *r, int64_t s, int64_t e,
             r->win = w, r->acc = 0;
         }
         int64_t stop = win_end(w, W) < e ? win_end(w, W) : e;
-        r->acc += stop - s;
+        r->acc += frac_part(stop - s, rate);
         s = stop;
         int64_t last = fdiv(e, W); /* the window e falls in */
         if (s < e && last > w + 1) { /* windows w + 1 .. last - 1 are whole */
             frac_flush(x, rank, r, W);
-            chrome_counter(x, rank, "MPI time fraction", s, "mpi", 1.0);
-            r->win = last - 1, r->acc = W;
+            chrome_counter(x, rank, "MPI time fraction", s, "mpi", rate);
+            r->win = last - 1, r->acc = frac_part(W, rate);
             s = win_end(last - 1, W);
         }
     }
@@ -326,7 +338,10 @@ static int chrome_on_event(xctx_t *x, const plog_rec_t *e)
         o_chr(x->o, '}');
     }
     chrome_event(x, e, s, end);
-    frac_add(x, e->rank, r, s, end, x->W);
+    double rate = 1.0;
+    if (e->ncalls > 1 && e->t_end > e->t_start && e->inside_ns < e->t_end - e->t_start)
+        rate = (double)e->inside_ns / (double)(e->t_end - e->t_start);
+    frac_add(x, e->rank, r, s, end, x->W, rate);
     t->seen = 1;
     t->last_end = end;
     return 0;

@@ -131,7 +131,12 @@ typedef struct ox {
     uint32_t region_of[65536];  /* by call id: region ref + 1, 0 = not defined yet */
     const char *region_name[65537]; /* by region ref; 0 is "step" */
     uint32_t nregions;
+    OTF2_AttributeList *attrs;  /* a run of polls' attributes on its Enter */
+    int polls;                  /* a run of polls was written: its attributes are defined */
 } ox_t;
+
+/* The attributes of a run of polls (PLOG_F_POLLS), defined when the archive has one. */
+enum { OX_ATTR_NCALLS = 0, OX_ATTR_INSIDE_NS = 1 };
 
 static OTF2_TimeStamp ts(ox_t *x, loc_t *l, int64_t ns)
 {
@@ -211,7 +216,16 @@ static void event(ox_t *x, loc_t *l, const plog_rec_t *e)
     }
     uint32_t region = x->region_of[e->call];
     OTF2_TimeStamp t0 = ts(x, l, e->start_ns);
-    OTF2_EvtWriter_Enter(l->w, NULL, t0, region);
+    /* a run of polls: one region from the first poll's start to the last one's end, with
+     * its calls and the ns inside them as attributes */
+    OTF2_AttributeList *al = NULL;
+    if (e->ncalls > 1 && (x->attrs != NULL || (x->attrs = OTF2_AttributeList_New()) != NULL)) {
+        OTF2_AttributeList_AddUint64(x->attrs, OX_ATTR_NCALLS, e->ncalls);
+        OTF2_AttributeList_AddUint64(x->attrs, OX_ATTR_INSIDE_NS, e->inside_ns);
+        al = x->attrs;
+        x->polls = 1;
+    }
+    OTF2_EvtWriter_Enter(l->w, al, t0, region);
     l->nev++;
     int32_t cr;
     switch (e->cls) {
@@ -339,6 +353,17 @@ static int write_defs(ox_t *x)
         uint32_t n = def_string(g, &s, x->region_name[r - 1]);
         OTF2_GlobalDefWriter_WriteRegion(g, r, n, n, s_empty, OTF2_REGION_ROLE_FUNCTION,
                                          OTF2_PARADIGM_MPI, OTF2_REGION_FLAG_NONE, s_empty, 0, 0);
+    }
+    if (x->polls) { /* names, then descriptions: the strings in a fixed order */
+        uint32_t n_calls = def_string(g, &s, "ncalls");
+        uint32_t d_calls = def_string(g, &s, "the calls a run of unsuccessful polls stands for");
+        uint32_t n_inside = def_string(g, &s, "inside_ns");
+        uint32_t d_inside = def_string(g, &s, "ns spent inside those calls (the rest of the "
+                                              "region was the application's)");
+        OTF2_GlobalDefWriter_WriteAttribute(g, OX_ATTR_NCALLS, n_calls, d_calls,
+                                            OTF2_TYPE_UINT64);
+        OTF2_GlobalDefWriter_WriteAttribute(g, OX_ATTR_INSIDE_NS, n_inside, d_inside,
+                                            OTF2_TYPE_UINT64);
     }
     uint32_t s_node = def_string(g, &s, "machine");
     OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, s_node, s_node, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
@@ -496,6 +521,8 @@ int phasor_export_otf2(plog_run_t *run, const char *dir)
     x.dir = dir;
     status = ox_finish(&x, dir, phasor_each_event("export", run, ox_event, &x));
     free(x.locs);
+    if (x.attrs != NULL)
+        OTF2_AttributeList_Delete(x.attrs);
     if (status != PHASOR_EXIT_OK)
         remove_archive(dir, made);
     return status;

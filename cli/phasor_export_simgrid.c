@@ -43,6 +43,7 @@ enum {
     AX_TESTS,    /* Testall/Testany/Testsome that completed nothing: became compute */
     AX_CLAMP,    /* a count above INT_MAX, SimGrid's parsers' limit: clamped */
     AX_TAGS,     /* a message on a communicator other than the world (tags share one space) */
+    AX_RUNCAP,   /* a run of polls with more tests than SG_RUN_TESTS: that many written */
     AX_N
 };
 static const char *const ax_what[AX_N] = {
@@ -57,7 +58,12 @@ static const char *const ax_what[AX_N] = {
     "counts above 2^31-1 bytes (SimGrid's int parsers): clamped",
     "point-to-point messages on communicators other than MPI_COMM_WORLD: replayed on "
     "MPI_COMM_WORLD with their tag",
+    "runs of more than 65536 unsuccessful MPI_Test calls: written as 65536 tests, with the "
+    "compute between their polls kept",
 };
+/* The tests written for one run of polls at most: a rank that waited seconds in a Test loop
+ * made tens of millions, whose lines would swamp the trace and the replay. */
+#define SG_RUN_TESTS 65536
 
 typedef struct rv { /* a receive request as its completion showed it */
     int32_t src, tag;
@@ -279,6 +285,27 @@ static int recv_of(const plog_rec_t *e, int32_t *src, int32_t *tag, uint64_t *by
     return *src >= 0 && *tag >= 0;
 }
 
+/* The rest of a run of unsuccessful MPI_Tests (its first test written): a test per poll,
+ * the time between the polls, the application's, as compute spread evenly among them (a
+ * run does not say how it was spread). */
+static void run_tests(sgx_t *x, const plog_rec_t *e, const oreq_t *q)
+{
+    uint64_t n = e->ncalls;
+    if (n > SG_RUN_TESTS) {
+        x->ax[AX_RUNCAP]++;
+        n = SG_RUN_TESTS;
+    }
+    uint64_t span = e->t_end - e->t_start;
+    uint64_t between = span > e->inside_ns ? span - e->inside_ns : 0;
+    uint64_t each = between / (n - 1), rem = between % (n - 1); /* exactly between in all */
+    for (uint64_t i = 1; i < n; i++) {
+        uint64_t c = each + (i <= rem);
+        if (c > 0)
+            act(x, "compute %" PRIu64, c);
+        act(x, "test %d %d %d", (int)q->src, (int)q->dst, (int)q->tag);
+    }
+}
+
 static void completion(sgx_t *x, const plog_rec_t *e)
 {
     int done = 0;
@@ -292,8 +319,10 @@ static void completion(sgx_t *x, const plog_rec_t *e)
             gap(x, e);
             const oreq_t *q = &x->oq[*v];
             act(x, "test %d %d %d", (int)q->src, (int)q->dst, (int)q->tag);
+            if (e->ncalls > 1)
+                run_tests(x, e, q);
         } else if (strncmp(e->call_name, "MPI_Test", 8) == 0 && e->request == 0)
-            x->ax[AX_TESTS]++;
+            x->ax[AX_TESTS] += e->ncalls;
         return;
     }
     gap(x, e);
@@ -433,7 +462,7 @@ static void event(sgx_t *x, const plog_rec_t *e, uint64_t *v1, uint64_t *v2)
     if (e->cls == PLOG_CLASS_STEP)
         return;
     if (e->thread != x->thread0)
-        x->ax[AX_THREADS]++;
+        x->ax[AX_THREADS] += e->ncalls;
     if ((e->cls == PLOG_CLASS_SEND || e->cls == PLOG_CLASS_ISEND || e->cls == PLOG_CLASS_RECV ||
          e->cls == PLOG_CLASS_SENDRECV) && e->comm > 1)
         x->ax[AX_TAGS]++;
@@ -518,7 +547,7 @@ static void event(sgx_t *x, const plog_rec_t *e, uint64_t *v1, uint64_t *v2)
             act(x, "comm_dup");
         break;
     case PLOG_CLASS_PROBE:
-        x->ax[AX_NOACTION]++;
+        x->ax[AX_NOACTION] += e->ncalls;
         break;
     default: /* set-ups, frees, local calls: their time stays in the gap */
         break;
