@@ -22,7 +22,8 @@ void ph_compute_free(ph_compute_t *c)
 }
 
 /* Cumulative compute time C(q) = q - busy(q), busy the union of MPI calls before q, answered
- * for non-decreasing queries while the rank's events stream by start time. */
+ * for non-decreasing queries while the rank's events stream by start time. A run of polls
+ * is busy for its time inside them, from its start (its boundaries and totals exact). */
 typedef struct busy {
     int have;
     int64_t bs, be;
@@ -80,6 +81,9 @@ static plog_err_t busy_pass(plog_run_t *run, int32_t r, const int64_t *t, uint32
         if (ev->cls == PLOG_CLASS_STEP || ev->call == PLOG_CALL_MPI_Pcontrol)
             continue;
         int64_t f = ev->end_ns > s ? ev->end_ns : s;
+        if (ev->ncalls > 1 && (uint64_t)(f - s) > ev->inside_ns)
+            f = s + (int64_t)ev->inside_ns; /* a run of polls: between them the rank computed;
+                                             * its time inside counted from its start */
         if (!b.have) {
             b.have = 1;
             b.bs = s;

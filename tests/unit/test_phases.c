@@ -1208,3 +1208,42 @@ Test(phases_wave_source, one_clear_wave_is_certain)
     ph_wave_free(&w);
     close_marks(dir, run, &m, &tp);
 }
+
+/* A run of unsuccessful polls (PLOG_F_POLLS) is MPI time for the time inside its polls only:
+ * between them the rank computed, as it would show with the polls logged one by one. */
+Test(phases_log, runs_of_polls_compute_between_their_polls)
+{
+    char *dir = pgen_tmpdir();
+    pgen_rank_t g;
+    cr_assert_eq(pgen_open(&g, dir, 0, 1, 1000), 0);
+    int32_t me = 0;
+    cr_assert_eq(pgen_comm(&g, 1, 0, PLOG_CALL_MPI_Init, PLOG_COMMK_INTRA, &me, 1, NULL, 0), 0);
+    cr_assert_eq(pgen_flush_comms(&g), 0);
+    pgen_event(&g, 0, PLOG_CALL_MPI_Pcontrol, 10000, 10000)->tag = 7;
+    plog_event_t *e = pgen_event(&g, 0, PLOG_CALL_MPI_Iprobe, 12000, 18000);
+    e->comm = 1;
+    e->peer = PLOG_ANY_SOURCE;
+    e->tag = PLOG_ANY_TAG;
+    e->flags = PLOG_F_POLLS;
+    const uint64_t w[2] = {6, 600};
+    pgen_extra(&g, 0, w, 2);
+    pgen_event(&g, 0, PLOG_CALL_MPI_Pcontrol, 20000, 20000)->tag = 7;
+    pgen_event(&g, 0, PLOG_CALL_MPI_Barrier, 22000, 22500)->comm = 1;
+    pgen_event(&g, 0, PLOG_CALL_MPI_Pcontrol, 30000, 30000)->tag = 7;
+    cr_assert_eq(pgen_close(&g, NULL, 0), 0);
+    plog_run_t *run;
+    plog_error_t err;
+    cr_assert_eq(plog_run_open(dir, &run, &err), PLOG_OK, "%s", err.msg);
+    ph_mark_spec_t sp = {.mode = PH_MARK_PCONTROL, .level = 7, .every = 1};
+    ph_marks_t m;
+    cr_assert_eq(ph_marks_find(run, &sp, &m, &err), PLOG_OK, "%s", err.msg);
+    cr_assert_eq(m.n[0], 3);
+    cr_assert_eq(ph_marks_compute(run, &m, NULL, &err), PLOG_OK, "%s", err.msg);
+    cr_assert_float_eq(m.comp[0][0], 10000 - 600, 1e-9, "the run's 600 ns inside: %g",
+                       m.comp[0][0]);
+    cr_assert_float_eq(m.comp[0][1], 10000 - 500, 1e-9);
+    ph_marks_free(&m);
+    plog_run_close(run);
+    pgen_rmdir(dir);
+    free(dir);
+}
