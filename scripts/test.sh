@@ -117,6 +117,7 @@ if build "$bdir" --enable-werror MPICC="$mpicc"; then
   [ -x "$top/tests/unit/cli_steps.sh" ] && run_step "cli steps --csv and --json" "$top/tests/unit/cli_steps.sh" "$bdir/phasor" "$top/tests/data"
   [ -x "$top/tests/unit/cli_json.sh" ] && run_step "cli JSON with hostile strings" "$top/tests/unit/cli_json.sh" "$bdir/phasor" "$bdir/tests/unit/json_mklog"
   [ -x "$top/tests/unit/cli_sites.sh" ] && run_step "cli call-site modules a hostile log names" "$top/tests/unit/cli_sites.sh" "$bdir/phasor" "$bdir/tests/unit/sites_mklog"
+  [ -x "$top/tests/unit/cli_polls.sh" ] && run_step "cli runs of polls through every command" "$top/tests/unit/cli_polls.sh" "$bdir/phasor" "$bdir/tests/unit/polls_mklog"
   [ -x "$top/tests/unit/cli_outfiles.sh" ] && run_step "cli outputs never follow a planted link" "$top/tests/unit/cli_outfiles.sh" "$bdir/phasor" "$top/tests/data" "$bdir/tests/unit/phases_mklog" "$bdir/tests/unit/probe_mklog"
   [ -x "$top/tests/unit/cli_guard.sh" ] && run_step "cli every command on hostile inputs, within 5 s and 200 MB" "$top/tests/unit/cli_guard.sh" "$bdir/phasor" "$top/tests/data"
   [ -x "$top/tests/unit/cli_symbols.sh" ] && run_step "exported symbols" "$top/tests/unit/cli_symbols.sh" "$bdir"
@@ -151,6 +152,7 @@ if [ $asan -eq 1 ]; then
     [ -x "$top/tests/unit/cli_sites.sh" ] && run_step "asan+ubsan cli call-site modules" "$top/tests/unit/cli_sites.sh" "$adir/phasor" "$adir/tests/unit/sites_mklog"
     [ -x "$top/tests/unit/cli_oscillate.sh" ] && run_step "asan+ubsan oscillate (fit, model, configuration files)" "$top/tests/unit/cli_oscillate.sh" "$adir/phasor" "$adir/tests/unit/phases_mklog"
     [ -x "$top/tests/unit/cli_health.sh" ] && run_step "asan+ubsan health and regimes" "$top/tests/unit/cli_health.sh" "$adir/phasor" "$adir/tests/unit/health_mklog"
+    [ -x "$top/tests/unit/cli_polls.sh" ] && run_step "asan+ubsan runs of polls" "$top/tests/unit/cli_polls.sh" "$adir/phasor" "$adir/tests/unit/polls_mklog"
     [ -x "$top/tests/unit/cli_replay.sh" ] && run_step "asan+ubsan replay" "$top/tests/unit/cli_replay.sh" "$adir/phasor" "$adir/tests/unit/health_mklog" "$adir/tests/unit/probe_mklog"
   fi
 fi
