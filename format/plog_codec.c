@@ -2,7 +2,6 @@
 #include "plog_codec.h"
 #include "plog_extras.h"
 
-#include <assert.h>
 #include <string.h>
 #include <xxhash.h>
 #include <zlib.h>
@@ -403,8 +402,8 @@ plog_err_t plog_events_encode_mapped(const uint8_t *records, size_t records_len,
         cur[COL_RC] = put_varint_raw(cur[COL_RC], plog_zigzag(ev->rc));
         cur[COL_FLAGS] = put_varint_raw(cur[COL_FLAGS], ev->flags);
         cur[COL_NEXTRA] = put_varint_raw(cur[COL_NEXTRA], ev->nextra);
-        /* POLLS comes last and with no list (a poll that found nothing has no status) */
-        assert(!(ev->flags & PLOG_F_POLLS) || !(ev->flags & (PLOG_F_HANDLES | PLOG_F_STATUS)));
+        /* POLLS' time inside is converted where the shim writes it: last, with no list (a
+         * poll that found nothing has no status); anything else keeps its words as they are */
         if (ev->flags & (PLOG_F_HANDLES | PLOG_F_STATUS))
             cur[COL_EXTRAS] = put_extras_v4(cur[COL_EXTRAS], x, ev->nextra, ev->flags, prev_req);
         else if ((ev->flags & PLOG_F_POLLS) && ev->nextra >= PLOG_POLLS_WORDS) {
