@@ -78,9 +78,11 @@ print(calls, runs)')
   m_pb=$(printf '%s\n' "${pb[@]}" | median)
   m_bb=$(printf '%s\n' "${bb[@]}" | median)
   m_nr=$(printf '%s\n' "${nr[@]}" | median)
+  what="runs of polls"; [ "$mode" = each ] && what="events of polls that found nothing"
   echo "PHASOR_POLLS=$mode, $k round trips polled for: log $m_pb bytes, $m_bb with blocking receives," \
-    "$m_nr runs of polls (medians); counts exact in every run"
-  awk -v p="$m_pb" -v b="$m_bb" -v r="$m_nr" 'BEGIN {
-    printf "  bytes per run of polls (upper bound, with the Iprobe that ends it): %.1f (target <= 64)\n", (p - b) / r }'
+    "$m_nr $what (medians); counts exact in every run"
+  awk -v p="$m_pb" -v b="$m_bb" -v r="$m_nr" -v w="$what" 'BEGIN {
+    printf "  bytes per %s (upper bound, with the Iprobe that ends each wait): %.1f%s\n", w, (p - b) / r,
+      w == "runs of polls" ? " (target <= 64)" : "" }'
 done
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
