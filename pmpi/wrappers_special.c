@@ -25,14 +25,24 @@
 #include "wrappers.h"
 
 /* Copy of the request array taken before a call that sets completed handles to
- * MPI_REQUEST_NULL. NULL when there is nothing to copy or no memory for the copy. */
-static const MPI_Request *pw_save_requests(phasor_thread_t *th, int count,
-                                           const MPI_Request *reqs)
+ * MPI_REQUEST_NULL. NULL when there is nothing to copy or no memory for the copy. Inlined,
+ * and a few handles copied without a call: Testany/all/some in a polling loop copy them on
+ * every poll (hpcc: 7·10⁷ Testany of 4 requests a run). */
+PW_INLINE const MPI_Request *pw_save_requests(phasor_thread_t *th, int count,
+                                              const MPI_Request *reqs)
 {
-    if (count <= 0 || reqs == NULL || !phasor_scratch_reserve(th, (size_t)count))
+    if (count <= 0 || reqs == NULL ||
+        ((size_t)count > th->scratch_cap && !phasor_scratch_reserve(th, (size_t)count)))
         return NULL;
-    memcpy(th->req_scratch, reqs, (size_t)count * sizeof(*reqs));
-    return th->req_scratch;
+    MPI_Request *d = th->req_scratch;
+    switch (count) {
+    case 4: d[3] = reqs[3]; /* fall through */
+    case 3: d[2] = reqs[2]; /* fall through */
+    case 2: d[1] = reqs[1]; /* fall through */
+    case 1: d[0] = reqs[0]; break;
+    default: memcpy(d, reqs, (size_t)count * sizeof(*reqs));
+    }
+    return d;
 }
 
 /* The statuses a call fills in: the caller's, or the thread's scratch when it passed
