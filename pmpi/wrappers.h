@@ -220,18 +220,27 @@ PW_INLINE uint64_t pw_poll_start(const phasor_thread_t *th, unsigned call, uint6
     return *quiet ? 0 : phasor_now();
 }
 
+/* A poll that found nothing, counted into the open run: 1, or 0 with its end in *t1 when it
+ * opens a run. */
+PW_INLINE int pw_poll_counted(phasor_thread_t *th, unsigned call, int quiet, uint64_t t0,
+                              uint64_t key0, uint64_t key1, uint64_t *t1)
+{
+    if (quiet) {
+        th->poll_n++;
+        return 1;
+    }
+    *t1 = phasor_now();
+    return phasor_poll_more(th, call, t0, *t1, key0, key1);
+}
+
 /* Test, Testany/all/some, Request_get_status that found nothing: counted into the thread's
  * run, or opening one; the event of each such call has only its request (0 for the arrays:
  * key0/key1 are then the array and its length). */
 PW_INLINE void pw_poll_nothing(phasor_thread_t *th, unsigned call, int quiet, uint64_t t0,
                                uint64_t key0, uint64_t key1, uint64_t request)
 {
-    if (quiet) {
-        th->poll_n++;
-        return;
-    }
-    const uint64_t t1 = phasor_now();
-    if (phasor_poll_more(th, call, t0, t1, key0, key1))
+    uint64_t t1;
+    if (pw_poll_counted(th, call, quiet, t0, key0, key1, &t1))
         return;
     plog_event_t *ev = phasor_poll_open(th, call, t0, t1);
     if (ev)
@@ -243,12 +252,8 @@ PW_INLINE void pw_poll_nothing(phasor_thread_t *th, unsigned call, int quiet, ui
 PW_INLINE void pw_poll_probe(phasor_thread_t *th, unsigned call, int quiet, uint64_t t0,
                              uint64_t key0, uint64_t key1, MPI_Comm comm, int source, int tag)
 {
-    if (quiet) {
-        th->poll_n++;
-        return;
-    }
-    const uint64_t t1 = phasor_now();
-    if (phasor_poll_more(th, call, t0, t1, key0, key1))
+    uint64_t t1;
+    if (pw_poll_counted(th, call, quiet, t0, key0, key1, &t1))
         return;
     plog_event_t *ev = phasor_poll_open(th, call, t0, t1);
     if (ev) {

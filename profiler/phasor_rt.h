@@ -184,6 +184,26 @@ static inline int phasor_poll_quiet(const phasor_thread_t *th, unsigned call, ui
            th->poll_ev.call == call && th->poll_key0 == key0 && th->poll_key1 == key1;
 }
 
+/* The common fields of an event; the rest zero / PLOG_NONE. */
+static inline void phasor_event_init(plog_event_t *ev, unsigned call, uint64_t t0, uint64_t t1,
+                                     int rc, uint32_t callsite)
+{
+    ev->t_start = t0;
+    ev->t_end = t1;
+    ev->bytes = 0;
+    ev->rbytes = 0;
+    ev->request = 0;
+    ev->comm = PLOG_COMM_NONE;
+    ev->peer = PLOG_NONE;
+    ev->tag = PLOG_NONE;
+    ev->root = PLOG_NONE;
+    ev->callsite = callsite;
+    ev->rc = rc;
+    ev->call = (uint16_t)call;
+    ev->flags = 0;
+    ev->nextra = 0;
+}
+
 /* Reserve a record with room for max_extras extra words and fill the common fields;
  * the rest are zero / PLOG_NONE. Returns NULL only if nothing can be recorded any more. */
 /* phasor_event_begin with a call site the caller already has (records phasor makes itself
@@ -201,20 +221,7 @@ phasor_event_reserve(phasor_thread_t *th, unsigned call, uint64_t t0, uint64_t t
         ev = (plog_event_t *)th->pos;
     else if ((ev = phasor_event_begin_slow(th, need)) == NULL)
         return NULL;
-    ev->t_start = t0;
-    ev->t_end = t1;
-    ev->bytes = 0;
-    ev->rbytes = 0;
-    ev->request = 0;
-    ev->comm = PLOG_COMM_NONE;
-    ev->peer = PLOG_NONE;
-    ev->tag = PLOG_NONE;
-    ev->root = PLOG_NONE;
-    ev->callsite = callsite;
-    ev->rc = rc;
-    ev->call = (uint16_t)call;
-    ev->flags = 0;
-    ev->nextra = 0;
+    phasor_event_init(ev, call, t0, t1, rc, callsite);
     return ev;
 }
 
@@ -235,7 +242,6 @@ phasor_poll_more(phasor_thread_t *th, unsigned call, uint64_t t0, uint64_t t1, u
     return 1;
 }
 
-/* Words of extras that fit after ev (may be fewer than asked when the buffer is small). */
 /* Always inlined: the call-site capture then starts in the wrapper's own frame, the case it
  * is sized for (phasor_callsite_lookup captures again when it started deeper). */
 static inline __attribute__((always_inline)) plog_event_t *
@@ -257,24 +263,13 @@ phasor_poll_open(phasor_thread_t *th, unsigned call, uint64_t t0, uint64_t t1)
     if (th->poll_n != 0)
         phasor_poll_close(th);
     plog_event_t *ev = &th->poll_ev;
-    ev->t_start = t0;
-    ev->t_end = t1;
-    ev->bytes = 0;
-    ev->rbytes = 0;
-    ev->request = 0;
-    ev->comm = PLOG_COMM_NONE;
-    ev->peer = PLOG_NONE;
-    ev->tag = PLOG_NONE;
-    ev->root = PLOG_NONE;
-    ev->callsite = __builtin_expect(phasor_cs_depth != 0, 1) ? phasor_callsite(th) : 0;
-    ev->rc = 0;
-    ev->call = (uint16_t)call;
-    ev->flags = 0;
-    ev->nextra = 0;
+    phasor_event_init(ev, call, t0, t1, MPI_SUCCESS,
+                      __builtin_expect(phasor_cs_depth != 0, 1) ? phasor_callsite(th) : 0);
     return ev;
 }
 
 
+/* Words of extras that fit after ev (may be fewer than asked when the buffer is small). */
 static inline size_t phasor_extras_room(const phasor_thread_t *th, const plog_event_t *ev)
 {
     return (size_t)(th->end - (const uint8_t *)(ev + 1)) / sizeof(uint64_t);
