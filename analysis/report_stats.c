@@ -11,9 +11,10 @@
 
 /* n calls of t ns and bytes bytes in all (n > 1: a run of polls, whose calls' own times and
  * bytes are not known apart: each counts as the run's mean in the minimum and maximum). */
-static void stat_add_n(rep_stat_t *s, uint64_t n, uint64_t t, uint64_t bytes)
+static inline void stat_add_n(rep_stat_t *s, uint64_t n, uint64_t t, uint64_t bytes)
 {
-    uint64_t t1 = t / n, b1 = bytes / n;
+    /* no division for the one call of almost every event */
+    uint64_t t1 = n == 1 ? t : t / n, b1 = n == 1 ? bytes : bytes / n;
     if (s->count == 0) {
         s->time_min = s->time_max = t1;
         s->bytes_min = s->bytes_max = b1;
@@ -32,24 +33,10 @@ static void stat_add_n(rep_stat_t *s, uint64_t n, uint64_t t, uint64_t bytes)
     s->bytes_sum += bytes;
 }
 
-static void stat_add(rep_stat_t *s, uint64_t t, uint64_t bytes)
+/* One call (the divisions fold away). */
+static inline void stat_add(rep_stat_t *s, uint64_t t, uint64_t bytes)
 {
-    if (s->count == 0) {
-        s->time_min = s->time_max = t;
-        s->bytes_min = s->bytes_max = bytes;
-    } else {
-        if (t < s->time_min)
-            s->time_min = t;
-        if (t > s->time_max)
-            s->time_max = t;
-        if (bytes < s->bytes_min)
-            s->bytes_min = bytes;
-        if (bytes > s->bytes_max)
-            s->bytes_max = bytes;
-    }
-    s->count++;
-    s->time_sum += t;
-    s->bytes_sum += bytes;
+    stat_add_n(s, 1, t, bytes);
 }
 
 /* ==== maps ============================================================================= */
@@ -323,17 +310,8 @@ static plog_err_t rank_pass(plog_run_t *run, rep_t *rep, int32_t r, recon_t *rc,
         }
         int has;
         uint64_t b = ev_bytes(e, &has);
-        if (__builtin_expect(e->ncalls > 1, 0)) { /* a run of polls: no bytes, no matrix */
-            stat_add_n(&rep->func[call], e->ncalls, dur, 0);
-            if (e->callsite != 0) {
-                rep_stat_t *s = map_at(&rep->sites, ((uint64_t)e->callsite << 16) | call);
-                if (s == NULL)
-                    goto nomem;
-                stat_add_n(s, e->ncalls, dur, 0);
-            }
-            continue;
-        }
-        stat_add(&rep->func[call], dur, b == PLOG_BYTES_UNKNOWN ? 0 : b);
+        /* a run of polls is ncalls calls that found nothing: no bytes, no message */
+        stat_add_n(&rep->func[call], e->ncalls, dur, b == PLOG_BYTES_UNKNOWN ? 0 : b);
         if (has && b != PLOG_BYTES_UNKNOWN)
             rep->hist[call][rep_bucket(b)]++;
         if (e->cls == PLOG_CLASS_COLL || e->cls == PLOG_CLASS_ICOLL) {
@@ -351,7 +329,7 @@ static plog_err_t rank_pass(plog_run_t *run, rep_t *rep, int32_t r, recon_t *rc,
             rep_stat_t *s = map_at(&rep->sites, ((uint64_t)e->callsite << 16) | call);
             if (s == NULL)
                 goto nomem;
-            stat_add(s, dur, b == PLOG_BYTES_UNKNOWN ? 0 : b);
+            stat_add_n(s, e->ncalls, dur, b == PLOG_BYTES_UNKNOWN ? 0 : b);
         }
     }
     plog_iter_close(it);
