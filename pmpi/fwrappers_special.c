@@ -140,29 +140,37 @@ void mpi_wait_(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierr)
 }
 PFW_ALIASES(mpi_wait_, mpi_wait, mpi_wait__, MPI_WAIT)
 
-PFW_DECL(mpi_test_, MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr);
-void mpi_test_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr)
+/* Test and Request_get_status: the same arguments; fn is the library's entry. */
+typedef void pfw_test_fn(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *);
+PW_INLINE void pfw_test_one(pfw_test_fn *fn, unsigned call, MPI_Fint *request, MPI_Fint *flag,
+                            MPI_Fint *status, MPI_Fint *ierr)
 {
     phasor_thread_t *th = phasor_enter();
     if (!th) {
-        pmpi_test_(request, flag, status, ierr);
+        fn(request, flag, status, ierr);
         return;
     }
     const MPI_Request h = pfw_req(request);
     MPI_Fint st_f[PFW_STATUS_FINTS];
     MPI_Fint *fst = pfw_status_ignored(status) ? st_f : status;
-    const uint64_t pk0 = PW_KEY(h);
+    const uint64_t hv = phasor_handle_value(h);
     int quiet;
-    uint64_t t0 = pw_poll_start(th, PLOG_CALL_MPI_Test, pk0, 0, &quiet);
-    pmpi_test_(request, flag, fst, ierr);
+    uint64_t t0 = pw_poll_start(th, call, hv, 0, &quiet);
+    fn(request, flag, fst, ierr);
     if (*ierr == MPI_SUCCESS && !*flag) {
-        pw_poll_nothing(th, PLOG_CALL_MPI_Test, quiet, t0, pk0, 0, phasor_handle_value(h));
+        pw_poll_nothing(th, call, quiet, t0, hv, 0, hv);
         phasor_leave(th);
         return;
     }
     uint64_t t1 = phasor_now();
-    pw_record_one(th, PLOG_CALL_MPI_Test, quiet ? t1 : t0, t1, *ierr, h, flag, fst, pfw_status);
+    pw_record_one(th, call, quiet ? t1 : t0, t1, *ierr, h, flag, fst, pfw_status);
     phasor_leave(th);
+}
+
+PFW_DECL(mpi_test_, MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr);
+void mpi_test_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr)
+{
+    pfw_test_one(pmpi_test_, PLOG_CALL_MPI_Test, request, flag, status, ierr);
 }
 PFW_ALIASES(mpi_test_, mpi_test, mpi_test__, MPI_TEST)
 
@@ -171,28 +179,8 @@ PFW_DECL(mpi_request_get_status_, MPI_Fint *request, MPI_Fint *flag, MPI_Fint *s
 void mpi_request_get_status_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status,
                              MPI_Fint *ierr)
 {
-    phasor_thread_t *th = phasor_enter();
-    if (!th) {
-        pmpi_request_get_status_(request, flag, status, ierr);
-        return;
-    }
-    const MPI_Request h = pfw_req(request);
-    MPI_Fint st_f[PFW_STATUS_FINTS];
-    MPI_Fint *fst = pfw_status_ignored(status) ? st_f : status;
-    const uint64_t pk0 = PW_KEY(h);
-    int quiet;
-    uint64_t t0 = pw_poll_start(th, PLOG_CALL_MPI_Request_get_status, pk0, 0, &quiet);
-    pmpi_request_get_status_(request, flag, fst, ierr);
-    if (*ierr == MPI_SUCCESS && !*flag) {
-        pw_poll_nothing(th, PLOG_CALL_MPI_Request_get_status, quiet, t0, pk0, 0,
-                        phasor_handle_value(h));
-        phasor_leave(th);
-        return;
-    }
-    uint64_t t1 = phasor_now();
-    pw_record_one(th, PLOG_CALL_MPI_Request_get_status, quiet ? t1 : t0, t1, *ierr, h, flag, fst,
-                  pfw_status);
-    phasor_leave(th);
+    pfw_test_one(pmpi_request_get_status_, PLOG_CALL_MPI_Request_get_status, request, flag,
+                 status, ierr);
 }
 PFW_ALIASES(mpi_request_get_status_, mpi_request_get_status, mpi_request_get_status__,
             MPI_REQUEST_GET_STATUS)

@@ -71,51 +71,45 @@ PW_ENTRY int MPI_Wait(MPI_Request *request, MPI_Status *status)
     return rc;
 }
 
-PW_ENTRY int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+/* Test and Request_get_status: one request, a flag, one status. fn takes the request by
+ * pointer (Request_get_status through pw_get_status: the request stays as it is). */
+PW_INLINE int pw_test_one(int (*fn)(MPI_Request *, int *, MPI_Status *), unsigned call,
+                          MPI_Request *request, int *flag, MPI_Status *status)
 {
     phasor_thread_t *th = phasor_enter();
     if (!th)
-        return PMPI_Test(request, flag, status);
+        return fn(request, flag, status);
     const MPI_Request h = request ? *request : MPI_REQUEST_NULL;
     MPI_Status st_own;
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &st_own : status;
-    const uint64_t pk0 = PW_KEY(h);
+    const uint64_t hv = phasor_handle_value(h);
     int quiet;
-    uint64_t t0 = pw_poll_start(th, PLOG_CALL_MPI_Test, pk0, 0, &quiet);
-    int rc = PMPI_Test(request, flag, st);
+    uint64_t t0 = pw_poll_start(th, call, hv, 0, &quiet);
+    int rc = fn(request, flag, st);
     if (rc == MPI_SUCCESS && !*flag) {
-        pw_poll_nothing(th, PLOG_CALL_MPI_Test, quiet, t0, pk0, 0, phasor_handle_value(h));
+        pw_poll_nothing(th, call, quiet, t0, hv, 0, hv);
         phasor_leave(th);
         return rc;
     }
     uint64_t t1 = phasor_now();
-    pw_record_one(th, PLOG_CALL_MPI_Test, quiet ? t1 : t0, t1, rc, h, flag, st, pw_status);
+    pw_record_one(th, call, quiet ? t1 : t0, t1, rc, h, flag, st, pw_status);
     phasor_leave(th);
     return rc;
 }
 
+static int pw_get_status(MPI_Request *request, int *flag, MPI_Status *status)
+{
+    return PMPI_Request_get_status(*request, flag, status);
+}
+
+PW_ENTRY int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+    return pw_test_one(PMPI_Test, PLOG_CALL_MPI_Test, request, flag, status);
+}
+
 PW_ENTRY int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
-    phasor_thread_t *th = phasor_enter();
-    if (!th)
-        return PMPI_Request_get_status(request, flag, status);
-    MPI_Status st_own;
-    MPI_Status *st = status == MPI_STATUS_IGNORE ? &st_own : status;
-    const uint64_t pk0 = PW_KEY(request);
-    int quiet;
-    uint64_t t0 = pw_poll_start(th, PLOG_CALL_MPI_Request_get_status, pk0, 0, &quiet);
-    int rc = PMPI_Request_get_status(request, flag, st);
-    if (rc == MPI_SUCCESS && !*flag) {
-        pw_poll_nothing(th, PLOG_CALL_MPI_Request_get_status, quiet, t0, pk0, 0,
-                        phasor_handle_value(request));
-        phasor_leave(th);
-        return rc;
-    }
-    uint64_t t1 = phasor_now();
-    pw_record_one(th, PLOG_CALL_MPI_Request_get_status, quiet ? t1 : t0, t1, rc, request, flag,
-                  st, pw_status);
-    phasor_leave(th);
-    return rc;
+    return pw_test_one(pw_get_status, PLOG_CALL_MPI_Request_get_status, &request, flag, status);
 }
 
 /* ---- any ---- */
