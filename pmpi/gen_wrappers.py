@@ -448,7 +448,7 @@ class WrapperGen:
                          f'{c.one("comm")}, {c.one("peer")},\n'
                          f'                      {c.one("tag")});\n'
                          f'        phasor_leave(th);\n        return rc;\n    }}\n')
-            self.t0line = (f'    const uint64_t pk0 = PW_KEY({c.one("comm")}),\n'
+            self.t0line = (f'    const uint64_t pk0 = PHASOR_BITS({c.one("comm")}),\n'
                            f'                   pk1 = plog_extras_pair({c.one("peer")}, {c.one("tag")});\n'
                            f'    int quiet;\n'
                            f'    uint64_t t0 = pw_poll_start(th, PLOG_CALL_{c.name}, pk0, pk1, &quiet);\n')

@@ -201,15 +201,6 @@ static inline size_t pw_put_vlist(plog_event_t *ev, uint64_t *x, size_t room, un
 
 /* ---- polls that found nothing (phasor_rt.h: runs of polls) ---- */
 
-/* A handle (communicator, request) as a run's key. */
-#define PW_KEY(h) pw_key_of(&(h), sizeof(h))
-static inline uint64_t pw_key_of(const void *h, size_t n)
-{
-    uint64_t k = 0;
-    memcpy(&k, h, n < sizeof(k) ? n : sizeof(k));
-    return k;
-}
-
 /* Before a poll: its start, or 0 with *quiet set when it is a quiet poll of the open run
  * (phasor_rt.h). After it, a poll that found something takes its end as its start when
  * quiet; one that found nothing goes to pw_poll_nothing or pw_poll_probe. */

@@ -306,6 +306,16 @@ static inline void phasor_poll_opened(phasor_thread_t *th, plog_event_t *ev, uin
 
 /* ---- argument translation (no MPI calls unless stated) ---- */
 
+/* A handle's bits as a number (a pointer in Open MPI, an int in MPICH): table keys, the
+ * arguments a run of polls compares, request and message handles as recorded. */
+#define PHASOR_BITS(h) phasor_bits_of(&(h), sizeof(h))
+static inline uint64_t phasor_bits_of(const void *h, size_t n)
+{
+    uint64_t k = 0;
+    memcpy(&k, h, n < sizeof(k) ? n : sizeof(k));
+    return k;
+}
+
 static inline int32_t phasor_rank_arg(int r)
 {
     if (r == MPI_ANY_SOURCE)
@@ -338,12 +348,7 @@ typedef struct phasor_type_slot {
 extern phasor_type_slot_t phasor_types[1u << PHASOR_TYPES_BITS];
 void phasor_types_init(void);
 
-static inline uint64_t phasor_type_key(MPI_Datatype dt)
-{
-    uint64_t k = 0;
-    memcpy(&k, &dt, sizeof(dt) < sizeof(k) ? sizeof(dt) : sizeof(k));
-    return k;
-}
+static inline uint64_t phasor_type_key(MPI_Datatype dt) { return PHASOR_BITS(dt); }
 
 static inline unsigned phasor_type_slot(uint64_t key)
 {
@@ -382,10 +387,7 @@ static inline uint64_t phasor_req_handle(const MPI_Request *r)
 
 static inline uint64_t phasor_handle_value(MPI_Request r)
 {
-    uint64_t h = 0;
-    if (r != MPI_REQUEST_NULL)
-        memcpy(&h, &r, sizeof(r) < sizeof(h) ? sizeof(r) : sizeof(h));
-    return h;
+    return r != MPI_REQUEST_NULL ? PHASOR_BITS(r) : 0;
 }
 
 /* COLLINFO's op word (PLOG_OP_* | PLOG_OP_COMMUTATIVE). Predefined ops are commutative;
