@@ -282,6 +282,15 @@ int phasor_scratch_reserve(phasor_thread_t *th, size_t n)
     return 1;
 }
 
+/* Writes what slot s holds and empties its buffer. Caller holds the write lock. */
+static void write_slot_now_locked(slot_t *s)
+{
+    phasor_write_slot_locked(s, s->th.buf == s->bufs[1], (size_t)(s->th.pos - s->th.buf),
+                             (uint32_t)(s->th.nevents - s->ev_mark));
+    s->th.pos = s->th.buf;
+    s->ev_mark = s->th.nevents;
+}
+
 void phasor_flush_all_slots_locked(void)
 {
     int n = phasor_slots_used();
@@ -289,18 +298,12 @@ void phasor_flush_all_slots_locked(void)
         slot_t *s = &phasor_slots[i];
         if (!s->th.buf)
             continue;
-        if (s->th.poll_n != 0 && !poll_fits(&s->th)) {
-            phasor_write_slot_locked(s, s->th.buf == s->bufs[1], (size_t)(s->th.pos - s->th.buf),
-                                     (uint32_t)(s->th.nevents - s->ev_mark));
-            s->th.pos = s->th.buf;
-            s->ev_mark = s->th.nevents;
-        }
-        if (s->th.poll_n != 0)
+        if (s->th.poll_n != 0) {
+            if (!poll_fits(&s->th))
+                write_slot_now_locked(s);
             phasor_poll_close(&s->th); /* fits: no handoff under the write lock */
-        phasor_write_slot_locked(s, s->th.buf == s->bufs[1], (size_t)(s->th.pos - s->th.buf),
-                                 (uint32_t)(s->th.nevents - s->ev_mark));
-        s->th.pos = s->th.buf;
-        s->ev_mark = s->th.nevents;
+        }
+        write_slot_now_locked(s);
     }
 }
 
